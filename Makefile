@@ -1,0 +1,38 @@
+# nginxtune build and test entry points. `make test` is what CI runs.
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+FUZZTIME ?= 20s
+
+.PHONY: all build install test unit fuzz vet bench deps docs check-docs clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/nginxtune ./cmd/nginxtune
+
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/nginxtune
+
+deps:
+	@bash scripts/deps.sh
+
+vet:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	 if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+# A short, bounded fuzz run of the parser; longer runs: make fuzz FUZZTIME=10m
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./parser
+
+test: deps vet unit fuzz
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,123 @@
+// Command nginxtune lints nginx configuration trees against nginx's rules
+// and the host they run on, and generates tuned configurations.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, stated in --help.
+const (
+	ExitOK       = 0 // nothing at or above the failure threshold
+	ExitFindings = 1 // findings at or above the failure threshold
+	ExitError    = 2 // could not run: bad flag, unreadable path, broken config
+)
+
+// version is set with -ldflags "-X main.version=..." by make; otherwise the
+// module version from the build info is used.
+var version = ""
+
+func versionString() string {
+	v := version
+	info, ok := debug.ReadBuildInfo()
+	if v == "" && ok && info.Main.Version != "" {
+		v = info.Main.Version
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	if ok {
+		var rev, dirty, date string
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "+dirty"
+				}
+			case "vcs.time":
+				date = s.Value
+			}
+		}
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if rev != "" {
+			v += " (" + rev + dirty + " " + date + ")"
+		}
+		v += " " + info.GoVersion
+	}
+	return v
+}
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+
+func failf(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "nginxtune",
+		Short: "Lint nginx configurations against nginx and the host, and generate tuned ones",
+		Long: `nginxtune reads a real nginx configuration tree (following include), reports the
+mistakes that cost nginx its speed at their file:line with what to write instead,
+and generates tuned configurations sized to the host.
+
+Exit codes:
+  0  nothing found at or above the failure threshold
+  1  findings at or above the failure threshold
+  2  could not run: bad flag, unreadable path, broken configuration file`,
+		Version:       versionString(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: ExitError, err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
+	})
+	root.AddCommand(newParseCmd())
+	return root
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(stderr, "nginxtune:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "nginxtune:", err)
+	return ExitError
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/nginxtune/nginxtune/parser"
+	"github.com/spf13/cobra"
+)
+
+// loadFlags are the flags every command that reads a configuration shares.
+type loadFlags struct {
+	prefix string
+	maps   []string
+}
+
+func (lf *loadFlags) register(c *cobra.Command) {
+	c.Flags().StringVarP(&lf.prefix, "prefix", "p", "", "directory that relative include paths are resolved against (default: the directory of the main file)")
+	c.Flags().StringArrayVar(&lf.maps, "map", nil, "read files under an absolute directory from a local one, `FROM=TO` (e.g. /etc/nginx=./deploy/nginx); repeatable")
+}
+
+func (lf *loadFlags) load(c *cobra.Command, path string) (*parser.Tree, error) {
+	opt := parser.Options{Prefix: lf.prefix, Stdin: c.InOrStdin()}
+	for _, m := range lf.maps {
+		pm, err := parser.ParsePathMap(m)
+		if err != nil {
+			return nil, failf(ExitError, "--map: %v", err)
+		}
+		opt.Maps = append(opt.Maps, pm)
+	}
+	t, err := parser.Load(path, opt)
+	if err != nil {
+		return nil, failf(ExitError, "%v", err)
+	}
+	return t, nil
+}
+
+// relPath shows a path relative to the working directory when it is below it.
+func relPath(p string) string {
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.Rel(wd, p); err == nil && !startsWithDotDot(r) {
+		return r
+	}
+	return p
+}
+
+func startsWithDotDot(p string) bool {
+	return p == ".." || len(p) > 2 && p[:3] == "../"
+}
+
+func newParseCmd() *cobra.Command {
+	var lf loadFlags
+	var format string
+	c := &cobra.Command{
+		Use:   "parse PATH",
+		Short: "Print the configuration tree as JSON",
+		Long: `Parse an nginx configuration and print its tree as JSON.
+
+PATH is a main file (nginx.conf), a directory (its nginx.conf, or else every
+*.conf below it), a file holding the output of "nginx -T", or "-" to read a
+file or "nginx -T" output from standard input.
+
+--format json prints every file with each directive's line, column and byte
+range, comments, the context each root is read in, and the problems found.
+--format crossplane prints the payload of "crossplane parse".
+
+Syntax errors are printed to standard error as file:line:col: message and the
+command exits 2.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			t, err := lf.load(c, args[0])
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(c.OutOrStdout())
+			enc.SetIndent("", "  ")
+			switch format {
+			case "json":
+				err = enc.Encode(t.JSON())
+			case "crossplane":
+				err = enc.Encode(t.Crossplane())
+			default:
+				return failf(ExitError, "--format %q: want json or crossplane", format)
+			}
+			if err != nil {
+				return failf(ExitError, "writing output: %v", err)
+			}
+			code := ExitOK
+			for _, d := range t.Diagnostics {
+				fmt.Fprintf(c.ErrOrStderr(), "%s:%d:%d: %s: %s [%s]\n", relPath(d.File), d.Line, d.Col, d.Severity, d.Message, d.Kind)
+				if d.Severity == parser.SevError {
+					code = ExitError
+				}
+			}
+			if code != ExitOK {
+				return &exitError{code: code}
+			}
+			return nil
+		},
+	}
+	lf.register(c)
+	c.Flags().StringVarP(&format, "format", "f", "json", "output format: json or crossplane")
+	return c
+}

@@ -1,0 +1,191 @@
+package parser
+
+import "strconv"
+
+// JSON shapes for "nginxtune parse". The native shape keeps every position;
+// the crossplane shape matches what `crossplane parse` prints so that tools
+// written for it can read nginxtune's output.
+
+// JSONTree is the native JSON document.
+type JSONTree struct {
+	Roots       []string      `json:"roots"`
+	Files       []JSONFile    `json:"files"`
+	Diagnostics []JSONDiag    `json:"diagnostics"`
+	Dump        bool          `json:"nginx_T_dump,omitempty"`
+	Inferred    []JSONPathMap `json:"inferred_maps,omitempty"`
+}
+
+type JSONPathMap struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+type JSONFile struct {
+	Path          string          `json:"path"`
+	Context       []string        `json:"context,omitempty"`
+	ContextSource string          `json:"context_source,omitempty"`
+	Broken        bool            `json:"broken,omitempty"`
+	Directives    []JSONDirective `json:"directives"`
+	Comments      []JSONComment   `json:"comments,omitempty"`
+}
+
+type JSONDirective struct {
+	Name     string          `json:"name"`
+	Args     []string        `json:"args"`
+	Raw      []string        `json:"raw_args,omitempty"`
+	Line     int             `json:"line"`
+	Col      int             `json:"col"`
+	EndLine  int             `json:"end_line"`
+	Start    int             `json:"start"`
+	End      int             `json:"end"`
+	Block    []JSONDirective `json:"block,omitempty"`
+	RawBody  string          `json:"raw_body,omitempty"`
+	Includes []int           `json:"includes,omitempty"`
+}
+
+type JSONComment struct {
+	Text     string `json:"text"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	Trailing bool   `json:"trailing,omitempty"`
+}
+
+type JSONDiag struct {
+	Kind     string `json:"kind"`
+	Severity string `json:"severity"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	Message  string `json:"message"`
+}
+
+func (t *Tree) index() map[*File]int {
+	idx := map[*File]int{}
+	for i, f := range t.Files {
+		idx[f] = i
+	}
+	return idx
+}
+
+// JSON returns the native JSON document of the tree.
+func (t *Tree) JSON() JSONTree {
+	idx := t.index()
+	out := JSONTree{Roots: []string{}, Files: []JSONFile{}, Diagnostics: []JSONDiag{}, Dump: t.Dump}
+	for _, r := range t.Roots {
+		out.Roots = append(out.Roots, r.Path)
+	}
+	for _, m := range t.Inferred {
+		out.Inferred = append(out.Inferred, JSONPathMap(m))
+	}
+	for _, f := range t.Files {
+		jf := JSONFile{Path: f.Path, Context: f.Context, ContextSource: f.ContextSource,
+			Broken: f.Broken, Directives: jsonDirs(f.Directives, idx)}
+		for _, c := range f.Comments {
+			jf.Comments = append(jf.Comments, JSONComment{Text: c.Text, Line: c.Line, Col: c.Col, Trailing: c.Trailing})
+		}
+		out.Files = append(out.Files, jf)
+	}
+	for _, d := range t.Diagnostics {
+		out.Diagnostics = append(out.Diagnostics, JSONDiag{Kind: d.Kind, Severity: d.Severity.String(),
+			File: d.File, Line: d.Line, Col: d.Col, Message: d.Message})
+	}
+	return out
+}
+
+func jsonDirs(dirs []*Directive, idx map[*File]int) []JSONDirective {
+	out := make([]JSONDirective, 0, len(dirs))
+	for _, d := range dirs {
+		jd := JSONDirective{Name: d.Name, Args: d.ArgValues(), Line: d.Line, Col: d.Col,
+			EndLine: d.EndLine, Start: d.Start, End: d.End, RawBody: d.RawBody}
+		for _, a := range d.Args {
+			if a.Raw != a.Value {
+				jd.Raw = make([]string, len(d.Args))
+				for i, a := range d.Args {
+					jd.Raw[i] = a.Raw
+				}
+				break
+			}
+		}
+		if d.Block != nil {
+			jd.Block = jsonDirs(d.Block, idx)
+		}
+		for _, inc := range d.Includes {
+			jd.Includes = append(jd.Includes, idx[inc])
+		}
+		out = append(out, jd)
+	}
+	return out
+}
+
+// Crossplane payload, as printed by `crossplane parse`.
+type CPPayload struct {
+	Status string     `json:"status"`
+	Errors []CPError  `json:"errors"`
+	Config []CPConfig `json:"config"`
+}
+
+type CPError struct {
+	File  string `json:"file"`
+	Line  *int   `json:"line"`
+	Error string `json:"error"`
+}
+
+type CPConfig struct {
+	File   string    `json:"file"`
+	Status string    `json:"status"`
+	Errors []CPError `json:"errors"`
+	Parsed []CPDir   `json:"parsed"`
+}
+
+type CPDir struct {
+	Directive string   `json:"directive"`
+	Line      int      `json:"line"`
+	Args      []string `json:"args"`
+	Includes  []int    `json:"includes,omitempty"`
+	Block     *[]CPDir `json:"block,omitempty"`
+}
+
+// Crossplane returns the tree in crossplane's payload shape.
+func (t *Tree) Crossplane() CPPayload {
+	idx := t.index()
+	p := CPPayload{Status: "ok", Errors: []CPError{}, Config: []CPConfig{}}
+	byFile := map[string][]CPError{}
+	for _, d := range t.Diagnostics {
+		if d.Severity != SevError {
+			continue
+		}
+		line := d.Line
+		e := CPError{File: d.File, Line: &line, Error: d.Message + " in " + d.File + ":" + strconv.Itoa(d.Line)}
+		p.Errors = append(p.Errors, e)
+		byFile[d.File] = append(byFile[d.File], e)
+		p.Status = "failed"
+	}
+	for _, f := range t.Files {
+		c := CPConfig{File: f.Path, Status: "ok", Errors: []CPError{}, Parsed: cpDirs(f.Directives, idx)}
+		if errs := byFile[f.Path]; len(errs) > 0 {
+			c.Status, c.Errors = "failed", errs
+		}
+		p.Config = append(p.Config, c)
+	}
+	return p
+}
+
+func cpDirs(dirs []*Directive, idx map[*File]int) []CPDir {
+	out := make([]CPDir, 0, len(dirs))
+	for _, d := range dirs {
+		c := CPDir{Directive: d.Name, Line: d.Line, Args: d.ArgValues()}
+		switch {
+		case d.RawBody != "":
+			// crossplane's Lua support hands the block body over as one argument
+			c.Args = append(c.Args, d.RawBody)
+		case d.Block != nil:
+			b := cpDirs(d.Block, idx)
+			c.Block = &b
+		}
+		for _, inc := range d.Includes {
+			c.Includes = append(c.Includes, idx[inc])
+		}
+		out = append(out, c)
+	}
+	return out
+}

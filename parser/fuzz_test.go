@@ -1,0 +1,60 @@
+package parser
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzParse feeds arbitrary bytes to the scanner. It must never panic or
+// hang, and every statement it returns must point at its own text.
+func FuzzParse(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join(fixtures, "parser/*/*.conf"))
+	for _, s := range seeds {
+		if b, err := os.ReadFile(s); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("a{b{c \"d\\\"\" 'e' ${f}g;}}"))
+	f.Add([]byte("x_by_lua_block { --[[ } ]] '}' [==[}]==] }"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file := &File{Path: "fuzz.conf", Src: src}
+		diag := parseFile(file)
+		if diag != nil && (diag.Line < 1 || diag.Col < 1 || diag.Offset < 0 || diag.Offset > len(src)) {
+			t.Fatalf("diagnostic out of range: %+v", diag)
+		}
+		var check func(ds []*Directive)
+		check = func(ds []*Directive) {
+			for _, d := range ds {
+				if d.Start < 0 || d.End > len(src) || d.Start >= d.End && !file.Broken {
+					t.Fatalf("%q: range %d-%d of %d", d.Name, d.Start, d.End, len(src))
+				}
+				if d.Line < 1 || d.Col < 1 || d.EndLine < d.Line && !file.Broken {
+					t.Fatalf("%q: position %d:%d-%d", d.Name, d.Line, d.Col, d.EndLine)
+				}
+				if line, col := file.Position(d.Start); line != d.Line || col != d.Col {
+					t.Fatalf("%q: recorded %d:%d, offset gives %d:%d", d.Name, d.Line, d.Col, line, col)
+				}
+				for _, a := range d.Args {
+					if a.Offset < 0 || a.Offset+len(a.Raw) > len(src) || string(src[a.Offset:a.Offset+len(a.Raw)]) != a.Raw {
+						t.Fatalf("arg %q does not match its offset", a.Raw)
+					}
+				}
+				if !strings.HasPrefix(string(src[d.Start:]), firstRaw(src, d)) {
+					t.Fatalf("%q does not start at its offset", d.Name)
+				}
+				check(d.Block)
+			}
+		}
+		check(file.Directives)
+		gluedStatements(file)
+	})
+}
+
+func firstRaw(src []byte, d *Directive) string {
+	if len(src) > d.Start && (src[d.Start] == '"' || src[d.Start] == '\'') {
+		return string(src[d.Start : d.Start+1])
+	}
+	return ""
+}

@@ -1,0 +1,622 @@
+package parser
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// PathMap maps an absolute directory named in the configuration (as it is on
+// the server, e.g. /etc/nginx) onto a local directory (e.g. ./deploy/nginx).
+type PathMap struct {
+	From string
+	To   string
+}
+
+// ParsePathMap reads "FROM=TO".
+func ParsePathMap(s string) (PathMap, error) {
+	from, to, ok := strings.Cut(s, "=")
+	if !ok || from == "" || to == "" || !strings.HasPrefix(from, "/") {
+		return PathMap{}, fmt.Errorf("path map %q: want /ABSOLUTE/DIR=LOCAL/DIR", s)
+	}
+	return PathMap{From: filepath.Clean(from), To: to}, nil
+}
+
+// Options control Load.
+type Options struct {
+	// Prefix is the directory relative include paths are resolved against,
+	// as nginx's -p/-c prefix; empty means the directory of the root file.
+	Prefix string
+	// Maps rewrite absolute paths before files are read.
+	Maps []PathMap
+	// Stdin is read when the path is "-".
+	Stdin io.Reader
+}
+
+// Tree is a loaded configuration: the root files, every file read, and the
+// problems found while reading.
+type Tree struct {
+	Roots       []*File
+	Files       []*File
+	Diagnostics []Diagnostic
+	// Dump is set when the input was the output of nginx -T.
+	Dump bool
+	// Inferred lists path maps guessed for absolute includes that did not
+	// exist as written but did below the configuration directory.
+	Inferred []PathMap
+
+	byPath map[string]*File
+}
+
+// File returns the loaded file with the given path, or nil.
+func (t *Tree) File(p string) *File { return t.byPath[p] }
+
+// ErrNoConfig is returned when a directory holds no configuration files.
+var ErrNoConfig = errors.New("no nginx.conf and no *.conf files")
+
+// source abstracts where file contents come from: the file system or the
+// files of an nginx -T dump.
+type source interface {
+	read(p string) ([]byte, error)
+	glob(pattern string) ([]string, error)
+	exists(p string) bool
+	isDir(p string) bool
+}
+
+type osSource struct{}
+
+func (osSource) read(p string) ([]byte, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory", p)
+	}
+	return os.ReadFile(p)
+}
+func (osSource) glob(pattern string) ([]string, error) { return filepath.Glob(pattern) }
+func (osSource) exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+func (osSource) isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+type dumpSource struct {
+	files map[string][]byte
+	order []string
+}
+
+func (d *dumpSource) read(p string) ([]byte, error) {
+	if b, ok := d.files[p]; ok {
+		return b, nil
+	}
+	return nil, fmt.Errorf("open %s: not in the nginx -T output", p)
+}
+func (d *dumpSource) glob(pattern string) ([]string, error) {
+	var out []string
+	for _, p := range d.order {
+		if ok, err := path.Match(pattern, p); err != nil {
+			return nil, err
+		} else if ok {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+func (d *dumpSource) exists(p string) bool { _, ok := d.files[p]; return ok }
+func (d *dumpSource) isDir(p string) bool {
+	prefix := strings.TrimSuffix(p, "/") + "/"
+	for _, f := range d.order {
+		if strings.HasPrefix(f, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+const dumpMarker = "# configuration file "
+
+// splitDump splits nginx -T output into its files. Lines before the first
+// "# configuration file PATH:" line (nginx's own messages) are skipped.
+func splitDump(b []byte) (*dumpSource, bool) {
+	d := &dumpSource{files: map[string][]byte{}}
+	var cur string
+	var buf bytes.Buffer
+	flush := func() {
+		if cur != "" {
+			content := buf.Bytes()
+			// nginx -T prints an empty line after each file.
+			content = bytes.TrimSuffix(content, []byte("\n"))
+			if _, dup := d.files[cur]; !dup {
+				d.order = append(d.order, cur)
+			}
+			d.files[cur] = append([]byte(nil), content...)
+		}
+		buf.Reset()
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, dumpMarker) && strings.HasSuffix(strings.TrimRight(line, "\r"), ":") {
+			flush()
+			cur = strings.TrimSuffix(strings.TrimRight(line[len(dumpMarker):], "\r"), ":")
+			continue
+		}
+		if cur != "" {
+			buf.WriteString(line)
+			buf.WriteByte('\n')
+		}
+	}
+	flush()
+	return d, len(d.order) > 0
+}
+
+// IsDump reports whether b looks like nginx -T output.
+func IsDump(b []byte) bool {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "nginx: ") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		return strings.HasPrefix(line, dumpMarker)
+	}
+	return false
+}
+
+type loader struct {
+	opt    Options
+	src    source
+	tree   *Tree
+	prefix string
+	state  map[*File]int // 0 new, 1 expanding, 2 done
+}
+
+// Load reads the configuration at p: a main file, a directory (its
+// nginx.conf, or else every *.conf below it), an nginx -T dump, or "-" for
+// standard input. The returned error is set only when nothing could be read;
+// syntax errors and include problems are in Tree.Diagnostics.
+func Load(p string, opt Options) (*Tree, error) {
+	l := &loader{opt: opt, src: osSource{}, state: map[*File]int{},
+		tree: &Tree{byPath: map[string]*File{}}}
+	var roots []string
+	switch {
+	case p == "-":
+		r := opt.Stdin
+		if r == nil {
+			r = os.Stdin
+		}
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, fmt.Errorf("reading standard input: %w", err)
+		}
+		if IsDump(b) {
+			return l.loadDump(b)
+		}
+		f := &File{Path: "<stdin>", Src: b}
+		l.add(f)
+		roots = []string{f.Path}
+		l.prefix = opt.Prefix
+		if l.prefix == "" {
+			l.prefix, _ = os.Getwd()
+		}
+	default:
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, unwrapPathErr(err))
+		}
+		if st.IsDir() {
+			main := filepath.Join(abs, "nginx.conf")
+			if fi, err := os.Stat(main); err == nil && !fi.IsDir() {
+				roots = []string{main}
+			} else {
+				roots, err = confFiles(abs)
+				if err != nil {
+					return nil, err
+				}
+				if len(roots) == 0 {
+					return nil, fmt.Errorf("%s: %w", p, ErrNoConfig)
+				}
+			}
+			l.prefix = abs
+		} else {
+			b, err := os.ReadFile(abs)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, unwrapPathErr(err))
+			}
+			if IsDump(b) {
+				return l.loadDump(b)
+			}
+			roots = []string{abs}
+			l.prefix = filepath.Dir(abs)
+		}
+		if opt.Prefix != "" {
+			l.prefix, _ = filepath.Abs(opt.Prefix)
+		}
+	}
+	for _, r := range roots {
+		if _, err := l.file(r); err != nil {
+			return nil, fmt.Errorf("%s: %w", r, unwrapPathErr(err))
+		}
+	}
+	l.finish(roots)
+	return l.tree, nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (l *loader) loadDump(b []byte) (*Tree, error) {
+	d, ok := splitDump(b)
+	if !ok {
+		return nil, errors.New("nginx -T output holds no \"# configuration file\" sections")
+	}
+	l.src = d
+	l.tree.Dump = true
+	l.prefix = l.opt.Prefix
+	if l.prefix == "" {
+		l.prefix = path.Dir(d.order[0])
+	}
+	for _, p := range d.order {
+		if _, err := l.file(p); err != nil {
+			return nil, err
+		}
+	}
+	l.finish([]string{d.order[0]})
+	return l.tree, nil
+}
+
+// confFiles lists *.conf files below dir, skipping hidden directories.
+func confFiles(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && p != dir && strings.HasPrefix(e.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".conf") && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+func (l *loader) add(f *File) {
+	l.tree.byPath[f.Path] = f
+	l.tree.Files = append(l.tree.Files, f)
+	if d := parseFile(f); d != nil {
+		l.tree.Diagnostics = append(l.tree.Diagnostics, *d)
+	}
+}
+
+// file returns the parsed file at the local path p, reading it once.
+func (l *loader) file(p string) (*File, error) {
+	if f, ok := l.tree.byPath[p]; ok {
+		return f, nil
+	}
+	b, err := l.src.read(p)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Path: p, Src: b}
+	l.add(f)
+	return f, nil
+}
+
+// finish expands includes from every root, settles root contexts, and runs
+// the checks that need the whole tree.
+func (l *loader) finish(roots []string) {
+	included := map[*File]bool{}
+	for _, r := range roots {
+		f := l.tree.byPath[r]
+		l.expand(f)
+	}
+	for _, f := range l.tree.Files {
+		walkFileDirs(f.Directives, func(d *Directive) {
+			for _, inc := range d.Includes {
+				if inc != f {
+					included[inc] = true
+				}
+			}
+		})
+	}
+	for i, r := range roots {
+		f := l.tree.byPath[r]
+		// In a directory without nginx.conf, a file that another one
+		// includes is linted through that one, not on its own.
+		if len(roots) > 1 && included[f] {
+			continue
+		}
+		_ = i
+		l.settleContext(f)
+		l.tree.Roots = append(l.tree.Roots, f)
+	}
+	if len(l.tree.Roots) == 0 && len(roots) > 0 { // every file is in a cycle
+		f := l.tree.byPath[roots[0]]
+		l.settleContext(f)
+		l.tree.Roots = append(l.tree.Roots, f)
+	}
+	for _, f := range l.tree.Files {
+		l.tree.Diagnostics = append(l.tree.Diagnostics, gluedStatements(f)...)
+	}
+	sortDiagnostics(l.tree.Diagnostics)
+}
+
+func sortDiagnostics(ds []Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].File != ds[j].File {
+			return ds[i].File < ds[j].File
+		}
+		return ds[i].Offset < ds[j].Offset
+	})
+}
+
+func (l *loader) settleContext(f *File) {
+	for _, c := range f.Comments {
+		if spec, ok := strings.CutPrefix(strings.TrimSpace(c.Text), "nginxtune: context="); ok {
+			f.Context = ParseContextSpec(strings.Fields(spec + " ")[0])
+			f.ContextSource = "declared"
+			return
+		}
+	}
+	for _, d := range f.Directives {
+		if d.Name == "http" || d.Name == "events" || d.Name == "stream" || d.Name == "worker_processes" {
+			f.Context, f.ContextSource = []string{CtxMain}, "root"
+			return
+		}
+	}
+	if filepath.Base(f.Path) == "nginx.conf" || len(f.Directives) == 0 {
+		f.Context, f.ContextSource = []string{CtxMain}, "root"
+		return
+	}
+	f.Context, f.ContextSource = inferContext(f.Directives), "inferred"
+}
+
+// walkFileDirs visits every directive of one file, not following includes
+// and not entering data blocks.
+func walkFileDirs(dirs []*Directive, fn func(*Directive)) {
+	for _, d := range dirs {
+		fn(d)
+		if d.Block != nil && !IsDataBlock(d.Name) {
+			walkFileDirs(d.Block, fn)
+		}
+	}
+}
+
+// expand resolves the include directives of f and of the files they name,
+// depth first; an include that leads back to a file being expanded is a
+// cycle and is not followed.
+func (l *loader) expand(f *File) {
+	if l.state[f] != 0 {
+		return
+	}
+	l.state[f] = 1
+	walkFileDirs(f.Directives, func(d *Directive) {
+		if d.Name != "include" {
+			return
+		}
+		for _, p := range l.resolve(d) {
+			inc, err := l.file(p)
+			if err != nil {
+				l.diag(d, "include-missing", SevError, "include %q: cannot read %s: %v", d.Arg(0), l.display(p), unwrapPathErr(err))
+				continue
+			}
+			if l.state[inc] == 1 {
+				l.diag(d, "include-cycle", SevError, "include %q leads back to %s, which is already being read: nginx would include it again and again", d.Arg(0), l.display(inc.Path))
+				continue
+			}
+			d.Includes = append(d.Includes, inc)
+			l.expand(inc)
+		}
+	})
+	l.state[f] = 2
+}
+
+func (l *loader) diag(d *Directive, kind string, sev Severity, format string, args ...any) {
+	l.tree.Diagnostics = append(l.tree.Diagnostics, Diagnostic{
+		Kind: kind, Severity: sev, File: d.File.Path, Line: d.Line, Col: d.Col, Offset: d.Start,
+		Message: fmt.Sprintf(format, args...),
+	})
+}
+
+// display names a local path in messages: relative to the configuration
+// directory when it is below it, as a user reads include paths.
+func (l *loader) display(p string) string {
+	if l.tree.Dump || l.prefix == "" {
+		return p
+	}
+	if r, err := filepath.Rel(l.prefix, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+func hasGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
+
+// resolve returns the local paths an include directive names, sorted as
+// nginx's glob() returns them, with hidden files left out of wildcard
+// matches. Problems become diagnostics.
+func (l *loader) resolve(d *Directive) []string {
+	if len(d.Args) != 1 {
+		l.diag(d, "syntax", SevError, "invalid number of arguments in \"include\" directive: want one path, have %d", len(d.Args))
+		return nil
+	}
+	target := d.Arg(0)
+	local := l.localPath(target)
+	glob := hasGlob(target)
+	if !glob {
+		if !l.src.exists(local) {
+			if alt, ok := l.inferMap(target); ok {
+				return []string{alt}
+			}
+			l.diag(d, "include-missing", SevError, "include %q: %s does not exist; nginx -t fails with \"open() failed\"%s", target, l.display(local), l.mapHint(target))
+			return nil
+		}
+		return []string{local}
+	}
+	matches, err := l.src.glob(local)
+	if err != nil {
+		l.diag(d, "include-missing", SevError, "include %q: bad pattern: %v", target, err)
+		return nil
+	}
+	if len(matches) == 0 && !l.src.isDir(dirOf(local, l.tree.Dump)) {
+		if alt, ok := l.inferMap(target); ok {
+			matches, _ = l.src.glob(alt)
+		} else {
+			l.diag(d, "include-missing", SevWarning, "include %q: directory %s does not exist, so the pattern matches nothing%s", target, l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
+			return nil
+		}
+	}
+	var out []string
+	baseHasGlob := hasGlob(filepath.Base(target))
+	for _, m := range matches {
+		if baseHasGlob && strings.HasPrefix(filepath.Base(m), ".") {
+			continue
+		}
+		if l.src.isDir(m) {
+			continue
+		}
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func dirOf(p string, dump bool) string {
+	for hasGlob(p) {
+		if dump {
+			p = path.Dir(p)
+		} else {
+			p = filepath.Dir(p)
+		}
+	}
+	return p
+}
+
+func (l *loader) mapHint(target string) string {
+	if strings.HasPrefix(target, "/") && !l.tree.Dump && len(l.opt.Maps) == 0 {
+		return fmt.Sprintf(" (reading a copy of the server's files? map the path with --map %s=LOCAL_DIR)", dirOf(filepath.Dir(target), false))
+	}
+	return ""
+}
+
+// localPath applies the prefix and path maps to an include path.
+func (l *loader) localPath(p string) string {
+	if l.tree.Dump {
+		if !path.IsAbs(p) {
+			p = path.Join(l.prefix, p)
+		}
+		return path.Clean(p)
+	}
+	if !filepath.IsAbs(p) {
+		return filepath.Join(l.prefix, p)
+	}
+	p = filepath.Clean(p)
+	for _, m := range append(append([]PathMap(nil), l.opt.Maps...), l.tree.Inferred...) {
+		if p == m.From || strings.HasPrefix(p, m.From+"/") {
+			to, _ := filepath.Abs(m.To)
+			return filepath.Join(to, strings.TrimPrefix(p, m.From))
+		}
+	}
+	return p
+}
+
+// inferMap handles a checkout of a server's configuration directory: when
+// an absolute include such as /etc/nginx/conf.d/*.conf does not exist as
+// written but its tail does below the prefix, it maps the head onto the
+// prefix (and remembers the map for the includes that follow).
+func (l *loader) inferMap(target string) (string, bool) {
+	if l.tree.Dump || len(l.opt.Maps) > 0 || !filepath.IsAbs(target) {
+		return "", false
+	}
+	parts := strings.Split(filepath.Clean(target), "/")[1:]
+	for i := 1; i < len(parts); i++ {
+		tail := filepath.Join(parts[i:]...)
+		cand := filepath.Join(l.prefix, tail)
+		if (hasGlob(tail) && l.src.isDir(dirOf(cand, false))) || (!hasGlob(tail) && l.src.exists(cand)) {
+			from := "/" + filepath.Join(parts[:i]...)
+			l.tree.Inferred = append(l.tree.Inferred, PathMap{From: from, To: l.prefix})
+			return cand, true
+		}
+	}
+	return "", false
+}
+
+// gluedStatements finds statements that swallowed the next one because a
+// ";" is missing: an argument that starts a new line and is itself the name
+// of a directive. nginx reads both lines as one directive and then either
+// fails with "invalid number of arguments" or, for directives that take any
+// number of arguments, silently misreads the configuration.
+func gluedStatements(f *File) []Diagnostic {
+	var out []Diagnostic
+	walkFileDirs(f.Directives, func(d *Directive) {
+		if !Known(d.Name) || d.Name == "if" {
+			return
+		}
+		if d.Parent != nil && IsDataBlock(d.Parent.Name) {
+			return
+		}
+		prevLine, prevEnd := d.Line, d.Start+len(d.Name)
+		for i, a := range d.Args {
+			if a.Line > prevLine && a.Quote == 0 && Known(a.Value) && !paramWords[d.Name][a.Value] {
+				line, col := f.Position(prevEnd)
+				before := d.Name
+				for _, b := range d.Args[:i] {
+					before += " " + b.Raw
+				}
+				out = append(out, Diagnostic{
+					Kind: "syntax", Severity: SevError, File: f.Path, Line: line, Col: col, Offset: prevEnd,
+					Message: fmt.Sprintf("missing \";\" after %q: nginx reads %q on line %d as one more argument of %q",
+						truncate(before, 40), a.Value, a.Line, d.Name),
+				})
+				break
+			}
+			prevLine, prevEnd = a.Line, a.Offset+len(a.Raw)
+		}
+	})
+	return out
+}
+
+// paramWords are parameters that share their name with a directive, so that
+// a wrapped line starting with them is not a missing ";".
+var paramWords = map[string]map[string]bool{
+	"access_log": {"gzip": true},
+	"listen":     {"ssl": true, "http2": true, "http3": true, "quic": true, "proxy_protocol": true},
+	"rewrite":    {"break": true},
+	"server":     {"resolve": true},
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,364 @@
+package parser
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
+)
+
+const fixtures = "../fixtures"
+
+func mustLoad(t *testing.T, p string, opt Options) *Tree {
+	t.Helper()
+	tr, err := Load(p, opt)
+	if err != nil {
+		t.Fatalf("Load(%s): %v", p, err)
+	}
+	return tr
+}
+
+func syntaxDiags(tr *Tree) []Diagnostic {
+	var out []Diagnostic
+	for _, d := range tr.Diagnostics {
+		if d.Kind == "syntax" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+var (
+	errorHdr = regexp.MustCompile(`(?m)^# error (\d+):(\d+) (.*)$`)
+	nginxHdr = regexp.MustCompile(`(?m)^# nginx (\d+) (.*)$`)
+)
+
+// Each file in fixtures/parser/syntax states in its header where nginxtune
+// reports the error ("# error LINE:COL TEXT") and what nginx -t says
+// ("# nginx LINE TEXT", or "# nginx-ok" when nginx accepts the file).
+func TestSyntaxFixtures(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(fixtures, "parser/syntax/*.conf"))
+	if len(files) == 0 {
+		t.Fatal("no syntax fixtures")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := errorHdr.FindSubmatch(src)
+			if m == nil {
+				t.Fatal("fixture has no # error header")
+			}
+			wantLine, _ := strconv.Atoi(string(m[1]))
+			wantCol, _ := strconv.Atoi(string(m[2]))
+			tr := mustLoad(t, f, Options{})
+			ds := syntaxDiags(tr)
+			if len(ds) != 1 {
+				t.Fatalf("want 1 syntax diagnostic, got %d: %v", len(ds), ds)
+			}
+			d := ds[0]
+			if d.Line != wantLine || d.Col != wantCol || !strings.Contains(d.Message, string(m[3])) {
+				t.Errorf("got %d:%d %q, want %d:%d containing %q", d.Line, d.Col, d.Message, wantLine, wantCol, m[3])
+			}
+
+			abs, _ := filepath.Abs(f)
+			res := nginxtest.Test(t, map[string][]byte{"nginx.conf": src}, "nginx.conf")
+			if strings.Contains(string(src), "\n# nginx-ok\n") {
+				if !res.OK {
+					t.Fatalf("nginx rejects the file: %s", res.Output)
+				}
+				return
+			}
+			n := nginxHdr.FindSubmatch(src)
+			if n == nil {
+				t.Fatal("fixture has no # nginx header")
+			}
+			nLine, _ := strconv.Atoi(string(n[1]))
+			if res.OK || res.Line != nLine || !strings.Contains(res.Message, string(n[2])) {
+				t.Fatalf("nginx -t said %q at line %d (ok=%v), fixture expects %q at %d", res.Message, res.Line, res.OK, n[2], nLine)
+			}
+			// The line nginx names is the one we record for it.
+			gotNginx := d.Line
+			if d.NginxLine != 0 {
+				gotNginx = d.NginxLine
+			}
+			if !strings.HasPrefix(d.Message, "missing \";\"") && gotNginx != res.Line {
+				t.Errorf("%s: NginxLine %d, nginx -t says %d", abs, gotNginx, res.Line)
+			}
+		})
+	}
+}
+
+// Files in fixtures/parser/valid load cleanly and pass a real nginx -t;
+// files in fixtures/parser/loads use modules Debian lacks and must load.
+func TestValidFixtures(t *testing.T) {
+	for _, dir := range []string{"valid", "loads"} {
+		files, _ := filepath.Glob(filepath.Join(fixtures, "parser", dir, "*.conf"))
+		if len(files) == 0 {
+			t.Fatalf("no fixtures in %s", dir)
+		}
+		for _, f := range files {
+			t.Run(dir+"/"+filepath.Base(f), func(t *testing.T) {
+				tr := mustLoad(t, f, Options{})
+				if len(tr.Diagnostics) != 0 {
+					t.Fatalf("diagnostics: %v", tr.Diagnostics)
+				}
+				if dir != "valid" {
+					return
+				}
+				src, _ := os.ReadFile(f)
+				if res := nginxtest.Test(t, map[string][]byte{"nginx.conf": src}, "nginx.conf"); !res.OK {
+					t.Fatalf("nginx -t: %s", res.Output)
+				}
+			})
+		}
+	}
+}
+
+func find(t *testing.T, tr *Tree, name string, nth int) (*Directive, *Context) {
+	t.Helper()
+	var got *Directive
+	var gotCtx *Context
+	n := 0
+	tr.Walk(func(d *Directive, c *Context) bool {
+		if d.Name == name && got == nil {
+			if n == nth {
+				got, gotCtx = d, c.Copy()
+			}
+			n++
+		}
+		return true
+	})
+	if got == nil {
+		t.Fatalf("no %s #%d", name, nth)
+	}
+	return got, gotCtx
+}
+
+func TestPositionsAndValues(t *testing.T) {
+	tr := mustLoad(t, filepath.Join(fixtures, "parser/valid/quoting.conf"), Options{})
+	cases := []struct {
+		name      string
+		nth       int
+		line, col int
+		endLine   int
+		args      []string
+		ctx       string
+	}{
+		{"log_format", 0, 6, 5, 7, []string{"main", `$remote_addr - "$request" `, "status=$status\tbytes=$body_bytes_sent"}, "main/http"},
+		{"set", 0, 24, 9, 24, []string{"$greeting", `hello "world"`}, "main/http/server"},
+		{"set", 1, 25, 9, 25, []string{"$braced", "${greeting}x"}, "main/http/server"},
+		{"add_header", 0, 26, 9, 26, []string{"X-Hash", "a#b"}, "main/http/server"},
+		{"if", 0, 28, 13, 31, []string{"($http_x_test", "~", "^a b$", ")"}, "main/http/server/location"},
+		{"return", 0, 29, 17, 30, []string{"200", "multi\nline"}, "main/http/server/location/if"},
+		{"deny", 0, 33, 32, 33, []string{"all"}, "main/http/server/location/limit_except"},
+		{"return", 2, 34, 13, 34, []string{"200", "single 'quoted'"}, "main/http/server/location"},
+		{"root", 0, 38, 13, 38, []string{"/srv/www"}, "main/http/server/location"},
+	}
+	for _, c := range cases {
+		d, ctx := find(t, tr, c.name, c.nth)
+		if d.Line != c.line || d.Col != c.col || d.EndLine != c.endLine {
+			t.Errorf("%s#%d at %d:%d-%d, want %d:%d-%d", c.name, c.nth, d.Line, d.Col, d.EndLine, c.line, c.col, c.endLine)
+		}
+		if got := strings.Join(d.ArgValues(), "|"); got != strings.Join(c.args, "|") {
+			t.Errorf("%s#%d args %q, want %q", c.name, c.nth, got, strings.Join(c.args, "|"))
+		}
+		if got := strings.Join(ctx.Names, "/"); got != c.ctx {
+			t.Errorf("%s#%d context %s, want %s", c.name, c.nth, got, c.ctx)
+		}
+		if !strings.HasPrefix(d.Text(), c.name) || !(strings.HasSuffix(d.Text(), ";") || strings.HasSuffix(d.Text(), "}")) {
+			t.Errorf("%s#%d byte range gives %q", c.name, c.nth, d.Text())
+		}
+	}
+	// map bodies are data: their entries are not walked as directives.
+	tr.Walk(func(d *Directive, c *Context) bool {
+		if d.Name == "default" || d.Name == "50%" {
+			t.Errorf("walked into a data block: %s at %d", d.Name, d.Line)
+		}
+		return true
+	})
+	// comments keep their positions and tell trailing ones apart
+	if len(tr.Roots[0].Comments) != 1 || tr.Roots[0].Comments[0].Line != 1 || tr.Roots[0].Comments[0].Trailing {
+		t.Errorf("comments: %+v", tr.Roots[0].Comments)
+	}
+}
+
+func TestCRLFAndBOM(t *testing.T) {
+	tr := mustLoad(t, filepath.Join(fixtures, "parser/valid/crlf.conf"), Options{})
+	d, _ := find(t, tr, "return", 0)
+	if d.Line != 5 || d.Col != 3 || d.Arg(1) != "crlf" {
+		t.Errorf("return at %d:%d %q", d.Line, d.Col, d.ArgValues())
+	}
+	tr = mustLoad(t, filepath.Join(fixtures, "parser/loads/bom.conf"), Options{})
+	if tr.Roots[0].Directives[0].Name != "events" || tr.Roots[0].Directives[0].Col != 1 {
+		t.Errorf("BOM: first directive %q at col %d", tr.Roots[0].Directives[0].Name, tr.Roots[0].Directives[0].Col)
+	}
+}
+
+func TestLuaBlocks(t *testing.T) {
+	tr := mustLoad(t, filepath.Join(fixtures, "parser/loads/openresty.conf"), Options{})
+	d, _ := find(t, tr, "init_by_lua_block", 0)
+	if !strings.Contains(d.RawBody, `local s = [==[ ]] } ]==]`) || d.EndLine != 11 {
+		t.Errorf("init_by_lua_block body %q ends %d", d.RawBody, d.EndLine)
+	}
+	d, ctx := find(t, tr, "content_by_lua_block", 0)
+	if d.Line != 16 || d.EndLine != 19 || ctx.In() != "location" {
+		t.Errorf("content_by_lua_block %d-%d in %s", d.Line, d.EndLine, ctx.In())
+	}
+	if _, ctx := find(t, tr, "js_content", 0); ctx.In() != "location" {
+		t.Errorf("js_content in %s", ctx.In())
+	}
+}
+
+func TestIncludeGlobSharedFile(t *testing.T) {
+	dir := filepath.Join(fixtures, "trees/glob")
+	tr := mustLoad(t, dir, Options{})
+	if len(tr.Diagnostics) != 0 {
+		t.Fatalf("diagnostics: %v", tr.Diagnostics)
+	}
+	var names []string
+	for _, f := range tr.Files {
+		names = append(names, filepath.Base(f.Path))
+	}
+	// parsed once each, in the order nginx reads them; the hidden file is skipped
+	if got := strings.Join(names, ","); got != "nginx.conf,mime.types,a.conf,proxy.conf,b.conf" {
+		t.Errorf("files read: %s", got)
+	}
+	// the shared snippet is walked in both places, with each place's context
+	var places []string
+	tr.Walk(func(d *Directive, c *Context) bool {
+		if d.Name == "proxy_http_version" {
+			places = append(places, strings.Join(c.Names, "/")+"@"+filepath.Base(d.File.Path)+":"+strconv.Itoa(d.Line))
+		}
+		return true
+	})
+	want := "main/http/server@proxy.conf:2 main/http/server/location@proxy.conf:2"
+	if got := strings.Join(places, " "); got != want {
+		t.Errorf("walked %s, want %s", got, want)
+	}
+	res := nginxtest.Run(t, nginxtest.Require(t), mustAbs(dir), mustAbs(filepath.Join(dir, "nginx.conf")))
+	if !res.OK {
+		t.Fatalf("nginx -t: %s", res.Output)
+	}
+}
+
+func mustAbs(p string) string {
+	a, _ := filepath.Abs(p)
+	return a
+}
+
+func TestIncludeMissingAndCycle(t *testing.T) {
+	tr := mustLoad(t, filepath.Join(fixtures, "trees/missing"), Options{})
+	got := diagSummary(tr)
+	want := "include-missing error nginx.conf:3:5 include-missing warning nginx.conf:4:5"
+	if got != want {
+		t.Errorf("missing: %s, want %s", got, want)
+	}
+	tr = mustLoad(t, filepath.Join(fixtures, "trees/cycle"), Options{})
+	if got := diagSummary(tr); got != "include-cycle error b.conf:2:1" {
+		t.Errorf("cycle: %s", got)
+	}
+	// the walk terminates and sees a.conf and b.conf once each
+	n := 0
+	tr.Walk(func(d *Directive, c *Context) bool {
+		if d.Name == "server_tokens" || d.Name == "sendfile" {
+			n++
+		}
+		return true
+	})
+	if n != 2 {
+		t.Errorf("walked %d directives of the cycle, want 2", n)
+	}
+}
+
+func diagSummary(tr *Tree) string {
+	var parts []string
+	for _, d := range tr.Diagnostics {
+		parts = append(parts, d.Kind+" "+d.Severity.String()+" "+filepath.Base(d.File)+":"+strconv.Itoa(d.Line)+":"+strconv.Itoa(d.Col))
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestPathMaps(t *testing.T) {
+	dir := filepath.Join(fixtures, "trees/mapped")
+	// explicit map
+	tr := mustLoad(t, dir, Options{Maps: []PathMap{{From: "/etc/nginx", To: dir}}})
+	if len(tr.Diagnostics) != 0 || len(tr.Files) != 2 || filepath.Base(tr.Files[1].Path) != "site.conf" {
+		t.Fatalf("explicit map: %v files=%d", tr.Diagnostics, len(tr.Files))
+	}
+	// inferred: /etc/nginx/conf.d does not exist here, conf.d does below the root
+	if _, err := os.Stat("/etc/nginx/conf.d/site.conf"); err == nil {
+		t.Skip("this machine has /etc/nginx/conf.d/site.conf")
+	}
+	tr = mustLoad(t, dir, Options{})
+	if _, err := os.Stat("/etc/nginx/conf.d"); err == nil {
+		// the live directory exists: the include reads it as nginx would
+		return
+	}
+	if len(tr.Inferred) != 1 || tr.Inferred[0].From != "/etc/nginx" || len(tr.Files) != 2 {
+		t.Errorf("inferred %v, files %d", tr.Inferred, len(tr.Files))
+	}
+}
+
+func TestSnippetDirectory(t *testing.T) {
+	tr := mustLoad(t, filepath.Join(fixtures, "trees/snippets"), Options{})
+	got := map[string]string{}
+	for _, r := range tr.Roots {
+		got[filepath.Base(r.Path)] = strings.Join(r.Context, "/") + " " + r.ContextSource
+	}
+	want := map[string]string{
+		"site.conf":       "main/http inferred",
+		"standalone.conf": "main/http/server declared",
+		"upstreams.conf":  "main/http inferred",
+	}
+	if len(got) != len(want) {
+		t.Errorf("roots %v, want %v (loc.conf is included by site.conf)", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+	_, ctx := find(t, tr, "proxy_pass", 0)
+	if strings.Join(ctx.Names, "/") != "main/http/server/location" {
+		t.Errorf("proxy_pass in %v", ctx.Names)
+	}
+}
+
+func TestDump(t *testing.T) {
+	for _, viaStdin := range []bool{false, true} {
+		p := filepath.Join(fixtures, "trees/dump.txt")
+		opt := Options{}
+		if viaStdin {
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			opt.Stdin, p = f, "-"
+		}
+		tr := mustLoad(t, p, opt)
+		if !tr.Dump || len(tr.Files) != 3 || len(tr.Diagnostics) != 0 {
+			t.Fatalf("dump: %v files=%d diags=%v", tr.Dump, len(tr.Files), tr.Diagnostics)
+		}
+		d, ctx := find(t, tr, "proxy_pass", 0)
+		if d.File.Path != "/etc/nginx/sites-enabled/default" || d.Line != 5 || strings.Join(ctx.Names, "/") != "main/http/server/location" {
+			t.Errorf("proxy_pass in %s:%d %v", d.File.Path, d.Line, ctx.Names)
+		}
+	}
+}
+
+func TestNoConfig(t *testing.T) {
+	if _, err := Load(t.TempDir(), Options{}); err == nil {
+		t.Error("empty directory loaded without error")
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "nope.conf"), Options{}); err == nil {
+		t.Error("missing file loaded without error")
+	}
+}

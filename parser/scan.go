@@ -1,0 +1,410 @@
+package parser
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxDepth bounds block nesting so that hostile input cannot exhaust the
+// stack; real configurations stay far below it.
+const maxDepth = 200
+
+// maxToken mirrors nginx's 4096-byte configuration buffer: a longer single
+// parameter is rejected by nginx with "too long parameter".
+const maxToken = 4096
+
+type tokKind int
+
+const (
+	tWord tokKind = iota
+	tSemi
+	tOpen
+	tClose
+	tEOF
+)
+
+type token struct {
+	kind tokKind
+	arg  Arg
+	off  int
+	line int
+}
+
+// syntaxError stops the scan of one file.
+type syntaxError struct{ d Diagnostic }
+
+func (e *syntaxError) Error() string { return e.d.Message }
+
+type scanner struct {
+	f           *File
+	src         []byte
+	pos         int
+	line        int
+	lastTokLine int // line of the last token, to tell trailing comments
+}
+
+// parseFile parses src into f. A syntax error is returned as a Diagnostic;
+// the statements completed before it stay in f.Directives.
+func parseFile(f *File) *Diagnostic {
+	s := &scanner{f: f, src: f.Src, line: 1}
+	if len(s.src) >= 3 && s.src[0] == 0xEF && s.src[1] == 0xBB && s.src[2] == 0xBF {
+		s.pos = 3 // a UTF-8 byte order mark; nginx itself would read it as part of the first word
+	}
+	dirs, err := s.block(nil, 0)
+	f.Directives = dirs
+	if err != nil {
+		f.Broken = true
+		return &err.d
+	}
+	return nil
+}
+
+func (s *scanner) errAt(off, line int, format string, args ...any) *syntaxError {
+	_, col := s.f.Position(off)
+	return &syntaxError{Diagnostic{
+		Kind: "syntax", Severity: SevError, File: s.f.Path,
+		Line: line, Col: col, Offset: off, Message: fmt.Sprintf(format, args...),
+	}}
+}
+
+func (s *scanner) eofLine() int { return s.line }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// next returns the next token, recording comments on the way.
+func (s *scanner) next() (token, *syntaxError) {
+	for {
+		for s.pos < len(s.src) && isSpace(s.src[s.pos]) {
+			if s.src[s.pos] == '\n' {
+				s.line++
+			}
+			s.pos++
+		}
+		if s.pos >= len(s.src) {
+			return token{kind: tEOF, off: s.pos, line: s.line}, nil
+		}
+		c := s.src[s.pos]
+		start, line := s.pos, s.line
+		switch c {
+		case ';':
+			s.pos++
+			s.lastTokLine = line
+			return token{kind: tSemi, off: start, line: line}, nil
+		case '{':
+			s.pos++
+			s.lastTokLine = line
+			return token{kind: tOpen, off: start, line: line}, nil
+		case '}':
+			s.pos++
+			s.lastTokLine = line
+			return token{kind: tClose, off: start, line: line}, nil
+		case '#':
+			end := start
+			for end < len(s.src) && s.src[end] != '\n' {
+				end++
+			}
+			text := strings.TrimSuffix(string(s.src[start+1:end]), "\r")
+			_, col := s.f.Position(start)
+			s.f.Comments = append(s.f.Comments, Comment{
+				Text: text, Line: line, Col: col, Offset: start, Trailing: s.lastTokLine == line,
+			})
+			s.pos = end
+			continue
+		case '"', '\'':
+			return s.quoted(c)
+		}
+		return s.word()
+	}
+}
+
+func (s *scanner) quoted(q byte) (token, *syntaxError) {
+	start, line := s.pos, s.line
+	i := s.pos + 1
+	for {
+		if i >= len(s.src) {
+			s.pos = i
+			e := s.errAt(start, line, "unexpected end of file, expecting %q or \"}\": the quote opened here is never closed", ";")
+			e.d.NginxLine = s.line
+			return token{}, e
+		}
+		c := s.src[i]
+		if c == '\n' {
+			s.line++
+		}
+		if c == '\\' && i+1 < len(s.src) {
+			if s.src[i+1] == '\n' {
+				s.line++
+			}
+			i += 2
+			continue
+		}
+		if c == q {
+			break
+		}
+		i++
+	}
+	if i-start-1 >= maxToken {
+		e := s.errAt(start, line, "too long parameter, probably missing terminating '%c' character", q)
+		e.d.NginxLine = s.line
+		return token{}, e
+	}
+	s.pos = i + 1
+	raw := string(s.src[start:s.pos])
+	// nginx requires white space, ";", "{" or ")" right after a closing quote.
+	if s.pos < len(s.src) {
+		c := s.src[s.pos]
+		if !isSpace(c) && c != ';' && c != '{' && c != ')' {
+			return token{}, s.errAt(s.pos, s.line, "unexpected %q after the quoted string %s", string(c), raw)
+		}
+	}
+	_, col := s.f.Position(start)
+	s.lastTokLine = s.line
+	return token{kind: tWord, off: start, line: line, arg: Arg{
+		Raw: raw, Value: unescape(raw[1 : len(raw)-1]), Quote: q, Line: line, Col: col, Offset: start,
+	}}, nil
+}
+
+func (s *scanner) word() (token, *syntaxError) {
+	start, line := s.pos, s.line
+	i := s.pos
+	variable := false
+	for i < len(s.src) {
+		c := s.src[i]
+		if c == '\\' && i+1 < len(s.src) {
+			if s.src[i+1] == '\n' {
+				s.line++
+			}
+			i += 2
+			variable = false
+			continue
+		}
+		if c == '{' && variable { // "${name}" keeps its brace
+			variable = false
+			i++
+			continue
+		}
+		if isSpace(c) || c == ';' || c == '{' {
+			break
+		}
+		variable = c == '$'
+		i++
+	}
+	if i-start >= maxToken {
+		e := s.errAt(start, line, "too long parameter %q... started", string(s.src[start:start+10]))
+		e.d.NginxLine = s.line
+		return token{}, e
+	}
+	s.pos = i
+	raw := string(s.src[start:i])
+	_, col := s.f.Position(start)
+	s.lastTokLine = s.line
+	return token{kind: tWord, off: start, line: line, arg: Arg{
+		Raw: raw, Value: unescape(raw), Line: line, Col: col, Offset: start,
+	}}, nil
+}
+
+// unescape applies the escapes nginx applies to every parameter: \" \' and
+// \\ lose their backslash, \t \r \n become control characters, and any other
+// backslash stays as written.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '"', '\'', '\\':
+				b.WriteByte(s[i+1])
+				i++
+				continue
+			case 't':
+				b.WriteByte('\t')
+				i++
+				continue
+			case 'r':
+				b.WriteByte('\r')
+				i++
+				continue
+			case 'n':
+				b.WriteByte('\n')
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// block reads statements until the closing brace of parent (or the end of
+// the file at the top level).
+func (s *scanner) block(parent *Directive, depth int) ([]*Directive, *syntaxError) {
+	dirs := []*Directive{}
+	for {
+		t, err := s.next()
+		if err != nil {
+			return dirs, err
+		}
+		switch t.kind {
+		case tEOF:
+			if parent != nil {
+				e := s.errAt(parent.BlockOpen, s.lineAt(parent.BlockOpen, parent),
+					"unexpected end of file, expecting \"}\": the %q block opened here is never closed", parent.Name)
+				e.d.NginxLine = s.eofLine()
+				return dirs, e
+			}
+			return dirs, nil
+		case tClose:
+			if parent == nil {
+				return dirs, s.errAt(t.off, t.line, "unexpected \"}\"")
+			}
+			parent.End = t.off + 1
+			parent.EndLine = t.line
+			return dirs, nil
+		case tSemi:
+			return dirs, s.errAt(t.off, t.line, "unexpected \";\"")
+		case tOpen:
+			return dirs, s.errAt(t.off, t.line, "unexpected \"{\"")
+		}
+		d := &Directive{
+			Name: t.arg.Value, File: s.f, Line: t.line, Col: t.arg.Col,
+			Start: t.off, BlockOpen: -1, Parent: parent,
+		}
+		if err := s.statement(d, depth); err != nil {
+			if d.Block != nil {
+				dirs = append(dirs, d) // keep the partial block for callers that look
+			}
+			return dirs, err
+		}
+		dirs = append(dirs, d)
+	}
+}
+
+func (s *scanner) lineAt(off int, d *Directive) int {
+	l, _ := d.File.Position(off)
+	return l
+}
+
+func (s *scanner) statement(d *Directive, depth int) *syntaxError {
+	for {
+		t, err := s.next()
+		if err != nil {
+			return err
+		}
+		switch t.kind {
+		case tWord:
+			d.Args = append(d.Args, t.arg)
+		case tSemi:
+			d.End, d.EndLine = t.off+1, t.line
+			return nil
+		case tClose:
+			return s.errAt(t.off, t.line, "unexpected \"}\": the %q directive is not terminated by \";\"", d.Name)
+		case tEOF:
+			e := s.errAt(d.Start, d.Line, "unexpected end of file, expecting \";\" or \"}\": the %q directive is not terminated", d.Name)
+			e.d.NginxLine = s.eofLine()
+			return e
+		case tOpen:
+			d.BlockOpen = t.off
+			d.Block = []*Directive{}
+			if strings.HasSuffix(d.Name, "_by_lua_block") {
+				return s.luaBody(d)
+			}
+			if depth+1 >= maxDepth {
+				return s.errAt(t.off, t.line, "blocks nested more than %d deep", maxDepth)
+			}
+			body, err := s.block(d, depth+1)
+			d.Block = body
+			if err != nil {
+				d.End, d.EndLine = len(s.src), s.line
+			}
+			return err
+		}
+	}
+}
+
+// luaBody skips the Lua source of a *_by_lua_block up to its matching brace,
+// honouring Lua strings, long brackets and comments, and keeps it raw.
+func (s *scanner) luaBody(d *Directive) *syntaxError {
+	src := s.src
+	i := s.pos
+	depth := 1
+	adv := func(to int) {
+		for ; i < to && i < len(src); i++ {
+			if src[i] == '\n' {
+				s.line++
+			}
+		}
+	}
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == '-' && i+1 < len(src) && src[i+1] == '-':
+			if lvl, ok := longBracket(src, i+2); ok {
+				adv(closeLong(src, i+2+lvl+2, lvl))
+				continue
+			}
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			continue
+		case c == '[':
+			if lvl, ok := longBracket(src, i); ok {
+				adv(closeLong(src, i+lvl+2, lvl))
+				continue
+			}
+		case c == '"' || c == '\'':
+			j := i + 1
+			for j < len(src) && src[j] != c && src[j] != '\n' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			adv(j + 1)
+			continue
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+			if depth == 0 {
+				d.RawBody = string(src[s.pos:i])
+				d.End, d.EndLine = i+1, s.line
+				s.pos = i + 1
+				s.lastTokLine = s.line
+				return nil
+			}
+		}
+		adv(i + 1)
+	}
+	s.pos = len(src)
+	e := s.errAt(d.BlockOpen, d.Line, "unexpected end of file, expecting \"}\": the %q block opened here is never closed", d.Name)
+	e.d.NginxLine = s.line
+	return e
+}
+
+// longBracket reports whether src[i:] opens a Lua long bracket "[==[" and
+// its level (the number of "=").
+func longBracket(src []byte, i int) (int, bool) {
+	if i >= len(src) || src[i] != '[' {
+		return 0, false
+	}
+	j := i + 1
+	for j < len(src) && src[j] == '=' {
+		j++
+	}
+	if j < len(src) && src[j] == '[' {
+		return j - i - 1, true
+	}
+	return 0, false
+}
+
+// closeLong returns the offset just past the "]==]" of the given level that
+// closes a long bracket whose body starts at from.
+func closeLong(src []byte, from, lvl int) int {
+	closer := "]" + strings.Repeat("=", lvl) + "]"
+	if k := strings.Index(string(src[min(from, len(src)):]), closer); k >= 0 {
+		return from + k + len(closer)
+	}
+	return len(src)
+}

@@ -1,0 +1,218 @@
+// Package parser reads nginx configuration files into a positioned tree.
+//
+// The scanner in this package follows the tokenizing rules of nginx itself
+// (src/core/ngx_conf_file.c, ngx_conf_read_token): words end at white space,
+// ";" or "{", a "#" starts a comment only where a word could start, quotes
+// must be followed by white space, ";", "{" or ")", and "\" escapes the next
+// byte. Every statement knows its file, start line and column, and the byte
+// range it covers, so rules can point at it and fixes can edit the original
+// text without reformatting it.
+//
+// The tree is built from files parsed once each. A file included from several
+// places is shared; Walk visits it in every place it is included, with the
+// enclosing blocks of that place as its context.
+package parser
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Arg is one parameter of a directive.
+type Arg struct {
+	Raw    string // the text as written, with quotes and escapes
+	Value  string // the value nginx sees: quotes removed, escapes applied
+	Quote  byte   // '"', '\'' or 0
+	Line   int
+	Col    int
+	Offset int // byte offset of Raw in the file
+}
+
+// Directive is one statement: a simple directive ending in ";" or a block.
+type Directive struct {
+	Name string
+	Args []Arg
+
+	File    *File
+	Line    int // line of the first byte of the name
+	Col     int // column (1-based, in characters) of the name
+	EndLine int // line of the closing ";" or "}"
+	Start   int // byte offset of the name
+	End     int // byte offset just past the closing ";" or "}"
+
+	// Block is non-nil for block directives (possibly empty).
+	Block []*Directive
+	// BlockOpen is the byte offset of "{" for block directives, else -1.
+	BlockOpen int
+	// RawBody holds the text between the braces of blocks whose body nginx
+	// does not parse as directives (*_by_lua_block).
+	RawBody string
+
+	// Parent is the enclosing block directive in the same file, nil at the
+	// top level of a file.
+	Parent *Directive
+
+	// Includes lists the files an include directive resolved to, in the
+	// order nginx reads them.
+	Includes []*File
+}
+
+// IsBlock reports whether the directive opens a block.
+func (d *Directive) IsBlock() bool { return d.Block != nil }
+
+// ArgValues returns the unquoted argument values.
+func (d *Directive) ArgValues() []string {
+	out := make([]string, len(d.Args))
+	for i, a := range d.Args {
+		out[i] = a.Value
+	}
+	return out
+}
+
+// Arg returns the i-th argument value, or "" when there is none.
+func (d *Directive) Arg(i int) string {
+	if i < len(d.Args) {
+		return d.Args[i].Value
+	}
+	return ""
+}
+
+// Text returns the source text of the whole statement.
+func (d *Directive) Text() string { return string(d.File.Src[d.Start:d.End]) }
+
+// Find returns the directives named name directly inside the block.
+func (d *Directive) Find(name string) []*Directive {
+	var out []*Directive
+	for _, c := range d.Block {
+		if c.Name == name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Comment is a "#" comment and its position.
+type Comment struct {
+	Text     string // without the leading "#"
+	Line     int
+	Col      int
+	Offset   int
+	Trailing bool // code precedes it on the same line
+}
+
+// File is one parsed configuration file.
+type File struct {
+	Path       string // absolute path (or the path named in an nginx -T dump)
+	Src        []byte
+	Directives []*Directive
+	Comments   []Comment
+	// Context is the stack of contexts the file's top level is read in when
+	// it is a root: ["main"] for a main file, or an inferred/declared stack
+	// such as ["main", "http", "server"] for a snippet.
+	Context []string
+	// ContextSource says where Context came from: "root", "declared" (a
+	// "# nginxtune: context=" comment) or "inferred".
+	ContextSource string
+	// Broken is set when a syntax error stopped parsing; Directives then
+	// hold the statements completed before the error.
+	Broken bool
+
+	lineStarts []int
+}
+
+// Position converts a byte offset into a 1-based line and column.
+func (f *File) Position(off int) (line, col int) {
+	if f.lineStarts == nil {
+		f.lineStarts = lineStarts(f.Src)
+	}
+	lo, hi := 0, len(f.lineStarts)
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if f.lineStarts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	start := f.lineStarts[lo]
+	if start == 0 && off >= 3 && len(f.Src) >= 3 && f.Src[0] == 0xEF && f.Src[1] == 0xBB && f.Src[2] == 0xBF {
+		start = 3 // editors do not count a byte order mark as a column
+	}
+	return lo + 1, columnOf(f.Src[start:min(off, len(f.Src))]) + 1
+}
+
+// LineText returns the text of a 1-based line without its line ending.
+func (f *File) LineText(line int) string {
+	if f.lineStarts == nil {
+		f.lineStarts = lineStarts(f.Src)
+	}
+	if line < 1 || line > len(f.lineStarts) {
+		return ""
+	}
+	start := f.lineStarts[line-1]
+	end := len(f.Src)
+	if line < len(f.lineStarts) {
+		end = f.lineStarts[line]
+	}
+	return strings.TrimRight(string(f.Src[start:end]), "\r\n")
+}
+
+func lineStarts(src []byte) []int {
+	starts := []int{0}
+	for i, b := range src {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// columnOf counts characters, so a multi-byte UTF-8 sequence is one column.
+func columnOf(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c&0xC0 != 0x80 {
+			n++
+		}
+	}
+	return n
+}
+
+// Severity of a diagnostic produced while loading.
+type Severity int
+
+const (
+	SevError Severity = iota
+	SevWarning
+	SevInfo
+)
+
+func (s Severity) String() string {
+	switch s {
+	case SevError:
+		return "error"
+	case SevWarning:
+		return "warning"
+	}
+	return "info"
+}
+
+// Diagnostic is a problem found while loading: a syntax error, a missing
+// include, an include cycle.
+type Diagnostic struct {
+	Kind     string // "syntax", "include-missing", "include-cycle"
+	Severity Severity
+	File     string
+	Line     int
+	Col      int
+	Offset   int
+	Message  string
+	// NginxLine is the line nginx -t names for the same error, where it
+	// differs from Line (nginx reports an unclosed quote or block at the end
+	// of the file; we point at where it was opened).
+	NginxLine int
+}
+
+func (d Diagnostic) Error() string {
+	return d.File + ":" + strconv.Itoa(d.Line) + ":" + strconv.Itoa(d.Col) + ": " + d.Message
+}
