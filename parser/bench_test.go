@@ -2,60 +2,17 @@ package parser
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/nginxtune/nginxtune/internal/gentree"
 
 	gonginx "github.com/tufanbarisyildirim/gonginx/parser"
 )
 
-// GenerateTree writes a configuration of servers server blocks spread over
-// files include files and returns the main file's path and the total size.
-func GenerateTree(tb testing.TB, dir string, servers, files int) (string, int64) {
-	tb.Helper()
-	if err := os.MkdirAll(filepath.Join(dir, "sites"), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	main := "worker_processes auto;\nevents { worker_connections 1024; }\nhttp {\n    sendfile on;\n    include sites/*.conf;\n}\n"
-	total := int64(len(main))
-	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(main), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	per := servers / files
-	for f := 0; f < files; f++ {
-		var b strings.Builder
-		for s := 0; s < per; s++ {
-			n := f*per + s
-			fmt.Fprintf(&b, `server {
-    listen 80;
-    server_name site%d.example.com www.site%d.example.com;
-    root /srv/site%d;
-    access_log /var/log/nginx/site%d.log combined buffer=64k;
-    location / {
-        try_files $uri $uri/ /index.html;
-    }
-    location /api/ {
-        proxy_pass http://127.0.0.1:%d;
-        proxy_set_header Host $host;
-        proxy_set_header X-Real-IP $remote_addr;
-    }
-    location ~* \.(css|js|png)$ { expires 30d; add_header Cache-Control "public"; }
-}
-`, n, n, n, n, 9000+n%1000)
-		}
-		total += int64(b.Len())
-		if err := os.WriteFile(filepath.Join(dir, "sites", fmt.Sprintf("s%03d.conf", f)), []byte(b.String()), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return filepath.Join(dir, "nginx.conf"), total
-}
-
 func BenchmarkLoad(b *testing.B) {
 	for _, servers := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("servers=%d", servers), func(b *testing.B) {
-			main, size := GenerateTree(b, b.TempDir(), servers, 100)
+			main, size := gentree.Write(b, b.TempDir(), servers, 100)
 			b.SetBytes(size)
 			b.ReportAllocs()
 			for b.Loop() {
@@ -71,7 +28,7 @@ func BenchmarkLoad(b *testing.B) {
 // BenchmarkGonginx parses the same tree with gonginx alone, to show what
 // nginxtune's own layer costs.
 func BenchmarkGonginx(b *testing.B) {
-	main, size := GenerateTree(b, b.TempDir(), 10000, 100)
+	main, size := gentree.Write(b, b.TempDir(), 10000, 100)
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -48,7 +48,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		check(file.Directives)
-		gluedStatements(file)
+		gluedStatements(file, Known)
 	})
 }
 

@@ -39,6 +39,9 @@ type Options struct {
 	Maps []PathMap
 	// Stdin is read when the path is "-".
 	Stdin io.Reader
+	// Extra names directives of modules nginxtune does not know, so that a
+	// line starting with one is recognised as a statement of its own.
+	Extra []string
 }
 
 // Tree is a loaded configuration: the root files, every file read, and the
@@ -364,8 +367,13 @@ func (l *loader) finish(roots []string) {
 		l.settleContext(f)
 		l.tree.Roots = append(l.tree.Roots, f)
 	}
+	extra := map[string]bool{}
+	for _, e := range l.opt.Extra {
+		extra[e] = true
+	}
+	known := func(name string) bool { return Known(name) || extra[name] }
 	for _, f := range l.tree.Files {
-		l.tree.Diagnostics = append(l.tree.Diagnostics, gluedStatements(f)...)
+		l.tree.Diagnostics = append(l.tree.Diagnostics, gluedStatements(f, known)...)
 	}
 	sortDiagnostics(l.tree.Diagnostics)
 }
@@ -459,6 +467,15 @@ func (l *loader) display(p string) string {
 	return p
 }
 
+// stockFiles are the files nginx packages install next to nginx.conf;
+// repositories of site configurations often include them without
+// carrying a copy.
+var stockFiles = map[string]bool{
+	"mime.types": true, "fastcgi_params": true, "fastcgi.conf": true, "scgi_params": true,
+	"uwsgi_params": true, "proxy_params": true, "koi-utf": true, "koi-win": true, "win-utf": true,
+	"fastcgi-php.conf": true, "snakeoil.conf": true,
+}
+
 func hasGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
 
 // resolve returns the local paths an include directive names, sorted as
@@ -476,6 +493,11 @@ func (l *loader) resolve(d *Directive) []string {
 		if !l.src.exists(local) {
 			if alt, ok := l.inferMap(target); ok {
 				return []string{alt}
+			}
+			if stockFiles[filepath.Base(target)] {
+				l.diag(d, "include-missing", SevInfo, "include %q: %s is not here; nginx packages ship this file in the configuration directory, so nginx on the server likely has it%s",
+					target, l.display(local), l.mapHint(target))
+				return nil
 			}
 			l.diag(d, "include-missing", SevError, "include %q: %s does not exist; nginx -t fails with \"open() failed\"%s", target, l.display(local), l.mapHint(target))
 			return nil
@@ -558,7 +580,9 @@ func (l *loader) inferMap(target string) (string, bool) {
 		return "", false
 	}
 	parts := strings.Split(filepath.Clean(target), "/")[1:]
-	for i := 1; i < len(parts); i++ {
+	// keep at least a directory and a file name of the tail, so that a
+	// bare "*.conf" never stands for a directory nginxtune guessed
+	for i := 1; i < len(parts)-1; i++ {
 		tail := filepath.Join(parts[i:]...)
 		cand := filepath.Join(l.prefix, tail)
 		if (hasGlob(tail) && l.src.isDir(dirOf(cand, false))) || (!hasGlob(tail) && l.src.exists(cand)) {
@@ -575,10 +599,10 @@ func (l *loader) inferMap(target string) (string, bool) {
 // of a directive. nginx reads both lines as one directive and then either
 // fails with "invalid number of arguments" or, for directives that take any
 // number of arguments, silently misreads the configuration.
-func gluedStatements(f *File) []Diagnostic {
+func gluedStatements(f *File, known func(string) bool) []Diagnostic {
 	var out []Diagnostic
 	walkFileDirs(f.Directives, func(d *Directive) {
-		if !Known(d.Name) || d.Name == "if" {
+		if !known(d.Name) || d.Name == "if" {
 			return
 		}
 		if d.Parent != nil && IsDataBlock(d.Parent.Name) {
@@ -586,7 +610,7 @@ func gluedStatements(f *File) []Diagnostic {
 		}
 		prevLine, prevEnd := d.Line, d.Start+len(d.Name)
 		for i, a := range d.Args {
-			if a.Line > prevLine && a.Quote == 0 && Known(a.Value) && !paramWords[d.Name][a.Value] {
+			if a.Line > prevLine && a.Quote == 0 && known(a.Value) && !paramWords[d.Name][a.Value] {
 				line, col := f.Position(prevEnd)
 				before := d.Name
 				for _, b := range d.Args[:i] {

@@ -6,6 +6,13 @@ package nginxtest
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,4 +100,64 @@ func Run(t testing.TB, bin, prefix, conf string) Result {
 		}
 	}
 	return r
+}
+
+// WriteSelfSigned writes cert.pem and key.pem (a self-signed ECDSA
+// certificate for localhost) into dir, for configurations that name them.
+func WriteSelfSigned(t testing.TB, dir string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "localhost"},
+		DNSNames:     []string{"localhost"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, typ string, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("cert.pem", "CERTIFICATE", der)
+	write("key.pem", "EC PRIVATE KEY", kder)
+}
+
+// CheckTree copies a configuration (a file, which becomes nginx.conf, or a
+// directory with nginx.conf) into a temporary prefix next to a self-signed
+// cert.pem and key.pem, and runs nginx -t on it.
+func CheckTree(t testing.TB, path string) Result {
+	t.Helper()
+	bin := Require(t)
+	dir := t.TempDir()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.IsDir() {
+		if err := os.CopyFS(dir, os.DirFS(path)); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	WriteSelfSigned(t, dir)
+	return Run(t, bin, dir, filepath.Join(dir, "nginx.conf"))
 }

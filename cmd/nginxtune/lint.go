@@ -1,0 +1,407 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nginxtune/nginxtune/internal/config"
+	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/report"
+	"github.com/nginxtune/nginxtune/rules"
+	"github.com/spf13/cobra"
+)
+
+type lintFlags struct {
+	load         loadFlags
+	format       string
+	failOn       string
+	nginxVersion string
+	configPath   string
+	noConfig     bool
+	disable      []string
+	enable       []string
+	fix          bool
+	color        string
+}
+
+// alwaysOn are the rules that report what could not be read; "enable" lists
+// cannot turn them off.
+var alwaysOn = map[string]bool{"syntax": true, "include-missing": true, "include-cycle": true, "unused-suppression": true}
+
+// liveDirs are where nginx packages keep the configuration a running nginx
+// reads; linting one of them asks the installed nginx for its version.
+var liveDirs = []string{"/etc/nginx", "/usr/local/nginx/conf", "/usr/local/etc/nginx", "/opt/homebrew/etc/nginx"}
+
+func newLintCmd() *cobra.Command {
+	var f lintFlags
+	c := &cobra.Command{
+		Use:   "lint [PATH...]",
+		Short: "Find the configuration mistakes that cost nginx its speed",
+		Long: `Lint nginx configuration trees: each PATH is a main file, a directory, an "nginx -T"
+output file or "-" (default /etc/nginx). Findings are reported at their file:line:col
+with what to write instead; "nginxtune explain RULE" tells more.
+
+Settings come from flags, then from .nginxtune.yaml (found in the linted path's
+directory or above it, or named with --config). The nginx version to lint for comes
+from --nginx-version, the config file, or "nginx -v" when the linted tree is the
+live one (/etc/nginx and the like).
+
+Suppress a finding with "# nginxtune:disable RULE -- reason" on the line before a
+directive (it covers the directive and its block) or at the end of its line, or
+"# nginxtune:disable-file RULE -- reason" for a whole file.
+
+Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
+2 could not run (bad flag or config file, unreadable path, a file nginx cannot parse).`,
+		RunE: func(c *cobra.Command, args []string) error { return runLint(c, args, &f) },
+	}
+	f.load.register(c)
+	fl := c.Flags()
+	fl.StringVarP(&f.format, "format", "f", "text", "output format: "+strings.Join(report.Formats, ", "))
+	fl.StringVar(&f.failOn, "fail-on", "", "lowest severity that makes the exit code 1: error, warning, info or none (default warning)")
+	fl.StringVar(&f.nginxVersion, "nginx-version", "", "nginx version to lint for, e.g. 1.22.1 (default: from the config file or the installed nginx when linting the live tree)")
+	fl.StringVar(&f.configPath, "config", "", "settings file (default: .nginxtune.yaml in the linted path's directory or above)")
+	fl.BoolVar(&f.noConfig, "no-config", false, "do not read .nginxtune.yaml")
+	fl.StringSliceVar(&f.disable, "disable", nil, "rules not to run (comma-separated or repeated)")
+	fl.StringSliceVar(&f.enable, "enable", nil, "run only these rules (and the ones reporting unreadable input)")
+	fl.BoolVar(&f.fix, "fix", false, "apply the fixes that findings carry to the files, then report what is left")
+	fl.StringVar(&f.color, "color", "auto", "colour in text output: auto, always or never")
+	return c
+}
+
+// lintSettings are the flags and the config file merged.
+type lintSettings struct {
+	cfg    rules.Config
+	failOn rules.Severity
+	opt    parser.Options
+}
+
+func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, error) {
+	s := &lintSettings{cfg: rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, failOn: rules.Warning}
+	var file *config.File
+	switch {
+	case f.configPath != "":
+		cf, err := config.Load(f.configPath)
+		if err != nil {
+			return nil, failf(ExitError, "%v", err)
+		}
+		file = cf
+	case !f.noConfig && first != "-":
+		if p, ok := config.Find(first); ok {
+			cf, err := config.Load(p)
+			if err != nil {
+				return nil, failf(ExitError, "%v", err)
+			}
+			file = cf
+		}
+	}
+	enable := f.enable
+	if file != nil {
+		s.cfg.Version = file.NginxVersion
+		for _, id := range file.Disable {
+			s.cfg.Disabled[id] = true
+		}
+		for id, sev := range file.Severity {
+			s.cfg.Severity[id] = sev
+		}
+		if len(enable) == 0 {
+			enable = file.Enable
+		}
+		if file.FailOn != "" {
+			s.failOn, _ = config.ParseFailOn(file.FailOn)
+		}
+		for from, to := range file.Maps {
+			s.opt.Maps = append(s.opt.Maps, parser.PathMap{From: filepath.Clean(from), To: to})
+		}
+		sort.Slice(s.opt.Maps, func(i, j int) bool { return len(s.opt.Maps[i].From) > len(s.opt.Maps[j].From) })
+		s.opt.Prefix = file.Prefix
+		s.opt.Extra = file.Directives
+	}
+	for _, id := range append(append([]string(nil), f.disable...), enable...) {
+		if rules.ByID(id) == nil {
+			return nil, failf(ExitError, "%q is not a rule (see nginxtune rules)", id)
+		}
+	}
+	for _, id := range f.disable {
+		s.cfg.Disabled[id] = true
+	}
+	if len(enable) > 0 {
+		on := map[string]bool{}
+		for _, id := range enable {
+			on[id] = true
+		}
+		for _, r := range rules.All {
+			if !on[r.ID] && !alwaysOn[r.ID] {
+				s.cfg.Disabled[r.ID] = true
+			}
+		}
+	}
+	if f.failOn != "" {
+		sev, err := config.ParseFailOn(f.failOn)
+		if err != nil {
+			return nil, failf(ExitError, "--fail-on: %v", err)
+		}
+		s.failOn = sev
+	}
+	if f.nginxVersion != "" {
+		v, err := rules.ParseVersion(f.nginxVersion)
+		if err != nil {
+			return nil, failf(ExitError, "--nginx-version: %v", err)
+		}
+		s.cfg.Version = v
+	}
+	if !s.cfg.Version.Known() {
+		s.cfg.Version = liveVersion(first)
+	}
+	if f.load.prefix != "" {
+		s.opt.Prefix = f.load.prefix
+	}
+	for _, m := range f.load.maps {
+		pm, err := parser.ParsePathMap(m)
+		if err != nil {
+			return nil, failf(ExitError, "--map: %v", err)
+		}
+		s.opt.Maps = append([]parser.PathMap{pm}, s.opt.Maps...)
+	}
+	s.opt.Stdin = c.InOrStdin()
+	return s, nil
+}
+
+// liveVersion asks the installed nginx for its version when path is the
+// configuration directory of a live installation.
+func liveVersion(path string) rules.Version {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return rules.Version{}
+	}
+	live := false
+	for _, d := range liveDirs {
+		if abs == d || strings.HasPrefix(abs, d+"/") {
+			live = true
+		}
+	}
+	if !live {
+		return rules.Version{}
+	}
+	bin, err := exec.LookPath("nginx")
+	if err != nil {
+		if _, err := os.Stat("/usr/sbin/nginx"); err != nil {
+			return rules.Version{}
+		}
+		bin = "/usr/sbin/nginx"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "-v").CombinedOutput()
+	if err != nil {
+		return rules.Version{}
+	}
+	v, err := rules.ParseVersion(string(out))
+	if err != nil {
+		return rules.Version{}
+	}
+	return v
+}
+
+// lintOnce loads every path and runs the rules. broken is set when a file
+// could not be parsed to its end.
+func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken bool, trees []*parser.Tree, err error) {
+	for _, p := range paths {
+		t, err := parser.Load(p, s.opt)
+		if err != nil {
+			return nil, false, nil, failf(ExitError, "%v", err)
+		}
+		for _, f := range t.Files {
+			broken = broken || f.Broken
+		}
+		trees = append(trees, t)
+		diags = append(diags, rules.Run(t, s.cfg)...)
+	}
+	return diags, broken, trees, nil
+}
+
+func runLint(c *cobra.Command, args []string, f *lintFlags) error {
+	if len(args) == 0 {
+		args = []string{"/etc/nginx"}
+	}
+	s, err := settings(c, f, args[0])
+	if err != nil {
+		return err
+	}
+	if !validFormat(f.format) {
+		return failf(ExitError, "--format %q: want %s", f.format, strings.Join(report.Formats, ", "))
+	}
+	color := false
+	switch f.color {
+	case "always":
+		color = true
+	case "never":
+	case "auto":
+		color = f.format == "text" && isTerminal(c.OutOrStdout()) && os.Getenv("NO_COLOR") == ""
+	default:
+		return failf(ExitError, "--color %q: want auto, always or never", f.color)
+	}
+	diags, broken, trees, err := lintOnce(args, s)
+	if err != nil {
+		return err
+	}
+	if f.fix {
+		for _, t := range trees {
+			if t.Dump || (len(t.Roots) > 0 && t.Roots[0].Path == "<stdin>") {
+				return failf(ExitError, "--fix needs files on disk, not standard input or nginx -T output")
+			}
+		}
+		n, files, err := applyFixes(diags)
+		if err != nil {
+			return failf(ExitError, "%v", err)
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: applied %d fix%s in %d file%s\n", n, pluralES(n), files, pluralS(files))
+		if diags, broken, _, err = lintOnce(args, s); err != nil {
+			return err
+		}
+	}
+	m := report.Meta{ToolVersion: versionString(), NginxVersion: s.cfg.Version.String(), Path: relPath}
+	if err := report.Write(c.OutOrStdout(), f.format, diags, m, color); err != nil {
+		return failf(ExitError, "writing output: %v", err)
+	}
+	if broken {
+		return &exitError{code: ExitError}
+	}
+	for _, d := range diags {
+		if d.Severity >= s.failOn {
+			return &exitError{code: ExitFindings}
+		}
+	}
+	return nil
+}
+
+func validFormat(f string) bool {
+	for _, x := range report.Formats {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func pluralES(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "es"
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// applyFixes applies the edits of every fix, skipping a fix whose edits
+// overlap one already taken, and writes each changed file atomically.
+func applyFixes(diags []rules.Diagnostic) (fixes, files int, err error) {
+	type span struct{ start, end int }
+	taken := map[string][]span{}
+	perFile := map[string][]rules.Edit{}
+	overlaps := func(e rules.Edit) bool {
+		for _, s := range taken[e.File] {
+			if e.Start < s.end && s.start < e.End || e.Start == e.End && e.Start == s.start && s.start == s.end {
+				return true
+			}
+		}
+		return false
+	}
+	for _, d := range diags {
+		if d.Fix == nil {
+			continue
+		}
+		ok := true
+		for _, e := range d.Fix.Edits {
+			if overlaps(e) {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		for _, e := range d.Fix.Edits {
+			taken[e.File] = append(taken[e.File], span{e.Start, e.End})
+			perFile[e.File] = append(perFile[e.File], e)
+		}
+		fixes++
+	}
+	names := make([]string, 0, len(perFile))
+	for name := range perFile {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		edits := perFile[name]
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return 0, 0, err
+		}
+		sort.SliceStable(edits, func(i, j int) bool { return edits[i].Start > edits[j].Start })
+		out := src
+		for _, e := range edits {
+			if e.End > len(out) || e.Start > e.End {
+				return 0, 0, fmt.Errorf("%s changed while nginxtune was reading it", name)
+			}
+			out = append(append(append([]byte(nil), out[:e.Start]...), e.New...), out[e.End:]...)
+		}
+		if bytes.Equal(out, src) {
+			continue
+		}
+		if err := writeAtomic(name, out); err != nil {
+			return 0, 0, err
+		}
+		files++
+	}
+	return fixes, files, nil
+}
+
+// writeAtomic replaces name with data through a temporary file in the same
+// directory, keeping the file's mode, so a reader never sees half a file.
+func writeAtomic(name string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(name); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".nginxtune-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// repoRoot is where tests run the command from, so paths in output are
+// relative and the same on every machine.
+func repoRoot(t *testing.T) string { return root }
+
+// root is computed when the package loads, before any test changes directory.
+var root = func() string {
+	r, err := filepath.Abs("../..")
+	if err != nil {
+		panic(err)
+	}
+	return r
+}()
+
+func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	buildDetails = false
+	version = "0.0.0-test"
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join(repoRoot(t), "cmd/nginxtune/testdata", name)
+	if *update {
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/nginxtune -update)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file (go test ./cmd/nginxtune -update to accept):\n%s", name, got)
+	}
+}
+
+func TestLintFormatsGolden(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	for _, format := range []string{"text", "json", "sarif", "github"} {
+		out, errOut, code := runCLI(t, "", "lint", "--no-config", "--format", format, "--nginx-version", "1.31.6", "fixtures/mission/proxy-variant.conf")
+		if code != ExitFindings {
+			t.Errorf("%s: exit %d, want %d; stderr %s", format, code, ExitFindings, errOut)
+		}
+		if format == "json" || format == "sarif" {
+			var v any
+			if err := json.Unmarshal([]byte(out), &v); err != nil {
+				t.Errorf("%s output is not JSON: %v", format, err)
+			}
+		}
+		golden(t, "proxy-variant."+format, out)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	dir := t.TempDir()
+	badCfg := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(badCfg, []byte("disable: [gzip-comp-level]\nfail_on: error\n"), 0o644)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"clean", []string{"lint", "--no-config", "--nginx-version", "1.30.0", "fixtures/rules/proxy-keepalive-headers-1.30.conf"}, ExitOK, ""},
+		{"findings", []string{"lint", "--no-config", "fixtures/rules/gzip.conf"}, ExitFindings, ""},
+		{"info only passes by default", []string{"lint", "--no-config", "--enable", "access-log-unbuffered", "fixtures/rules/misc.conf"}, ExitOK, ""},
+		{"info fails with --fail-on info", []string{"lint", "--no-config", "--fail-on", "info", "--enable", "access-log-unbuffered", "fixtures/rules/misc.conf"}, ExitFindings, ""},
+		{"fail-on none", []string{"lint", "--no-config", "--fail-on", "none", "fixtures/rules/gzip.conf"}, ExitOK, ""},
+		{"broken file", []string{"lint", "--no-config", "fixtures/parser/syntax/unclosed-block.conf"}, ExitError, ""},
+		{"missing path", []string{"lint", "--no-config", "fixtures/nope.conf"}, ExitError, "fixtures/nope.conf: no such file or directory"},
+		{"bad flag", []string{"lint", "--no-such-flag"}, ExitError, "unknown flag"},
+		{"bad rule", []string{"lint", "--no-config", "--disable", "nope", "fixtures/rules/gzip.conf"}, ExitError, `"nope" is not a rule`},
+		{"bad version", []string{"lint", "--no-config", "--nginx-version", "one", "fixtures/rules/gzip.conf"}, ExitError, "--nginx-version"},
+		{"bad config key", []string{"lint", "--config", badCfg, "fixtures/rules/gzip.conf"}, ExitError, "bad.yaml:2: unknown key \"fail_on\""},
+		{"explain unknown", []string{"explain", "nope"}, ExitError, "not a rule"},
+		{"parse broken", []string{"parse", "fixtures/parser/syntax/unbalanced-close.conf"}, ExitError, "unbalanced-close.conf:6:1: error: unexpected \"}\""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, errOut, code := runCLI(t, "", c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, c.code, errOut)
+			}
+			if c.err != "" && !strings.Contains(errOut, c.err) {
+				t.Errorf("stderr %q does not contain %q", errOut, c.err)
+			}
+			if c.code == ExitError && c.err != "" && strings.Count(strings.TrimSpace(errOut), "\n") > 0 && c.name != "parse broken" {
+				t.Errorf("error is not one line: %q", errOut)
+			}
+		})
+	}
+}
+
+func TestConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	conf, _ := os.ReadFile(filepath.Join(repoRoot(t), "fixtures/rules/gzip.conf"))
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), conf, 0o644)
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".nginxtune.yaml"), []byte("nginx-version: 1.30.0\ndisable: [gzip-compressed-types]\nseverity:\n  gzip-comp-level: error\n"), 0o644)
+	out, errOut, code := runCLI(t, "", "lint", "--format", "json", filepath.Join(dir, "nginx.conf"))
+	if code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r struct {
+		NginxVersion string `json:"nginx_version"`
+		Findings     []struct{ Rule, Severity string }
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.NginxVersion != "1.30.0" || len(r.Findings) != 1 || r.Findings[0].Rule != "gzip-comp-level" || r.Findings[0].Severity != "error" {
+		t.Errorf("config not applied: %+v", r)
+	}
+}
+
+// --fix applies the fixes, and the fixed configuration passes a real nginx -t.
+func TestFix(t *testing.T) {
+	for _, c := range []struct{ fixture, version string }{
+		{"fixtures/mission/proxy-variant.conf", "1.31.6"},
+		{"fixtures/mission/proxy-variant-1.22.conf", "1.22.1"},
+		{"fixtures/rules/gzip.conf", "1.30.0"},
+	} {
+		t.Run(filepath.Base(c.fixture), func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join(repoRoot(t), c.fixture))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			p := filepath.Join(dir, "nginx.conf")
+			os.WriteFile(p, src, 0o640)
+			_, errOut, _ := runCLI(t, "", "lint", "--no-config", "--fix", "--nginx-version", c.version, p)
+			if !strings.Contains(errOut, "applied") {
+				t.Fatalf("no fixes applied: %s", errOut)
+			}
+			fixed, _ := os.ReadFile(p)
+			golden(t, "fixed-"+filepath.Base(c.fixture), string(fixed))
+			if st, _ := os.Stat(p); st.Mode().Perm() != 0o640 {
+				t.Errorf("mode changed to %v", st.Mode().Perm())
+			}
+			if c.version == "1.22.1" {
+				if res := nginxtest.CheckTree(t, p); !res.OK {
+					t.Errorf("fixed file fails nginx -t: %s", res.Output)
+				}
+			}
+			// a second run has nothing left to fix
+			_, errOut, _ = runCLI(t, "", "lint", "--no-config", "--fix", "--nginx-version", c.version, p)
+			if !strings.Contains(errOut, "applied 0 fixes") {
+				t.Errorf("second --fix run: %s", errOut)
+			}
+		})
+	}
+}
+
+func TestParseCrossplane(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	out, errOut, code := runCLI(t, "", "parse", "--format", "crossplane", "fixtures/trees/glob")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var p struct {
+		Status string
+		Errors []any
+		Config []struct {
+			File   string
+			Status string
+			Parsed []struct {
+				Directive string
+				Line      int
+				Args      []string
+				Includes  []int
+				Block     *[]json.RawMessage
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Status != "ok" || len(p.Config) != 5 || p.Config[0].Parsed[0].Directive != "events" || p.Config[0].Parsed[0].Block == nil {
+		t.Errorf("unexpected payload: %s", out[:min(len(out), 400)])
+	}
+}
+
+func TestVersionFlag(t *testing.T) {
+	out, _, code := runCLI(t, "", "--version")
+	if code != 0 || !strings.Contains(out, "0.0.0-test") {
+		t.Errorf("--version: %q (exit %d)", out, code)
+	}
+}

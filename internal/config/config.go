@@ -1,0 +1,222 @@
+// Package config reads .nginxtune.yaml, the per-project settings of
+// nginxtune lint. Unknown keys, rule ids and values are errors that name the
+// file and line, so a typo never silently turns a setting off.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/rules"
+	"go.yaml.in/yaml/v3"
+)
+
+// Name is the file name looked for.
+const Name = ".nginxtune.yaml"
+
+// File is the content of a .nginxtune.yaml.
+type File struct {
+	Path         string
+	NginxVersion rules.Version
+	FailOn       string   // error, warning, info or none
+	Disable      []string // rules not run
+	Enable       []string // when set, only these rules run (syntax and include rules always do)
+	Severity     map[string]rules.Severity
+	Maps         map[string]string // absolute server path -> local path (relative to the file)
+	Prefix       string
+	Directives   []string // extra directive names
+}
+
+var keys = map[string]string{
+	"nginx-version": "the nginx version to lint for, e.g. 1.22.1",
+	"fail-on":       "error, warning, info or none",
+	"disable":       "a list of rule ids",
+	"enable":        "a list of rule ids",
+	"severity":      "a map of rule id to error, warning or info",
+	"map":           "a map of absolute server directory to local directory",
+	"prefix":        "the directory relative includes are resolved against",
+	"directives":    "a list of extra directive names (third-party modules)",
+}
+
+// Find looks for .nginxtune.yaml in dir and its parents.
+func Find(start string) (string, bool) {
+	abs, err := filepath.Abs(start)
+	if err != nil {
+		return "", false
+	}
+	if st, err := os.Stat(abs); err == nil && !st.IsDir() {
+		abs = filepath.Dir(abs)
+	}
+	for {
+		p := filepath.Join(abs, Name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, true
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return "", false
+		}
+		abs = parent
+	}
+}
+
+type lineErr struct {
+	path string
+	line int
+	msg  string
+}
+
+func (e *lineErr) Error() string { return fmt.Sprintf("%s:%d: %s", e.path, e.line, e.msg) }
+
+// Load reads and checks a configuration file.
+func Load(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Path: path, Severity: map[string]rules.Severity{}, Maps: map[string]string{}}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(doc.Content) == 0 {
+		return f, nil
+	}
+	root := doc.Content[0]
+	bad := func(n *yaml.Node, format string, args ...any) error {
+		return &lineErr{path, n.Line, fmt.Sprintf(format, args...)}
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, bad(root, "want a mapping of settings (%s)", strings.Join(keyNames(), ", "))
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if _, ok := keys[k.Value]; !ok {
+			return nil, bad(k, "unknown key %q (known: %s)", k.Value, strings.Join(keyNames(), ", "))
+		}
+		scalar := func() (string, error) {
+			if v.Kind != yaml.ScalarNode {
+				return "", bad(v, "%s: want %s", k.Value, keys[k.Value])
+			}
+			return v.Value, nil
+		}
+		list := func() ([]string, error) {
+			if v.Kind != yaml.SequenceNode {
+				return nil, bad(v, "%s: want %s", k.Value, keys[k.Value])
+			}
+			var out []string
+			for _, it := range v.Content {
+				if it.Kind != yaml.ScalarNode {
+					return nil, bad(it, "%s: want %s", k.Value, keys[k.Value])
+				}
+				out = append(out, it.Value)
+			}
+			return out, nil
+		}
+		ruleList := func() ([]string, error) {
+			ids, err := list()
+			if err != nil {
+				return nil, err
+			}
+			for j, id := range ids {
+				if rules.ByID(id) == nil {
+					return nil, bad(v.Content[j], "%s: %q is not a rule (see nginxtune rules)", k.Value, id)
+				}
+			}
+			return ids, nil
+		}
+		pairs := func(fn func(key, val *yaml.Node) error) error {
+			if v.Kind != yaml.MappingNode {
+				return bad(v, "%s: want %s", k.Value, keys[k.Value])
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				if err := fn(v.Content[j], v.Content[j+1]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		var err error
+		switch k.Value {
+		case "nginx-version":
+			var s string
+			if s, err = scalar(); err == nil {
+				if f.NginxVersion, err = rules.ParseVersion(s); err != nil {
+					err = bad(v, "%v", err)
+				}
+			}
+		case "fail-on":
+			if f.FailOn, err = scalar(); err == nil {
+				if _, err2 := ParseFailOn(f.FailOn); err2 != nil {
+					err = bad(v, "fail-on: %v", err2)
+				}
+			}
+		case "disable":
+			f.Disable, err = ruleList()
+		case "enable":
+			f.Enable, err = ruleList()
+		case "severity":
+			err = pairs(func(key, val *yaml.Node) error {
+				if rules.ByID(key.Value) == nil {
+					return bad(key, "severity: %q is not a rule (see nginxtune rules)", key.Value)
+				}
+				s, err := rules.ParseSeverity(val.Value)
+				if err != nil {
+					return bad(val, "severity of %s: %v", key.Value, err)
+				}
+				f.Severity[key.Value] = s
+				return nil
+			})
+		case "map":
+			err = pairs(func(key, val *yaml.Node) error {
+				if !strings.HasPrefix(key.Value, "/") {
+					return bad(key, "map: %q is not an absolute path", key.Value)
+				}
+				to := val.Value
+				if !filepath.IsAbs(to) {
+					to = filepath.Join(filepath.Dir(path), to)
+				}
+				f.Maps[key.Value] = to
+				return nil
+			})
+		case "prefix":
+			if f.Prefix, err = scalar(); err == nil && !filepath.IsAbs(f.Prefix) {
+				f.Prefix = filepath.Join(filepath.Dir(path), f.Prefix)
+			}
+		case "directives":
+			f.Directives, err = list()
+		}
+		if err != nil {
+			var le *lineErr
+			if !errors.As(err, &le) {
+				err = bad(v, "%s: %v", k.Value, err)
+			}
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func keyNames() []string {
+	var out []string
+	for k := range keys {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// FailNone is the threshold that never fails.
+const FailNone = rules.Severity(99)
+
+// ParseFailOn reads a failure threshold.
+func ParseFailOn(s string) (rules.Severity, error) {
+	if s == "none" || s == "never" {
+		return FailNone, nil
+	}
+	return rules.ParseSeverity(s)
+}

@@ -1,0 +1,193 @@
+// Package report turns findings into text for people and formats for
+// machines: gcc-style text, JSON, SARIF 2.1.0 and GitHub workflow
+// annotations. It reads no configuration; paths arrive as the caller wants
+// them shown.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/rules"
+)
+
+// Meta describes the run, for the formats that carry it.
+type Meta struct {
+	ToolVersion  string
+	NginxVersion string
+	// Path shows a file path (relative to the working directory).
+	Path func(string) string
+}
+
+func (m Meta) path(p string) string {
+	if m.Path == nil {
+		return p
+	}
+	return m.Path(p)
+}
+
+// Formats lists the output formats by name.
+var Formats = []string{"text", "json", "sarif", "github"}
+
+// Write renders diags in the named format.
+func Write(w io.Writer, format string, diags []rules.Diagnostic, m Meta, color bool) error {
+	switch format {
+	case "text":
+		return Text(w, diags, m, color)
+	case "json":
+		return JSON(w, diags, m)
+	case "sarif":
+		return SARIF(w, diags, m)
+	case "github":
+		return GitHub(w, diags, m)
+	}
+	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+}
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+	ansiDim    = "\x1b[2m"
+)
+
+// Text writes "file:line:col: severity: message [rule]" lines and a summary.
+func Text(w io.Writer, diags []rules.Diagnostic, m Meta, color bool) error {
+	paint := func(code, s string) string {
+		if !color {
+			return s
+		}
+		return code + s + ansiReset
+	}
+	for _, d := range diags {
+		sev := d.Severity.String()
+		switch d.Severity {
+		case rules.Error:
+			sev = paint(ansiRed+ansiBold, sev)
+		case rules.Warning:
+			sev = paint(ansiYellow+ansiBold, sev)
+		default:
+			sev = paint(ansiCyan, sev)
+		}
+		fix := ""
+		if d.Fix != nil {
+			fix = paint(ansiDim, " (fixable)")
+		}
+		if _, err := fmt.Fprintf(w, "%s: %s: %s %s%s\n",
+			paint(ansiBold, fmt.Sprintf("%s:%d:%d", m.path(d.File), d.Line, d.Col)), sev, d.Message,
+			paint(ansiDim, "["+d.Rule+"]"), fix); err != nil {
+			return err
+		}
+	}
+	if len(diags) > 0 {
+		c := Count(diags)
+		_, err := fmt.Fprintf(w, "%d finding%s: %d error%s, %d warning%s, %d info\n", len(diags), plural(len(diags)),
+			c[rules.Error], plural(c[rules.Error]), c[rules.Warning], plural(c[rules.Warning]), c[rules.Info])
+		return err
+	}
+	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Count tallies findings by severity.
+func Count(diags []rules.Diagnostic) map[rules.Severity]int {
+	c := map[rules.Severity]int{}
+	for _, d := range diags {
+		c[d.Severity]++
+	}
+	return c
+}
+
+// JSONReport is the document --format json prints. Its shape is stable:
+// fields are added, never renamed or removed, within a schema version.
+type JSONReport struct {
+	Schema       int           `json:"schema"`
+	Tool         string        `json:"tool"`
+	ToolVersion  string        `json:"tool_version"`
+	NginxVersion string        `json:"nginx_version"`
+	Findings     []JSONFinding `json:"findings"`
+	Summary      JSONSummary   `json:"summary"`
+}
+
+// JSONFinding is one finding.
+type JSONFinding struct {
+	Rule     string     `json:"rule"`
+	Severity string     `json:"severity"`
+	File     string     `json:"file"`
+	Line     int        `json:"line"`
+	Column   int        `json:"column"`
+	EndLine  int        `json:"end_line"`
+	Message  string     `json:"message"`
+	Fix      *rules.Fix `json:"fix,omitempty"`
+}
+
+// JSONSummary counts findings by severity.
+type JSONSummary struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+}
+
+// JSON writes the findings as a JSONReport.
+func JSON(w io.Writer, diags []rules.Diagnostic, m Meta) error {
+	r := JSONReport{Schema: 1, Tool: "nginxtune", ToolVersion: m.ToolVersion, NginxVersion: m.NginxVersion,
+		Findings: []JSONFinding{}}
+	for _, d := range diags {
+		f := JSONFinding{Rule: d.Rule, Severity: d.Severity.String(), File: m.path(d.File), Line: d.Line,
+			Column: d.Col, EndLine: d.EndLine, Message: d.Message}
+		if d.Fix != nil {
+			fix := *d.Fix
+			fix.Edits = make([]rules.Edit, len(d.Fix.Edits))
+			for i, e := range d.Fix.Edits {
+				e.File = m.path(e.File)
+				fix.Edits[i] = e
+			}
+			f.Fix = &fix
+		}
+		r.Findings = append(r.Findings, f)
+	}
+	c := Count(diags)
+	r.Summary = JSONSummary{Errors: c[rules.Error], Warnings: c[rules.Warning], Infos: c[rules.Info]}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// GitHub writes workflow commands that GitHub Actions shows as annotations
+// on the changed lines.
+func GitHub(w io.Writer, diags []rules.Diagnostic, m Meta) error {
+	for _, d := range diags {
+		level := "notice"
+		switch d.Severity {
+		case rules.Error:
+			level = "error"
+		case rules.Warning:
+			level = "warning"
+		}
+		if _, err := fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level,
+			ghProperty(m.path(d.File)), d.Line, d.Col, ghProperty("nginxtune "+d.Rule), ghData(d.Message)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ghData escapes a workflow command's message.
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// ghProperty escapes a workflow command's property value.
+func ghProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

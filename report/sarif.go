@@ -1,0 +1,138 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/rules"
+)
+
+// SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the subset
+// GitHub code scanning reads: rules with help text, results with a level and
+// a region whose columns start at 1, and relative artifact URIs.
+
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool    sarifTool     `json:"tool"`
+	Results []sarifResult `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifText struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
+}
+
+type sarifRule struct {
+	ID                   string             `json:"id"`
+	Name                 string             `json:"name"`
+	ShortDescription     sarifText          `json:"shortDescription"`
+	FullDescription      sarifText          `json:"fullDescription"`
+	Help                 sarifText          `json:"help"`
+	HelpURI              string             `json:"helpUri"`
+	DefaultConfiguration sarifConfiguration `json:"defaultConfiguration"`
+	Properties           sarifProperties    `json:"properties"`
+}
+
+type sarifConfiguration struct {
+	Level string `json:"level"`
+}
+
+type sarifProperties struct {
+	Tags []string `json:"tags"`
+}
+
+type sarifResult struct {
+	RuleID    string          `json:"ruleId"`
+	RuleIndex int             `json:"ruleIndex"`
+	Level     string          `json:"level"`
+	Message   sarifText       `json:"message"`
+	Locations []sarifLocation `json:"locations"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           sarifRegion   `json:"region"`
+}
+
+type sarifArtifact struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn"`
+	EndLine     int `json:"endLine,omitempty"`
+}
+
+const docsURL = "https://github.com/nginxtune/nginxtune/blob/main/docs/rules.md#"
+
+func sarifLevel(s rules.Severity) string {
+	switch s {
+	case rules.Error:
+		return "error"
+	case rules.Warning:
+		return "warning"
+	}
+	return "note"
+}
+
+// SARIF writes a SARIF 2.1.0 log with every rule's metadata.
+func SARIF(w io.Writer, diags []rules.Diagnostic, m Meta) error {
+	driver := sarifDriver{Name: "nginxtune", Version: m.ToolVersion,
+		InformationURI: "https://github.com/nginxtune/nginxtune"}
+	index := map[string]int{}
+	for i, r := range rules.All {
+		index[r.ID] = i
+		driver.Rules = append(driver.Rules, sarifRule{
+			ID:                   r.ID,
+			Name:                 r.ID,
+			ShortDescription:     sarifText{Text: r.Title},
+			FullDescription:      sarifText{Text: oneParagraph(r.Why)},
+			Help:                 sarifText{Text: oneParagraph(r.Why) + "\n\nFix: " + oneParagraph(r.Fix), Markdown: r.Markdown()},
+			HelpURI:              docsURL + r.ID,
+			DefaultConfiguration: sarifConfiguration{Level: sarifLevel(r.Severity)},
+			Properties:           sarifProperties{Tags: []string{"nginx", "performance"}},
+		})
+	}
+	results := []sarifResult{}
+	for _, d := range diags {
+		uri := strings.TrimPrefix(m.path(d.File), "./")
+		results = append(results, sarifResult{
+			RuleID: d.Rule, RuleIndex: index[d.Rule], Level: sarifLevel(d.Severity),
+			Message: sarifText{Text: d.Message},
+			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: uri},
+				Region:           sarifRegion{StartLine: d.Line, StartColumn: max(d.Col, 1), EndLine: max(d.EndLine, d.Line)},
+			}}},
+		})
+	}
+	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0",
+		Runs: []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}}}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(log)
+}
+
+// oneParagraph joins the lines of a doc field.
+func oneParagraph(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,136 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// Fixes are byte-range edits on the original text: nothing is reformatted,
+// comments and blank lines stay where they are.
+
+// indentOf returns the white space before d on its line, or "" when other
+// text precedes it.
+func indentOf(d *parser.Directive) string {
+	src := d.File.Src
+	i := d.Start
+	for i > 0 && (src[i-1] == ' ' || src[i-1] == '\t') {
+		i--
+	}
+	if i > 0 && src[i-1] != '\n' {
+		return ""
+	}
+	return string(src[i:d.Start])
+}
+
+// lineStart returns the offset of the first byte of d's line when only white
+// space precedes d on it, else -1.
+func lineStart(d *parser.Directive) int {
+	src := d.File.Src
+	i := d.Start
+	for i > 0 && (src[i-1] == ' ' || src[i-1] == '\t') {
+		i--
+	}
+	if i > 0 && src[i-1] != '\n' {
+		return -1
+	}
+	return i
+}
+
+// insertAfter adds a statement on the line after d, indented like d.
+func insertAfter(d *parser.Directive, stmt string) Edit {
+	nl := "\n"
+	if strings.Contains(string(d.File.Src), "\r\n") {
+		nl = "\r\n"
+	}
+	ind := indentOf(d)
+	if ind == "" && lineStart(d) < 0 {
+		return Edit{File: d.File.Path, Start: d.End, End: d.End, New: " " + stmt}
+	}
+	// after a trailing comment, so the comment stays with its statement
+	if eol, ok := restOfLine(d.File.Src, d.End); ok {
+		at := eol
+		if at > 0 && d.File.Src[at-1] == '\r' {
+			at--
+		}
+		return Edit{File: d.File.Path, Start: at, End: at, New: nl + ind + stmt}
+	}
+	return Edit{File: d.File.Path, Start: d.End, End: d.End, New: nl + ind + stmt}
+}
+
+// restOfLine returns the offset of the line end after off and whether only
+// white space or a comment stands between.
+func restOfLine(src []byte, off int) (int, bool) {
+	i := off
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r') {
+		i++
+	}
+	if i < len(src) && src[i] == '#' {
+		for i < len(src) && src[i] != '\n' {
+			i++
+		}
+	}
+	return i, i == len(src) || src[i] == '\n'
+}
+
+// insertBefore adds a statement on its own line before d.
+func insertBefore(d *parser.Directive, stmt string) Edit {
+	nl := "\n"
+	if strings.Contains(string(d.File.Src), "\r\n") {
+		nl = "\r\n"
+	}
+	if ls := lineStart(d); ls >= 0 {
+		return Edit{File: d.File.Path, Start: ls, End: ls, New: indentOf(d) + stmt + nl}
+	}
+	return Edit{File: d.File.Path, Start: d.Start, End: d.Start, New: stmt + " "}
+}
+
+// insertInBlock adds a statement as the last one of block b, indented like
+// its other statements.
+func insertInBlock(b *parser.Directive, stmt string) Edit {
+	if len(b.Block) > 0 {
+		return insertAfter(b.Block[len(b.Block)-1], stmt)
+	}
+	close := b.End - 1
+	return Edit{File: b.File.Path, Start: close, End: close, New: " " + stmt + " "}
+}
+
+// removeStatement deletes d, with its line when nothing else is on it.
+func removeStatement(d *parser.Directive) Edit {
+	src := d.File.Src
+	start, end := d.Start, d.End
+	if ls := lineStart(d); ls >= 0 {
+		// the whole line, with a trailing comment that belongs to it
+		if eol, ok := restOfLine(src, end); ok {
+			start = ls
+			end = min(eol+1, len(src))
+		}
+	}
+	return Edit{File: d.File.Path, Start: start, End: end}
+}
+
+// removeArg deletes argument i of d with the white space before it.
+func removeArg(d *parser.Directive, i int) Edit {
+	a := d.Args[i]
+	start := a.Offset
+	src := d.File.Src
+	for start > 0 && (src[start-1] == ' ' || src[start-1] == '\t') {
+		start--
+	}
+	return Edit{File: d.File.Path, Start: start, End: a.Offset + len(a.Raw)}
+}
+
+// replaceArg replaces argument i of d.
+func replaceArg(d *parser.Directive, i int, s string) Edit {
+	a := d.Args[i]
+	return Edit{File: d.File.Path, Start: a.Offset, End: a.Offset + len(a.Raw), New: s}
+}
+
+// appendArgs adds text after the last argument of d.
+func appendArgs(d *parser.Directive, s string) Edit {
+	end := d.Start + len(d.Name)
+	if n := len(d.Args); n > 0 {
+		end = d.Args[n-1].Offset + len(d.Args[n-1].Raw)
+	}
+	return Edit{File: d.File.Path, Start: end, End: end, New: " " + s}
+}

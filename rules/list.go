@@ -1,0 +1,23 @@
+package rules
+
+// All is every rule nginxtune has, sorted by id. Adding a rule means adding
+// it here; docs/rules.md is generated from this list.
+var All = []*Rule{
+	accessLogUnbuffered,
+	gzipCompLevel,
+	gzipCompressedTypes,
+	includeCycle,
+	includeMissing,
+	keepaliveDisabled,
+	listenHTTP2Deprecated,
+	openFileCache,
+	proxyKeepaliveHeaders,
+	sendfileOff,
+	sslDirectiveRemoved,
+	sslSessionCache,
+	syntax,
+	unusedSuppression,
+	upstreamKeepalive,
+	workerFDLimit,
+	workerProcesses,
+}

@@ -1,0 +1,190 @@
+// Package rules judges a parsed nginx configuration and reports diagnostics.
+//
+// A rule is one value: its documentation (Doc) and its check. The rules run
+// are the ones in All, an explicit list; nothing registers itself. Rules
+// never print; the report package formats what they find.
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// Severity of a finding.
+type Severity int
+
+const (
+	Info Severity = iota
+	Warning
+	Error
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	}
+	return "info"
+}
+
+// ParseSeverity reads "error", "warning" or "info".
+func ParseSeverity(s string) (Severity, error) {
+	switch strings.ToLower(s) {
+	case "error":
+		return Error, nil
+	case "warning", "warn":
+		return Warning, nil
+	case "info", "note":
+		return Info, nil
+	}
+	return 0, fmt.Errorf("unknown severity %q (want error, warning or info)", s)
+}
+
+// MarshalText lets severities appear as words in JSON and YAML.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Doc is everything a user reads about a rule. `nginxtune explain`,
+// docs/rules.md and SARIF rule metadata are all generated from it.
+type Doc struct {
+	ID       string   // kebab-case, part of the contract
+	Title    string   // one line
+	Why      string   // what it costs, with measured figures where we have them
+	Fix      string   // what to write instead
+	Bad      string   // a configuration that must trigger the rule
+	Good     string   // the same configuration fixed, which must not
+	Severity Severity // default severity
+	Since    string   // nginxtune version that introduced the rule
+	Versions string   // nginx versions the advice applies to ("all" or a range)
+	Sources  []string // where the facts come from
+}
+
+// Rule is a check with its documentation.
+type Rule struct {
+	Doc
+	Check func(*Pass)
+}
+
+// Edit replaces the bytes [Start, End) of a file with New.
+type Edit struct {
+	File  string `json:"file"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	New   string `json:"new"`
+}
+
+// Fix is a set of edits that resolves a finding.
+type Fix struct {
+	Description string `json:"description"`
+	Edits       []Edit `json:"edits"`
+}
+
+// Diagnostic is one finding.
+type Diagnostic struct {
+	Rule     string
+	Severity Severity
+	File     string
+	Line     int
+	Col      int
+	EndLine  int
+	Offset   int
+	Message  string
+	Fix      *Fix
+}
+
+// Pass is what a rule's check receives.
+type Pass struct {
+	Tree    *parser.Tree
+	Version Version // the nginx version linted for; zero when unknown
+
+	rule  *Rule
+	diags *[]Diagnostic
+	index *levelIndex
+}
+
+// Report records a finding at a directive.
+func (p *Pass) Report(d *parser.Directive, format string, args ...any) *Diagnostic {
+	return p.ReportSeverity(p.rule.Severity, d, format, args...)
+}
+
+// ReportSeverity records a finding with a severity other than the rule's
+// default (for example an error where nginx -t would fail).
+func (p *Pass) ReportSeverity(sev Severity, d *parser.Directive, format string, args ...any) *Diagnostic {
+	*p.diags = append(*p.diags, Diagnostic{
+		Rule: p.rule.ID, Severity: sev, File: d.File.Path, Line: d.Line, Col: d.Col,
+		EndLine: d.EndLine, Offset: d.Start, Message: fmt.Sprintf(format, args...),
+	})
+	return &(*p.diags)[len(*p.diags)-1]
+}
+
+// ReportArg records a finding at one argument of a directive.
+func (p *Pass) ReportArg(d *parser.Directive, i int, format string, args ...any) *Diagnostic {
+	diag := p.Report(d, format, args...)
+	if i < len(d.Args) {
+		diag.Line, diag.Col, diag.Offset = d.Args[i].Line, d.Args[i].Col, d.Args[i].Offset
+	}
+	return diag
+}
+
+// Config selects and tunes rules.
+type Config struct {
+	Disabled map[string]bool
+	Severity map[string]Severity
+	Version  Version
+}
+
+// Run runs every enabled rule over the tree, applies suppressions written
+// in the configuration's comments, and returns the findings sorted by file
+// and position. A file included from several places is reported once.
+func Run(t *parser.Tree, cfg Config) []Diagnostic {
+	var raw []Diagnostic
+	index := &levelIndex{}
+	for _, r := range All {
+		if cfg.Disabled[r.ID] || r.Check == nil {
+			continue
+		}
+		p := &Pass{Tree: t, Version: cfg.Version, rule: r, diags: &raw, index: index}
+		r.Check(p)
+	}
+	seen := map[string]bool{}
+	var out []Diagnostic
+	for _, d := range raw {
+		key := fmt.Sprintf("%s\x00%s\x00%d\x00%s", d.Rule, d.File, d.Offset, d.Message)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if s, ok := cfg.Severity[d.Rule]; ok {
+			d.Severity = s
+		}
+		out = append(out, d)
+	}
+	out = applySuppressions(t, out, cfg)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		if out[i].Col != out[j].Col {
+			return out[i].Col < out[j].Col
+		}
+		return out[i].Rule < out[j].Rule
+	})
+	return out
+}
+
+// ByID returns the rule with the given id, or nil.
+func ByID(id string) *Rule {
+	for _, r := range All {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}

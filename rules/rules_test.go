@@ -1,0 +1,245 @@
+package rules
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+var kebab = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+func TestRuleList(t *testing.T) {
+	ids := map[string]bool{}
+	for i, r := range All {
+		if !kebab.MatchString(r.ID) {
+			t.Errorf("rule id %q is not kebab-case", r.ID)
+		}
+		if ids[r.ID] {
+			t.Errorf("rule %s listed twice", r.ID)
+		}
+		ids[r.ID] = true
+		if i > 0 && All[i-1].ID >= r.ID {
+			t.Errorf("All is not sorted at %s", r.ID)
+		}
+		if r.Title == "" || r.Why == "" || r.Fix == "" || r.Bad == "" || r.Good == "" || r.Since == "" || r.Versions == "" {
+			t.Errorf("rule %s has an empty doc field", r.ID)
+		}
+	}
+	for _, id := range []string{"syntax", "include-missing", "include-cycle", "unused-suppression",
+		"upstream-keepalive", "proxy-keepalive-headers", "worker-fd-limit", "sendfile-off", "open-file-cache",
+		"gzip-compressed-types", "gzip-comp-level", "ssl-session-cache", "ssl-directive-removed",
+		"listen-http2-deprecated", "keepalive-disabled", "access-log-unbuffered", "worker-processes"} {
+		if !ids[id] {
+			t.Errorf("contract rule %s is missing", id)
+		}
+	}
+}
+
+// lintText lints one configuration written to nginx.conf in a fresh
+// directory that also holds an empty conf.d/.
+func lintText(t *testing.T, text string, cfg Config) []Diagnostic {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "conf.d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := parser.Load(p, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run(tr, cfg)
+}
+
+func ruleIDs(ds []Diagnostic) string {
+	var ids []string
+	for _, d := range ds {
+		ids = append(ids, fmt.Sprintf("%s@%d", d.Rule, d.Line))
+	}
+	return strings.Join(ids, " ")
+}
+
+// Every rule's documented bad example triggers it and its good example does
+// not (with the nginx version unknown, the widest reading).
+func TestDocExamples(t *testing.T) {
+	for _, r := range All {
+		t.Run(r.ID, func(t *testing.T) {
+			bad := lintText(t, r.Bad, Config{})
+			if !strings.Contains(" "+ruleIDs(bad), " "+r.ID+"@") {
+				t.Errorf("bad example does not trigger %s; found: %s", r.ID, ruleIDs(bad))
+			}
+			good := lintText(t, r.Good, Config{})
+			if strings.Contains(" "+ruleIDs(good), " "+r.ID+"@") {
+				t.Errorf("good example triggers %s: %s", r.ID, ruleIDs(good))
+			}
+		})
+	}
+}
+
+// expectation is a "# want RULE [\"regexp\"]" comment.
+type expectation struct {
+	file string
+	line int
+	rule string
+	re   *regexp.Regexp
+	hit  bool
+}
+
+var wantRe = regexp.MustCompile(`^\s*want\s+(.*)$`)
+var embeddedWantRe = regexp.MustCompile(`#\s*want\s+(.*)$`)
+var wantTok = regexp.MustCompile(`([a-z0-9-]+)(?:\s+"((?:[^"\\]|\\.)*)")?`)
+
+// expectations reads the "# want" comments of every file of the tree. A
+// trailing comment expects a finding on its own line; a comment on a line of
+// its own expects one on the line of the next statement.
+func expectations(t *testing.T, tr *parser.Tree) []*expectation {
+	var out []*expectation
+	for _, f := range tr.Files {
+		for _, c := range f.Comments {
+			m := wantRe.FindStringSubmatch(c.Text)
+			embedded := false
+			if m == nil {
+				// "# nginxtune:disable x  # want unused-suppression": the
+				// expectation is for the comment's own line.
+				if m = embeddedWantRe.FindStringSubmatch(c.Text); m == nil {
+					continue
+				}
+				embedded = true
+			}
+			line := c.Line
+			if !c.Trailing && !embedded {
+				if d := nextDirective(f.Directives, c.Offset); d != nil {
+					line = d.Line
+				}
+			}
+			for _, tok := range wantTok.FindAllStringSubmatch(m[1], -1) {
+				e := &expectation{file: f.Path, line: line, rule: tok[1]}
+				if tok[2] != "" {
+					e.re = regexp.MustCompile(tok[2])
+				}
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+var headerRe = regexp.MustCompile(`(?m)^# nginxtune-test:(.*)$`)
+
+// fixtureConfig reads "# nginxtune-test: nginx-version=1.22.1 disable=a,b"
+// from the main file.
+func fixtureConfig(t *testing.T, src []byte) Config {
+	cfg := Config{Disabled: map[string]bool{}}
+	for _, m := range headerRe.FindAllSubmatch(src, -1) {
+		for _, kv := range strings.Fields(string(m[1])) {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "nginx-version":
+				ver, err := ParseVersion(v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.Version = ver
+			case "nginx-valid":
+				// checked by CheckFixture with a real nginx -t
+			case "disable":
+				for _, id := range strings.Split(v, ",") {
+					cfg.Disabled[id] = true
+				}
+			default:
+				t.Fatalf("unknown fixture setting %q", k)
+			}
+		}
+	}
+	return cfg
+}
+
+// CheckFixture lints path (a file, or a directory with nginx.conf) and
+// compares the findings with its "# want" comments: every finding must be
+// expected and every expectation met.
+func CheckFixture(t *testing.T, path string) {
+	t.Helper()
+	tr, err := parser.Load(path, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fixtureConfig(t, tr.Roots[0].Src)
+	if regexp.MustCompile(`(?m)^# nginxtune-test:.*\bnginx-valid\b`).Match(tr.Roots[0].Src) {
+		if res := nginxtest.CheckTree(t, path); !res.OK {
+			t.Errorf("fixture is marked nginx-valid, but nginx -t says: %s", res.Output)
+		}
+	}
+	diags := Run(tr, cfg)
+	exps := expectations(t, tr)
+	for _, d := range diags {
+		matched := false
+		for _, e := range exps {
+			if e.file == d.File && e.line == d.Line && e.rule == d.Rule && (e.re == nil || e.re.MatchString(d.Message)) && !e.hit {
+				e.hit, matched = true, true
+				break
+			}
+		}
+		if !matched {
+			t.Errorf("%s:%d: unexpected %s: %s", rel(d.File), d.Line, d.Rule, d.Message)
+		}
+	}
+	for _, e := range exps {
+		if !e.hit {
+			re := ""
+			if e.re != nil {
+				re = fmt.Sprintf(" matching %q", e.re)
+			}
+			t.Errorf("%s:%d: expected %s%s, got none", rel(e.file), e.line, e.rule, re)
+		}
+	}
+}
+
+func rel(p string) string {
+	wd, _ := os.Getwd()
+	if r, err := filepath.Rel(wd, p); err == nil {
+		return r
+	}
+	return p
+}
+
+// TestFixtures runs every fixture under fixtures/rules and fixtures/mission.
+func TestFixtures(t *testing.T) {
+	var paths []string
+	for _, dir := range []string{"../fixtures/rules", "../fixtures/mission"} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() || strings.HasSuffix(e.Name(), ".conf") {
+				paths = append(paths, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	sort.Strings(paths)
+	covered := map[string]bool{}
+	for _, p := range paths {
+		t.Run(filepath.Base(filepath.Dir(p))+"/"+filepath.Base(p), func(t *testing.T) {
+			CheckFixture(t, p)
+		})
+		tr, _ := parser.Load(p, parser.Options{})
+		for _, e := range expectations(t, tr) {
+			covered[e.rule] = true
+		}
+	}
+	for _, r := range All {
+		if !covered[r.ID] {
+			t.Errorf("no fixture expects %s", r.ID)
+		}
+	}
+}

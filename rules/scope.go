@@ -1,0 +1,180 @@
+package rules
+
+import (
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// Helpers that model how nginx applies directives: a directive set in http
+// or server reaches every block below unless the block sets it again, and
+// array-like directives (proxy_set_header, add_header, ...) are replaced as
+// a whole by any occurrence in an inner block.
+
+// level returns the statements of one block level with include directives
+// replaced by the statements of the files they include.
+func level(dirs []*parser.Directive) []*parser.Directive {
+	var out []*parser.Directive
+	for _, d := range dirs {
+		if d.Name == "include" && len(d.Includes) > 0 {
+			for _, f := range d.Includes {
+				out = append(out, level(f.Directives)...)
+			}
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// levelIndex caches, per block level, its statements by name: the http
+// level of a large tree is looked up once per server and location.
+type levelIndex struct {
+	m map[*parser.Directive]map[string][]*parser.Directive
+}
+
+func (ix *levelIndex) find(dirs []*parser.Directive, name string) []*parser.Directive {
+	if len(dirs) == 0 {
+		return nil
+	}
+	if ix == nil {
+		return findIn(dirs, name)
+	}
+	if ix.m == nil {
+		ix.m = map[*parser.Directive]map[string][]*parser.Directive{}
+	}
+	key := dirs[0] // a statement belongs to one block level
+	byName, ok := ix.m[key]
+	if !ok {
+		byName = map[string][]*parser.Directive{}
+		for _, d := range level(dirs) {
+			byName[d.Name] = append(byName[d.Name], d)
+		}
+		ix.m[key] = byName
+	}
+	return byName[name]
+}
+
+// findIn returns the directives named name at one block level.
+func findIn(dirs []*parser.Directive, name string) []*parser.Directive {
+	var out []*parser.Directive
+	for _, d := range level(dirs) {
+		if d.Name == name {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Setting is the value of a directive in effect somewhere.
+type Setting struct {
+	// Dirs are the occurrences at the innermost level that sets the
+	// directive (one for plain directives; all of them for array-like ones).
+	Dirs []*parser.Directive
+	// Level is the block that holds them; nil for the top of the root file.
+	Level *parser.Directive
+	// Complete is false when nothing was found but the root is a snippet,
+	// so an enclosing file nginxtune has not seen may set it.
+	Complete bool
+}
+
+// Found reports whether the directive is set anywhere in scope.
+func (s Setting) Found() bool { return len(s.Dirs) > 0 }
+
+// Last returns the occurrence nginx uses for a plain directive.
+func (s Setting) Last() *parser.Directive {
+	if len(s.Dirs) == 0 {
+		return nil
+	}
+	return s.Dirs[len(s.Dirs)-1]
+}
+
+// Effective returns the setting of name that applies inside the innermost
+// block of blocks (which may be empty: the top of the root file).
+func (p *Pass) Effective(blocks []*parser.Directive, root *parser.File, name string) Setting {
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if ds := p.index.find(blocks[i].Block, name); len(ds) > 0 {
+			return Setting{Dirs: ds, Level: blocks[i], Complete: true}
+		}
+	}
+	if root != nil {
+		if ds := p.index.find(root.Directives, name); len(ds) > 0 {
+			return Setting{Dirs: ds, Complete: true}
+		}
+	}
+	return Setting{Complete: root == nil || root.ContextSource == "root"}
+}
+
+// EffectiveIn is Effective for a context captured during a walk, including
+// the block of d itself when d is a block directive.
+func (p *Pass) EffectiveIn(c *parser.Context, d *parser.Directive, name string) Setting {
+	blocks := c.Blocks
+	if d != nil && d.Block != nil {
+		blocks = append(append([]*parser.Directive(nil), c.Blocks...), d)
+	}
+	return p.Effective(blocks, c.Root, name)
+}
+
+// handlers are directives that produce the response of a location, so that
+// it does not serve files from disk.
+var handlers = map[string]bool{
+	"proxy_pass": true, "fastcgi_pass": true, "uwsgi_pass": true, "scgi_pass": true,
+	"grpc_pass": true, "memcached_pass": true, "return": true, "content_by_lua": true,
+	"content_by_lua_block": true, "content_by_lua_file": true, "js_content": true,
+	"perl": true, "stub_status": true, "echo": true, "empty_gif": true, "api": true,
+}
+
+// locations returns the location blocks of a server, nested ones included,
+// through includes.
+func locations(dirs []*parser.Directive) []*parser.Directive {
+	var out []*parser.Directive
+	for _, d := range level(dirs) {
+		if d.Name == "location" && d.Block != nil {
+			out = append(out, d)
+			out = append(out, locations(d.Block)...)
+		}
+	}
+	return out
+}
+
+// hasHandler reports whether a block level produces responses itself.
+func hasHandler(dirs []*parser.Directive) bool {
+	for _, d := range level(dirs) {
+		if handlers[d.Name] {
+			return true
+		}
+	}
+	return false
+}
+
+// servesFiles reports whether a server block answers some requests from
+// files on disk: it has a location (or, without locations, its own level)
+// with no handler, and no server-level return short-circuits everything.
+func servesFiles(server *parser.Directive) bool {
+	for _, d := range level(server.Block) {
+		if d.Name == "return" {
+			return false
+		}
+	}
+	locs := locations(server.Block)
+	if len(locs) == 0 {
+		return true
+	}
+	for _, l := range locs {
+		if !hasHandler(l.Block) && len(locations(l.Block)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// httpServers calls fn for every server block of the http context.
+func httpServers(t *parser.Tree, fn func(s *parser.Directive, c *parser.Context)) {
+	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
+		if d.Name == "server" && d.Block != nil && c.In() == parser.CtxHTTP {
+			fn(d, c)
+		}
+		return true
+	})
+}
+
+// inStream reports whether the walk is inside a stream block.
+func inStream(c *parser.Context) bool { return c.Has(parser.CtxStream) }

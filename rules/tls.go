@@ -1,0 +1,168 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+func hasArg(d *parser.Directive, v string) int {
+	for i, a := range d.Args {
+		if a.Value == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// isTLSServer reports whether a server block terminates TLS.
+func isTLSServer(s *parser.Directive) bool {
+	for _, d := range level(s.Block) {
+		switch {
+		case d.Name == "listen" && (hasArg(d, "ssl") >= 0 || hasArg(d, "quic") >= 0):
+			return true
+		case d.Name == "ssl" && d.Arg(0) == "on":
+			return true
+		}
+	}
+	return false
+}
+
+var sslSessionCache = &Rule{
+	Doc: Doc{
+		ID:    "ssl-session-cache",
+		Title: "A TLS server without a shared session cache",
+		Why: `ssl_session_cache is "none" by default, so a client that comes back pays a full TLS
+handshake again, the most expensive thing a TLS server does: nginx did 3,531 new TLS 1.3
+handshakes per second on two cores. A "builtin" cache is per worker, so a client that lands
+on another worker misses it. A shared cache is one zone for all workers; one megabyte holds
+about 4,000 sessions, and since nginx 1.23.2 it also rotates session ticket keys.`,
+		Fix:      `Write "ssl_session_cache shared:SSL:10m;" (about 40,000 sessions) and "ssl_session_timeout 1d;" in the http block.`,
+		Bad:      "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    ssl_session_cache shared:SSL:10m;\n    server {\n        listen 443 ssl;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n    }\n}\n",
+		Severity: Warning,
+		Since:    "0.1.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_ssl_module ssl_session_cache", "nginx docs: configuring_https_servers (HTTPS server optimization)"},
+	},
+	Check: func(p *Pass) {
+		httpServers(p.Tree, func(s *parser.Directive, c *parser.Context) {
+			if !isTLSServer(s) {
+				return
+			}
+			set := p.EffectiveIn(c, s, "ssl_session_cache")
+			if !set.Found() {
+				if !set.Complete {
+					return
+				}
+				diag := p.Report(s, "this TLS server has no ssl_session_cache (the default is none): returning clients pay a full handshake again; write \"ssl_session_cache shared:SSL:10m;\"")
+				if http := c.Enclosing(parser.CtxHTTP); http != nil {
+					diag.Fix = &Fix{Description: "add a shared session cache to the http block",
+						Edits: []Edit{insertFirst(http, "ssl_session_cache shared:SSL:10m;")}}
+				}
+				return
+			}
+			d := set.Last()
+			shared := false
+			for _, a := range d.Args {
+				if strings.HasPrefix(a.Value, "shared:") {
+					shared = true
+				}
+			}
+			if !shared {
+				p.Report(d, "ssl_session_cache %s keeps no cache shared by the workers: a client that reconnects to another worker pays a full handshake; use \"shared:SSL:10m\"", strings.Join(d.ArgValues(), " "))
+			}
+		})
+	},
+}
+
+var sslDirectiveRemoved = &Rule{
+	Doc: Doc{
+		ID:    "ssl-directive-removed",
+		Title: `The "ssl on|off" directive`,
+		Why: `"ssl on;" was deprecated in nginx 1.15.0 and removed in 1.25.1: nginx -t fails with
+unknown directive "ssl" from then on. TLS is a property of the listening socket:
+"listen 443 ssl;".`,
+		Fix:      `Delete "ssl on;" and add "ssl" to the listen directives of the server.`,
+		Bad:      "events {}\nhttp {\n    server {\n        listen 443;\n        ssl on;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n        ssl_session_cache shared:SSL:10m;\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n        ssl_session_cache shared:SSL:10m;\n    }\n}\n",
+		Severity: Error,
+		Since:    "0.1.0",
+		Versions: "deprecated since 1.15.0, removed in 1.25.1",
+		Sources:  []string{"nginx CHANGES 1.25.1: the ssl directive was removed", "nginx docs: ngx_http_ssl_module ssl"},
+	},
+	Check: func(p *Pass) {
+		p.Tree.Walk(func(d *parser.Directive, c *parser.Context) bool {
+			if d.Name != "ssl" || (d.Arg(0) != "on" && d.Arg(0) != "off") {
+				return true
+			}
+			sev := Error
+			msg := `"ssl %s" was removed in nginx 1.25.1 (nginx -t fails with unknown directive "ssl")`
+			if p.Version.Known() && p.Version.Less(vHTTP2Directive) {
+				sev = Warning
+				msg = `"ssl %s" is deprecated since nginx 1.15.0 and removed in 1.25.1`
+			}
+			fix := &Fix{Description: `remove "ssl ` + d.Arg(0) + `;"`, Edits: []Edit{removeStatement(d)}}
+			if d.Arg(0) == "on" {
+				msg += `; write "listen ... ssl" instead`
+				if len(c.Blocks) > 0 {
+					for _, l := range findIn(c.Blocks[len(c.Blocks)-1].Block, "listen") {
+						if hasArg(l, "ssl") < 0 && hasArg(l, "quic") < 0 && len(l.Args) > 0 {
+							fix.Edits = append(fix.Edits, Edit{File: l.File.Path, Start: l.Args[0].Offset + len(l.Args[0].Raw),
+								End: l.Args[0].Offset + len(l.Args[0].Raw), New: " ssl"})
+						}
+					}
+				}
+				fix.Description = `remove "ssl on;" and add ssl to the listen directives`
+			} else {
+				msg += "; delete it"
+			}
+			diag := p.ReportSeverity(sev, d, msg, d.Arg(0))
+			diag.Fix = fix
+			return true
+		})
+	},
+}
+
+var listenHTTP2Deprecated = &Rule{
+	Doc: Doc{
+		ID:    "listen-http2-deprecated",
+		Title: `"listen ... http2" on nginx 1.25.1 or later`,
+		Why: `nginx 1.25.1 made HTTP/2 a per-server switch, "http2 on;", and deprecated the http2
+parameter of listen: nginx warns about it on every start and reload, and a parameter set on
+a shared address:port applies to every server on it whatever each one says.`,
+		Fix:      `Remove http2 from the listen directive and write "http2 on;" in the server. On nginx before 1.25.1 keep "listen ... http2": "http2 on" does not exist there.`,
+		Bad:      "events {}\nhttp {\n    server {\n        listen 443 ssl http2;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n        ssl_session_cache shared:SSL:10m;\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        http2 on;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n        ssl_session_cache shared:SSL:10m;\n    }\n}\n",
+		Severity: Warning,
+		Since:    "0.1.0",
+		Versions: "1.25.1 and later",
+		Sources:  []string{"nginx CHANGES 1.25.1: the http2 directive; listen ... http2 deprecated", "nginx docs: ngx_http_v2_module http2"},
+	},
+	Check: func(p *Pass) {
+		if !p.AtLeast(vHTTP2Directive) {
+			return
+		}
+		httpServers(p.Tree, func(s *parser.Directive, c *parser.Context) {
+			hasDirective := len(findIn(s.Block, "http2")) > 0
+			first := true
+			for _, l := range findIn(s.Block, "listen") {
+				i := hasArg(l, "http2")
+				if i < 0 {
+					continue
+				}
+				diag := p.ReportArg(l, i, `"listen ... http2" is deprecated since nginx 1.25.1; remove http2 here and write "http2 on;" in the server%s`,
+					p.versionNote("1.25.1 and later"))
+				if !p.Version.Known() {
+					continue // the fix would break nginx before 1.25.1
+				}
+				edits := []Edit{removeArg(l, i)}
+				if first && !hasDirective {
+					edits = append(edits, insertAfter(l, "http2 on;"))
+				}
+				first = false
+				diag.Fix = &Fix{Description: "move http2 from listen to http2 on;", Edits: edits}
+			}
+		})
+	},
+}

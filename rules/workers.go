@@ -1,0 +1,219 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// mainLevel returns the directives of the main context of every root that is
+// a main file, with the root.
+func mainRoots(t *parser.Tree) []*parser.File {
+	var out []*parser.File
+	for _, r := range t.Roots {
+		if len(r.Context) == 1 && r.Context[0] == parser.CtxMain && r.ContextSource == "root" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// proxies reports whether the tree passes requests to backends.
+func proxies(t *parser.Tree) bool {
+	found := false
+	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
+		switch d.Name {
+		case "proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass":
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// openFileCacheMax returns the largest open_file_cache max= in the tree.
+func openFileCacheMax(t *parser.Tree) int {
+	m := 0
+	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
+		if d.Name == "open_file_cache" {
+			for _, a := range d.Args {
+				if v, ok := cutPrefix(a.Value, "max="); ok {
+					if n, err := strconv.Atoi(v); err == nil && n > m {
+						m = n
+					}
+				}
+			}
+		}
+		return true
+	})
+	return m
+}
+
+func cutPrefix(s, p string) (string, bool) {
+	if len(s) >= len(p) && s[:len(p)] == p {
+		return s[len(p):], true
+	}
+	return "", false
+}
+
+// softLimit is the open-file limit services commonly start with: systemd's
+// default soft limit since v240, and most shells' ulimit -n.
+const softLimit = 1024
+
+// FDsNeeded is the descriptor budget of one worker: one per connection
+// slot, a second one per connection when proxying (the backend side) or
+// serving files, the open_file_cache entries, and a margin for logs,
+// listening sockets and the channel to the master.
+func FDsNeeded(workerConnections int, proxying bool, cacheMax int) int {
+	per := 1
+	if proxying {
+		per = 2
+	}
+	return per*workerConnections + cacheMax + 64
+}
+
+var workerFDLimit = &Rule{
+	Doc: Doc{
+		ID:    "worker-fd-limit",
+		Title: "worker_connections that the open-file limit cannot carry",
+		Why: `Every connection is a file descriptor, and a proxied one is two (client and backend).
+Without worker_rlimit_nofile, workers keep the limit nginx was started with, commonly a
+soft limit of 1024 (systemd's default for services, and most shells'). Past it, accept()
+and connect() fail with "Too many open files" and clients see resets and 500s, whatever
+worker_connections says.`,
+		Fix: `Set worker_rlimit_nofile in the main context to at least the descriptors a worker needs:
+worker_connections, twice that when proxying, plus open_file_cache entries and a margin.
+Raise the service's LimitNOFILE too when it is lower (see nginxtune gen).`,
+		Bad: `worker_processes auto;
+events {
+    worker_connections 4096;
+}
+http {
+    server { listen 80; location / { proxy_pass http://app; } }
+    upstream app { server 127.0.0.1:8080; keepalive 32; }
+}
+`,
+		Good: `worker_processes auto;
+worker_rlimit_nofile 8256;
+events {
+    worker_connections 4096;
+}
+http {
+    server { listen 80; location / { proxy_pass http://app; } }
+    upstream app { server 127.0.0.1:8080; keepalive 32; }
+}
+`,
+		Severity: Warning,
+		Since:    "0.1.0",
+		Versions: "all",
+		Sources: []string{
+			"nginx docs: ngx_core_module worker_connections, worker_rlimit_nofile",
+			"nginx blog: Avoiding the Top 10 NGINX Configuration Mistakes (file descriptors, 2x rule)",
+		},
+	},
+	Check: checkWorkerFDLimit,
+}
+
+func checkWorkerFDLimit(p *Pass) {
+	for _, r := range mainRoots(p.Tree) {
+		var wcDir *parser.Directive
+		for _, ev := range findIn(r.Directives, "events") {
+			if ds := findIn(ev.Block, "worker_connections"); len(ds) > 0 {
+				wcDir = ds[len(ds)-1]
+			}
+		}
+		if wcDir == nil {
+			continue
+		}
+		wc, err := strconv.Atoi(wcDir.Arg(0))
+		if err != nil {
+			continue
+		}
+		proxying := proxies(p.Tree)
+		cache := openFileCacheMax(p.Tree)
+		need := FDsNeeded(wc, proxying, cache)
+		what := fmt.Sprintf("%d connections", wc)
+		if proxying {
+			what = fmt.Sprintf("%d connections at two descriptors each when proxying", wc)
+		}
+		if cache > 0 {
+			what += fmt.Sprintf(", %d open_file_cache entries", cache)
+		}
+		rl := findIn(r.Directives, "worker_rlimit_nofile")
+		if len(rl) == 0 {
+			perConn := 1
+			if proxying {
+				perConn = 2
+			}
+			if perConn*wc+cache <= softLimit {
+				continue
+			}
+			diag := p.Report(wcDir, "each worker may need %d file descriptors (%s, plus a margin), but without "+
+				"worker_rlimit_nofile it keeps the limit nginx starts with, commonly %d; add \"worker_rlimit_nofile %d;\"",
+				need, what, softLimit, need)
+			anchor := wcDir
+			for _, ev := range findIn(r.Directives, "events") {
+				if ev.File == r {
+					anchor = ev
+				}
+			}
+			if anchor != wcDir {
+				diag.Fix = &Fix{Description: fmt.Sprintf("add worker_rlimit_nofile %d;", need),
+					Edits: []Edit{insertBefore(anchor, fmt.Sprintf("worker_rlimit_nofile %d;", need))}}
+			}
+			continue
+		}
+		d := rl[len(rl)-1]
+		limit, err := strconv.Atoi(d.Arg(0))
+		if err != nil {
+			continue
+		}
+		perConn := 1
+		if proxying {
+			perConn = 2
+		}
+		if limit >= perConn*wc+cache {
+			continue
+		}
+		diag := p.Report(d, "worker_rlimit_nofile %d is below what worker_connections %d needs: %d file descriptors (%s, plus a margin)",
+			limit, wc, need, what)
+		diag.Fix = &Fix{Description: fmt.Sprintf("raise worker_rlimit_nofile to %d", need),
+			Edits: []Edit{replaceArg(d, 0, strconv.Itoa(need))}}
+	}
+}
+
+var workerProcesses = &Rule{
+	Doc: Doc{
+		ID:    "worker-processes",
+		Title: "A fixed worker count where auto fits",
+		Why: `A fixed worker_processes does not follow the host it is deployed to. A single worker uses
+one core: on our two-core machine worker_processes 1 served 0.73-0.92 times the requests of
+auto for 1 KB files and 0.80-0.87 times for 40 KB over HTTPS. "auto" starts one worker per
+online CPU. (In a container with a CPU quota, auto still counts every CPU of the host; there a
+number equal to the quota is right: nginxtune lint --host checks that.)`,
+		Fix:      `Write "worker_processes auto;" unless the host's CPU quota calls for a smaller number.`,
+		Bad:      "worker_processes 1;\nevents {}\n",
+		Good:     "worker_processes auto;\nevents {}\n",
+		Severity: Info,
+		Since:    "0.1.0",
+		Versions: "all (auto since 1.3.8 / 1.2.5)",
+		Sources:  []string{"nginx docs: ngx_core_module worker_processes", "docs/mission.md: worker_processes 1 against auto"},
+	},
+	Check: func(p *Pass) {
+		for _, r := range mainRoots(p.Tree) {
+			for _, d := range findIn(r.Directives, "worker_processes") {
+				n, err := strconv.Atoi(d.Arg(0))
+				if err != nil {
+					continue
+				}
+				msg := fmt.Sprintf("worker_processes %d is fixed: \"auto\" starts one worker per CPU of the host it runs on", n)
+				if n == 1 {
+					msg = "worker_processes 1 uses one core whatever the host has (measured: 0.73-0.92x of auto on 1 KB files); write \"auto\""
+				}
+				diag := p.Report(d, "%s", msg)
+				diag.Fix = &Fix{Description: "use worker_processes auto", Edits: []Edit{replaceArg(d, 0, "auto")}}
+			}
+		}
+	},
+}
