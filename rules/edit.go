@@ -12,15 +12,18 @@ import (
 // indentOf returns the white space before d on its line, or "" when other
 // text precedes it.
 func indentOf(d *parser.Directive) string {
-	src := d.File.Src
-	i := d.Start
-	for i > 0 && (src[i-1] == ' ' || src[i-1] == '\t') {
-		i--
+	if ls := lineStart(d); ls >= 0 {
+		return string(d.File.Src[ls:d.Start])
 	}
-	if i > 0 && src[i-1] != '\n' {
-		return ""
+	return ""
+}
+
+// newline returns the line ending the file uses.
+func newline(f *parser.File) string {
+	if strings.Contains(string(f.Src), "\r\n") {
+		return "\r\n"
 	}
-	return string(src[i:d.Start])
+	return "\n"
 }
 
 // lineStart returns the offset of the first byte of d's line when only white
@@ -39,10 +42,7 @@ func lineStart(d *parser.Directive) int {
 
 // insertAfter adds a statement on the line after d, indented like d.
 func insertAfter(d *parser.Directive, stmt string) Edit {
-	nl := "\n"
-	if strings.Contains(string(d.File.Src), "\r\n") {
-		nl = "\r\n"
-	}
+	nl := newline(d.File)
 	ind := indentOf(d)
 	if ind == "" && lineStart(d) < 0 {
 		return Edit{File: d.File.Path, Start: d.End, End: d.End, New: " " + stmt}
@@ -75,10 +75,7 @@ func restOfLine(src []byte, off int) (int, bool) {
 
 // insertBefore adds a statement on its own line before d.
 func insertBefore(d *parser.Directive, stmt string) Edit {
-	nl := "\n"
-	if strings.Contains(string(d.File.Src), "\r\n") {
-		nl = "\r\n"
-	}
+	nl := newline(d.File)
 	if ls := lineStart(d); ls >= 0 {
 		return Edit{File: d.File.Path, Start: ls, End: ls, New: indentOf(d) + stmt + nl}
 	}
