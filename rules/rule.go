@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -100,6 +101,9 @@ type Diagnostic struct {
 type Pass struct {
 	Tree    *parser.Tree
 	Version Version // the nginx version linted for; zero when unknown
+	// Host holds the facts of the machine the configuration runs on, or nil
+	// when the lint is not host-aware.
+	Host *host.Facts
 
 	rule  *Rule
 	diags *[]Diagnostic
@@ -135,6 +139,7 @@ type Config struct {
 	Disabled map[string]bool
 	Severity map[string]Severity
 	Version  Version
+	Host     *host.Facts
 }
 
 // Run runs every enabled rule over the tree, applies suppressions written
@@ -147,7 +152,7 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 		if cfg.Disabled[r.ID] || r.Check == nil {
 			continue
 		}
-		p := &Pass{Tree: t, Version: cfg.Version, rule: r, diags: &raw, index: index}
+		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, rule: r, diags: &raw, index: index}
 		r.Check(p)
 	}
 	seen := map[string]bool{}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/nginxtest"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -58,7 +59,26 @@ func lintText(t *testing.T, text string, cfg Config) []Diagnostic {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cfg.Host == nil {
+		cfg.Host = factsHeader(t, []byte(text))
+	}
 	return Run(tr, cfg)
+}
+
+var factsRe = regexp.MustCompile(`(?m)^# nginxtune-facts:(.*)$`)
+
+// factsHeader reads "# nginxtune-facts: cpus=4 nofile=1024:524288 ..." (see
+// host.ParseSpec); nil when the text has none.
+func factsHeader(t *testing.T, src []byte) *host.Facts {
+	m := factsRe.FindSubmatch(src)
+	if m == nil {
+		return nil
+	}
+	f, err := host.ParseSpec(string(m[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 func ruleIDs(ds []Diagnostic) string {
@@ -139,7 +159,7 @@ var headerRe = regexp.MustCompile(`(?m)^# nginxtune-test:(.*)$`)
 // fixtureConfig reads "# nginxtune-test: nginx-version=1.22.1 disable=a,b"
 // from the main file.
 func fixtureConfig(t *testing.T, src []byte) Config {
-	cfg := Config{Disabled: map[string]bool{}}
+	cfg := Config{Disabled: map[string]bool{}, Host: factsHeader(t, src)}
 	for _, m := range headerRe.FindAllSubmatch(src, -1) {
 		for _, kv := range strings.Fields(string(m[1])) {
 			k, v, _ := strings.Cut(kv, "=")
@@ -215,7 +235,7 @@ func rel(p string) string {
 // TestFixtures runs every fixture under fixtures/rules and fixtures/mission.
 func TestFixtures(t *testing.T) {
 	var paths []string
-	for _, dir := range []string{"../fixtures/rules", "../fixtures/mission"} {
+	for _, dir := range []string{"../fixtures/rules", "../fixtures/mission", "../fixtures/host"} {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -84,7 +84,8 @@ and connect() fail with "Too many open files" and clients see resets and 500s, w
 worker_connections says.`,
 		Fix: `Set worker_rlimit_nofile in the main context to at least the descriptors a worker needs:
 worker_connections, twice that when proxying, plus open_file_cache entries and a margin.
-Raise the service's LimitNOFILE too when it is lower (see nginxtune gen).`,
+Raise the service's LimitNOFILE too when it is lower (see nginxtune gen). With host facts
+(lint --host or --facts) host-fd-limit checks against the limit the host really gives instead.`,
 		Bad: `worker_processes auto;
 events {
     worker_connections 4096;
@@ -116,6 +117,9 @@ http {
 }
 
 func checkWorkerFDLimit(p *Pass) {
+	if p.Host != nil && p.Host.NoFile.Known() {
+		return // host-fd-limit compares with the limit this host really gives
+	}
 	for _, r := range mainRoots(p.Tree) {
 		var wcDir *parser.Directive
 		for _, ev := range findIn(r.Directives, "events") {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/config"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
@@ -30,6 +31,9 @@ type lintFlags struct {
 	enable       []string
 	fix          bool
 	color        string
+	host         bool
+	noHost       bool
+	factsFile    string
 }
 
 // alwaysOn are the rules that report what could not be read; "enable" lists
@@ -58,6 +62,10 @@ Suppress a finding with "# nginxtune:disable RULE -- reason" on the line before 
 directive (it covers the directive and its block) or at the end of its line, or
 "# nginxtune:disable-file RULE -- reason" for a whole file.
 
+Host-aware rules (host-*) compare the configuration with the machine: with --host
+(the default for the live tree) they read this one, with --facts FILE the facts
+saved on another with "nginxtune facts".
+
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 2 could not run (bad flag or config file, unreadable path, a file nginx cannot parse).`,
 		RunE: func(c *cobra.Command, args []string) error { return runLint(c, args, &f) },
@@ -73,6 +81,9 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 	fl.StringSliceVar(&f.enable, "enable", nil, "run only these rules (and the ones reporting unreadable input)")
 	fl.BoolVar(&f.fix, "fix", false, "apply the fixes that findings carry to the files, then report what is left")
 	fl.StringVar(&f.color, "color", "auto", "colour in text output: auto, always or never")
+	fl.BoolVar(&f.host, "host", false, "check the configuration against this machine (on by default for the live /etc/nginx)")
+	fl.BoolVar(&f.noHost, "no-host", false, "do not read this machine's facts, even for the live tree")
+	fl.StringVar(&f.factsFile, "facts", "", "check against the host facts in FILE (saved with nginxtune facts)")
 	return c
 }
 
@@ -157,6 +168,22 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		}
 		s.cfg.Version = v
 	}
+	switch {
+	case f.factsFile != "":
+		hf, err := host.LoadFile(f.factsFile)
+		if err != nil {
+			return nil, failf(ExitError, "--facts: %v", err)
+		}
+		s.cfg.Host = hf
+	case f.host || (isLive(first) && !f.noHost):
+		s.cfg.Host = readHost("/")
+		sayProblems(c.ErrOrStderr(), s.cfg.Host)
+	}
+	if !s.cfg.Version.Known() && s.cfg.Host != nil && s.cfg.Host.NginxVersion.Known() {
+		if v, err := rules.ParseVersion(s.cfg.Host.NginxVersion.Value); err == nil {
+			s.cfg.Version = v
+		}
+	}
 	if !s.cfg.Version.Known() {
 		s.cfg.Version = liveVersion(first)
 	}
@@ -174,20 +201,25 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 	return s, nil
 }
 
+// isLive reports whether path is in the configuration directory of a live
+// installation.
+func isLive(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	for _, d := range liveDirs {
+		if abs == d || strings.HasPrefix(abs, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // liveVersion asks the installed nginx for its version when path is the
 // configuration directory of a live installation.
 func liveVersion(path string) rules.Version {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return rules.Version{}
-	}
-	live := false
-	for _, d := range liveDirs {
-		if abs == d || strings.HasPrefix(abs, d+"/") {
-			live = true
-		}
-	}
-	if !live {
+	if !isLive(path) {
 		return rules.Version{}
 	}
 	bin, err := exec.LookPath("nginx")

@@ -207,3 +207,38 @@ func TestVersionFlag(t *testing.T) {
 		t.Errorf("--version: %q (exit %d)", out, code)
 	}
 }
+
+func TestLintWithFactsFile(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	facts := filepath.Join(t.TempDir(), "prod.yaml")
+	os.WriteFile(facts, []byte("cpu_online: 64\ncpu_quota: 2\nnofile: {soft: 1024, hard: 524288}\n"), 0o644)
+	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--nginx-version", "1.30.0", "--facts", facts, "--format", "json", "fixtures/rules/worker-fd-limit.conf")
+	if code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{`"rule": "host-workers"`, `"rule": "host-fd-limit"`, "prod.yaml"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"rule": "worker-fd-limit"`) {
+		t.Error("worker-fd-limit reported although host facts give the real limit")
+	}
+}
+
+func TestFactsCommand(t *testing.T) {
+	out, _, code := runCLI(t, "", "facts", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var f map[string]struct {
+		Value  any
+		Source string
+	}
+	if err := json.Unmarshal([]byte(out), &f); err != nil {
+		t.Fatal(err)
+	}
+	if f["cpu_online"].Source == "" || f["mem_total"].Source == "" {
+		t.Errorf("facts: %s", out)
+	}
+}

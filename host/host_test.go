@@ -1,0 +1,209 @@
+package host
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tree writes a fake machine root: path -> content.
+func tree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+var base = map[string]string{
+	"proc/meminfo":                          "MemTotal:        4028440 kB\nMemFree:         1000000 kB\nMemAvailable:    2000000 kB\n",
+	"proc/self/status":                      "Name:\tnginxtune\nCpus_allowed_list:\t0-3\n",
+	"sys/devices/system/cpu/online":         "0-7\n",
+	"proc/sys/fs/file-max":                  "9223372036854775807\n",
+	"proc/sys/fs/nr_open":                   "1048576\n",
+	"proc/sys/net/core/somaxconn":           "4096\n",
+	"proc/sys/net/ipv4/ip_local_port_range": "32768\t60999\n",
+	"proc/sys/net/ipv4/tcp_tw_reuse":        "2\n",
+	"proc/sys/net/ipv4/tcp_max_syn_backlog": "512\n",
+	"proc/sys/kernel/osrelease":             "6.1.0-test\n",
+}
+
+func with(extra map[string]string) map[string]string {
+	m := map[string]string{}
+	for k, v := range base {
+		m[k] = v
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
+}
+
+func TestCgroupV2Quota(t *testing.T) {
+	root := tree(t, with(map[string]string{
+		"proc/self/cgroup":                           "0::/kubepods/pod1/ctr\n",
+		"sys/fs/cgroup/cgroup.controllers":           "cpu memory\n",
+		"sys/fs/cgroup/kubepods/pod1/cpu.max":        "200000 100000\n",
+		"sys/fs/cgroup/kubepods/pod1/ctr/cpu.max":    "max 100000\n",
+		"sys/fs/cgroup/kubepods/pod1/ctr/memory.max": "536870912\n",
+		"sys/fs/cgroup/kubepods/memory.max":          "max\n",
+	}))
+	f := (&Reader{Root: root}).Read()
+	if f.CPUOnline.Value != 8 || f.CPUAffinity.Value != 4 || f.CPUQuota.Value != 2 {
+		t.Errorf("cpus: online %v affinity %v quota %v", f.CPUOnline, f.CPUAffinity, f.CPUQuota)
+	}
+	if !strings.Contains(f.CPUQuota.Source, "kubepods/pod1/cpu.max") {
+		t.Errorf("quota source %q", f.CPUQuota.Source)
+	}
+	if f.UsableCPUs() != 2 {
+		t.Errorf("usable %d, want 2", f.UsableCPUs())
+	}
+	if f.MemTotal.Value != 4028440*1024 || f.MemLimit.Value != 512<<20 || f.Memory() != 512<<20 {
+		t.Errorf("memory total %v limit %v", f.MemTotal, f.MemLimit)
+	}
+	if f.PortRange.Value != (PortRange{32768, 60999}) || f.PortRange.Value.Size() != 28232 {
+		t.Errorf("port range %v", f.PortRange)
+	}
+	if f.Somaxconn.Value != 4096 || f.TCPTwReuse.Value != 2 || f.TCPMaxSynBack.Value != 512 || f.NrOpen.Value != 1048576 {
+		t.Errorf("sysctls %v %v %v %v", f.Somaxconn, f.TCPTwReuse, f.TCPMaxSynBack, f.NrOpen)
+	}
+	// no running nginx, no unit: systemd's default
+	if f.NoFile.Value != (Limit{1024, 524288}) || !strings.Contains(f.NoFile.Source, "systemd default") {
+		t.Errorf("nofile %v", f.NoFile)
+	}
+}
+
+func TestCgroupV1Quota(t *testing.T) {
+	root := tree(t, with(map[string]string{
+		"proc/self/cgroup": "12:cpu,cpuacct:/docker/abc\n11:memory:/docker/abc\n",
+		"sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us":  "150000\n",
+		"sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000\n",
+		"sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us":             "-1\n",
+		"sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us":            "100000\n",
+		"sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes":  "1073741824\n",
+		"sys/fs/cgroup/memory/memory.limit_in_bytes":             "9223372036854771712\n",
+	}))
+	f := (&Reader{Root: root}).Read()
+	if f.CPUQuota.Value != 1.5 || f.UsableCPUs() != 2 {
+		t.Errorf("quota %v usable %d", f.CPUQuota, f.UsableCPUs())
+	}
+	if f.MemLimit.Value != 1<<30 {
+		t.Errorf("mem limit %v", f.MemLimit)
+	}
+}
+
+func TestNoCgroupNoQuota(t *testing.T) {
+	root := tree(t, with(map[string]string{
+		"sys/fs/cgroup/cgroup.controllers": "cpu\n",
+		"sys/fs/cgroup/cpu.max":            "max 100000\n",
+		"proc/self/cgroup":                 "0::/\n",
+	}))
+	f := (&Reader{Root: root}).Read()
+	if !f.CPUQuota.Known() || f.CPUQuota.Value != 0 || f.UsableCPUs() != 4 {
+		t.Errorf("quota %v usable %d", f.CPUQuota, f.UsableCPUs())
+	}
+}
+
+func TestSystemdDropIn(t *testing.T) {
+	root := tree(t, with(map[string]string{
+		"lib/systemd/system/nginx.service":                   "[Service]\nExecStart=/usr/sbin/nginx\nLimitNOFILE=4096\n",
+		"etc/systemd/system/nginx.service.d/10-limits.conf":  "[Service]\nLimitNOFILE=16384:32768\n",
+		"etc/systemd/system/nginx.service.d/20-more.conf":    "[Service]\nLimitNOFILE=65536\n",
+		"usr/lib/systemd/system/nginx.service.d/05-old.conf": "[Service]\nLimitNOFILE=2048\n",
+	}))
+	f := (&Reader{Root: root}).Read()
+	if f.NoFile.Value != (Limit{65536, 65536}) || !strings.HasSuffix(f.NoFile.Source, "20-more.conf") {
+		t.Errorf("nofile %v", f.NoFile)
+	}
+}
+
+func TestRunningMaster(t *testing.T) {
+	root := tree(t, with(map[string]string{
+		"run/nginx.pid":                    "4242\n",
+		"proc/4242/stat":                   "4242 (nginx) S 1 4242 4242 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 100 1000 100 0\n",
+		"proc/4242/status":                 "Name:\tnginx\n",
+		"proc/4242/limits":                 "Limit                     Soft Limit           Hard Limit           Units     \nMax open files            20000                20000                files     \n",
+		"lib/systemd/system/nginx.service": "[Service]\nLimitNOFILE=4096\n",
+	}))
+	f := (&Reader{Root: root}).Read()
+	if f.NoFile.Value != (Limit{20000, 20000}) || !strings.Contains(f.NoFile.Source, "running master") {
+		t.Errorf("nofile %v", f.NoFile)
+	}
+}
+
+func TestNoSystemdUsesOwnLimit(t *testing.T) {
+	m := with(map[string]string{
+		"proc/777/limits": "Limit                     Soft Limit           Hard Limit           Units     \nMax open files            20000                40000                files     \n",
+	})
+	delete(m, "run/systemd/system/.keep")
+	f := (&Reader{Root: tree(t, m), SelfPID: "777"}).Read()
+	if f.NoFile.Value != (Limit{20000, 40000}) || !strings.Contains(f.NoFile.Source, "no systemd") {
+		t.Errorf("nofile %v", f.NoFile)
+	}
+}
+
+func TestMissingFilesAreSaid(t *testing.T) {
+	f := (&Reader{Root: t.TempDir(), Nginx: func() (string, error) { return "", errors.New("not installed") }}).Read()
+	probs := strings.Join(f.Problems(), "\n")
+	for _, want := range []string{"cpu_online", "mem_total", "net_core_somaxconn", "nginx_version: nginx -V: not installed"} {
+		if !strings.Contains(probs, want) {
+			t.Errorf("problems do not mention %s:\n%s", want, probs)
+		}
+	}
+	if f.UsableCPUs() != 0 || f.Memory() != 0 {
+		t.Error("unknown facts were guessed")
+	}
+}
+
+func TestNginxV(t *testing.T) {
+	out := `nginx version: nginx/1.22.1
+built with OpenSSL 3.0.11 19 Sep 2023
+TLS SNI support enabled
+configure arguments: --with-cc-opt='-g -O2 -ffile-prefix-map=/build=.' --prefix=/usr/share/nginx --with-threads --with-http_v2_module --add-dynamic-module=/build/debian/modules/http-echo
+`
+	v, args := ParseNginxV(out)
+	if v != "1.22.1" || len(args) != 5 || args[0] != "--with-cc-opt=-g -O2 -ffile-prefix-map=/build=." || args[2] != "--with-threads" {
+		t.Errorf("version %q args %q", v, args)
+	}
+}
+
+func TestLoadFileAndSpec(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "prod.yaml")
+	os.WriteFile(p, []byte("cpu_online: 16\nmem_total: {value: 68719476736, source: proc/meminfo}\nnofile: {soft: 65536, hard: 65536}\n"), 0o644)
+	f, err := LoadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.CPUOnline.Value != 16 || f.MemTotal.Value != 64<<30 || f.NoFile.Value.Soft != 65536 || !strings.HasPrefix(f.MemTotal.Source, p) {
+		t.Errorf("loaded %+v", f)
+	}
+	os.WriteFile(p, []byte("cpus: 16\n"), 0o644)
+	if _, err := LoadFile(p); err == nil || !strings.Contains(err.Error(), "cpus") {
+		t.Errorf("unknown key not rejected: %v", err)
+	}
+	s, err := ParseSpec("cpus=2 mem=512MiB nofile=1024 port-range=1024-65535")
+	if err != nil || s.MemTotal.Value != 512<<20 || s.NoFile.Value != (Limit{1024, 1024}) || s.PortRange.Value.Size() != 64512 {
+		t.Errorf("spec %+v %v", s, err)
+	}
+	if _, err := ParseSpec("cpus=two"); err == nil {
+		t.Error("bad spec accepted")
+	}
+}
+
+// On this machine the facts are read from the real /proc and /sys.
+func TestThisMachine(t *testing.T) {
+	f := (&Reader{Root: "/"}).Read()
+	if !f.CPUOnline.Known() || f.CPUOnline.Value < 1 || !f.MemTotal.Known() || f.MemTotal.Value == 0 {
+		t.Errorf("this machine: %+v", f)
+	}
+}
