@@ -401,7 +401,7 @@ func applyFixes(diags []rules.Diagnostic) (fixes, files int, err error) {
 		if bytes.Equal(out, src) {
 			continue
 		}
-		if err := writeAtomic(name, out); err != nil {
+		if err := writeAtomic(name, out, 0); err != nil {
 			return 0, 0, err
 		}
 		files++
@@ -410,11 +410,14 @@ func applyFixes(diags []rules.Diagnostic) (fixes, files int, err error) {
 }
 
 // writeAtomic replaces name with data through a temporary file in the same
-// directory, keeping the file's mode, so a reader never sees half a file.
-func writeAtomic(name string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(name); err == nil {
-		mode = st.Mode().Perm()
+// directory, so a reader never sees half a file. mode 0 keeps the mode of an
+// existing file (0644 for a new one).
+func writeAtomic(name string, data []byte, mode os.FileMode) error {
+	if mode == 0 {
+		mode = 0o644
+		if st, err := os.Stat(name); err == nil {
+			mode = st.Mode().Perm()
+		}
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".nginxtune-*")
 	if err != nil {

@@ -103,7 +103,7 @@ Exit codes:
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitError, err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
-	root.AddCommand(newParseCmd(), newLintCmd(), newRulesCmd(), newExplainCmd(), newFactsCmd())
+	root.AddCommand(newParseCmd(), newLintCmd(), newGenCmd(), newRulesCmd(), newExplainCmd(), newFactsCmd())
 	return root
 }
 

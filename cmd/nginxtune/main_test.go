@@ -242,3 +242,66 @@ func TestFactsCommand(t *testing.T) {
 		t.Errorf("facts: %s", out)
 	}
 }
+
+func TestGenOut(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"gen", "--profile", "proxy", "--upstream", "127.0.0.1:9000", "--server-name", "app.example", "--cpus", "2", "--memory", "4GiB", "--nofile", "1024:524288", "--nginx-version", "1.22.1", "--out", dir}
+	_, errOut, code := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, f := range []string{"nginx.conf", "sites/app.example.conf", "sysctl.d/60-nginxtune.conf", "systemd/nginx.service.d/nginxtune.conf"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	site, _ := os.ReadFile(filepath.Join(dir, "sites/app.example.conf"))
+	if !strings.Contains(string(site), "server 127.0.0.1:9000;") || !strings.Contains(string(site), "proxy_http_version 1.1;") {
+		t.Errorf("site file:\n%s", site)
+	}
+	// the same output again is not a conflict
+	if _, errOut, code := runCLI(t, "", args...); code != 0 {
+		t.Fatalf("rerun: exit %d: %s", code, errOut)
+	}
+	// a user's edit is never overwritten without --force
+	conf := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(conf, []byte("# mine\n"), 0o600)
+	_, errOut, code = runCLI(t, "", args...)
+	if code != ExitError || !strings.Contains(errOut, "exists and differs") {
+		t.Errorf("overwrite without --force: exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(conf); string(b) != "# mine\n" {
+		t.Error("the user's file was changed")
+	}
+	out, _, code := runCLI(t, "", append(args, "--diff")...)
+	if code != 0 || !strings.Contains(out, "-# mine") || !strings.Contains(out, "+worker_processes auto;") {
+		t.Errorf("--diff: exit %d:\n%s", code, out)
+	}
+	if _, errOut, code := runCLI(t, "", append(args, "--force")...); code != 0 {
+		t.Errorf("--force: exit %d: %s", code, errOut)
+	}
+	// the generated tree lints clean at warning and above
+	if out, errOut, code := runCLI(t, "", "lint", "--no-config", "--nginx-version", "1.22.1", conf); code != 0 {
+		t.Errorf("lint of generated tree: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+func TestGenErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"gen"}, "--profile is required"},
+		{[]string{"gen", "--profile", "nope"}, `unknown profile "nope"`},
+		{[]string{"gen", "--profile", "static", "--upstream", "a:1"}, "has no backend"},
+		{[]string{"gen", "--profile", "static", "--tls", "onlycert"}, "want CERT,KEY"},
+		{[]string{"gen", "--profile", "static", "--acme"}, "--acme needs --server-name"},
+		{[]string{"gen", "--profile", "static", "--memory", "lots", "--cpus", "2"}, "size"},
+		{[]string{"gen", "--profile", "static", "--diff"}, "--diff needs --out"},
+	} {
+		_, errOut, code := runCLI(t, "", c.args...)
+		if code != ExitError || !strings.Contains(errOut, c.err) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, errOut, c.err)
+		}
+	}
+}

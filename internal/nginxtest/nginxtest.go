@@ -1,40 +1,22 @@
 // Package nginxtest runs the real nginx binary's configuration test (nginx -t)
 // on files in a temporary prefix, for tests that check nginxtune against
-// nginx itself. It never reads or writes the system's /etc/nginx.
+// nginx itself. It never tests against the system's /etc/nginx; it only
+// copies nginx's stock data files (mime.types, fastcgi_params) from there.
 package nginxtest
 
 import (
-	"bytes"
-	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
+
+	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 )
 
 // Binary returns the path of nginx, or "" when it is not installed.
-func Binary() string {
-	if p, err := exec.LookPath("nginx"); err == nil {
-		return p
-	}
-	for _, p := range []string{"/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/local/nginx/sbin/nginx"} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
-}
+func Binary() string { return nginxcheck.Binary() }
+
+// Result is what nginx -t said.
+type Result = nginxcheck.Result
 
 // Require skips the test when nginx is missing, unless the environment
 // variable CI is set: there the missing binary is a failed install.
@@ -49,17 +31,6 @@ func Require(t testing.TB) string {
 	}
 	return b
 }
-
-// Result is what nginx -t said.
-type Result struct {
-	OK      bool
-	Message string // first [emerg] message, without " in FILE:LINE"
-	File    string
-	Line    int
-	Output  string
-}
-
-var emergRe = regexp.MustCompile(`\[emerg\] \d+#\d+: (.*?)(?: in (\S+):(\d+))?$`)
 
 // Test copies files (relative path -> content) into a new temporary prefix
 // and runs nginx -t on main, the relative path of the main file.
@@ -82,56 +53,19 @@ func Test(t testing.TB, files map[string][]byte, main string) Result {
 // Run runs nginx -t with the given prefix and main file, bounded in time.
 func Run(t testing.TB, bin, prefix, conf string) Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-t", "-p", prefix+"/", "-c", conf, "-e", "stderr")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	r := Result{OK: err == nil, Output: out.String()}
-	if ctx.Err() != nil {
+	r := nginxcheck.Run(bin, prefix, conf)
+	if r.TimedOut {
 		t.Fatalf("nginx -t timed out on %s", conf)
-	}
-	for _, line := range strings.Split(out.String(), "\n") {
-		if m := emergRe.FindStringSubmatch(line); m != nil {
-			r.Message, r.File = m[1], m[2]
-			r.Line, _ = strconv.Atoi(m[3])
-			break
-		}
 	}
 	return r
 }
 
-// WriteSelfSigned writes cert.pem and key.pem (a self-signed ECDSA
-// certificate for localhost) into dir, for configurations that name them.
+// WriteSelfSigned writes cert.pem and key.pem into dir.
 func WriteSelfSigned(t testing.TB, dir string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
+	if err := nginxcheck.WriteSelfSigned(dir); err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "localhost"},
-		DNSNames:     []string{"localhost"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write := func(name, typ string, b []byte) {
-		if err := os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b}), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("cert.pem", "CERTIFICATE", der)
-	write("key.pem", "EC PRIVATE KEY", kder)
 }
 
 // CheckTree copies a configuration (a file, which becomes nginx.conf, or a
@@ -159,5 +93,6 @@ func CheckTree(t testing.TB, path string) Result {
 		}
 	}
 	WriteSelfSigned(t, dir)
+	nginxcheck.StockFiles(dir)
 	return Run(t, bin, dir, filepath.Join(dir, "nginx.conf"))
 }

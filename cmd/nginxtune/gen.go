@@ -1,0 +1,314 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/host"
+	"github.com/nginxtune/nginxtune/internal/nginxcheck"
+	"github.com/nginxtune/nginxtune/internal/textdiff"
+	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/templates"
+	"github.com/spf13/cobra"
+)
+
+// defaultGenVersion is the nginx version gen writes for when neither a flag
+// nor the host says: the current stable line.
+const defaultGenVersion = "1.30.0"
+
+type genFlags struct {
+	profile, profileFile string
+	serverNames          []string
+	root                 string
+	upstreams            []string
+	tls                  string
+	acme                 bool
+	acmeRoot             string
+	factsFile            string
+	cpus                 int
+	memory               string
+	nofile               string
+	nginxVersion         string
+	out                  string
+	force, diff          bool
+	verify               bool
+}
+
+func newGenCmd() *cobra.Command {
+	var f genFlags
+	c := &cobra.Command{
+		Use:   "gen --profile NAME",
+		Short: "Write a tuned nginx configuration sized to the host, with the OS settings it needs",
+		Long: `Write a complete nginx configuration for a profile (static, spa, proxy, php) sized to
+a host: this machine by default, the facts saved with "nginxtune facts" (--facts
+FILE), or the numbers given with --cpus, --memory and --nofile. Every sized directive
+carries a comment saying what it was computed from.
+
+Besides nginx.conf and the site file, gen writes the OS half the numbers rely on:
+sysctl.d/60-nginxtune.conf (only the kernel settings this host needs changed) and
+systemd/nginx.service.d/nginxtune.conf (LimitNOFILE). With --acme it adds the
+challenge location, the HTTP-to-HTTPS redirect and a certbot deploy hook that
+reloads nginx after a renewal.
+
+The syntax follows the nginx version: --nginx-version, else the installed nginx's,
+else ` + defaultGenVersion + ` ("http2 on" from 1.25.1, the upstream keepalive defaults of 1.29.7,
+"ssl_session_tickets off" before 1.23.2). When an nginx binary of a compatible
+version is installed and gen runs as root, the output is checked with nginx -t in
+a temporary prefix before it is written.
+
+Without --out the files are printed. --out DIR writes them atomically and refuses
+to replace existing files unless --force; --diff shows what would change.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error { return runGen(c, &f) },
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.profile, "profile", "", "profile: "+strings.Join(templates.Profiles(), ", "))
+	fl.StringVar(&f.profileFile, "profile-file", "", "a profile of your own (YAML, same keys as the built-in ones)")
+	fl.StringSliceVar(&f.serverNames, "server-name", nil, "server names (comma-separated or repeated)")
+	fl.StringVar(&f.root, "root", "", "document root (default from the profile)")
+	fl.StringArrayVar(&f.upstreams, "upstream", nil, "backend host:port (or unix:/path) for proxy and php; repeatable")
+	fl.StringVar(&f.tls, "tls", "", "serve HTTPS with these files: `CERT,KEY`")
+	fl.BoolVar(&f.acme, "acme", false, "HTTPS with Let's Encrypt: challenge location, redirect, renewal hook (certificates under /etc/letsencrypt/live/NAME unless --tls)")
+	fl.StringVar(&f.acmeRoot, "acme-root", "/var/www/acme", "webroot for ACME http-01 challenges")
+	fl.StringVar(&f.factsFile, "facts", "", "size for the host facts in FILE (saved with nginxtune facts)")
+	fl.IntVar(&f.cpus, "cpus", 0, "size for this many CPUs")
+	fl.StringVar(&f.memory, "memory", "", "size for this much memory, e.g. 4GiB")
+	fl.StringVar(&f.nofile, "nofile", "", "the open-file limit of the host, N or SOFT:HARD")
+	fl.StringVar(&f.nginxVersion, "nginx-version", "", "nginx version to write for (default: the installed nginx's, else "+defaultGenVersion+")")
+	fl.StringVarP(&f.out, "out", "o", "", "write the files into DIR")
+	fl.BoolVar(&f.force, "force", false, "replace existing files in --out")
+	fl.BoolVar(&f.diff, "diff", false, "show what would change in --out, write nothing")
+	fl.BoolVar(&f.verify, "verify", true, "check the output with nginx -t when a compatible nginx is installed and gen runs as root")
+	return c
+}
+
+func runGen(c *cobra.Command, f *genFlags) error {
+	var prof *templates.Profile
+	var err error
+	switch {
+	case f.profileFile != "" && f.profile != "":
+		return failf(ExitError, "give --profile or --profile-file, not both")
+	case f.profileFile != "":
+		b, rerr := os.ReadFile(f.profileFile)
+		if rerr != nil {
+			return failf(ExitError, "--profile-file: %v", unwrap(rerr))
+		}
+		prof, err = templates.ParseProfile(b, f.profileFile)
+	case f.profile != "":
+		prof, err = templates.LoadProfile(f.profile)
+	default:
+		return failf(ExitError, "--profile is required (%s)", strings.Join(templates.Profiles(), ", "))
+	}
+	if err != nil {
+		return failf(ExitError, "%v", err)
+	}
+	if f.diff && f.out == "" {
+		return failf(ExitError, "--diff needs --out DIR to compare with")
+	}
+
+	facts, err := genFacts(c, f)
+	if err != nil {
+		return err
+	}
+	version, versionWhy := rules.Version{}, ""
+	switch {
+	case f.nginxVersion != "":
+		if version, err = rules.ParseVersion(f.nginxVersion); err != nil {
+			return failf(ExitError, "--nginx-version: %v", err)
+		}
+	case facts.NginxVersion.Known():
+		version, err = rules.ParseVersion(facts.NginxVersion.Value)
+		versionWhy = "from " + facts.NginxVersion.Source
+	}
+	if !version.Known() || err != nil {
+		version, versionWhy = rules.MustVersion(defaultGenVersion), "no nginx version given or installed: writing for the current stable "+defaultGenVersion
+	}
+	if versionWhy != "" {
+		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: nginx %s (%s)\n", version, versionWhy)
+	}
+
+	in := templates.Input{ServerNames: f.serverNames, Root: f.root, Upstreams: f.upstreams, ACME: f.acme, ACMERoot: f.acmeRoot}
+	if f.tls != "" {
+		cert, key, ok := strings.Cut(f.tls, ",")
+		if !ok || cert == "" || key == "" {
+			return failf(ExitError, "--tls %q: want CERT,KEY", f.tls)
+		}
+		in.TLS = &templates.TLS{Cert: cert, Key: key}
+	}
+	if len(f.upstreams) > 0 && prof.Kind == "static" {
+		return failf(ExitError, "--upstream: profile %s serves files and has no backend", prof.Name)
+	}
+	files, _, err := templates.Render(prof, facts, version, in)
+	if err != nil {
+		return failf(ExitError, "%v", err)
+	}
+	if f.verify {
+		if err := verifyOutput(c.ErrOrStderr(), files, version); err != nil {
+			return failf(ExitError, "%v; nothing written", err)
+		}
+	}
+
+	if f.out == "" {
+		for i, file := range files {
+			if i > 0 {
+				fmt.Fprintln(c.OutOrStdout())
+			}
+			fmt.Fprintf(c.OutOrStdout(), "# ==> %s <==\n%s", file.Path, file.Content)
+		}
+		return nil
+	}
+	if f.diff {
+		for _, file := range files {
+			p := filepath.Join(f.out, file.Path)
+			old, err := os.ReadFile(p)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return failf(ExitError, "%v", err)
+			}
+			fmt.Fprint(c.OutOrStdout(), textdiff.Unified(p, p+" (nginxtune gen)", string(old), file.Content))
+		}
+		return nil
+	}
+	var exists []string
+	for _, file := range files {
+		p := filepath.Join(f.out, file.Path)
+		if b, err := os.ReadFile(p); err == nil && string(b) != file.Content {
+			exists = append(exists, p)
+		}
+	}
+	if len(exists) > 0 && !f.force {
+		return failf(ExitError, "%s exists and differs; nothing written (see --diff, or --force to replace)", strings.Join(exists, ", "))
+	}
+	for _, file := range files {
+		p := filepath.Join(f.out, file.Path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return failf(ExitError, "%v", err)
+		}
+		if err := writeAtomic(p, []byte(file.Content), os.FileMode(file.Mode)); err != nil {
+			return failf(ExitError, "%v", err)
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", p)
+	}
+	return nil
+}
+
+func unwrap(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// genFacts reads the facts to size for, with the flag overrides applied.
+func genFacts(c *cobra.Command, f *genFlags) (*host.Facts, error) {
+	var facts *host.Facts
+	if f.factsFile != "" {
+		hf, err := host.LoadFile(f.factsFile)
+		if err != nil {
+			return nil, failf(ExitError, "--facts: %v", err)
+		}
+		facts = hf
+	} else if f.cpus == 0 || f.memory == "" {
+		facts = readHost("/")
+	} else {
+		facts = &host.Facts{}
+	}
+	var spec []string
+	if f.cpus < 0 {
+		return nil, failf(ExitError, "--cpus %d: want a positive number", f.cpus)
+	}
+	if f.cpus > 0 {
+		spec = append(spec, fmt.Sprintf("cpus=%d", f.cpus))
+	}
+	if f.memory != "" {
+		spec = append(spec, "mem="+f.memory)
+	}
+	if f.nofile != "" {
+		spec = append(spec, "nofile="+f.nofile)
+	}
+	if len(spec) > 0 {
+		over, err := host.ParseSpec(strings.Join(spec, " "))
+		if err != nil {
+			return nil, failf(ExitError, "%v", err)
+		}
+		if over.CPUOnline.Known() {
+			facts.CPUOnline, facts.CPUAffinity, facts.CPUQuota = over.CPUOnline, over.CPUOnline, host.Fact[float64]{}
+			facts.CPUOnline.Source, facts.CPUAffinity.Source = "--cpus", "--cpus"
+		}
+		if over.MemTotal.Known() {
+			facts.MemTotal, facts.MemLimit = over.MemTotal, host.Fact[uint64]{}
+			facts.MemTotal.Source = "--memory"
+		}
+		if over.NoFile.Known() {
+			facts.NoFile = over.NoFile
+			facts.NoFile.Source = "--nofile"
+		}
+	}
+	return facts, nil
+}
+
+// verifyOutput runs nginx -t on the generated files in a temporary prefix,
+// with a self-signed certificate standing in for the real one.
+func verifyOutput(w io.Writer, files []templates.File, v rules.Version) error {
+	bin := nginxcheck.Binary()
+	if bin == "" {
+		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: no nginx installed here")
+		return nil
+	}
+	if os.Geteuid() != 0 {
+		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: that needs root (the configuration names a user and system log files)")
+		return nil
+	}
+	installed := nginxcheck.Version(bin)
+	if installed == "" {
+		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: cannot read the installed nginx's version")
+		return nil
+	}
+	iv, err := rules.ParseVersion(installed)
+	if err != nil || (iv.Less(rules.MustVersion("1.25.1")) != v.Less(rules.MustVersion("1.25.1"))) {
+		fmt.Fprintf(w, "nginxtune: not verified with nginx -t: the installed nginx %s reads different syntax than %s\n", installed, v)
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "nginxtune-verify-")
+	if err != nil {
+		fmt.Fprintf(w, "nginxtune: not verified: %v\n", err)
+		return nil
+	}
+	defer os.RemoveAll(dir)
+	if err := nginxcheck.WriteSelfSigned(dir); err != nil {
+		fmt.Fprintf(w, "nginxtune: not verified: %v\n", err)
+		return nil
+	}
+	nginxcheck.StockFiles(dir)
+	for _, file := range files {
+		content := file.Content
+		content = replaceDirective(content, "ssl_certificate ", filepath.Join(dir, "cert.pem"))
+		content = replaceDirective(content, "ssl_certificate_key ", filepath.Join(dir, "key.pem"))
+		p := filepath.Join(dir, file.Path)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o644)
+	}
+	res := nginxcheck.Run(bin, dir, filepath.Join(dir, "nginx.conf"))
+	if res.OK {
+		fmt.Fprintf(w, "nginxtune: verified with nginx -t (nginx %s)\n", installed)
+		return nil
+	}
+	return fmt.Errorf("nginx -t rejects the generated configuration: %s", strings.Join(strings.Fields(res.Message+" "+res.File), " "))
+}
+
+// replaceDirective points every "NAME value;" line at path.
+func replaceDirective(content, name, path string) string {
+	lines := strings.Split(content, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, name) {
+			lines[i] = l[:len(l)-len(strings.TrimLeft(l, " \t"))] + name + path + ";"
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,127 @@
+// Package nginxcheck runs the installed nginx's configuration test on files
+// in a temporary prefix. gen uses it to verify what it writes; tests use it
+// through internal/nginxtest.
+package nginxcheck
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Binary returns the path of nginx, or "" when it is not installed.
+func Binary() string {
+	if p, err := exec.LookPath("nginx"); err == nil {
+		return p
+	}
+	for _, p := range []string{"/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/local/nginx/sbin/nginx"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// Result is what nginx -t said.
+type Result struct {
+	OK       bool
+	Message  string // first [emerg] message, without " in FILE:LINE"
+	File     string
+	Line     int
+	Output   string
+	TimedOut bool
+}
+
+var emergRe = regexp.MustCompile(`\[emerg\] \d+#\d+: (.*?)(?: in (\S+):(\d+))?$`)
+
+// Run runs nginx -t with the given prefix and main file, bounded in time.
+func Run(bin, prefix, conf string) Result {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-t", "-p", prefix+"/", "-c", conf, "-e", "stderr")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	r := Result{OK: err == nil, Output: out.String(), TimedOut: ctx.Err() != nil}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if m := emergRe.FindStringSubmatch(line); m != nil {
+			r.Message, r.File = m[1], m[2]
+			r.Line, _ = strconv.Atoi(m[3])
+			break
+		}
+	}
+	return r
+}
+
+// WriteSelfSigned writes cert.pem and key.pem (a self-signed ECDSA
+// certificate for localhost) into dir.
+func WriteSelfSigned(dir string) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "localhost"},
+		DNSNames:     []string{"localhost"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return err
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cert.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "key.pem"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+}
+
+// StockFiles copies the data files nginx packages ship beside nginx.conf
+// (mime.types, fastcgi_params, ...) from the installed nginx into dir, so a
+// configuration that includes them can be tested there.
+func StockFiles(dir string) {
+	for _, name := range []string{"mime.types", "fastcgi_params", "fastcgi.conf", "scgi_params", "uwsgi_params"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			continue
+		}
+		for _, src := range []string{"/etc/nginx", "/usr/local/nginx/conf", "/usr/local/etc/nginx"} {
+			if b, err := os.ReadFile(filepath.Join(src, name)); err == nil {
+				os.WriteFile(filepath.Join(dir, name), b, 0o644)
+				break
+			}
+		}
+	}
+}
+
+// Version returns the version nginx -v prints, or "".
+func Version(bin string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "-v").CombinedOutput()
+	if err != nil {
+		return ""
+	}
+	_, v, ok := strings.Cut(string(out), "nginx/")
+	if !ok {
+		return ""
+	}
+	return strings.Fields(v + " ")[0]
+}

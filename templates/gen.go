@@ -1,0 +1,231 @@
+// Package templates renders tuned nginx configurations, and the OS settings
+// they rely on, from a profile and the facts of the host they are for.
+//
+// Profiles are YAML (embedded, or a user's file); the configuration files
+// are text/template templates, embedded, executed with missing keys as
+// errors. Every sized number carries a comment that says where it came from.
+package templates
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/nginxtune/nginxtune/host"
+	"github.com/nginxtune/nginxtune/rules"
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed profiles/*.yaml files/*.tmpl
+var embedded embed.FS
+
+// Profile is what a kind of site needs, independent of the host.
+type Profile struct {
+	Name              string   `yaml:"name"`
+	Description       string   `yaml:"description"`
+	Kind              string   `yaml:"kind"` // static, proxy or php
+	Root              string   `yaml:"root"`
+	Index             []string `yaml:"index"`
+	TryFiles          string   `yaml:"try_files"`
+	DefaultUpstreams  []string `yaml:"default_upstreams"`
+	GzipTypes         []string `yaml:"gzip_types"`
+	AssetExpires      string   `yaml:"asset_expires"`
+	NoCacheIndex      bool     `yaml:"no_cache_index"`
+	ClientMaxBodySize string   `yaml:"client_max_body_size"`
+	KeepaliveTimeout  string   `yaml:"keepalive_timeout"`
+	Websockets        bool     `yaml:"websockets"`
+}
+
+// Profiles lists the embedded profile names.
+func Profiles() []string {
+	entries, _ := fs.ReadDir(embedded, "profiles")
+	var out []string
+	for _, e := range entries {
+		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LoadProfile returns an embedded profile by name.
+func LoadProfile(name string) (*Profile, error) {
+	b, err := embedded.ReadFile("profiles/" + name + ".yaml")
+	if err != nil {
+		return nil, fmt.Errorf("unknown profile %q (have %s)", name, strings.Join(Profiles(), ", "))
+	}
+	return ParseProfile(b, name+".yaml")
+}
+
+// ParseProfile reads a profile; unknown keys and missing required ones are
+// errors naming the file.
+func ParseProfile(b []byte, name string) (*Profile, error) {
+	var p Profile
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	switch p.Kind {
+	case "static", "proxy", "php":
+	default:
+		return nil, fmt.Errorf("%s: kind %q: want static, proxy or php", name, p.Kind)
+	}
+	if p.Name == "" {
+		return nil, fmt.Errorf("%s: name is required", name)
+	}
+	if p.Kind != "proxy" && (p.Root == "" || len(p.Index) == 0 || p.TryFiles == "") {
+		return nil, fmt.Errorf("%s: a %s profile needs root, index and try_files", name, p.Kind)
+	}
+	if p.KeepaliveTimeout == "" || p.ClientMaxBodySize == "" || len(p.GzipTypes) == 0 {
+		return nil, fmt.Errorf("%s: keepalive_timeout, client_max_body_size and gzip_types are required", name)
+	}
+	return &p, nil
+}
+
+// TLS names the certificate files.
+type TLS struct{ Cert, Key string }
+
+// Input is what the user asked for.
+type Input struct {
+	ServerNames []string
+	Root        string
+	Upstreams   []string
+	TLS         *TLS
+	ACME        bool
+	ACMERoot    string
+}
+
+// File is one generated file.
+type File struct {
+	Path    string // relative to the output directory
+	Content string
+	Mode    uint32
+}
+
+// Render produces the files for a profile on a host and nginx version.
+func Render(p *Profile, f *host.Facts, v rules.Version, in Input) ([]File, Plan, error) {
+	if len(in.ServerNames) == 0 {
+		in.ServerNames = []string{"_"}
+	}
+	if in.Root == "" {
+		in.Root = p.Root
+	}
+	if len(in.Upstreams) == 0 {
+		in.Upstreams = p.DefaultUpstreams
+	}
+	if in.ACME {
+		if in.ServerNames[0] == "_" {
+			return nil, Plan{}, fmt.Errorf("--acme needs --server-name: certificates are issued for names")
+		}
+		if in.TLS == nil {
+			live := "/etc/letsencrypt/live/" + in.ServerNames[0]
+			in.TLS = &TLS{Cert: live + "/fullchain.pem", Key: live + "/privkey.pem"}
+		}
+		if in.ACMERoot == "" {
+			in.ACMERoot = "/var/www/acme"
+		}
+	}
+	plan := Size(p, f, v, in)
+	site := in.ServerNames[0]
+	if site == "_" {
+		site = "default"
+	}
+	data := map[string]any{
+		"Profile":   p,
+		"Plan":      plan,
+		"In":        in,
+		"Version":   v.String(),
+		"Host":      hostSummary(f),
+		"Static":    p.Kind == "static" || p.Kind == "php",
+		"TLS":       in.TLS != nil,
+		"Site":      site,
+		"Upstream":  upstreamName(p),
+		"Websocket": p.Websockets,
+	}
+	tmpl, err := template.New("").Option("missingkey=error").Funcs(template.FuncMap{
+		"join": strings.Join,
+	}).ParseFS(embedded, "files/*.tmpl")
+	if err != nil {
+		return nil, plan, err
+	}
+	render := func(name string) (string, error) {
+		var b bytes.Buffer
+		if err := tmpl.ExecuteTemplate(&b, name, data); err != nil {
+			return "", err
+		}
+		return tidy(b.String()), nil
+	}
+	var files []File
+	for _, spec := range []struct {
+		tmpl, path string
+		mode       uint32
+		when       bool
+	}{
+		{"nginx.conf.tmpl", "nginx.conf", 0o644, true},
+		{"site.conf.tmpl", path.Join("sites", site+".conf"), 0o644, true},
+		{"sysctl.conf.tmpl", "sysctl.d/60-nginxtune.conf", 0o644, true},
+		{"systemd.conf.tmpl", "systemd/nginx.service.d/nginxtune.conf", 0o644, true},
+		{"acme-hook.tmpl", "letsencrypt/renewal-hooks/deploy/nginxtune-reload", 0o755, in.ACME},
+	} {
+		if !spec.when {
+			continue
+		}
+		s, err := render(spec.tmpl)
+		if err != nil {
+			return nil, plan, err
+		}
+		files = append(files, File{Path: spec.path, Content: s, Mode: spec.mode})
+	}
+	return files, plan, nil
+}
+
+func upstreamName(p *Profile) string {
+	if p.Kind == "php" {
+		return "php_fpm"
+	}
+	return "backend"
+}
+
+// tidy removes the blank lines template actions leave behind: no more than
+// one blank line in a row, none after an opening brace or before a closing one.
+func tidy(s string) string {
+	lines := strings.Split(s, "\n")
+	var out []string
+	for i, l := range lines {
+		l = strings.TrimRight(l, " \t")
+		blank := l == ""
+		if blank {
+			if len(out) == 0 || out[len(out)-1] == "" || strings.HasSuffix(out[len(out)-1], "{") {
+				continue
+			}
+			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == "}" {
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	return strings.TrimRight(strings.Join(out, "\n"), "\n") + "\n"
+}
+
+func hostSummary(f *host.Facts) string {
+	var parts []string
+	if n := f.UsableCPUs(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d usable CPU(s)", n))
+	} else {
+		parts = append(parts, "CPUs unknown")
+	}
+	if m := f.Memory(); m > 0 {
+		parts = append(parts, humanBytes(m)+" memory")
+	} else {
+		parts = append(parts, "memory unknown")
+	}
+	if f.NoFile.Known() {
+		parts = append(parts, fmt.Sprintf("open-file limit %d/%d", f.NoFile.Value.Soft, f.NoFile.Value.Hard))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,204 @@
+package templates
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nginxtune/nginxtune/host"
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// The three hosts every profile is rendered for.
+var hosts = []struct{ name, spec string }{
+	{"small", "cpus=1 mem=512MiB nofile=1024:524288 somaxconn=128 nr-open=1048576 file-max=100000 port-range=32768-60999 tw-reuse=2"},
+	{"medium", "cpus=2 mem=4GiB nofile=1024:524288 somaxconn=4096 nr-open=1048576 file-max=9223372036854775807 port-range=32768-60999 tw-reuse=2"},
+	{"large", "cpus=32 mem=128GiB nofile=1048576:1048576 somaxconn=4096 nr-open=1048576 file-max=262144 port-range=32768-60999 tw-reuse=2"},
+}
+
+type genCase struct {
+	profile, host string
+	tls, acme     bool
+	version       string
+}
+
+func (c genCase) name() string {
+	s := fmt.Sprintf("%s-%s", c.profile, c.host)
+	switch {
+	case c.acme:
+		s += "-acme"
+	case c.tls:
+		s += "-tls"
+	}
+	if c.version != "1.22.1" {
+		s += "-" + c.version
+	}
+	return s
+}
+
+func cases() []genCase {
+	var out []genCase
+	for _, p := range Profiles() {
+		for _, h := range hosts {
+			for _, tls := range []bool{false, true} {
+				out = append(out, genCase{profile: p, host: h.name, tls: tls, version: "1.22.1"})
+			}
+		}
+		// the newer syntax and defaults, checked by lint (Debian's nginx is 1.22)
+		out = append(out, genCase{profile: p, host: "medium", tls: true, version: "1.30.0"})
+	}
+	out = append(out, genCase{profile: "proxy", host: "medium", acme: true, version: "1.22.1"})
+	return out
+}
+
+// osHalf are the rules whose findings the generated sysctl.d and systemd
+// files resolve.
+var osHalf = map[string]bool{"host-somaxconn": true, "host-file-max": true, "host-fd-limit": true}
+
+func facts(t *testing.T, name string) *host.Facts {
+	for _, h := range hosts {
+		if h.name == name {
+			f, err := host.ParseSpec(h.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("no host %s", name)
+	return nil
+}
+
+func render(t *testing.T, c genCase, cert, key string) []File {
+	files, _ := renderPlan(t, c, cert, key)
+	return files
+}
+
+func renderPlan(t *testing.T, c genCase, cert, key string) ([]File, Plan) {
+	t.Helper()
+	p, err := LoadProfile(c.profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Input{ServerNames: []string{"example.com", "www.example.com"}}
+	if c.tls || c.acme {
+		in.TLS = &TLS{Cert: cert, Key: key}
+	}
+	in.ACME = c.acme
+	files, plan, err := Render(p, facts(t, c.host), rules.MustVersion(c.version), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files, plan
+}
+
+func joined(files []File) string {
+	var b strings.Builder
+	for _, f := range files {
+		fmt.Fprintf(&b, "# ==> %s (mode %o) <==\n%s\n", f.Path, f.Mode, f.Content)
+	}
+	return b.String()
+}
+
+func write(t *testing.T, dir string, files []File) {
+	for _, f := range files {
+		p := filepath.Join(dir, f.Path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f.Content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Every profile x host x TLS renders to its golden file, passes a real
+// nginx -t (the 1.22.1 ones, with Debian's nginx) and lints clean of
+// warnings with the same host facts.
+func TestGolden(t *testing.T) {
+	for _, c := range cases() {
+		t.Run(c.name(), func(t *testing.T) {
+			files, plan := renderPlan(t, c, "/etc/ssl/example.com/fullchain.pem", "/etc/ssl/example.com/privkey.pem")
+			got := joined(files)
+			golden := filepath.Join("testdata", c.name()+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else if want, err := os.ReadFile(golden); err != nil || string(want) != got {
+				t.Fatalf("%s differs from the output (go test ./templates -update to accept):\n%s", golden, got)
+			}
+
+			dir := t.TempDir()
+			write(t, dir, files)
+			tr, err := parser.Load(filepath.Join(dir, "nginx.conf"), parser.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// With the OS half installed, nothing at warning or above.
+			cfg := rules.Config{Version: rules.MustVersion(c.version), Host: WithOS(facts(t, c.host), plan)}
+			for _, d := range rules.Run(tr, cfg) {
+				if d.Severity >= rules.Warning {
+					t.Errorf("lint: %s:%d: %s [%s]", filepath.Base(d.File), d.Line, d.Message, d.Rule)
+				}
+			}
+			// On the host as it is, only what the OS half changes is reported.
+			cfg.Host = facts(t, c.host)
+			for _, d := range rules.Run(tr, cfg) {
+				if d.Severity >= rules.Warning && !osHalf[d.Rule] {
+					t.Errorf("lint without the OS half: %s:%d: %s [%s]", filepath.Base(d.File), d.Line, d.Message, d.Rule)
+				}
+			}
+
+			if c.version != "1.22.1" {
+				return
+			}
+			vdir := t.TempDir()
+			nginxtest.WriteSelfSigned(t, vdir)
+			write(t, vdir, render(t, c, filepath.Join(vdir, "cert.pem"), filepath.Join(vdir, "key.pem")))
+			if res := nginxtest.CheckTree(t, vdir); !res.OK {
+				t.Errorf("nginx -t: %s", res.Output)
+			}
+		})
+	}
+}
+
+func TestProfileErrors(t *testing.T) {
+	if _, err := ParseProfile([]byte("name: x\nkind: static\nroot: /a\nindex: [i]\ntry_files: a\nkeepalive_timeout: 1s\nclient_max_body_size: 1m\ngzip_types: [text/css]\ncolour: blue\n"), "mine.yaml"); err == nil || !strings.Contains(err.Error(), "colour") {
+		t.Errorf("unknown key: %v", err)
+	}
+	if _, err := ParseProfile([]byte("name: x\nkind: cgi\n"), "mine.yaml"); err == nil || !strings.Contains(err.Error(), "kind") {
+		t.Errorf("bad kind: %v", err)
+	}
+	if _, err := LoadProfile("nope"); err == nil || !strings.Contains(err.Error(), "static") {
+		t.Errorf("unknown profile: %v", err)
+	}
+}
+
+// Sizing follows the host: a CPU quota gives a number instead of auto, and
+// the file-descriptor budget is the one lint checks.
+func TestSizing(t *testing.T) {
+	p, _ := LoadProfile("proxy")
+	f, _ := host.ParseSpec("cpus=64 quota=2 mem=2GiB")
+	pl := Size(p, f, rules.MustVersion("1.30.0"), Input{Upstreams: []string{"a:1", "b:1", "c:1"}})
+	if pl.Workers != "2" || !strings.Contains(pl.WorkersWhy, "quota") {
+		t.Errorf("workers %q (%s)", pl.Workers, pl.WorkersWhy)
+	}
+	if pl.RlimitNofile != rules.FDsNeeded(pl.WorkerConnections, true, 0) {
+		t.Errorf("rlimit %d for %d connections", pl.RlimitNofile, pl.WorkerConnections)
+	}
+	if pl.UpstreamKeepalive != 32 || pl.KeepaliveHeaders || !pl.HTTP2Directive {
+		t.Errorf("plan %+v", pl)
+	}
+	old := Size(p, f, rules.MustVersion("1.22.1"), Input{})
+	if !old.KeepaliveHeaders || old.HTTP2Directive || !old.SessionTicketsOff {
+		t.Errorf("1.22 plan %+v", old)
+	}
+}

@@ -1,0 +1,226 @@
+package templates
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/host"
+	"github.com/nginxtune/nginxtune/rules"
+)
+
+// The sizing formulas, each in one place. They use the same cost model as
+// the lint rules (rules.FDsNeeded, rules.MemoryPerConnection), so that what
+// gen writes passes lint on the same host. Sources: docs/tuning-kb.md §5.
+
+// Sysctl is a kernel setting the configuration relies on.
+type Sysctl struct {
+	Key, Value, Why string
+}
+
+// Plan is every sized number with the reason for it.
+type Plan struct {
+	Workers           string // "auto" or a number
+	WorkerCount       int
+	WorkersWhy        string
+	WorkerConnections int
+	ConnectionsWhy    string
+	RlimitNofile      int
+	RlimitWhy         string
+	OpenFileCache     int
+	OpenFileCacheWhy  string
+	SessionCacheMB    int
+	SessionCacheWhy   string
+	UpstreamKeepalive int
+	KeepaliveWhy      string
+	Backlog           int // 0: nginx's default
+	BacklogWhy        string
+	Sysctls           []Sysctl
+	SysctlNotes       []string
+
+	HTTP2Directive    bool // "http2 on;" (1.25.1) rather than "listen ... http2"
+	KeepaliveHeaders  bool // proxy_http_version 1.1 and Connection "" (before 1.29.7)
+	SessionTicketsOff bool // before 1.23.2 tickets keys never rotate
+}
+
+// Defaults used when a fact is unknown, said in the comments.
+const (
+	defaultCPUs   = 1
+	defaultMemory = 1 << 30
+	minConns      = 256
+	maxConns      = 16384
+	connStep      = 256
+	// memoryBudget is the share of memory gen lets connections take when
+	// every slot is busy (lint's host-memory warns past 50 %).
+	memoryBudget = 0.25
+)
+
+var (
+	v1232 = rules.MustVersion("1.23.2")
+	v1251 = rules.MustVersion("1.25.1")
+	v1297 = rules.MustVersion("1.29.7")
+)
+
+// Size computes the plan for a profile on a host.
+func Size(p *Profile, f *host.Facts, v rules.Version, in Input) Plan {
+	var pl Plan
+	tls := in.TLS != nil || in.ACME
+	proxy := p.Kind == "proxy" || p.Kind == "php"
+	static := p.Kind == "static" || p.Kind == "php"
+
+	// Workers: the CPUs nginx can use. "auto" counts online CPUs and
+	// ignores quotas and affinity, so a number is written when they differ.
+	online := 0
+	if f.CPUOnline.Known() {
+		online = f.CPUOnline.Value
+	}
+	usable := f.UsableCPUs()
+	switch {
+	case usable == 0:
+		pl.Workers, pl.WorkerCount = "auto", defaultCPUs
+		pl.WorkersWhy = "CPU count unknown: auto starts one worker per online CPU on the host"
+	case online > 0 && usable < online:
+		pl.Workers, pl.WorkerCount = fmt.Sprint(usable), usable
+		pl.WorkersWhy = fmt.Sprintf("%d of %d CPUs usable (%s); auto would start %d", usable, online, limitWhy(f), online)
+	default:
+		pl.Workers, pl.WorkerCount = "auto", usable
+		pl.WorkersWhy = fmt.Sprintf("%d CPU(s), no quota or affinity limit: auto starts one worker per CPU", usable)
+	}
+
+	// Connections per worker: as many as a quarter of the memory carries
+	// when every slot is busy, in steps of 256, between 256 and 16384.
+	mem := f.Memory()
+	memWhy := humanBytes(mem) + " memory"
+	if mem == 0 {
+		mem, memWhy = defaultMemory, "memory unknown, 1 GiB assumed"
+	}
+	per, parts := rules.MemoryPerConnection(tls, true, proxy)
+	wc := int(float64(mem) * memoryBudget / float64(pl.WorkerCount) / float64(per))
+	wc = max(minConns, min(maxConns, wc/connStep*connStep))
+	pl.WorkerConnections = wc
+	pl.ConnectionsWhy = fmt.Sprintf("%s x %.0f%% / %d worker(s) / %s per busy connection (%s)",
+		memWhy, memoryBudget*100, pl.WorkerCount, humanBytes(uint64(per)), strings.Join(parts, ", "))
+	if wc == minConns || wc == maxConns {
+		pl.ConnectionsWhy += fmt.Sprintf(", kept within %d-%d", minConns, maxConns)
+	}
+
+	// open_file_cache: 1,000 entries on small hosts, 10,000 otherwise;
+	// more buys nothing measurable.
+	if static {
+		pl.OpenFileCache = 10000
+		pl.OpenFileCacheWhy = "10,000 entries cover most sites; each is an open descriptor"
+		if mem < 1<<30 {
+			pl.OpenFileCache = 1000
+			pl.OpenFileCacheWhy = "under 1 GiB memory: 1,000 entries; each is an open descriptor"
+		}
+	}
+
+	// Descriptors per worker: the same formula lint checks.
+	pl.RlimitNofile = rules.FDsNeeded(wc, proxy, pl.OpenFileCache)
+	fdPer := "1 per connection"
+	if proxy {
+		fdPer = "2 per proxied connection"
+	}
+	pl.RlimitWhy = fmt.Sprintf("%d connections x %s + 64 spare", wc, fdPer)
+	if pl.OpenFileCache > 0 {
+		pl.RlimitWhy = fmt.Sprintf("%d connections x %s + %d open_file_cache entries + 64 spare", wc, fdPer, pl.OpenFileCache)
+	}
+	if f.NrOpen.Known() && uint64(pl.RlimitNofile) > f.NrOpen.Value {
+		pl.Sysctls = append(pl.Sysctls, Sysctl{"fs.nr_open", fmt.Sprint(pl.RlimitNofile),
+			fmt.Sprintf("worker_rlimit_nofile %d is above fs.nr_open %d", pl.RlimitNofile, f.NrOpen.Value)})
+	}
+	if f.FileMax.Known() {
+		total := uint64(pl.WorkerCount) * uint64(pl.RlimitNofile)
+		if total > f.FileMax.Value {
+			pl.Sysctls = append(pl.Sysctls, Sysctl{"fs.file-max", fmt.Sprint(total * 2),
+				fmt.Sprintf("%d workers x %d descriptors = %d is above fs.file-max %d; doubled for the rest of the system", pl.WorkerCount, pl.RlimitNofile, total, f.FileMax.Value)})
+		} else {
+			pl.SysctlNotes = append(pl.SysctlNotes, fmt.Sprintf("fs.file-max %d covers %d workers x %d descriptors", f.FileMax.Value, pl.WorkerCount, pl.RlimitNofile))
+		}
+	}
+
+	// TLS session cache: about 4,000 sessions per megabyte; room for four
+	// sessions per connection slot, between 1 and 64 MB.
+	if tls {
+		sessions := pl.WorkerCount * wc * 4
+		pl.SessionCacheMB = max(1, min(64, int(math.Ceil(float64(sessions)/4000))))
+		pl.SessionCacheWhy = fmt.Sprintf("%d workers x %d connections x 4 sessions / ~4,000 per MB", pl.WorkerCount, wc)
+	}
+
+	// Upstream pool per worker: nginx's own default of 32, at least two
+	// per backend server.
+	if proxy {
+		servers := max(1, len(in.Upstreams))
+		pl.UpstreamKeepalive = max(32, 2*servers)
+		pl.KeepaliveWhy = fmt.Sprintf("idle connections kept per worker for %d server(s); nginx's default since 1.29.7 is 32; raise it to the concurrent requests per worker", servers)
+	}
+
+	// Listen backlog: nginx's 511 unless the kernel allows more and the
+	// host is large enough to see bursts that size.
+	switch {
+	case f.Somaxconn.Known() && f.Somaxconn.Value < 511:
+		pl.Sysctls = append(pl.Sysctls, Sysctl{"net.core.somaxconn", "4096",
+			fmt.Sprintf("net.core.somaxconn %d truncates nginx's default listen backlog of 511", f.Somaxconn.Value)})
+	case usable >= 8 && f.Somaxconn.Known() && f.Somaxconn.Value >= 4096:
+		pl.Backlog = 4096
+		pl.BacklogWhy = fmt.Sprintf("%d CPUs and net.core.somaxconn %d: room for bursts beyond the default 511", usable, f.Somaxconn.Value)
+	case f.Somaxconn.Known():
+		pl.SysctlNotes = append(pl.SysctlNotes, fmt.Sprintf("net.core.somaxconn %d covers nginx's default listen backlog of 511", f.Somaxconn.Value))
+	}
+	if proxy {
+		pl.SysctlNotes = append(pl.SysctlNotes, "net.ipv4.ip_local_port_range: not needed, the upstream keeps its connections alive")
+	}
+
+	pl.HTTP2Directive = !v.Less(v1251)
+	pl.KeepaliveHeaders = v.Less(v1297)
+	pl.SessionTicketsOff = v.Less(v1232)
+	return pl
+}
+
+func limitWhy(f *host.Facts) string {
+	var parts []string
+	if f.CPUQuota.Known() && f.CPUQuota.Value > 0 {
+		parts = append(parts, fmt.Sprintf("cgroup quota %.3g CPUs", f.CPUQuota.Value))
+	}
+	if f.CPUAffinity.Known() && f.CPUOnline.Known() && f.CPUAffinity.Value < f.CPUOnline.Value {
+		parts = append(parts, fmt.Sprintf("affinity %d CPUs", f.CPUAffinity.Value))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func humanBytes(b uint64) string {
+	switch {
+	case b >= 1<<30 && b%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", b>>30)
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%d MiB", b>>20)
+	}
+	return fmt.Sprintf("%d KiB", b>>10)
+}
+
+// WithOS returns the facts of the host once the generated OS half is
+// installed: the sysctl.d settings applied and nginx.service started with
+// LimitNOFILE from the drop-in.
+func WithOS(f *host.Facts, pl Plan) *host.Facts {
+	g := *f
+	lim := uint64(pl.RlimitNofile)
+	g.NoFile = host.Fact[host.Limit]{Value: host.Limit{Soft: lim, Hard: lim}, Source: "systemd/nginx.service.d/nginxtune.conf"}
+	for _, s := range pl.Sysctls {
+		src := "sysctl.d/60-nginxtune.conf"
+		switch s.Key {
+		case "net.core.somaxconn":
+			n, _ := strconv.Atoi(s.Value)
+			g.Somaxconn = host.Fact[int]{Value: n, Source: src}
+		case "fs.file-max":
+			n, _ := strconv.ParseUint(s.Value, 10, 64)
+			g.FileMax = host.Fact[uint64]{Value: n, Source: src}
+		case "fs.nr_open":
+			n, _ := strconv.ParseUint(s.Value, 10, 64)
+			g.NrOpen = host.Fact[uint64]{Value: n, Source: src}
+		}
+	}
+	return &g
+}
