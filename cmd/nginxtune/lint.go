@@ -34,6 +34,8 @@ type lintFlags struct {
 	host         bool
 	noHost       bool
 	factsFile    string
+	changed      bool
+	roots        []string
 }
 
 // alwaysOn are the rules that report what could not be read; "enable" lists
@@ -84,6 +86,8 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 	fl.BoolVar(&f.host, "host", false, "check the configuration against this machine (on by default for the live /etc/nginx)")
 	fl.BoolVar(&f.noHost, "no-host", false, "do not read this machine's facts, even for the live tree")
 	fl.StringVar(&f.factsFile, "facts", "", "check against the host facts in FILE (saved with nginxtune facts)")
+	fl.BoolVar(&f.changed, "changed", false, "the PATHs are changed files (as pre-commit passes them): lint the trees that include them, report findings in them only")
+	fl.StringArrayVar(&f.roots, "root", nil, "with --changed: a main file the changed files are included from (default: the nearest nginx.conf above each, or roots: in .nginxtune.yaml)")
 	return c
 }
 
@@ -92,6 +96,7 @@ type lintSettings struct {
 	cfg    rules.Config
 	failOn rules.Severity
 	opt    parser.Options
+	roots  []string
 }
 
 func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, error) {
@@ -134,6 +139,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		sort.Slice(s.opt.Maps, func(i, j int) bool { return len(s.opt.Maps[i].From) > len(s.opt.Maps[j].From) })
 		s.opt.Prefix = file.Prefix
 		s.opt.Extra = file.Directives
+		s.roots = file.Roots
 	}
 	for _, id := range append(append([]string(nil), f.disable...), enable...) {
 		if rules.ByID(id) == nil {
@@ -280,7 +286,16 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 	default:
 		return failf(ExitError, "--color %q: want auto, always or never", f.color)
 	}
-	diags, broken, trees, err := lintOnce(args, s)
+	if len(f.roots) > 0 {
+		s.roots = f.roots
+	}
+	lint := func() ([]rules.Diagnostic, bool, []*parser.Tree, error) {
+		if f.changed {
+			return lintChanged(args, s)
+		}
+		return lintOnce(args, s)
+	}
+	diags, broken, trees, err := lint()
 	if err != nil {
 		return err
 	}
@@ -295,7 +310,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			return failf(ExitError, "%v", err)
 		}
 		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: applied %d fix%s in %d file%s\n", n, pluralES(n), files, pluralS(files))
-		if diags, broken, _, err = lintOnce(args, s); err != nil {
+		if diags, broken, _, err = lint(); err != nil {
 			return err
 		}
 	}

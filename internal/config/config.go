@@ -29,6 +29,7 @@ type File struct {
 	Maps         map[string]string // absolute server path -> local path (relative to the file)
 	Prefix       string
 	Directives   []string // extra directive names
+	Roots        []string // main files that include the changed files (lint --changed)
 }
 
 var keys = map[string]string{
@@ -40,6 +41,7 @@ var keys = map[string]string{
 	"map":           "a map of absolute server directory to local directory",
 	"prefix":        "the directory relative includes are resolved against",
 	"directives":    "a list of extra directive names (third-party modules)",
+	"roots":         "a list of main files (nginx.conf) that lint --changed loads the changed files through",
 }
 
 // Find looks for .nginxtune.yaml in dir and its parents.
@@ -189,6 +191,16 @@ func Load(path string) (*File, error) {
 			}
 		case "directives":
 			f.Directives, err = list()
+		case "roots":
+			var rs []string
+			if rs, err = list(); err == nil {
+				for _, r := range rs {
+					if !filepath.IsAbs(r) {
+						r = filepath.Join(filepath.Dir(path), r)
+					}
+					f.Roots = append(f.Roots, r)
+				}
+			}
 		}
 		if err != nil {
 			var le *lineErr

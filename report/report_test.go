@@ -1,0 +1,159 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/nginxtune/nginxtune/rules"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+var sample = []rules.Diagnostic{
+	{Rule: "upstream-keepalive", Severity: rules.Warning, File: "/srv/conf/site.conf", Line: 12, Col: 24, EndLine: 12,
+		Message: "proxy_pass to the address 127.0.0.1:8080 opens a new backend connection for every request"},
+	{Rule: "ssl-directive-removed", Severity: rules.Error, File: "/srv/conf/site.conf", Line: 5, Col: 9, EndLine: 5,
+		Message: `"ssl on" was removed`, Fix: &rules.Fix{Description: "remove it", Edits: []rules.Edit{{File: "/srv/conf/site.conf", Start: 40, End: 48}}}},
+	{Rule: "access-log-unbuffered", Severity: rules.Info, File: "/srv/conf/nginx.conf", Line: 3, Col: 5, EndLine: 3,
+		Message: "access_log a, b: 100%\nnext line"},
+}
+
+var meta = Meta{ToolVersion: "0.0.0-test", NginxVersion: "1.22.1", Path: func(p string) string { return strings.TrimPrefix(p, "/srv/") }}
+
+func validate(t *testing.T, schemaFile string, doc []byte) {
+	t.Helper()
+	if err := validateErr(t, schemaFile, doc); err != nil {
+		t.Errorf("output does not match %s: %v", schemaFile, err)
+	}
+}
+
+func validateErr(t *testing.T, schemaFile string, doc []byte) error {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	f, err := os.Open(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource("schema.json", s); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch.Validate(inst)
+}
+
+// SARIF output validates against the SARIF 2.1.0 schema and carries what
+// GitHub code scanning reads.
+func TestSARIFSchema(t *testing.T) {
+	var b bytes.Buffer
+	if err := SARIF(&b, sample, meta); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, "testdata/sarif-schema-2.1.0.json", b.Bytes())
+	// the schema check can fail: a level GitHub does not know is rejected
+	bad := strings.Replace(b.String(), `"level": "warning"`, `"level": "critical"`, 1)
+	if validateErr(t, "testdata/sarif-schema-2.1.0.json", []byte(bad)) == nil {
+		t.Error("the SARIF schema accepted level critical")
+	}
+	var log struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						ID   string
+						Help struct{ Text, Markdown string }
+					}
+				}
+			}
+			Results []struct {
+				RuleID    string
+				RuleIndex int
+				Level     string
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine, StartColumn int }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	run := log.Runs[0]
+	if len(run.Tool.Driver.Rules) != len(rules.All) {
+		t.Errorf("%d rules in the driver, want %d", len(run.Tool.Driver.Rules), len(rules.All))
+	}
+	for _, r := range run.Tool.Driver.Rules {
+		if r.Help.Text == "" || r.Help.Markdown == "" {
+			t.Errorf("rule %s has no help", r.ID)
+		}
+	}
+	levels := ""
+	for _, res := range run.Results {
+		if run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID {
+			t.Errorf("ruleIndex %d does not point at %s", res.RuleIndex, res.RuleID)
+		}
+		loc := res.Locations[0].PhysicalLocation
+		if strings.HasPrefix(loc.ArtifactLocation.URI, "/") || loc.Region.StartColumn < 1 {
+			t.Errorf("location %+v", loc)
+		}
+		levels += res.Level + " "
+	}
+	if levels != "warning error note " {
+		t.Errorf("levels %q", levels)
+	}
+}
+
+func TestJSONSchema(t *testing.T) {
+	var b bytes.Buffer
+	if err := JSON(&b, sample, meta); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, "../docs/lint-output.schema.json", b.Bytes())
+	b.Reset()
+	if err := JSON(&b, nil, meta); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, "../docs/lint-output.schema.json", b.Bytes())
+	if !strings.Contains(b.String(), `"findings": []`) {
+		t.Errorf("no findings must be an empty list: %s", b.String())
+	}
+}
+
+func TestGitHubEscaping(t *testing.T) {
+	var b bytes.Buffer
+	if err := GitHub(&b, sample[2:], meta); err != nil {
+		t.Fatal(err)
+	}
+	want := "::notice file=conf/nginx.conf,line=3,col=5,title=nginxtune access-log-unbuffered::access_log a, b: 100%25%0Anext line\n"
+	if b.String() != want {
+		t.Errorf("got %q\nwant %q", b.String(), want)
+	}
+}
+
+func TestTextColour(t *testing.T) {
+	var plain, colour bytes.Buffer
+	Text(&plain, sample[:1], meta, false)
+	Text(&colour, sample[:1], meta, true)
+	if strings.Contains(plain.String(), "\x1b[") || !strings.Contains(colour.String(), "\x1b[") {
+		t.Error("colour only when asked")
+	}
+	if !strings.HasPrefix(plain.String(), "conf/site.conf:12:24: warning: proxy_pass") {
+		t.Errorf("text: %q", plain.String())
+	}
+}
