@@ -31,8 +31,12 @@ fuzz:
 
 test: deps vet unit fuzz
 
+# Parser and lint benchmarks (1,000 / 10,000 / 50,000 server blocks) as a table.
+# The nginx benchmarks (stock against generated configs) are bench/nginx/run.sh.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./parser ./rules | tee /tmp/nginxtune-bench.txt | grep -E '^(Benchmark|ok|FAIL)'
+	@echo
+	@bash scripts/benchtable.sh < /tmp/nginxtune-bench.txt
 
 clean:
 	rm -rf bin

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/nginxtune/nginxtune/internal/gentree"
@@ -10,34 +11,44 @@ import (
 )
 
 func BenchmarkLoad(b *testing.B) {
-	for _, servers := range []int{1000, 10000} {
+	for _, servers := range []int{1000, 10000, 50000} {
 		b.Run(fmt.Sprintf("servers=%d", servers), func(b *testing.B) {
 			main, size := gentree.Write(b, b.TempDir(), servers, 100)
 			b.SetBytes(size)
 			b.ReportAllocs()
+			var peak uint64
 			for b.Loop() {
 				tr, err := Load(main, Options{})
 				if err != nil || len(tr.Diagnostics) > 0 {
 					b.Fatal(err, tr.Diagnostics)
 				}
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				peak = max(peak, m.HeapInuse)
+				runtime.KeepAlive(tr)
 			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
 		})
 	}
 }
 
-// BenchmarkGonginx parses the same tree with gonginx alone, to show what
+// BenchmarkGonginx parses the same trees with gonginx alone, to show what
 // nginxtune's own layer costs.
 func BenchmarkGonginx(b *testing.B) {
-	main, size := gentree.Write(b, b.TempDir(), 10000, 100)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	for b.Loop() {
-		p, err := gonginx.NewParser(main, gonginx.WithIncludeParsing(), gonginx.WithSkipValidDirectivesErr())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := p.Parse(); err != nil {
-			b.Fatal(err)
-		}
+	for _, servers := range []int{1000, 10000, 50000} {
+		b.Run(fmt.Sprintf("servers=%d", servers), func(b *testing.B) {
+			main, size := gentree.Write(b, b.TempDir(), servers, 100)
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := gonginx.NewParser(main, gonginx.WithIncludeParsing(), gonginx.WithSkipValidDirectivesErr())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := p.Parse(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
