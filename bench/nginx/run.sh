@@ -1,0 +1,294 @@
+#!/usr/bin/env bash
+# Benchmarks real nginx on loopback: Debian's stock configuration against the
+# one `nginxtune gen` writes for this host and the hand-tuned configuration of
+# the published benchmark (docs/mission.md), then a reverse proxy with
+# proxy_pass straight to the backend's address against `gen --profile proxy`.
+#
+#   bench/nginx/run.sh            # writes docs/benchmarks.md and prints it
+#
+# Every load run is bounded in time (DURATION seconds, LONG for the long proxy
+# run) and sends traffic to 127.0.0.1 only. Variants alternate within each
+# round (A, B, C, A, B, C, ...) and the table shows medians of RUNS rounds.
+# Needs root (nginx workers run as www-data, as on a server); installs nginx,
+# wrk and ab from Debian when missing.
+set -euo pipefail
+
+DURATION=${DURATION:-3}
+LONG=${LONG:-30}
+RUNS=${RUNS:-3}
+CONNS=${CONNS:-50}
+OUT=${OUT:-docs/benchmarks.md}
+
+cd "$(dirname "$0")/../.."
+top=$(pwd)
+[ "$(id -u)" = 0 ] || { echo "run.sh: needs root (nginx starts as root and drops to www-data)" >&2; exit 2; }
+
+need=()
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-full)
+command -v wrk >/dev/null || need+=(wrk)
+command -v ab >/dev/null || need+=(apache2-utils)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+work=$(mktemp -d /tmp/nginxtune-bench.XXXXXX)
+chmod 755 "$work"
+cleanup() {
+  for p in "$work"/*/nginx.pid; do
+    [ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null || true
+  done
+  sleep 0.3
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+go build -o "$work/nginxtune" ./cmd/nginxtune
+
+# content: 1 KB and 100 KB files
+docroot="$work/www"
+mkdir -p "$docroot"
+dd if=/dev/urandom bs=768 count=1 2>/dev/null | base64 -w 76 > "$docroot/1k.html"
+dd if=/dev/urandom bs=76800 count=1 2>/dev/null | base64 -w 76 > "$docroot/100k.html"
+cp "$docroot/1k.html" "$docroot/index.html"
+chmod -R a+rX "$docroot"
+
+PORT_HTTP=18080
+PORT_TLS=18443
+PORT_BACKEND=18090
+
+# prefix NAME: a directory with a self-signed certificate and the stock data files
+prefix() {
+  local p="$work/$1"
+  mkdir -p "$p/logs" "$p/conf.d" "$p/sites-enabled" "$p/modules-enabled"
+  cp /etc/nginx/mime.types "$p/"
+  [ -f "$work/cert.pem" ] || openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+    -keyout "$work/key.pem" -out "$work/cert.pem" -days 2 -subj /CN=localhost 2>/dev/null
+  cp "$work/cert.pem" "$work/key.pem" "$p/"
+  echo "$p"
+}
+
+# localize FILE PREFIX: point a configuration at the prefix, loopback ports
+# and the benchmark's document root
+localize() {
+  sed -i -E \
+    -e "s#/etc/nginx/#$2/#g" \
+    -e "s#/var/log/nginx/#$2/logs/#g" \
+    -e "/^[[:space:]]*pid /d" \
+    -e "/listen \[::\]/d" \
+    -e "s#listen 80( default_server)?( backlog=[0-9]+)?;#listen 127.0.0.1:$PORT_HTTP\2;#" \
+    -e "s#listen 443 ssl#listen 127.0.0.1:$PORT_TLS ssl#" \
+    -e "s#listen 127.0.0.1:8080;#listen 127.0.0.1:$PORT_HTTP;#" \
+    "$1"
+}
+
+start() { # start PREFIX
+  "$NGINX" -p "$1/" -c "$1/nginx.conf" -e "$1/logs/error.log" -g "pid $1/nginx.pid;" 2>"$1/logs/start.log" || {
+    cat "$1/logs/start.log" >&2; exit 1; }
+  sleep 0.5
+}
+stop() { # stop PREFIX
+  [ -f "$1/nginx.pid" ] && kill -QUIT "$(cat "$1/nginx.pid")" 2>/dev/null || true
+  for _ in $(seq 50); do [ -f "$1/nginx.pid" ] || break; sleep 0.1; done
+}
+
+# --- the three static configurations ---------------------------------------
+stock=$(prefix stock)
+cp /etc/nginx/nginx.conf "$stock/nginx.conf"
+localize "$stock/nginx.conf" "$stock"
+cat > "$stock/sites-enabled/bench" <<EOF
+server {
+    listen 127.0.0.1:$PORT_HTTP;
+    listen 127.0.0.1:$PORT_TLS ssl;
+    ssl_certificate $stock/cert.pem;
+    ssl_certificate_key $stock/key.pem;
+    root $docroot;
+    index index.html;
+    location / { try_files \$uri \$uri/ =404; }
+}
+EOF
+
+gen=$(prefix generated)
+"$work/nginxtune" gen --profile static --root "$docroot" --tls "$gen/cert.pem,$gen/key.pem" --out "$gen/out" 2>"$gen/logs/gen.log"
+cp "$gen/out/nginx.conf" "$gen/nginx.conf"
+mkdir -p "$gen/sites"
+# one server for both ports: drop the generated HTTP-to-HTTPS redirect
+awk 'BEGIN{skip=0} /^server \{/ && !seen++ {skip=1} skip&&/^\}/ {skip=0; next} !skip' "$gen/out/sites/default.conf" > "$gen/sites/default.conf"
+sed -i "s#^    listen 443 ssl#    listen 80;\n    listen 443 ssl#" "$gen/sites/default.conf"
+localize "$gen/nginx.conf" "$gen"
+localize "$gen/sites/default.conf" "$gen"
+sed -i "s#include sites/\*.conf;#include $gen/sites/*.conf;#" "$gen/nginx.conf"
+limit=$(grep -oE 'worker_rlimit_nofile [0-9]+' "$gen/nginx.conf" | awk '{print $2}')
+
+tuned=$(prefix tuned)
+grep -v '# nginxtune-test' fixtures/mission/static-tuned.conf | sed -E 's/ *# want.*$//' > "$tuned/nginx.conf"
+localize "$tuned/nginx.conf" "$tuned"
+sed -i -E "s#root /usr/share/nginx/html;#root $docroot;\n        listen 127.0.0.1:$PORT_TLS ssl;\n        ssl_certificate $tuned/cert.pem;\n        ssl_certificate_key $tuned/key.pem;#" "$tuned/nginx.conf"
+sed -i -E "s#^worker_rlimit_nofile [0-9]+;#worker_rlimit_nofile 100000;#" "$tuned/nginx.conf"
+
+for p in "$stock" "$gen" "$tuned"; do
+  "$NGINX" -t -q -p "$p/" -c "$p/nginx.conf" -e stderr -g "pid $p/nginx.pid;" || { echo "run.sh: $p/nginx.conf fails nginx -t" >&2; exit 1; }
+done
+
+# --- measuring ---------------------------------------------------------------
+# cpu_ticks PREFIX: user+system clock ticks of the nginx processes of a prefix
+cpu_ticks() {
+  local master total=0
+  master=$(cat "$1/nginx.pid")
+  for pid in "$master" $(pgrep -P "$master"); do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+HZ=$(getconf CLK_TCK)
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print 0; else print a[int((NR+1)/2)]}'; }
+
+rows=()
+static_case() { # NAME URL WRK-ARGS...
+  local name=$1 url=$2; shift 2
+  declare -A rps cpu errs
+  for r in $(seq "$RUNS"); do
+    for v in stock generated tuned; do
+      read -r x e _ _ c < <(load "$work/$v" "$url" "$DURATION" "$@")
+      rps[$v]+="$x "; errs[$v]=$(( ${errs[$v]:-0} + e )); cpu[$v]+="$c "
+    done
+  done
+  local s g t
+  s=$(tr ' ' '\n' <<<"${rps[stock]}" | grep . | median)
+  g=$(tr ' ' '\n' <<<"${rps[generated]}" | grep . | median)
+  t=$(tr ' ' '\n' <<<"${rps[tuned]}" | grep . | median)
+  rows+=("$(printf '| %s | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %s / %s / %s | %s / %s / %s |' "$name" "$s" "$g" "$(awk -v a="$g" -v b="$s" 'BEGIN{print a/b}')" "$t" "$(awk -v a="$t" -v b="$s" 'BEGIN{print a/b}')" \
+    "$(tr ' ' '\n' <<<"${cpu[stock]}" | grep . | median)" "$(tr ' ' '\n' <<<"${cpu[generated]}" | grep . | median)" "$(tr ' ' '\n' <<<"${cpu[tuned]}" | grep . | median)" \
+    "${errs[stock]}" "${errs[generated]}" "${errs[tuned]}")")
+  echo "${rows[-1]}" >&2
+}
+
+# The configurations listen on the same ports: each load run starts its
+# nginx, measures it, and stops it again.
+# load PREFIX URL SECONDS WRK-ARGS... -> "rps errors p50 p99 cpu_us_per_request"
+load() {
+  local p=$1 url=$2 secs=$3; shift 3
+  local before after out rps errs p50 p99 reqs
+  start "$p"
+  before=$(cpu_ticks "$p")
+  out=$(timeout $((secs + 30)) wrk -t1 -c"$CONNS" -d"${secs}s" --latency "$@" "$url" 2>&1 || true)
+  after=$(cpu_ticks "$p")
+  stop "$p"
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  reqs=$(awk '/requests in/ {print $1}' <<<"$out")
+  errs=$(awk '/Socket errors/ {gsub(",", ""); s=$4+$6+$8+$10} /Non-2xx/ {n=$5} END {print s+n+0}' <<<"$out")
+  p50=$(awk '$1=="50%" {print $2}' <<<"$out")
+  p99=$(awk '$1=="99%" {print $2}' <<<"$out")
+  echo "${rps:-0} ${errs:-0} ${p50:--} ${p99:--} $(awk -v t=$((after - before)) -v hz="$HZ" -v r="${reqs:-0}" 'BEGIN{ if (r>0) printf "%.0f", t/hz*1e6/r; else print "-" }')"
+}
+
+echo "static: ${RUNS} rounds of ${DURATION}s per case, ${CONNS} connections" >&2
+static_case "1 KB, HTTP, keep-alive" "http://127.0.0.1:$PORT_HTTP/1k.html"
+static_case "1 KB, HTTP, new connection per request" "http://127.0.0.1:$PORT_HTTP/1k.html" -H "Connection: close"
+static_case "100 KB, HTTP, keep-alive" "http://127.0.0.1:$PORT_HTTP/100k.html"
+static_case "100 KB, HTTP, new connection per request" "http://127.0.0.1:$PORT_HTTP/100k.html" -H "Connection: close"
+static_case "1 KB, HTTPS, keep-alive" "https://127.0.0.1:$PORT_TLS/1k.html"
+static_case "1 KB, HTTPS, new connection per request" "https://127.0.0.1:$PORT_TLS/1k.html" -H "Connection: close"
+static_case "100 KB, HTTPS, keep-alive" "https://127.0.0.1:$PORT_TLS/100k.html"
+static_case "100 KB, HTTPS, new connection per request" "https://127.0.0.1:$PORT_TLS/100k.html" -H "Connection: close"
+
+# --- reverse proxy -----------------------------------------------------------
+backend=$(prefix backend)
+cat > "$backend/nginx.conf" <<EOF
+worker_processes 1;
+worker_rlimit_nofile 65536;
+events { worker_connections 16384; }
+http {
+    access_log off;
+    keepalive_requests 100000;
+    server {
+        listen 127.0.0.1:$PORT_BACKEND backlog=4096;
+        location / { return 200 "$(tr -d '\n' < "$docroot/1k.html" | cut -c1-1000)"; }
+    }
+}
+EOF
+straight=$(prefix straight)
+cp /etc/nginx/nginx.conf "$straight/nginx.conf"
+localize "$straight/nginx.conf" "$straight"
+sed -i -E 's/worker_connections [0-9]+;/worker_connections 4096;/' "$straight/nginx.conf"
+sed -i -E "s#^(worker_processes .*)#\1\nworker_rlimit_nofile 16384;#" "$straight/nginx.conf"
+cat > "$straight/sites-enabled/bench" <<EOF
+server {
+    listen 127.0.0.1:$PORT_HTTP;
+    location / { proxy_pass http://127.0.0.1:$PORT_BACKEND; }
+}
+EOF
+gproxy=$(prefix gen-proxy)
+"$work/nginxtune" gen --profile proxy --upstream "127.0.0.1:$PORT_BACKEND" --out "$gproxy/out" 2>"$gproxy/logs/gen.log"
+cp "$gproxy/out/nginx.conf" "$gproxy/nginx.conf"
+mkdir -p "$gproxy/sites" && cp "$gproxy/out/sites/default.conf" "$gproxy/sites/"
+localize "$gproxy/nginx.conf" "$gproxy"
+localize "$gproxy/sites/default.conf" "$gproxy"
+sed -i "s#include sites/\*.conf;#include $gproxy/sites/*.conf;#" "$gproxy/nginx.conf"
+for p in "$backend" "$straight" "$gproxy"; do
+  "$NGINX" -t -q -p "$p/" -c "$p/nginx.conf" -e stderr -g "pid $p/nginx.pid;" || { echo "run.sh: $p/nginx.conf fails nginx -t" >&2; exit 1; }
+done
+start "$backend"
+prows=()
+proxy_case() { # NAME SECS CONNS
+  local name=$1 secs=$2 c=$3
+  declare -A res
+  local rounds=$RUNS
+  [ "$secs" -gt "$DURATION" ] && rounds=1
+  for r in $(seq "$rounds"); do
+    for v in straight gen-proxy; do
+      local tw_before tw
+      tw_before=$(ss -Htan state time-wait | wc -l)
+      read -r x e p50 p99 cpu < <(CONNS=$c load "$work/$v" "http://127.0.0.1:$PORT_HTTP/" "$secs")
+      tw=$(ss -Htan state time-wait | wc -l)
+      res[$v]+="$x $e $p50 $p99 $cpu $tw;"
+      sleep 1
+    done
+  done
+  for v in straight gen-proxy; do
+    local med errs p50 p99 cpu tw
+    med=$(tr ';' '\n' <<<"${res[$v]}" | grep . | awk '{print $1}' | median)
+    errs=$(tr ';' '\n' <<<"${res[$v]}" | grep . | awk '{s+=$2} END {print s+0}')
+    read -r _ _ p50 p99 cpu tw < <(tr ';' '\n' <<<"${res[$v]}" | grep . | sort -g | awk -v m="$med" '$1==m {print; exit}')
+    prows+=("$(printf '| %s | %s | %.0f | %s | %s / %s | %s | %s |' "$name" "$v" "$med" "$errs" "$p50" "$p99" "$cpu" "$tw")")
+    echo "${prows[-1]}" >&2
+  done
+}
+echo "proxy: ${RUNS} rounds of ${DURATION}s, then one run of ${LONG}s with 100 connections" >&2
+proxy_case "1 KB through the proxy, ${DURATION}s" "$DURATION" "$CONNS"
+proxy_case "1 KB through the proxy, ${LONG}s, 100 connections" "$LONG" 100
+stop "$backend"
+
+# --- report ------------------------------------------------------------------
+{
+  echo "# Benchmarks"
+  echo
+  echo "<!-- Written by bench/nginx/run.sh on $(date -u +%Y-%m-%d). Do not edit by hand: run it again. -->"
+  echo
+  echo "Machine: $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), Linux $(uname -r), $("$NGINX" -v 2>&1 | sed 's/.*nginx\///'), wrk $(wrk -v 2>&1 | awk 'NR==1 {print $2}')."
+  echo "Client and server share the machine$( [ "$(nproc)" -ge 4 ] || echo "; with fewer than 4 CPUs they are not pinned to separate cores"). Loopback only."
+  echo "Each static case: ${RUNS} rounds of ${DURATION} s with ${CONNS} connections (wrk, one thread), the variants alternating within each round; medians."
+  echo "CPU is nginx's own (master and workers, from /proc) per request."
+  echo
+  echo "Reproduce: \`sudo bench/nginx/run.sh\` (DURATION, LONG, RUNS, CONNS override the defaults)."
+  echo
+  echo "## Static files"
+  echo
+  echo "\"stock\" is Debian's /etc/nginx/nginx.conf with a server for the files; \"generated\" is \`nginxtune gen --profile static\` for this host (worker_rlimit_nofile ${limit}); \"hand-tuned\" is the published tuned configuration (docs/mission.md: worker_processes 1, open_file_cache max=200000, ...)."
+  echo
+  echo "On a machine this small the load generator needs a core too: for CPU-bound TLS handshakes (new connection per request over HTTPS) the hand-tuned worker_processes 1 leaves wrk a core of its own and can come out ahead. On a server whose clients are elsewhere, one worker per CPU wins (docs/mission.md measured worker_processes 1 at 0.80-0.87x of auto for 40 KB over HTTPS)."
+  echo
+  echo "| case | stock rps | generated rps (vs stock) | hand-tuned rps (vs stock) | CPU µs/request stock / generated / hand-tuned | errors |"
+  echo "|---|---|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+  echo
+  echo "## Reverse proxy"
+  echo
+  echo "A backend nginx on 127.0.0.1:${PORT_BACKEND} answers 1 KB. \"straight\" is Debian's stock configuration with \`proxy_pass http://127.0.0.1:${PORT_BACKEND};\` (HTTP/1.0, a new backend connection per request); \"gen-proxy\" is \`nginxtune gen --profile proxy --upstream 127.0.0.1:${PORT_BACKEND}\` (upstream with keepalive). TIME-WAIT is the count of sockets in that state on the machine after the run. net.ipv4.tcp_tw_reuse is $(cat /proc/sys/net/ipv4/tcp_tw_reuse), the local port range $(tr '\t' '-' < /proc/sys/net/ipv4/ip_local_port_range)."
+  echo
+  echo "| run | config | rps | errors | latency p50 / p99 | CPU µs/request | TIME-WAIT |"
+  echo "|---|---|---|---|---|---|---|"
+  printf '%s\n' "${prows[@]}"
+} > "$OUT"
+cat "$OUT"
