@@ -53,6 +53,14 @@ dd if=/dev/urandom bs=76800 count=1 2>/dev/null | base64 -w 76 > "$docroot/100k.
 cp "$docroot/1k.html" "$docroot/index.html"
 chmod -R a+rX "$docroot"
 
+# With 4 or more CPUs the server and the client get separate halves.
+PIN_SERVER=() PIN_CLIENT=()
+if [ "$(nproc)" -ge 4 ]; then
+  half=$(( $(nproc) / 2 ))
+  PIN_SERVER=(taskset -c "0-$((half - 1))")
+  PIN_CLIENT=(taskset -c "$half-$(( $(nproc) - 1 ))")
+fi
+
 PORT_HTTP=18080
 PORT_TLS=18443
 PORT_BACKEND=18090
@@ -83,7 +91,7 @@ localize() {
 }
 
 start() { # start PREFIX
-  "$NGINX" -p "$1/" -c "$1/nginx.conf" -e "$1/logs/error.log" -g "pid $1/nginx.pid;" 2>"$1/logs/start.log" || {
+  "${PIN_SERVER[@]}" "$NGINX" -p "$1/" -c "$1/nginx.conf" -e "$1/logs/error.log" -g "pid $1/nginx.pid;" 2>"$1/logs/start.log" || {
     cat "$1/logs/start.log" >&2; exit 1; }
   sleep 0.5
 }
@@ -172,7 +180,7 @@ load() {
   local before after out rps errs p50 p99 reqs
   start "$p"
   before=$(cpu_ticks "$p")
-  out=$(timeout $((secs + 30)) wrk -t1 -c"$CONNS" -d"${secs}s" --latency "$@" "$url" 2>&1 || true)
+  out=$(timeout $((secs + 30)) "${PIN_CLIENT[@]}" wrk -t1 -c"$CONNS" -d"${secs}s" --latency "$@" "$url" 2>&1 || true)
   after=$(cpu_ticks "$p")
   stop "$p"
   rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
@@ -192,6 +200,19 @@ static_case "1 KB, HTTPS, keep-alive" "https://127.0.0.1:$PORT_TLS/1k.html"
 static_case "1 KB, HTTPS, new connection per request" "https://127.0.0.1:$PORT_TLS/1k.html" -H "Connection: close"
 static_case "100 KB, HTTPS, keep-alive" "https://127.0.0.1:$PORT_TLS/100k.html"
 static_case "100 KB, HTTPS, new connection per request" "https://127.0.0.1:$PORT_TLS/100k.html" -H "Connection: close"
+
+# ab cross-check: ApacheBench speaks HTTP/1.0 (so nginx does not gzip for it)
+ab_rows=()
+for v in stock generated tuned; do
+  vals=()
+  for r in $(seq "$RUNS"); do
+    start "$work/$v"
+    vals+=("$(timeout $((DURATION + 30)) "${PIN_CLIENT[@]}" ab -q -k -c "$CONNS" -t "$DURATION" -n 10000000 "http://127.0.0.1:$PORT_HTTP/1k.html" 2>/dev/null | awk '/Requests per second/ {print $4}')")
+    stop "$work/$v"
+  done
+  ab_rows+=("$(printf '%s\n' "${vals[@]}" | grep . | median)")
+done
+echo "ab 1 KB keep-alive: ${ab_rows[*]}" >&2
 
 # --- reverse proxy -----------------------------------------------------------
 backend=$(prefix backend)
@@ -282,6 +303,7 @@ stop "$backend"
   echo "| case | stock rps | generated rps (vs stock) | hand-tuned rps (vs stock) | CPU µs/request stock / generated / hand-tuned | errors |"
   echo "|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
+  printf '| 1 KB, HTTP, keep-alive, ab -k (cross-check) | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | - | - |\n' "${ab_rows[0]}" "${ab_rows[1]}" "$(awk -v a="${ab_rows[1]}" -v b="${ab_rows[0]}" 'BEGIN{print a/b}')" "${ab_rows[2]}" "$(awk -v a="${ab_rows[2]}" -v b="${ab_rows[0]}" 'BEGIN{print a/b}')"
   echo
   echo "## Reverse proxy"
   echo

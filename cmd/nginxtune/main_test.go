@@ -305,3 +305,33 @@ func TestGenErrors(t *testing.T) {
 		}
 	}
 }
+
+// lint --changed reports the findings of the changed files only, read
+// through the nginx.conf that includes them; a changed snippet that nothing
+// includes is linted on its own.
+func TestLintChanged(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.MkdirAll("nginx/conf.d", 0o755)
+	os.MkdirAll("snippets", 0o755)
+	os.WriteFile("nginx/nginx.conf", []byte("events {}\nhttp {\n    gzip_comp_level 9;\n    proxy_http_version 1.1;\n    proxy_set_header Connection \"\";\n    include conf.d/*.conf;\n}\n"), 0o644)
+	os.WriteFile("nginx/conf.d/a.conf", []byte("upstream app { server 127.0.0.1:8080; keepalive 8; }\nserver {\n    listen 80;\n    location / { proxy_pass http://app; }\n}\n"), 0o644)
+	os.WriteFile("nginx/conf.d/b.conf", []byte("server {\n    listen 81;\n    location / { proxy_pass http://127.0.0.1:9000; }\n}\n"), 0o644)
+	os.WriteFile("snippets/loose.conf", []byte("location /x {\n    proxy_pass http://10.0.0.1:80;\n}\n"), 0o644)
+	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--nginx-version", "1.24.0", "--changed", "nginx/conf.d/a.conf", "nginx/conf.d/b.conf", "snippets/loose.conf")
+	if code != ExitFindings {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	// a.conf is clean only because nginx.conf sets the proxy headers: the
+	// tree was read through the main file
+	for _, want := range []string{"nginx/conf.d/b.conf:3:29: warning: proxy_pass to the address 127.0.0.1:9000", "snippets/loose.conf:2:16: warning: proxy_pass to the address 10.0.0.1:80"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	for _, unwanted := range []string{"a.conf", "gzip_comp_level"} {
+		if strings.Contains(out, unwanted) {
+			t.Errorf("reported %q outside the changed files or wrongly:\n%s", unwanted, out)
+		}
+	}
+}
