@@ -26,13 +26,12 @@ type mainSettings struct {
 	rlimitDir   *parser.Directive
 	proxying    bool
 	cacheMax    int
-	hasWorkerPr bool
 }
 
 func (p *Pass) mainSettings(r *parser.File) mainSettings {
 	m := mainSettings{root: r, workers: 1, wc: 512}
 	if ds := p.index.find(r.Directives, "worker_processes"); len(ds) > 0 {
-		m.workersDir, m.hasWorkerPr = ds[len(ds)-1], true
+		m.workersDir = ds[len(ds)-1]
 		if m.workersDir.Arg(0) == "auto" {
 			m.auto = true
 			if p.Host != nil && p.Host.CPUOnline.Known() {
