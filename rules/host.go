@@ -16,16 +16,16 @@ import (
 
 // mainSettings are the main-context numbers host rules need.
 type mainSettings struct {
-	root        *parser.File
-	workers     int // workers nginx starts on this host
-	workersDir  *parser.Directive
-	auto        bool
-	wc          int
-	wcDir       *parser.Directive
-	rlimit      int
-	rlimitDir   *parser.Directive
-	proxying    bool
-	cacheMax    int
+	root       *parser.File
+	workers    int // workers nginx starts on this host
+	workersDir *parser.Directive
+	auto       bool
+	wc         int
+	wcDir      *parser.Directive
+	rlimit     int
+	rlimitDir  *parser.Directive
+	proxying   bool
+	cacheMax   int
 }
 
 func (p *Pass) mainSettings(r *parser.File) mainSettings {
