@@ -156,8 +156,12 @@ rows=()
 static_case() { # NAME URL WRK-ARGS...
   local name=$1 url=$2; shift 2
   declare -A rps cpu errs
+  local variants=(stock generated tuned)
   for r in $(seq "$RUNS"); do
-    for v in stock generated tuned; do
+    # rotate the order each round: a run inherits the TIME-WAIT sockets of
+    # the one before it, which costs the next client ports on connect()
+    for i in 0 1 2; do
+      local v=${variants[$(( (i + r - 1) % 3 ))]}
       read -r x e _ _ c < <(load "$work/$v" "$url" "$DURATION" "$@")
       rps[$v]+="$x "; errs[$v]=$(( ${errs[$v]:-0} + e )); cpu[$v]+="$c "
     done
@@ -257,8 +261,10 @@ proxy_case() { # NAME SECS CONNS
   declare -A res
   local rounds=$RUNS
   [ "$secs" -gt "$DURATION" ] && rounds=1
+  local variants=(straight gen-proxy)
   for r in $(seq "$rounds"); do
-    for v in straight gen-proxy; do
+    for i in 0 1; do
+      local v=${variants[$(( (i + r - 1) % 2 ))]}
       local tw_before tw
       tw_before=$(ss -Htan state time-wait | wc -l)
       read -r x e p50 p99 cpu < <(CONNS=$c load "$work/$v" "http://127.0.0.1:$PORT_HTTP/" "$secs")
@@ -289,7 +295,7 @@ stop "$backend"
   echo
   echo "Machine: $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), Linux $(uname -r), $("$NGINX" -v 2>&1 | sed 's/.*nginx\///'), wrk $(wrk -v 2>&1 | awk 'NR==1 {print $2}')."
   echo "Client and server share the machine$( [ "$(nproc)" -ge 4 ] || echo "; with fewer than 4 CPUs they are not pinned to separate cores"). Loopback only."
-  echo "Each static case: ${RUNS} rounds of ${DURATION} s with ${CONNS} connections (wrk, one thread), the variants alternating within each round; medians."
+  echo "Each static case: ${RUNS} rounds of ${DURATION} s with ${CONNS} connections (wrk, one thread), the variants alternating within each round and their order rotating from round to round (a run inherits the TIME-WAIT sockets of the one before); medians."
   echo "CPU is nginx's own (master and workers, from /proc) per request."
   echo
   echo "Reproduce: \`sudo bench/nginx/run.sh\` (DURATION, LONG, RUNS, CONNS override the defaults)."
