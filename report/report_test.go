@@ -109,7 +109,7 @@ func TestSARIFSchema(t *testing.T) {
 			t.Errorf("ruleIndex %d does not point at %s", res.RuleIndex, res.RuleID)
 		}
 		loc := res.Locations[0].PhysicalLocation
-		if strings.HasPrefix(loc.ArtifactLocation.URI, "/") || loc.Region.StartColumn < 1 {
+		if strings.HasPrefix(loc.ArtifactLocation.URI, "/") || strings.Contains(loc.ArtifactLocation.URI, "srv/") || loc.Region.StartColumn < 1 {
 			t.Errorf("location %+v", loc)
 		}
 		levels += res.Level + " "
@@ -117,6 +117,17 @@ func TestSARIFSchema(t *testing.T) {
 	if levels != "warning error note " {
 		t.Errorf("levels %q", levels)
 	}
+}
+
+func TestSARIFAbsoluteURI(t *testing.T) {
+	var b bytes.Buffer
+	if err := SARIF(&b, sample[:1], Meta{ToolVersion: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"uri": "file:///srv/conf/site.conf"`) {
+		t.Errorf("absolute path not written as a file URI:\n%s", b.String())
+	}
+	validate(t, "testdata/sarif-schema-2.1.0.json", b.Bytes())
 }
 
 func TestJSONSchema(t *testing.T) {

@@ -118,6 +118,9 @@ func SARIF(w io.Writer, diags []rules.Diagnostic, m Meta) error {
 	results := []sarifResult{}
 	for _, d := range diags {
 		uri := strings.TrimPrefix(m.path(d.File), "./")
+		if strings.HasPrefix(uri, "/") {
+			uri = "file://" + uri // outside the working directory: an absolute URI
+		}
 		results = append(results, sarifResult{
 			RuleID: d.Rule, RuleIndex: index[d.Rule], Level: sarifLevel(d.Severity),
 			Message: sarifText{Text: d.Message},

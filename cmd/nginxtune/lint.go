@@ -266,6 +266,9 @@ func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken
 }
 
 func runLint(c *cobra.Command, args []string, f *lintFlags) error {
+	if len(args) == 0 && f.changed {
+		return nil // no changed files: nothing to lint
+	}
 	if len(args) == 0 {
 		args = []string{"/etc/nginx"}
 	}
