@@ -82,6 +82,10 @@ type Edit struct {
 type Fix struct {
 	Description string `json:"description"`
 	Edits       []Edit `json:"edits"`
+	// Key names what the fix creates (such as an upstream block); of fixes
+	// with the same key only the first is applied in one pass, so two
+	// findings never create the same block twice.
+	Key string `json:"-"`
 }
 
 // Diagnostic is one finding.

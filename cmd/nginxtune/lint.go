@@ -308,14 +308,26 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 				return failf(ExitError, "--fix needs files on disk, not standard input or nginx -T output")
 			}
 		}
-		n, files, err := applyFixes(diags)
-		if err != nil {
-			return failf(ExitError, "%v", err)
+		// Fixes can make room for others (a new upstream, then its proxy
+		// headers), so apply them in passes until none is left.
+		total, changed := 0, map[string]bool{}
+		for pass := 0; pass < maxFixPasses; pass++ {
+			n, files, err := applyFixes(diags)
+			if err != nil {
+				return failf(ExitError, "%v", err)
+			}
+			total += n
+			for _, f := range files {
+				changed[f] = true
+			}
+			if diags, broken, _, err = lint(); err != nil {
+				return err
+			}
+			if n == 0 {
+				break
+			}
 		}
-		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: applied %d fix%s in %d file%s\n", n, pluralES(n), files, pluralS(files))
-		if diags, broken, _, err = lint(); err != nil {
-			return err
-		}
+		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: applied %d fix%s in %d file%s\n", total, pluralES(total), len(changed), pluralS(len(changed)))
 	}
 	m := report.Meta{ToolVersion: versionString(), NginxVersion: s.cfg.Version.String(), Path: relPath}
 	if err := report.Write(c.OutOrStdout(), f.format, diags, m, color); err != nil {
@@ -364,9 +376,13 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// maxFixPasses bounds the rounds of --fix.
+const maxFixPasses = 5
+
 // applyFixes applies the edits of every fix, skipping a fix whose edits
-// overlap one already taken, and writes each changed file atomically.
-func applyFixes(diags []rules.Diagnostic) (fixes, files int, err error) {
+// overlap one already taken (or that creates what another already does),
+// and writes each changed file atomically. It returns the files it changed.
+func applyFixes(diags []rules.Diagnostic) (fixes int, files []string, err error) {
 	type span struct{ start, end int }
 	taken := map[string][]span{}
 	perFile := map[string][]rules.Edit{}
@@ -378,8 +394,9 @@ func applyFixes(diags []rules.Diagnostic) (fixes, files int, err error) {
 		}
 		return false
 	}
+	keys := map[string]bool{}
 	for _, d := range diags {
-		if d.Fix == nil {
+		if d.Fix == nil || (d.Fix.Key != "" && keys[d.Fix.Key]) {
 			continue
 		}
 		ok := true
@@ -395,6 +412,9 @@ func applyFixes(diags []rules.Diagnostic) (fixes, files int, err error) {
 			taken[e.File] = append(taken[e.File], span{e.Start, e.End})
 			perFile[e.File] = append(perFile[e.File], e)
 		}
+		if d.Fix.Key != "" {
+			keys[d.Fix.Key] = true
+		}
 		fixes++
 	}
 	names := make([]string, 0, len(perFile))
@@ -406,13 +426,13 @@ func applyFixes(diags []rules.Diagnostic) (fixes, files int, err error) {
 		edits := perFile[name]
 		src, err := os.ReadFile(name)
 		if err != nil {
-			return 0, 0, err
+			return 0, nil, err
 		}
 		sort.SliceStable(edits, func(i, j int) bool { return edits[i].Start > edits[j].Start })
 		out := src
 		for _, e := range edits {
 			if e.End > len(out) || e.Start > e.End {
-				return 0, 0, fmt.Errorf("%s changed while nginxtune was reading it", name)
+				return 0, nil, fmt.Errorf("%s changed while nginxtune was reading it", name)
 			}
 			out = append(append(append([]byte(nil), out[:e.Start]...), e.New...), out[e.End:]...)
 		}
@@ -420,9 +440,9 @@ func applyFixes(diags []rules.Diagnostic) (fixes, files int, err error) {
 			continue
 		}
 		if err := writeAtomic(name, out, 0); err != nil {
-			return 0, 0, err
+			return 0, nil, err
 		}
-		files++
+		files = append(files, name)
 	}
 	return fixes, files, nil
 }

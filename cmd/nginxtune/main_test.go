@@ -335,3 +335,39 @@ func TestLintChanged(t *testing.T) {
 		}
 	}
 }
+
+// Two servers proxying to the same address get one upstream block, and the
+// result passes nginx -t.
+func TestFixSharedUpstream(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(p, []byte(`events {}
+http {
+    server {
+        listen 127.0.0.1:8081;
+        location / { proxy_pass http://127.0.0.1:9000; }
+    }
+    server {
+        listen 127.0.0.1:8082;
+        location /api/ {
+            proxy_set_header Host $host;
+            proxy_pass http://127.0.0.1:9000/v2/;
+        }
+    }
+}
+`), 0o644)
+	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--fix", "--nginx-version", "1.22.1", "--enable", "upstream-keepalive,proxy-keepalive-headers", p)
+	if code != ExitOK {
+		t.Fatalf("exit %d after --fix:\n%s%s", code, out, errOut)
+	}
+	fixed, _ := os.ReadFile(p)
+	if n := strings.Count(string(fixed), "upstream backend_127_0_0_1_9000 {"); n != 1 {
+		t.Errorf("%d upstream blocks:\n%s", n, fixed)
+	}
+	if !strings.Contains(string(fixed), "proxy_pass http://backend_127_0_0_1_9000/v2/;") || !strings.Contains(string(fixed), "proxy_set_header Host $host;\n            proxy_set_header Connection \"\";") {
+		t.Errorf("fixed file:\n%s", fixed)
+	}
+	if res := nginxtest.CheckTree(t, p); !res.OK {
+		t.Errorf("nginx -t: %s", res.Output)
+	}
+}
