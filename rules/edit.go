@@ -1,7 +1,7 @@
 package rules
 
 import (
-	"strings"
+	"bytes"
 
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -20,7 +20,7 @@ func indentOf(d *parser.Directive) string {
 
 // newline returns the line ending the file uses.
 func newline(f *parser.File) string {
-	if strings.Contains(string(f.Src), "\r\n") {
+	if bytes.Contains(f.Src, []byte("\r\n")) {
 		return "\r\n"
 	}
 	return "\n"

@@ -53,8 +53,8 @@ func (p *Pass) mainSettings(r *parser.File) mainSettings {
 		m.rlimitDir = ds[len(ds)-1]
 		m.rlimit, _ = strconv.Atoi(m.rlimitDir.Arg(0))
 	}
-	m.proxying = proxies(p.Tree)
-	m.cacheMax = openFileCacheMax(p.Tree)
+	m.proxying = p.proxies()
+	m.cacheMax = p.openFileCacheMax()
 	return m
 }
 
@@ -225,9 +225,9 @@ default is cut to 128: bursts beyond it are dropped or reset.`,
 		}
 		limit := p.Host.Somaxconn.Value
 		seen := map[string]bool{}
-		p.Tree.Walk(func(d *parser.Directive, c *parser.Context) bool {
+		p.each(func(d *parser.Directive, c *parser.Context) {
 			if d.Name != "listen" || len(d.Args) == 0 || c.Has(parser.CtxMail) {
-				return true
+				return
 			}
 			backlog, explicit := defaultBacklog, -1
 			for i, a := range d.Args {
@@ -238,20 +238,19 @@ default is cut to 128: bursts beyond it are dropped or reset.`,
 				}
 			}
 			if backlog <= limit {
-				return true
+				return
 			}
 			if explicit >= 0 {
 				p.ReportArg(d, explicit, "backlog=%d is above net.core.somaxconn %d (%s): the kernel silently cuts the queue to %d; raise net.core.somaxconn",
 					backlog, limit, p.Host.Somaxconn.Source, limit)
-				return true
+				return
 			}
 			if !seen[d.Arg(0)] {
 				seen[d.Arg(0)] = true
 				p.Report(d, "nginx's default listen backlog of %d is above net.core.somaxconn %d (%s): the kernel cuts the queue to %d; raise net.core.somaxconn",
 					defaultBacklog, limit, p.Host.Somaxconn.Source, limit)
 			}
-			return true
-		})
+		}, "listen")
 	},
 }
 
@@ -281,20 +280,20 @@ ports for loopback backends only, so a backend on another host is exposed.`,
 		if p.Host == nil || !p.Host.PortRange.Known() {
 			return
 		}
-		ups := httpUpstreams(p.Tree)
+		ups := p.httpUpstreams()
 		rng := p.Host.PortRange.Value
-		p.Tree.Walk(func(d *parser.Directive, c *parser.Context) bool {
+		p.each(func(d *parser.Directive, c *parser.Context) {
 			if d.Name != "proxy_pass" || inStream(c) {
-				return true
+				return
 			}
 			_, hostPort, _, ok := proxyTarget(d.Arg(0))
 			if !ok || strings.HasPrefix(hostPort, "unix:") {
-				return true
+				return
 			}
 			addrs := []string{hostPort}
 			if up, isUp := ups[hostPort]; isUp {
 				if len(findIn(up.Block, "keepalive")) > 0 || !p.Before(vUpstreamKeepalive) {
-					return true
+					return
 				}
 				addrs = nil
 				for _, s := range findIn(up.Block, "server") {
@@ -310,10 +309,10 @@ ports for loopback backends only, so a backend on another host is exposed.`,
 			if pv := p.Effective(c.Blocks, c.Root, "proxy_http_version"); pv.Found() {
 				version = pv.Last().Arg(0)
 			} else if !p.Version.Known() {
-				return true // the default depends on the version
+				return // the default depends on the version
 			}
 			if version == "1.0" {
-				return true
+				return
 			}
 			for _, a := range addrs {
 				if isLoopback(a) && p.Host.TCPTwReuse.Known() && p.Host.TCPTwReuse.Value >= 1 {
@@ -325,8 +324,7 @@ ports for loopback backends only, so a backend on another host is exposed.`,
 				p.Report(d, "without backend keepalive nginx opens and closes a connection to %s per request, and each closed one holds a local port for %ds: with ports %d-%d (%s) that caps new connections at about %d per second, after which connect() fails (measured: 627 rps and 44,005 errors); use an upstream with keepalive",
 					a, timeWait, rng.Low, rng.High, p.Host.PortRange.Source, rng.Size()/timeWait)
 			}
-			return true
-		})
+		}, "proxy_pass")
 	},
 }
 
@@ -453,15 +451,14 @@ OOM killer ends nginx under exactly the load it was tuned for.`,
 				continue
 			}
 			tls, gzip := false, false
-			p.Tree.Walk(func(d *parser.Directive, c *parser.Context) bool {
+			p.each(func(d *parser.Directive, c *parser.Context) {
 				switch {
 				case d.Name == "listen" && (hasArg(d, "ssl") >= 0 || hasArg(d, "quic") >= 0):
 					tls = true
 				case d.Name == "gzip" && d.Arg(0) == "on":
 					gzip = true
 				}
-				return true
-			})
+			}, "listen", "gzip")
 			per, parts := MemoryPerConnection(tls, gzip, m.proxying)
 			total := float64(m.workers) * float64(m.wc) * float64(per)
 			mem := float64(p.Host.Memory())
@@ -554,12 +551,11 @@ binary lacks the module: a configuration written for another build breaks the re
 		}
 		args := p.Host.NginxConfigure.Value
 		var loaded []string
-		p.Tree.Walk(func(d *parser.Directive, c *parser.Context) bool {
+		p.each(func(d *parser.Directive, c *parser.Context) {
 			if d.Name == "load_module" {
 				loaded = append(loaded, d.Arg(0))
 			}
-			return true
-		})
+		}, "load_module")
 		has := func(key string) bool {
 			opt, frag := moduleOf[key][0], moduleOf[key][1]
 			for _, a := range args {
@@ -588,14 +584,14 @@ binary lacks the module: a configuration written for another build breaks the re
 			}
 			p.Report(d, "%s needs %s, which this nginx (%s) was not built or loaded with: nginx -t fails", what, need, p.Host.NginxConfigure.Source)
 		}
-		p.Tree.Walk(func(d *parser.Directive, c *parser.Context) bool {
+		p.eachDirective(func(d *parser.Directive, c *parser.Context) {
 			if d.Name == "listen" {
 				for _, param := range []string{"ssl", "http2", "quic"} {
 					if hasArg(d, param) >= 0 && !has("listen:"+param) {
 						report(d, "listen:"+param, "listen ... "+param)
 					}
 				}
-				return true
+				return
 			}
 			key := d.Name
 			if d.Name == "aio" && d.Arg(0) == "threads" {
@@ -604,7 +600,6 @@ binary lacks the module: a configuration written for another build breaks the re
 			if _, ok := moduleOf[key]; ok && !has(key) {
 				report(d, key, d.Name)
 			}
-			return true
 		})
 	},
 }

@@ -27,14 +27,13 @@ func proxyTarget(url string) (scheme, host, rest string, ok bool) {
 }
 
 // httpUpstreams returns the upstream blocks of the http context by name.
-func httpUpstreams(t *parser.Tree) map[string]*parser.Directive {
+func (p *Pass) httpUpstreams() map[string]*parser.Directive {
 	ups := map[string]*parser.Directive{}
-	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
-		if d.Name == "upstream" && d.Block != nil && !inStream(c) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Block != nil && !inStream(c) {
 			ups[d.Arg(0)] = d
 		}
-		return true
-	})
+	}, "upstream")
 	return ups
 }
 
@@ -95,16 +94,16 @@ http {
 }
 
 func checkUpstreamKeepalive(p *Pass) {
-	ups := httpUpstreams(p.Tree)
-	p.Tree.Walk(func(d *parser.Directive, c *parser.Context) bool {
+	ups := p.httpUpstreams()
+	p.each(func(d *parser.Directive, c *parser.Context) {
 		switch {
 		case d.Name == "proxy_pass" && !inStream(c):
 			scheme, host, rest, ok := proxyTarget(d.Arg(0))
 			if !ok {
-				return true
+				return
 			}
 			if _, isUp := ups[host]; isUp {
-				return true
+				return
 			}
 			name := upstreamNameFor(host)
 			headers := ""
@@ -116,10 +115,10 @@ func checkUpstreamKeepalive(p *Pass) {
 				"against 22,153 rps with an upstream block); write \"upstream %s { server %s; keepalive 32; }\" "+
 				"and \"proxy_pass %s://%s%s;\"%s", host, name, host, scheme, name, rest, headers)
 			diag.Fix = upstreamFix(d, c, ups, name, host, scheme+"://"+name+rest)
-			return true
+			return
 		case d.Name == "upstream" && d.Block != nil && !inStream(c) && p.Before(vUpstreamKeepalive):
 			if len(findIn(d.Block, "keepalive")) > 0 {
-				return true
+				return
 			}
 			pool := max(32, 2*len(findIn(d.Block, "server")))
 			diag := p.Report(d, "upstream %q keeps no idle connections: before nginx 1.29.7 an upstream needs "+
@@ -128,8 +127,7 @@ func checkUpstreamKeepalive(p *Pass) {
 			diag.Fix = &Fix{Description: fmt.Sprintf("add keepalive %d; to upstream %s", pool, d.Arg(0)),
 				Edits: []Edit{insertInBlock(d, fmt.Sprintf("keepalive %d;", pool))}}
 		}
-		return true
-	})
+	}, "proxy_pass", "upstream")
 }
 
 var proxyKeepaliveHeaders = &Rule{
@@ -196,16 +194,16 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 	if !p.Before(vUpstreamKeepalive) {
 		return
 	}
-	ups := httpUpstreams(p.Tree)
-	maps := connectionMaps(p.Tree)
-	p.Tree.Walk(func(d *parser.Directive, c *parser.Context) bool {
+	ups := p.httpUpstreams()
+	maps := p.connectionMaps()
+	p.each(func(d *parser.Directive, c *parser.Context) {
 		if d.Name != "proxy_pass" || inStream(c) {
-			return true
+			return
 		}
 		_, host, _, ok := proxyTarget(d.Arg(0))
 		up, isUp := ups[host]
 		if !ok || !isUp || len(findIn(up.Block, "keepalive")) == 0 {
-			return true
+			return
 		}
 		note := p.versionNote("before 1.29.7")
 		var problems []string
@@ -247,7 +245,7 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 			}
 		}
 		if len(problems) == 0 {
-			return true
+			return
 		}
 		if len(before) > 0 {
 			e := insertBefore(d, before[0])
@@ -261,8 +259,7 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 		if fixed == len(problems) {
 			diag.Fix = &Fix{Description: "set proxy_http_version 1.1 and clear the Connection header", Edits: edits}
 		}
-		return true
-	})
+	}, "proxy_pass")
 }
 
 // upstreamNameFor derives an upstream name from a backend address.
@@ -353,19 +350,17 @@ func (p *Pass) outerConnection(blocks []*parser.Directive, root *parser.File, in
 
 // connectionMaps finds map blocks whose result is "close" for an empty
 // source value or by default: the websocket recipe that ends keepalive.
-func connectionMaps(t *parser.Tree) map[string]*parser.Directive {
+func (p *Pass) connectionMaps() map[string]*parser.Directive {
 	out := map[string]*parser.Directive{}
-	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
-		if d.Name != "map" || d.Block == nil || len(d.Args) < 2 {
-			return true
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Block == nil || len(d.Args) < 2 {
+			return
 		}
 		for _, e := range d.Block {
-			key := e.Name
-			if (key == "" || key == "default") && strings.EqualFold(e.Arg(0), "close") {
+			if (e.Name == "" || e.Name == "default") && strings.EqualFold(e.Arg(0), "close") {
 				out[d.Arg(1)] = d
 			}
 		}
-		return true
-	})
+	}, "map")
 	return out
 }

@@ -109,9 +109,10 @@ type Pass struct {
 	// when the lint is not host-aware.
 	Host *host.Facts
 
-	rule  *Rule
-	diags *[]Diagnostic
-	index *levelIndex
+	rule   *Rule
+	diags  *[]Diagnostic
+	index  *levelIndex
+	visits *visits
 }
 
 // Report records a finding at a directive.
@@ -152,11 +153,12 @@ type Config struct {
 func Run(t *parser.Tree, cfg Config) []Diagnostic {
 	var raw []Diagnostic
 	index := &levelIndex{}
+	vs := collect(t)
 	for _, r := range All {
 		if cfg.Disabled[r.ID] || r.Check == nil {
 			continue
 		}
-		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, rule: r, diags: &raw, index: index}
+		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, rule: r, diags: &raw, index: index, visits: vs}
 		r.Check(p)
 	}
 	seen := map[string]bool{}

@@ -167,13 +167,12 @@ func servesFiles(server *parser.Directive) bool {
 }
 
 // httpServers calls fn for every server block of the http context.
-func httpServers(t *parser.Tree, fn func(s *parser.Directive, c *parser.Context)) {
-	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
-		if d.Name == "server" && d.Block != nil && c.In() == parser.CtxHTTP {
+func (p *Pass) httpServers(fn func(s *parser.Directive, c *parser.Context)) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Block != nil && c.In() == parser.CtxHTTP {
 			fn(d, c)
 		}
-		return true
-	})
+	}, "server")
 }
 
 // inStream reports whether the walk is inside a stream block.

@@ -46,7 +46,7 @@ about 4,000 sessions, and since nginx 1.23.2 it also rotates session ticket keys
 		Sources:  []string{"nginx docs: ngx_http_ssl_module ssl_session_cache", "nginx docs: configuring_https_servers (HTTPS server optimization)"},
 	},
 	Check: func(p *Pass) {
-		httpServers(p.Tree, func(s *parser.Directive, c *parser.Context) {
+		p.httpServers(func(s *parser.Directive, c *parser.Context) {
 			if !isTLSServer(s) {
 				return
 			}
@@ -92,9 +92,9 @@ unknown directive "ssl" from then on. TLS is a property of the listening socket:
 		Sources:  []string{"nginx CHANGES 1.25.1: the ssl directive was removed", "nginx docs: ngx_http_ssl_module ssl"},
 	},
 	Check: func(p *Pass) {
-		p.Tree.Walk(func(d *parser.Directive, c *parser.Context) bool {
+		p.each(func(d *parser.Directive, c *parser.Context) {
 			if d.Name != "ssl" || (d.Arg(0) != "on" && d.Arg(0) != "off") {
-				return true
+				return
 			}
 			sev := Error
 			msg := `"ssl %s" was removed in nginx 1.25.1 (nginx -t fails with unknown directive "ssl")`
@@ -119,8 +119,7 @@ unknown directive "ssl" from then on. TLS is a property of the listening socket:
 			}
 			diag := p.ReportSeverity(sev, d, msg, d.Arg(0))
 			diag.Fix = fix
-			return true
-		})
+		}, "ssl")
 	},
 }
 
@@ -143,7 +142,7 @@ a shared address:port applies to every server on it whatever each one says.`,
 		if !p.AtLeast(vHTTP2Directive) {
 			return
 		}
-		httpServers(p.Tree, func(s *parser.Directive, c *parser.Context) {
+		p.httpServers(func(s *parser.Directive, c *parser.Context) {
 			hasDirective := len(findIn(s.Block, "http2")) > 0
 			first := true
 			for _, l := range findIn(s.Block, "listen") {

@@ -20,33 +20,25 @@ func mainRoots(t *parser.Tree) []*parser.File {
 }
 
 // proxies reports whether the tree passes requests to backends.
-func proxies(t *parser.Tree) bool {
+func (p *Pass) proxies() bool {
 	found := false
-	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
-		switch d.Name {
-		case "proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass":
-			found = true
-		}
-		return !found
-	})
+	p.each(func(d *parser.Directive, c *parser.Context) { found = true },
+		"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass")
 	return found
 }
 
 // openFileCacheMax returns the largest open_file_cache max= in the tree.
-func openFileCacheMax(t *parser.Tree) int {
+func (p *Pass) openFileCacheMax() int {
 	m := 0
-	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
-		if d.Name == "open_file_cache" {
-			for _, a := range d.Args {
-				if v, ok := cutPrefix(a.Value, "max="); ok {
-					if n, err := strconv.Atoi(v); err == nil && n > m {
-						m = n
-					}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		for _, a := range d.Args {
+			if v, ok := cutPrefix(a.Value, "max="); ok {
+				if n, err := strconv.Atoi(v); err == nil && n > m {
+					m = n
 				}
 			}
 		}
-		return true
-	})
+	}, "open_file_cache")
 	return m
 }
 
@@ -134,8 +126,8 @@ func checkWorkerFDLimit(p *Pass) {
 		if err != nil {
 			continue
 		}
-		proxying := proxies(p.Tree)
-		cache := openFileCacheMax(p.Tree)
+		proxying := p.proxies()
+		cache := p.openFileCacheMax()
 		need := FDsNeeded(wc, proxying, cache)
 		what := fmt.Sprintf("%d connections", wc)
 		if proxying {

@@ -1,0 +1,75 @@
+package rules
+
+import (
+	"sort"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// visit is one directive in the place a walk of the tree meets it.
+type visit struct {
+	d *parser.Directive
+	c *parser.Context // shared by the directives of one block; do not modify
+}
+
+// visits walks the tree once and indexes every directive by name, so that a
+// rule looks at the directives it cares about instead of walking the whole
+// tree again. A file included from several places is visited once per place.
+type visits struct {
+	all    []visit
+	byName map[string][]int
+}
+
+func collect(t *parser.Tree) *visits {
+	v := &visits{byName: map[string][]int{}}
+	var walk func(dirs []*parser.Directive, c *parser.Context)
+	walk = func(dirs []*parser.Directive, c *parser.Context) {
+		for _, d := range dirs {
+			v.byName[d.Name] = append(v.byName[d.Name], len(v.all))
+			v.all = append(v.all, visit{d, c})
+			for _, inc := range d.Includes {
+				walk(inc.Directives, c)
+			}
+			if d.Block != nil && !parser.IsDataBlock(d.Name) {
+				inner := &parser.Context{
+					Blocks: append(append(make([]*parser.Directive, 0, len(c.Blocks)+1), c.Blocks...), d),
+					Names:  append(append(make([]string, 0, len(c.Names)+1), c.Names...), d.Name),
+					Root:   c.Root,
+				}
+				walk(d.Block, inner)
+			}
+		}
+	}
+	for _, r := range t.Roots {
+		walk(r.Directives, &parser.Context{Names: append([]string(nil), r.Context...), Root: r})
+	}
+	return v
+}
+
+// each calls fn for every directive with one of the names, in the order a
+// walk of the tree meets them.
+func (p *Pass) each(fn func(d *parser.Directive, c *parser.Context), names ...string) {
+	if p.visits == nil {
+		p.visits = collect(p.Tree)
+	}
+	var idx []int
+	for _, n := range names {
+		idx = append(idx, p.visits.byName[n]...)
+	}
+	if len(names) > 1 {
+		sort.Ints(idx)
+	}
+	for _, i := range idx {
+		fn(p.visits.all[i].d, p.visits.all[i].c)
+	}
+}
+
+// eachDirective calls fn for every directive of the tree.
+func (p *Pass) eachDirective(fn func(d *parser.Directive, c *parser.Context)) {
+	if p.visits == nil {
+		p.visits = collect(p.Tree)
+	}
+	for _, v := range p.visits.all {
+		fn(v.d, v.c)
+	}
+}
