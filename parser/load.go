@@ -351,14 +351,13 @@ func (l *loader) finish(roots []string) {
 			}
 		})
 	}
-	for i, r := range roots {
+	for _, r := range roots {
 		f := l.tree.byPath[r]
 		// In a directory without nginx.conf, a file that another one
 		// includes is linted through that one, not on its own.
 		if len(roots) > 1 && included[f] {
 			continue
 		}
-		_ = i
 		l.settleContext(f)
 		l.tree.Roots = append(l.tree.Roots, f)
 	}
