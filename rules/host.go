@@ -22,8 +22,10 @@ type mainSettings struct {
 	auto       bool
 	wc         int
 	wcDir      *parser.Directive
+	wcSet      bool // worker_connections holds a number
 	rlimit     int
 	rlimitDir  *parser.Directive
+	rlimitSet  bool // worker_rlimit_nofile holds a number
 	proxying   bool
 	cacheMax   int
 }
@@ -45,18 +47,25 @@ func (p *Pass) mainSettings(r *parser.File) mainSettings {
 		if ds := p.index.find(ev.Block, "worker_connections"); len(ds) > 0 {
 			m.wcDir = ds[len(ds)-1]
 			if n, err := strconv.Atoi(m.wcDir.Arg(0)); err == nil {
-				m.wc = n
+				m.wc, m.wcSet = n, true
 			}
 		}
 	}
 	if ds := p.index.find(r.Directives, "worker_rlimit_nofile"); len(ds) > 0 {
 		m.rlimitDir = ds[len(ds)-1]
-		m.rlimit, _ = strconv.Atoi(m.rlimitDir.Arg(0))
+		if n, err := strconv.Atoi(m.rlimitDir.Arg(0)); err == nil {
+			m.rlimit, m.rlimitSet = n, true
+		}
 	}
 	m.proxying = p.proxies()
 	m.cacheMax = p.openFileCacheMax()
 	return m
 }
+
+// floor is the descriptors the connections and cached files take, without
+// the margin; need adds the margin (FDsNeeded).
+func (m mainSettings) floor() int { return fdsPerConn(m.proxying)*m.wc + m.cacheMax }
+func (m mainSettings) need() int  { return FDsNeeded(m.wc, m.proxying, m.cacheMax) }
 
 // anchor is where a main-context finding about connections is reported.
 func (m mainSettings) anchor() *parser.Directive {
@@ -121,23 +130,13 @@ events { worker_connections 4096; }
 			if at == nil {
 				continue
 			}
-			need := FDsNeeded(m.wc, m.proxying, m.cacheMax)
-			perConn := 1
-			if m.proxying {
-				perConn = 2
-			}
-			floor := perConn*m.wc + m.cacheMax
+			need, floor, perConn := m.need(), m.floor(), fdsPerConn(m.proxying)
 			nf := p.Host.NoFile
 			if m.rlimitDir == nil {
 				if nf.Value.Soft != 0 && uint64(floor) > nf.Value.Soft {
 					diag := p.Report(at, "worker_connections %d needs about %d file descriptors per worker (%d per connection%s), but the workers get the master's soft limit of %d (%s); add \"worker_rlimit_nofile %d;\"",
 						m.wc, need, perConn, cacheNote(m.cacheMax), nf.Value.Soft, nf.Source, need)
-					for _, ev := range p.index.find(r.Directives, "events") {
-						if ev.File == r {
-							diag.Fix = &Fix{Description: fmt.Sprintf("add worker_rlimit_nofile %d;", need),
-								Edits: []Edit{insertBefore(ev, fmt.Sprintf("worker_rlimit_nofile %d;", need))}}
-						}
-					}
+					diag.Fix = p.rlimitFix(r, need)
 				}
 				continue
 			}

@@ -53,16 +53,34 @@ func cutPrefix(s, p string) (string, bool) {
 // default soft limit since v240, and most shells' ulimit -n.
 const softLimit = 1024
 
+// fdsPerConn is the descriptors one connection holds: the client socket,
+// and the backend socket when the configuration proxies.
+func fdsPerConn(proxying bool) int {
+	if proxying {
+		return 2
+	}
+	return 1
+}
+
 // FDsNeeded is the descriptor budget of one worker: one per connection
 // slot, a second one per connection when proxying (the backend side) or
 // serving files, the open_file_cache entries, and a margin for logs,
 // listening sockets and the channel to the master.
 func FDsNeeded(workerConnections int, proxying bool, cacheMax int) int {
-	per := 1
-	if proxying {
-		per = 2
+	return fdsPerConn(proxying)*workerConnections + cacheMax + 64
+}
+
+// rlimitFix adds worker_rlimit_nofile before the events block of the root,
+// or returns nil when the events block is in another file.
+func (p *Pass) rlimitFix(r *parser.File, need int) *Fix {
+	var fix *Fix
+	for _, ev := range p.index.find(r.Directives, "events") {
+		if ev.File == r {
+			fix = &Fix{Description: fmt.Sprintf("add worker_rlimit_nofile %d;", need),
+				Edits: []Edit{insertBefore(ev, fmt.Sprintf("worker_rlimit_nofile %d;", need))}}
+		}
 	}
-	return per*workerConnections + cacheMax + 64
+	return fix
 }
 
 var workerFDLimit = &Rule{
@@ -113,69 +131,35 @@ func checkWorkerFDLimit(p *Pass) {
 		return // host-fd-limit compares with the limit this host really gives
 	}
 	for _, r := range mainRoots(p.Tree) {
-		var wcDir *parser.Directive
-		for _, ev := range findIn(r.Directives, "events") {
-			if ds := findIn(ev.Block, "worker_connections"); len(ds) > 0 {
-				wcDir = ds[len(ds)-1]
-			}
-		}
-		if wcDir == nil {
+		m := p.mainSettings(r)
+		if m.wcDir == nil || !m.wcSet {
 			continue
 		}
-		wc, err := strconv.Atoi(wcDir.Arg(0))
-		if err != nil {
-			continue
+		need := m.need()
+		what := fmt.Sprintf("%d connections", m.wc)
+		if m.proxying {
+			what = fmt.Sprintf("%d connections at two descriptors each when proxying", m.wc)
 		}
-		proxying := p.proxies()
-		cache := p.openFileCacheMax()
-		need := FDsNeeded(wc, proxying, cache)
-		what := fmt.Sprintf("%d connections", wc)
-		if proxying {
-			what = fmt.Sprintf("%d connections at two descriptors each when proxying", wc)
+		if m.cacheMax > 0 {
+			what += fmt.Sprintf(", %d open_file_cache entries", m.cacheMax)
 		}
-		if cache > 0 {
-			what += fmt.Sprintf(", %d open_file_cache entries", cache)
-		}
-		rl := findIn(r.Directives, "worker_rlimit_nofile")
-		if len(rl) == 0 {
-			perConn := 1
-			if proxying {
-				perConn = 2
-			}
-			if perConn*wc+cache <= softLimit {
+		if m.rlimitDir == nil {
+			if m.floor() <= softLimit {
 				continue
 			}
-			diag := p.Report(wcDir, "each worker may need %d file descriptors (%s, plus a margin), but without "+
+			diag := p.Report(m.wcDir, "each worker may need %d file descriptors (%s, plus a margin), but without "+
 				"worker_rlimit_nofile it keeps the limit nginx starts with, commonly %d; add \"worker_rlimit_nofile %d;\"",
 				need, what, softLimit, need)
-			anchor := wcDir
-			for _, ev := range findIn(r.Directives, "events") {
-				if ev.File == r {
-					anchor = ev
-				}
-			}
-			if anchor != wcDir {
-				diag.Fix = &Fix{Description: fmt.Sprintf("add worker_rlimit_nofile %d;", need),
-					Edits: []Edit{insertBefore(anchor, fmt.Sprintf("worker_rlimit_nofile %d;", need))}}
-			}
+			diag.Fix = p.rlimitFix(r, need)
 			continue
 		}
-		d := rl[len(rl)-1]
-		limit, err := strconv.Atoi(d.Arg(0))
-		if err != nil {
+		if !m.rlimitSet || m.rlimit >= m.floor() {
 			continue
 		}
-		perConn := 1
-		if proxying {
-			perConn = 2
-		}
-		if limit >= perConn*wc+cache {
-			continue
-		}
-		diag := p.Report(d, "worker_rlimit_nofile %d is below what worker_connections %d needs: %d file descriptors (%s, plus a margin)",
-			limit, wc, need, what)
+		diag := p.Report(m.rlimitDir, "worker_rlimit_nofile %d is below what worker_connections %d needs: %d file descriptors (%s, plus a margin)",
+			m.rlimit, m.wc, need, what)
 		diag.Fix = &Fix{Description: fmt.Sprintf("raise worker_rlimit_nofile to %d", need),
-			Edits: []Edit{replaceArg(d, 0, strconv.Itoa(need))}}
+			Edits: []Edit{replaceArg(m.rlimitDir, 0, strconv.Itoa(need))}}
 	}
 }
 

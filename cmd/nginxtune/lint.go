@@ -2,18 +2,16 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/config"
+	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
@@ -228,20 +226,12 @@ func liveVersion(path string) rules.Version {
 	if !isLive(path) {
 		return rules.Version{}
 	}
-	bin, err := exec.LookPath("nginx")
-	if err != nil {
-		if _, err := os.Stat("/usr/sbin/nginx"); err != nil {
-			return rules.Version{}
-		}
-		bin = "/usr/sbin/nginx"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "-v").CombinedOutput()
-	if err != nil {
+	bin := nginxcheck.Binary()
+	if bin == "" {
 		return rules.Version{}
 	}
-	v, err := rules.ParseVersion(string(out))
+	out := nginxcheck.Version(bin)
+	v, err := rules.ParseVersion(out)
 	if err != nil {
 		return rules.Version{}
 	}
