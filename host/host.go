@@ -71,6 +71,9 @@ type Facts struct {
 	Kernel         Fact[string]    `json:"kernel" yaml:"kernel"`
 	NginxVersion   Fact[string]    `json:"nginx_version" yaml:"nginx_version"`
 	NginxConfigure Fact[[]string]  `json:"nginx_configure" yaml:"nginx_configure"` // nginx -V configure arguments
+	// Systemd is whether systemd manages services here (run/systemd/system
+	// exists): only then does a LimitNOFILE drop-in reach nginx.
+	Systemd Fact[bool] `json:"systemd" yaml:"systemd"`
 }
 
 // UsableCPUs is the number of CPUs nginx's workers can really use: the
@@ -178,6 +181,11 @@ func (r *Reader) Read() *Facts {
 	f.TCPTwReuse = readInt(r, "proc/sys/net/ipv4/tcp_tw_reuse")
 	f.TCPMaxSynBack = readInt(r, "proc/sys/net/ipv4/tcp_max_syn_backlog")
 	f.PortRange = r.portRange()
+	if _, err := os.Stat(r.path("run/systemd/system")); err == nil {
+		f.Systemd = known(true, "run/systemd/system exists")
+	} else {
+		f.Systemd = known(false, "no run/systemd/system")
+	}
 	if s, src, err := r.read("proc/sys/kernel/osrelease"); err == nil {
 		f.Kernel = known(s, src)
 	} else {

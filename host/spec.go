@@ -12,6 +12,7 @@ import (
 //	cpus=4 affinity=4 quota=2 mem=4GiB mem-limit=1GiB nofile=1024:524288
 //	nr-open=1048576 file-max=100000 somaxconn=4096 port-range=32768-60999
 //	tw-reuse=2 syn-backlog=512 nginx=1.22.1 configure=--with-http_v2_module,--with-threads
+//	systemd=no
 //
 // Words are separated by spaces; facts not named stay unknown.
 func ParseSpec(spec string) (*Facts, error) {
@@ -82,6 +83,15 @@ func ParseSpec(spec string) (*Facts, error) {
 			f.PortRange = known(PortRange{a, b}, src)
 		case "nginx":
 			f.NginxVersion = known(v, src)
+		case "systemd":
+			switch v {
+			case "yes", "true", "1":
+				f.Systemd = known(true, src)
+			case "no", "false", "0":
+				f.Systemd = known(false, src)
+			default:
+				err = fmt.Errorf("fact systemd: %q: want yes or no", v)
+			}
 		case "configure":
 			f.NginxConfigure = known(strings.Split(v, ","), src)
 		default:
@@ -94,25 +104,27 @@ func ParseSpec(spec string) (*Facts, error) {
 	return f, nil
 }
 
-// ParseBytes reads sizes such as 512MiB, 4GiB, 4G, 1048576.
+// ParseBytes reads sizes such as 512MiB, 4GiB, 4G (binary units), 4GB
+// (decimal, as disk and cloud vendors write them) or 1048576.
 func ParseBytes(s string) (uint64, error) {
 	units := []struct {
 		suffix string
 		mult   uint64
 	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
 		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}}
 	for _, u := range units {
 		if n, ok := strings.CutSuffix(s, u.suffix); ok {
 			v, err := strconv.ParseFloat(n, 64)
 			if err != nil || v < 0 {
-				return 0, fmt.Errorf("size %q: want a number with KiB, MiB, GiB or TiB", s)
+				return 0, fmt.Errorf("size %q: want a number with KiB, MiB, GiB, TiB (binary) or KB, MB, GB, TB (decimal)", s)
 			}
 			return uint64(v * float64(u.mult)), nil
 		}
 	}
 	v, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("size %q: want a number with KiB, MiB, GiB or TiB", s)
+		return 0, fmt.Errorf("size %q: want a number with KiB, MiB, GiB, TiB (binary) or KB, MB, GB, TB (decimal)", s)
 	}
 	return v, nil
 }

@@ -62,10 +62,18 @@ func (p *Pass) mainSettings(r *parser.File) mainSettings {
 	return m
 }
 
-// floor is the descriptors the connections and cached files take, without
-// the margin; need adds the margin (FDsNeeded).
-func (m mainSettings) floor() int { return fdsPerConn(m.proxying)*m.wc + m.cacheMax }
-func (m mainSettings) need() int  { return FDsNeeded(m.wc, m.proxying, m.cacheMax) }
+// floor is the descriptors the sockets and cached files take when every
+// slot is open; need is a limit that covers a file per slot too.
+func (m mainSettings) floor() int { return SocketsFloor(m.wc, m.cacheMax) }
+func (m mainSettings) need() int  { return FDsNeeded(m.wc, m.cacheMax) }
+
+// proxyNote says what worker_connections means for a proxy.
+func (m mainSettings) proxyNote() string {
+	if !m.proxying {
+		return ""
+	}
+	return fmt.Sprintf("; proxied requests take a second slot for the backend, so a worker proxies at most %d clients at once", ProxyClients(m.wc))
+}
 
 // anchor is where a main-context finding about connections is reported.
 func (m mainSettings) anchor() *parser.Directive {
@@ -93,8 +101,9 @@ var hostFDLimit = &Rule{
 	Doc: Doc{
 		ID:    "host-fd-limit",
 		Title: "The workers' open-file limit on this host is below what worker_connections needs",
-		Why: `A worker can hold worker_connections connections, each a file descriptor, a proxied one
-two, plus the files open_file_cache keeps open. Without worker_rlimit_nofile the workers keep
+		Why: `A worker can hold worker_connections connections, each a file descriptor (the backend
+side of a proxied request takes a slot of its own, so sockets never exceed worker_connections),
+plus the files open_file_cache keeps open and at most one file per slot being sent or buffered. Without worker_rlimit_nofile the workers keep
 the limit the master was started with (systemd gives services 1024 unless LimitNOFILE says
 otherwise); past it, accept() and connect() fail with "Too many open files". With
 worker_rlimit_nofile, nginx raises the workers' limit itself, but only up to fs.nr_open, and
@@ -130,12 +139,16 @@ events { worker_connections 4096; }
 			if at == nil {
 				continue
 			}
-			need, floor, perConn := m.need(), m.floor(), fdsPerConn(m.proxying)
+			need, floor := m.need(), m.floor()
 			nf := p.Host.NoFile
+			raise := fmt.Sprintf("set LimitNOFILE=%d for nginx.service", need)
+			if p.Host.Systemd.Known() && !p.Host.Systemd.Value {
+				raise = "raise the hard limit of what starts nginx (ulimit -Hn, or the container's nofile ulimit)"
+			}
 			if m.rlimitDir == nil {
 				if nf.Value.Soft != 0 && uint64(floor) > nf.Value.Soft {
-					diag := p.Report(at, "worker_connections %d needs about %d file descriptors per worker (%d per connection%s), but the workers get the master's soft limit of %d (%s); add \"worker_rlimit_nofile %d;\"",
-						m.wc, need, perConn, cacheNote(m.cacheMax), nf.Value.Soft, nf.Source, need)
+					diag := p.Report(at, "worker_connections %d%s needs %d descriptors per worker when every slot is open, but the workers keep the master's soft limit of %d (%s): accept() fails with \"Too many open files\" first; add \"worker_rlimit_nofile %d;\"%s",
+						m.wc, cacheNote(m.cacheMax), floor, nf.Value.Soft, nf.Source, need, m.proxyNote())
 					diag.Fix = p.rlimitFix(r, need)
 				}
 				continue
@@ -145,11 +158,11 @@ events { worker_connections 4096; }
 				p.Report(m.rlimitDir, "worker_rlimit_nofile %d is above fs.nr_open %d (%s): setrlimit fails and the workers keep the master's limit",
 					m.rlimit, p.Host.NrOpen.Value, p.Host.NrOpen.Source)
 			case nf.Value.Hard != 0 && uint64(m.rlimit) > nf.Value.Hard:
-				p.Report(m.rlimitDir, "worker_rlimit_nofile %d is above the hard limit %d (%s): raising it needs CAP_SYS_RESOURCE, which a container often lacks; set LimitNOFILE=%d for the service",
-					m.rlimit, nf.Value.Hard, nf.Source, m.rlimit)
+				p.Report(m.rlimitDir, "worker_rlimit_nofile %d is above the hard limit %d (%s): raising it needs CAP_SYS_RESOURCE, which a container often lacks; %s",
+					m.rlimit, nf.Value.Hard, nf.Source, raise)
 			case m.rlimit < floor:
-				p.Report(m.rlimitDir, "worker_rlimit_nofile %d is below the %d file descriptors worker_connections %d needs (%d per connection%s)",
-					m.rlimit, need, m.wc, perConn, cacheNote(m.cacheMax))
+				p.Report(m.rlimitDir, "worker_rlimit_nofile %d is below the %d descriptors worker_connections %d%s takes when every slot is open; %d also covers a file per slot%s",
+					m.rlimit, floor, m.wc, cacheNote(m.cacheMax), need, m.proxyNote())
 			}
 		}
 	},
@@ -159,7 +172,7 @@ func cacheNote(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", plus %d open_file_cache entries", n)
+	return fmt.Sprintf(" with %d open_file_cache entries", n)
 }
 
 var hostFileMax = &Rule{
@@ -396,25 +409,43 @@ func cpuWhy(f *host.Facts) string {
 	return strings.Join(parts, ", ")
 }
 
-// MemoryPerConnection estimates the memory one busy connection of this
-// configuration holds, after the module defaults (tuning-kb §5.10): the
-// preallocated slot (416 bytes on x86-64), connection and request pools and
-// the header buffer, plus a TLS buffer, the zlib state and gzip buffers, and
-// proxy buffers when the configuration uses them.
+// Memory model (docs/cost-model.md), module defaults on x86-64.
+const (
+	slotBytes     = 416               // ngx_connection_t and its two events, preallocated per slot
+	requestBytes  = 512 + 1024 + 4096 // connection_pool_size, client_header_buffer_size, request_pool_size
+	tlsBytes      = 16 * 1024         // ssl_buffer_size
+	proxyBytes    = 4096 + 8*4096     // proxy_buffer_size + proxy_buffers 8 4k (fastcgi_* alike)
+	upstreamBytes = 416 + 512         // the backend connection's slot and pool
+	// gzip: the deflate state nginx allocates for a response (window bits 15,
+	// memLevel 8: 8 KiB + 16 + 128 KiB + 128 KiB, ngx_http_gzip_filter_module.c)
+	// and gzip_buffers 32 4k, held only while a response is compressed.
+	gzipBytes = 8192 + 16 + (1 << 17) + (1 << 17) + 32*4096
+	// gzipShare is the part of busy connections assumed to be compressing at
+	// once: only text types are compressed, and only while the response is
+	// produced; images, fonts and files sent with sendfile hold no zlib state.
+	gzipShare = 4
+)
+
+// MemoryPerConnection estimates the memory one busy worker_connections slot
+// holds on average: the preallocated slot, the pools and header buffer of
+// its request, a TLS buffer, a quarter of the gzip state (see gzipShare), and
+// for a proxy the buffers of the proxied request, shared by the two slots
+// (client and backend) the request takes.
 func MemoryPerConnection(tls, gzip, proxy bool) (bytes int, parts []string) {
-	bytes = 416 + 512 + 4096 + 1024
+	bytes = slotBytes + requestBytes
 	parts = []string{"5.9 KiB slot, pools and headers"}
 	if tls {
-		bytes += 16 * 1024
+		bytes += tlsBytes
 		parts = append(parts, "16 KiB TLS buffer")
 	}
-	if proxy {
-		bytes += 4096 + 8*4096
-		parts = append(parts, "36 KiB proxy buffers")
-	}
 	if gzip {
-		bytes += 128*1024 + 256*1024
-		parts = append(parts, "384 KiB gzip state and buffers")
+		bytes += gzipBytes / gzipShare
+		parts = append(parts, fmt.Sprintf("1 in %d compressing with %d KiB of gzip state", gzipShare, gzipBytes>>10))
+	}
+	if proxy {
+		bytes += proxyBytes + upstreamBytes
+		bytes /= 2
+		parts = append(parts, "36 KiB buffers per proxied request, which takes 2 slots")
 	}
 	return bytes, parts
 }
@@ -429,7 +460,8 @@ var hostMemory = &Rule{
 		Title: "Connection slots and buffers can outgrow the host's memory",
 		Why: `Each worker preallocates worker_connections slots (416 bytes each on x86-64) at start,
 and every busy connection adds pools, header buffers, a 16 KiB TLS buffer, proxy buffers and,
-when gzip compresses on the fly, about 384 KiB of zlib state and buffers. Workers times
+while gzip compresses a response, about 392 KiB of zlib state and buffers (counted for one
+busy connection in four: only text is compressed, and only while it is produced). Workers times
 connections times that must fit in memory with room to spare, or the host swaps or the
 OOM killer ends nginx under exactly the load it was tuned for.`,
 		Fix:      `Lower worker_connections (or the worker count) until workers x connections x per-connection memory fits in half the memory, or give the host more.`,
@@ -438,7 +470,7 @@ OOM killer ends nginx under exactly the load it was tuned for.`,
 		Severity: Warning,
 		Since:    "0.1.0",
 		Versions: "all",
-		Sources:  []string{"docs/tuning-kb.md §5.2, §5.10 (slot size measured against nginx source; module buffer defaults)"},
+		Sources:  []string{"docs/cost-model.md (slot size measured against nginx source; module buffer defaults; gzip state from ngx_http_gzip_filter_module.c)"},
 	},
 	Check: func(p *Pass) {
 		if p.Host == nil || p.Host.Memory() == 0 {

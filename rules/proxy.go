@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"net"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
@@ -93,41 +94,230 @@ http {
 	Check: checkUpstreamKeepalive,
 }
 
+// Protocols nginx passes requests to, and what each needs to keep backend
+// connections (docs/cost-model.md, "Backend keepalive per protocol").
+const (
+	protoHTTP      = "proxy_pass"
+	protoFastCGI   = "fastcgi_pass"
+	protoUWSGI     = "uwsgi_pass"
+	protoSCGI      = "scgi_pass"
+	protoGRPC      = "grpc_pass"
+	protoMemcached = "memcached_pass"
+)
+
+// passNames are the directives that send a request to a backend.
+var passNames = []string{protoHTTP, protoFastCGI, protoUWSGI, protoSCGI, protoGRPC, protoMemcached}
+
+// passTarget returns the backend a *_pass directive names: an upstream
+// name or a literal address (host[:port] or unix:/path), with the URL's
+// scheme and the rest. ok is false when variables compute it per request.
+func passTarget(d *parser.Directive) (scheme, host, rest string, ok bool) {
+	arg := d.Arg(0)
+	if d.Name == protoHTTP {
+		return proxyTarget(arg)
+	}
+	if sch, after, found := strings.Cut(arg, "://"); found {
+		scheme, arg = sch, after
+	}
+	if strings.HasPrefix(arg, "unix:") {
+		return scheme, arg, "", !strings.Contains(arg, "$")
+	}
+	return scheme, arg, "", arg != "" && !strings.Contains(arg, "$")
+}
+
+// upstreamUse is how the tree's *_pass directives use an upstream block.
+type upstreamUse map[string]bool // directive name -> used
+
+// upstreamUses maps upstream names to the directives that pass to them.
+func (p *Pass) upstreamUses(ups map[string]*parser.Directive) map[string]upstreamUse {
+	out := map[string]upstreamUse{}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) {
+			return
+		}
+		if _, host, _, ok := passTarget(d); ok {
+			if _, isUp := ups[host]; isUp {
+				if out[host] == nil {
+					out[host] = upstreamUse{}
+				}
+				out[host][d.Name] = true
+			}
+		}
+	}, passNames...)
+	return out
+}
+
+// keepsConnections reports whether a protocol can reuse backend connections
+// at all: SCGI and uwsgi mark the end of a response by closing the
+// connection, so nginx never keeps them.
+func keepsConnections(proto string) bool { return proto != protoSCGI && proto != protoUWSGI }
+
+// literalLooksLikeUpstream reports whether a literal address without a port
+// may name an upstream block that a snippet linted alone does not see.
+func literalLooksLikeUpstream(host string, c *parser.Context) bool {
+	if c.Root == nil || c.Root.ContextSource == "root" {
+		return false
+	}
+	return !strings.Contains(host, ":") && net.ParseIP(host) == nil && !strings.Contains(host, ".")
+}
+
+// measuredGain is the figure that fits a backend: the published remote
+// run, or our loopback benchmark for local backends.
+func measuredGain(host string) string {
+	if strings.HasPrefix(host, "unix:") || isLoopback(host) {
+		return "measured on loopback: 13,408 rps without a pool against 27,086 rps with one, 2.02x, docs/measurements.md"
+	}
+	return "measured: 627 rps with 44,005 errors against 22,153 rps with an upstream block, docs/measurements.md"
+}
+
 func checkUpstreamKeepalive(p *Pass) {
 	ups := p.httpUpstreams()
+	uses := p.upstreamUses(ups)
 	p.each(func(d *parser.Directive, c *parser.Context) {
-		switch {
-		case d.Name == "proxy_pass" && !inStream(c):
-			scheme, host, rest, ok := proxyTarget(d.Arg(0))
-			if !ok {
-				return
-			}
-			if _, isUp := ups[host]; isUp {
-				return
-			}
-			name := upstreamNameFor(host)
-			headers := ""
-			if p.Before(vUpstreamKeepalive) {
-				headers = " with \"proxy_http_version 1.1;\" and \"proxy_set_header Connection \"\";\"" + p.versionNote("before 1.29.7")
-			}
-			diag := p.ReportArg(d, 0, "proxy_pass to the address %s opens a new backend connection for every request: "+
-				"only servers in an upstream block keep idle connections (measured: 627 rps with 44,005 errors "+
-				"against 22,153 rps with an upstream block); write \"upstream %s { server %s; keepalive 32; }\" "+
-				"and \"proxy_pass %s://%s%s;\"%s", host, name, host, scheme, name, rest, headers)
-			diag.Fix = upstreamFix(d, c, ups, name, host, scheme+"://"+name+rest)
+		if inStream(c) {
 			return
-		case d.Name == "upstream" && d.Block != nil && !inStream(c) && p.Before(vUpstreamKeepalive):
-			if len(findIn(d.Block, "keepalive")) > 0 {
-				return
+		}
+		if d.Name == "upstream" {
+			if d.Block != nil {
+				checkUpstreamBlock(p, d, uses[d.Arg(0)])
 			}
-			pool := max(32, 2*len(findIn(d.Block, "server")))
-			diag := p.Report(d, "upstream %q keeps no idle connections: before nginx 1.29.7 an upstream needs "+
-				"\"keepalive N;\" (\"keepalive %d;\" is a start; size it to the concurrent requests per worker)%s",
-				d.Arg(0), pool, p.versionNote("before 1.29.7"))
+			return
+		}
+		scheme, host, rest, ok := passTarget(d)
+		if !ok {
+			return
+		}
+		if _, isUp := ups[host]; isUp {
+			if d.Name == protoFastCGI {
+				checkFastCGIKeepConn(p, d, c, ups[host])
+			}
+			return
+		}
+		if !keepsConnections(d.Name) {
+			return
+		}
+		if literalLooksLikeUpstream(host, c) {
+			p.ReportSeverity(Info, d, "%s %s: if %q is an upstream block defined in a file nginxtune did not read, this is fine; "+
+				"if it is a host name, each request opens a new backend connection (lint the tree from its nginx.conf to know)", d.Name, d.Arg(0), host)
+			return
+		}
+		switch d.Name {
+		case protoHTTP:
+			reportLiteralProxy(p, d, c, ups, scheme, host, rest)
+		case protoFastCGI:
+			p.ReportSeverity(Info, d, "fastcgi_pass to the address %s connects anew for every request; to keep connections, "+
+				"pass to an upstream block with \"keepalive N;\" and set \"fastcgi_keep_conn on;\", where workers x N stays at most half "+
+				"of php-fpm's pm.max_children: each kept connection holds a php-fpm child even while idle", host)
+		default:
+			p.ReportArg(d, 0, "%s to the address %s opens a new backend connection for every request: only servers in an upstream block "+
+				"keep idle connections; write \"upstream NAME { server %s; keepalive 32; }\" and pass to NAME", d.Name, host, host)
+		}
+	}, append([]string{"upstream"}, passNames...)...)
+}
+
+// reportLiteralProxy reports a proxy_pass to a literal address, with a fix
+// that keeps what the backend receives: the Host header ($proxy_host was the
+// address as written) and, for HTTPS, the name checked and sent as SNI.
+func reportLiteralProxy(p *Pass, d *parser.Directive, c *parser.Context, ups map[string]*parser.Directive, scheme, host, rest string) {
+	name := upstreamNameFor(host)
+	server := serverAddress(scheme, host)
+	headers := ""
+	if p.Before(vUpstreamKeepalive) {
+		headers = " with \"proxy_http_version 1.1;\" and \"proxy_set_header Connection \"\";\"" + p.versionNote("before 1.29.7")
+	}
+	diag := p.ReportArg(d, 0, "proxy_pass to the address %s opens a new backend connection for every request: "+
+		"only servers in an upstream block keep idle connections (%s); write \"upstream %s { server %s; keepalive 32; }\" "+
+		"and \"proxy_pass %s://%s%s;\"%s", host, measuredGain(host), name, server, scheme, name, rest, headers)
+	diag.Fix = upstreamFix(p, d, c, ups, name, server, scheme+"://"+name+rest, proxyHostHeader(scheme, host), scheme == "https")
+}
+
+// serverAddress is the upstream server line for a literal address: the
+// scheme's port written out, since an upstream server defaults to 80.
+func serverAddress(scheme, host string) string {
+	if strings.HasPrefix(host, "unix:") {
+		return host
+	}
+	if _, _, err := net.SplitHostPort(host); err == nil {
+		return host
+	}
+	if scheme == "https" {
+		return host + ":443"
+	}
+	return host + ":80"
+}
+
+// proxyHostHeader is the Host header nginx sends for a literal proxy_pass
+// address ($proxy_host): the host, with the port unless it is the scheme's
+// default, and "localhost" for a unix socket.
+func proxyHostHeader(scheme, host string) string {
+	if strings.HasPrefix(host, "unix:") {
+		return "localhost"
+	}
+	h, port, err := net.SplitHostPort(host)
+	if err != nil {
+		return host
+	}
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		if strings.Contains(h, ":") {
+			return "[" + h + "]"
+		}
+		return h
+	}
+	return host
+}
+
+// checkUpstreamBlock reports an upstream that keeps no idle connections
+// (before 1.29.7 an upstream keeps none unless it says keepalive), in the
+// terms of the protocols that use it.
+func checkUpstreamBlock(p *Pass, d *parser.Directive, use upstreamUse) {
+	if len(findIn(d.Block, "keepalive")) > 0 || len(use) == 0 {
+		return
+	}
+	if !p.Before(vUpstreamKeepalive) {
+		return
+	}
+	pool := max(32, 2*len(findIn(d.Block, "server")))
+	switch {
+	case use[protoHTTP] || use[protoGRPC] || use[protoMemcached]:
+		diag := p.Report(d, "upstream %q keeps no idle connections: before nginx 1.29.7 an upstream needs "+
+			"\"keepalive N;\" (\"keepalive %d;\" is a start; size it to the concurrent requests per worker)%s",
+			d.Arg(0), pool, p.versionNote("before 1.29.7"))
+		if !use[protoFastCGI] {
 			diag.Fix = &Fix{Description: fmt.Sprintf("add keepalive %d; to upstream %s", pool, d.Arg(0)),
 				Edits: []Edit{insertInBlock(d, fmt.Sprintf("keepalive %d;", pool))}}
 		}
-	}, "proxy_pass", "upstream")
+	case use[protoFastCGI]:
+		p.ReportSeverity(Info, d, "upstream %q (FastCGI) keeps no idle connections, so each request connects anew; a pool needs "+
+			"\"keepalive N;\" here and \"fastcgi_keep_conn on;\" where it is passed to, with workers x N at most half of php-fpm's "+
+			"pm.max_children: a kept connection holds a php-fpm child even while idle (nginxtune gen --profile php --fpm-max-children sizes it)%s",
+			d.Arg(0), p.versionNote("before 1.29.7"))
+	}
+}
+
+// checkFastCGIKeepConn reports a FastCGI pass to an upstream whose pool
+// cannot work, or can starve php-fpm.
+func checkFastCGIKeepConn(p *Pass, d *parser.Directive, c *parser.Context, up *parser.Directive) {
+	kc := p.Effective(c.Blocks, c.Root, "fastcgi_keep_conn")
+	keepOn := kc.Found() && kc.Last().Arg(0) == "on"
+	ka := findIn(up.Block, "keepalive")
+	switch {
+	case len(ka) > 0 && !keepOn && kc.Complete:
+		p.Report(d, "upstream %q keeps idle connections, but without \"fastcgi_keep_conn on;\" php-fpm closes each one after "+
+			"the response, so the pool is never used (measured: 14 backend connections for 14 requests); add it here, "+
+			"with workers x %s at most half of php-fpm's pm.max_children", up.Arg(0), ka[0].Arg(0))
+	case len(ka) == 0 && keepOn && p.AtLeast(vUpstreamKeepalive):
+		p.Report(d, "with \"fastcgi_keep_conn on;\" nginx %s keeps up to 32 idle connections per worker in upstream %q by default, "+
+			"and each holds a php-fpm child while idle: with more workers x 32 than pm.max_children (Debian's default is 5), "+
+			"requests wait for a child until they time out; set \"keepalive N;\" with workers x N at most half of pm.max_children%s",
+			orVersion(p, "1.29.7 and later"), up.Arg(0), p.versionNote("1.29.7 and later"))
+	}
+}
+
+func orVersion(p *Pass, cond string) string {
+	if p.Version.Known() {
+		return p.Version.String()
+	}
+	return cond
 }
 
 var proxyKeepaliveHeaders = &Rule{
@@ -211,6 +401,9 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 		var before []string // statements to add just above proxy_pass
 		fixed := 0          // problems the edits resolve
 		pv := p.Effective(c.Blocks, c.Root, "proxy_http_version")
+		if pv.Found() && pv.Last().Arg(0) == "2" {
+			return // HTTP/2 to the backend sends no Connection header
+		}
 		switch {
 		case !pv.Found() && pv.Complete:
 			problems = append(problems, "proxy_http_version is 1.0 by default")
@@ -222,6 +415,13 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 		hdrs := p.Effective(c.Blocks, c.Root, "proxy_set_header")
 		conn := connectionHeader(hdrs.Dirs)
 		switch {
+		case conn == nil && namedHeader(hdrs.Dirs, "Upgrade") != nil:
+			// a websocket location: an empty Connection header would
+			// break the upgrade; the map keeps both working
+			problems = append(problems, fmt.Sprintf("the Upgrade header is passed at %s but no Connection header: "+
+				"write \"map $http_upgrade $connection_upgrade { default upgrade; '' \\\"\\\"; }\" in http and "+
+				"\"proxy_set_header Connection $connection_upgrade;\" here, which upgrades websockets and keeps other requests' connections",
+				where(namedHeader(hdrs.Dirs, "Upgrade"))))
 		case conn == nil && hdrs.Found():
 			msg := "no proxy_set_header Connection where it is proxied"
 			// Was Connection cleared further out and dropped by the inner set?
@@ -230,8 +430,10 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 					where(hdrs.Dirs[0]), strings.TrimSpace(outer.Text()))
 			}
 			problems = append(problems, msg)
-			edits = append(edits, insertAfter(hdrs.Last(), `proxy_set_header Connection "";`))
-			fixed++
+			if at := p.levelAnchor(hdrs, c); at != nil {
+				edits = append(edits, insertAfter(at, `proxy_set_header Connection "";`))
+				fixed++
+			}
 		case conn == nil && hdrs.Complete:
 			problems = append(problems, "nginx sends \"Connection: close\" by default")
 			before = append(before, `proxy_set_header Connection "";`)
@@ -240,8 +442,8 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 			problems = append(problems, fmt.Sprintf("Connection is set to close at %s", where(conn)))
 		case conn != nil && strings.HasPrefix(conn.Arg(1), "$"):
 			if m, ok := maps[conn.Arg(1)]; ok {
-				problems = append(problems, fmt.Sprintf("%s is \"close\" for requests without an Upgrade header (map at %s); map '' to \"\" instead",
-					conn.Arg(1), where(m)))
+				problems = append(problems, fmt.Sprintf("%s is \"close\" when %s is empty or unmatched (map at %s); map '' to \"\" instead",
+					conn.Arg(1), m.Arg(0), where(m)))
 			}
 		}
 		if len(problems) == 0 {
@@ -283,31 +485,88 @@ func upstreamNameFor(host string) string {
 
 // upstreamFix moves a literal proxy_pass address into an upstream block
 // with keepalive, written before the enclosing server block, or points the
-// proxy_pass at the block a previous fix wrote. Before nginx 1.29.7 the
-// next pass adds the proxy headers (proxy-keepalive-headers).
-func upstreamFix(d *parser.Directive, c *parser.Context, ups map[string]*parser.Directive, name, host, url string) *Fix {
-	arg := replaceArg(d, 0, url)
-	if _, exists := ups[name]; exists {
-		return &Fix{Description: "proxy to upstream " + name, Edits: []Edit{arg}}
-	}
-	server := c.Enclosing("server")
-	if server == nil {
+// proxy_pass at the block a previous fix wrote. The backend keeps receiving
+// the Host header it got ($proxy_host becomes the upstream's name, so the
+// old one is written out) and, for HTTPS, the same TLS name. Before nginx
+// 1.29.7 the next pass adds the proxy headers (proxy-keepalive-headers).
+func upstreamFix(p *Pass, d *parser.Directive, c *parser.Context, ups map[string]*parser.Directive, name, server, url, hostHeader string, tls bool) *Fix {
+	keep, ok := p.keepHostEdits(d, c, hostHeader, tls)
+	if !ok {
 		return nil
 	}
-	ls := lineStart(server)
+	edits := append([]Edit{replaceArg(d, 0, url)}, keep...)
+	if _, exists := ups[name]; exists {
+		return &Fix{Description: "proxy to upstream " + name, Edits: edits}
+	}
+	srv := c.Enclosing("server")
+	if srv == nil {
+		return nil
+	}
+	ls := lineStart(srv)
 	if ls < 0 {
 		return nil
 	}
-	ind, nl := indentOf(server), newline(server.File)
+	ind, nl := indentOf(srv), newline(srv.File)
 	block := ind + "upstream " + name + " {" + nl +
-		ind + "    server " + host + ";" + nl +
+		ind + "    server " + server + ";" + nl +
 		ind + "    keepalive 32;" + nl +
 		ind + "}" + nl + nl
 	return &Fix{
 		Description: "define upstream " + name + " with keepalive and proxy to it",
-		Edits:       []Edit{{File: server.File.Path, Start: ls, End: ls, New: block}, arg},
+		Edits:       append([]Edit{{File: srv.File.Path, Start: ls, End: ls, New: block}}, edits...),
 		Key:         "upstream:" + name,
 	}
+}
+
+// keepHostEdits returns the statements that keep the Host header (and TLS
+// name) of a proxy_pass whose address moves into an upstream block. They go
+// into the block of the proxy_pass itself, in its own file. A
+// proxy_set_header there replaces every inherited one, so inherited headers
+// are written out again beside it. ok is false when that cannot be done
+// safely (the proxy_pass is not in a block of its own file).
+func (p *Pass) keepHostEdits(d *parser.Directive, c *parser.Context, hostHeader string, tls bool) ([]Edit, bool) {
+	var stmts []string
+	hdrs := p.Effective(c.Blocks, c.Root, "proxy_set_header")
+	hasHost := false
+	for _, h := range hdrs.Dirs {
+		if strings.EqualFold(h.Arg(0), "Host") {
+			hasHost = true
+		}
+	}
+	if !hasHost {
+		inner := len(c.Blocks) > 0 && hdrs.Level == c.Blocks[len(c.Blocks)-1]
+		if hdrs.Found() && !inner {
+			for _, h := range hdrs.Dirs {
+				stmts = append(stmts, strings.Join(strings.Fields(h.Text()), " "))
+			}
+		} else if !hdrs.Complete {
+			return nil, false // an enclosing file may set headers nginxtune has not seen
+		}
+		stmts = append(stmts, "proxy_set_header Host "+quoteArg(hostHeader)+";")
+	}
+	if tls && !p.Effective(c.Blocks, c.Root, "proxy_ssl_name").Found() {
+		h := hostHeader
+		if hh, _, err := net.SplitHostPort(h); err == nil {
+			h = hh
+		}
+		stmts = append(stmts, "proxy_ssl_name "+quoteArg(h)+";")
+	}
+	if len(stmts) == 0 {
+		return nil, true
+	}
+	e := insertAfter(d, stmts[0])
+	for _, st := range stmts[1:] {
+		e.New += newline(d.File) + indentOf(d) + st
+	}
+	return []Edit{e}, true
+}
+
+// quoteArg quotes a value for a configuration file when it needs it.
+func quoteArg(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t;{}\"'#$\\") {
+		return s
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
 
 // where names a directive's position for messages.
@@ -323,13 +582,80 @@ func shortPath(p string) string {
 }
 
 func connectionHeader(dirs []*parser.Directive) *parser.Directive {
+	return namedHeader(dirs, "Connection")
+}
+
+// namedHeader returns the last of dirs that sets the header name.
+func namedHeader(dirs []*parser.Directive, name string) *parser.Directive {
 	var found *parser.Directive
 	for _, d := range dirs {
-		if strings.EqualFold(d.Arg(0), "Connection") {
+		if strings.EqualFold(d.Arg(0), name) {
 			found = d
 		}
 	}
 	return found
+}
+
+// levelAnchor returns the statement after which a directive can be added
+// to the level s was found at, in that level's own file: the last of s's
+// directives when it is written there, or else the include that brings
+// it in. A file included from several places is never edited for one of
+// them. nil when the level is not in a file of its own (no safe place).
+func (p *Pass) levelAnchor(s Setting, c *parser.Context) *parser.Directive {
+	last := s.Last()
+	var dirs []*parser.Directive
+	var file *parser.File
+	if s.Level != nil {
+		dirs, file = s.Level.Block, s.Level.File
+	} else if c.Root != nil {
+		dirs, file = c.Root.Directives, c.Root
+	}
+	if last == nil || file == nil {
+		return nil
+	}
+	if last.File == file {
+		return last
+	}
+	var anchor *parser.Directive
+	for _, d := range dirs {
+		if d.Name == "include" && d.File == file && includesFile(d, last.File, 0) {
+			anchor = d
+		}
+	}
+	return anchor
+}
+
+// includesFile reports whether include directive d reads f, directly or
+// through the files it includes.
+func includesFile(d *parser.Directive, f *parser.File, depth int) bool {
+	if depth > 32 {
+		return false
+	}
+	for _, inc := range d.Includes {
+		if inc == f {
+			return true
+		}
+		found := false
+		walkDirs(inc.Directives, func(x *parser.Directive) {
+			if !found && x.Name == "include" && includesFile(x, f, depth+1) {
+				found = true
+			}
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// walkDirs visits every directive of a list and its blocks, within one file.
+func walkDirs(dirs []*parser.Directive, fn func(*parser.Directive)) {
+	for _, d := range dirs {
+		fn(d)
+		if d.Block != nil {
+			walkDirs(d.Block, fn)
+		}
+	}
 }
 
 // outerConnection finds a Connection header set at a level outside the one

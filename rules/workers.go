@@ -53,22 +53,34 @@ func cutPrefix(s, p string) (string, bool) {
 // default soft limit since v240, and most shells' ulimit -n.
 const softLimit = 1024
 
-// fdsPerConn is the descriptors one connection holds: the client socket,
-// and the backend socket when the configuration proxies.
-func fdsPerConn(proxying bool) int {
-	if proxying {
-		return 2
-	}
-	return 1
+// The descriptor model (docs/cost-model.md). worker_connections counts every
+// connection a worker holds, the backend ones included, so sockets never
+// take more than worker_connections descriptors: a proxied request uses two
+// slots (client and backend), which is why a proxy serves at most half of
+// worker_connections clients per worker. Beyond the sockets, a worker holds
+// files: at most one per slot (a file being sent, or a proxied response
+// buffered to a temporary file), plus the open_file_cache entries, logs and
+// listening sockets.
+
+// SocketsFloor is the descriptors a worker holds when every slot is open:
+// the sockets and the open_file_cache entries. A limit below it makes
+// accept() and connect() fail with "Too many open files" before
+// worker_connections is reached (nginx warns at start when
+// worker_connections alone exceeds the limit).
+func SocketsFloor(workerConnections, cacheMax int) int {
+	return workerConnections + cacheMax
 }
 
-// FDsNeeded is the descriptor budget of one worker: one per connection
-// slot, a second one per connection when proxying (the backend side) or
-// serving files, the open_file_cache entries, and a margin for logs,
-// listening sockets and the channel to the master.
-func FDsNeeded(workerConnections int, proxying bool, cacheMax int) int {
-	return fdsPerConn(proxying)*workerConnections + cacheMax + 64
+// FDsNeeded is a limit that cannot run out: a socket and a file per slot,
+// the open_file_cache entries, and 64 for logs, listening sockets and the
+// channel to the master.
+func FDsNeeded(workerConnections, cacheMax int) int {
+	return 2*workerConnections + cacheMax + 64
 }
+
+// ProxyClients is how many clients one worker can proxy at once: each
+// proxied request holds a client slot and a backend slot.
+func ProxyClients(workerConnections int) int { return workerConnections / 2 }
 
 // rlimitFix adds worker_rlimit_nofile before the events block of the root,
 // or returns nil when the events block is in another file.
@@ -87,13 +99,17 @@ var workerFDLimit = &Rule{
 	Doc: Doc{
 		ID:    "worker-fd-limit",
 		Title: "worker_connections that the open-file limit cannot carry",
-		Why: `Every connection is a file descriptor, and a proxied one is two (client and backend).
-Without worker_rlimit_nofile, workers keep the limit nginx was started with, commonly a
+		Why: `Every connection is a file descriptor. worker_connections counts all of a worker's
+connections, the backend side of proxied requests included (a proxied request takes two
+slots, so a worker proxies at most half of worker_connections clients), so sockets never
+exceed worker_connections; on top come open_file_cache entries and at most one file per slot
+being sent or buffered to disk. Without worker_rlimit_nofile, workers keep the limit nginx was started with, commonly a
 soft limit of 1024 (systemd's default for services, and most shells'). Past it, accept()
 and connect() fail with "Too many open files" and clients see resets and 500s, whatever
 worker_connections says.`,
 		Fix: `Set worker_rlimit_nofile in the main context to at least the descriptors a worker needs:
-worker_connections, twice that when proxying, plus open_file_cache entries and a margin.
+twice worker_connections (a socket and a file per slot), plus open_file_cache entries and 64
+for logs and listening sockets. The rule reports when even the sockets alone cannot fit.
 Raise the service's LimitNOFILE too when it is lower (see nginxtune gen). With host facts
 (lint --host or --facts) host-fd-limit checks against the limit the host really gives instead.`,
 		Bad: `worker_processes auto;
@@ -135,29 +151,22 @@ func checkWorkerFDLimit(p *Pass) {
 		if m.wcDir == nil || !m.wcSet {
 			continue
 		}
-		need := m.need()
-		what := fmt.Sprintf("%d connections", m.wc)
-		if m.proxying {
-			what = fmt.Sprintf("%d connections at two descriptors each when proxying", m.wc)
-		}
-		if m.cacheMax > 0 {
-			what += fmt.Sprintf(", %d open_file_cache entries", m.cacheMax)
-		}
+		need, floor := m.need(), m.floor()
 		if m.rlimitDir == nil {
-			if m.floor() <= softLimit {
+			if floor <= softLimit {
 				continue
 			}
-			diag := p.Report(m.wcDir, "each worker may need %d file descriptors (%s, plus a margin), but without "+
-				"worker_rlimit_nofile it keeps the limit nginx starts with, commonly %d; add \"worker_rlimit_nofile %d;\"",
-				need, what, softLimit, need)
+			diag := p.Report(m.wcDir, "worker_connections %d%s takes %d descriptors per worker when every slot is open, but without "+
+				"worker_rlimit_nofile workers keep the limit nginx starts with, commonly %d; add \"worker_rlimit_nofile %d;\" (a socket and a file per slot)%s",
+				m.wc, cacheNote(m.cacheMax), floor, softLimit, need, m.proxyNote())
 			diag.Fix = p.rlimitFix(r, need)
 			continue
 		}
-		if !m.rlimitSet || m.rlimit >= m.floor() {
+		if !m.rlimitSet || m.rlimit >= floor {
 			continue
 		}
-		diag := p.Report(m.rlimitDir, "worker_rlimit_nofile %d is below what worker_connections %d needs: %d file descriptors (%s, plus a margin)",
-			m.rlimit, m.wc, need, what)
+		diag := p.Report(m.rlimitDir, "worker_rlimit_nofile %d is below the %d descriptors worker_connections %d%s takes when every slot is open; write %d (a socket and a file per slot)%s",
+			m.rlimit, floor, m.wc, cacheNote(m.cacheMax), need, m.proxyNote())
 		diag.Fix = &Fix{Description: fmt.Sprintf("raise worker_rlimit_nofile to %d", need),
 			Edits: []Edit{replaceArg(m.rlimitDir, 0, strconv.Itoa(need))}}
 	}

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages nginxtune's tests use, when they are missing:
-# nginx-full (real nginx -t), wrk (benchmarks), pre-commit (hook test).
+# nginx-full (real nginx -t and nginx serving on loopback), php-fpm (the php
+# profile against a real FastCGI backend), apache2-utils (ab, for load in the
+# php-fpm test), wrk (benchmarks), pre-commit (hook test), git.
 # Runs apt-get update once, and only when something is missing. Without root
 # it prints what is missing and leaves the tests to skip those parts.
 set -euo pipefail
 need=()
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-full)
+ls /usr/sbin/php-fpm* >/dev/null 2>&1 || need+=(php-fpm)
+command -v ab >/dev/null 2>&1 || need+=(apache2-utils)
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
 command -v pre-commit >/dev/null 2>&1 || need+=(pre-commit)
+command -v git >/dev/null 2>&1 || need+=(git)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "deps: missing ${need[*]}; install them (apt-get install ${need[*]}) or the tests that need them skip" >&2

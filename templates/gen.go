@@ -98,6 +98,13 @@ type Input struct {
 	TLS         *TLS
 	ACME        bool
 	ACMERoot    string
+	// ConfDir is where the configuration is installed on the host (the
+	// ACME hook enables the HTTPS site there); default /etc/nginx.
+	ConfDir string
+	// FPMMaxChildren is php-fpm's pm.max_children for the php profile (0:
+	// unknown), and FPMWhy where it came from.
+	FPMMaxChildren int
+	FPMWhy         string
 }
 
 // File is one generated file.
@@ -129,6 +136,9 @@ func Render(p *Profile, f *host.Facts, v rules.Version, in Input) ([]File, Plan,
 		if in.ACMERoot == "" {
 			in.ACMERoot = "/var/www/acme"
 		}
+	}
+	if in.ConfDir == "" {
+		in.ConfDir = "/etc/nginx"
 	}
 	plan := Size(p, f, v, in)
 	site := in.ServerNames[0]
@@ -168,8 +178,9 @@ func Render(p *Profile, f *host.Facts, v rules.Version, in Input) ([]File, Plan,
 	}{
 		{"nginx.conf.tmpl", "nginx.conf", 0o644, true},
 		{"site.conf.tmpl", path.Join("sites", site+".conf"), 0o644, true},
+		{"site-tls.conf.tmpl", path.Join("sites", site+"-tls.conf.off"), 0o644, in.ACME},
 		{"sysctl.conf.tmpl", "sysctl.d/60-nginxtune.conf", 0o644, true},
-		{"systemd.conf.tmpl", "systemd/nginx.service.d/nginxtune.conf", 0o644, true},
+		{"systemd.conf.tmpl", "systemd/nginx.service.d/nginxtune.conf", 0o644, plan.LimitNOFILE},
 		{"acme-hook.tmpl", "letsencrypt/renewal-hooks/deploy/nginxtune-reload", 0o755, in.ACME},
 	} {
 		if !spec.when {

@@ -191,7 +191,7 @@ func TestSizing(t *testing.T) {
 	if pl.Workers != "2" || !strings.Contains(pl.WorkersWhy, "quota") {
 		t.Errorf("workers %q (%s)", pl.Workers, pl.WorkersWhy)
 	}
-	if pl.RlimitNofile != rules.FDsNeeded(pl.WorkerConnections, true, 0) {
+	if pl.RlimitNofile != rules.FDsNeeded(pl.WorkerConnections, 0) {
 		t.Errorf("rlimit %d for %d connections", pl.RlimitNofile, pl.WorkerConnections)
 	}
 	if pl.UpstreamKeepalive != 32 || pl.KeepaliveHeaders || !pl.HTTP2Directive {

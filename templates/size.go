@@ -32,12 +32,19 @@ type Plan struct {
 	OpenFileCacheWhy  string
 	SessionCacheMB    int
 	SessionCacheWhy   string
-	UpstreamKeepalive int
+	UpstreamKeepalive int // idle connections per worker; 0: no pool
 	KeepaliveWhy      string
 	Backlog           int // 0: nginx's default
 	BacklogWhy        string
 	Sysctls           []Sysctl
 	SysctlNotes       []string
+
+	// LimitNOFILE is false when no systemd runs on the host, so the
+	// drop-in would reach nothing.
+	LimitNOFILE bool
+	// FastCGIPool is the php-fpm pool's share per worker; 0: no pool.
+	FastCGIPool    int
+	FastCGIPoolWhy string
 
 	HTTP2Directive    bool // "http2 on;" (1.25.1) rather than "listen ... http2"
 	KeepaliveHeaders  bool // proxy_http_version 1.1 and Connection "" (before 1.29.7)
@@ -99,7 +106,7 @@ func Size(p *Profile, f *host.Facts, v rules.Version, in Input) Plan {
 	wc := int(float64(mem) * memoryBudget / float64(pl.WorkerCount) / float64(per))
 	wc = max(minConns, min(maxConns, wc/connStep*connStep))
 	pl.WorkerConnections = wc
-	pl.ConnectionsWhy = fmt.Sprintf("%s x %.0f%% / %d worker(s) / %s per busy connection (%s)",
+	pl.ConnectionsWhy = fmt.Sprintf("%s x %.0f%% / %d worker(s) / %s per busy slot (%s)",
 		memWhy, memoryBudget*100, pl.WorkerCount, humanBytes(uint64(per)), strings.Join(parts, ", "))
 	if wc == minConns || wc == maxConns {
 		pl.ConnectionsWhy += fmt.Sprintf(", kept within %d-%d", minConns, maxConns)
@@ -116,15 +123,33 @@ func Size(p *Profile, f *host.Facts, v rules.Version, in Input) Plan {
 		}
 	}
 
-	// Descriptors per worker: the same formula lint checks.
-	pl.RlimitNofile = rules.FDsNeeded(wc, proxy, pl.OpenFileCache)
-	fdPer := "1 per connection"
-	if proxy {
-		fdPer = "2 per proxied connection"
-	}
-	pl.RlimitWhy = fmt.Sprintf("%d connections x %s + 64 spare", wc, fdPer)
+	// Descriptors per worker: the same formula lint checks, a socket and a
+	// file per slot. Where no systemd runs, the LimitNOFILE drop-in reaches
+	// nothing, so the limit stays within the hard limit nginx is started
+	// with, and the connections within what that limit carries.
+	pl.RlimitNofile = rules.FDsNeeded(wc, pl.OpenFileCache)
+	pl.RlimitWhy = fmt.Sprintf("2 x %d connections (a socket and a file per slot) + 64 spare", wc)
 	if pl.OpenFileCache > 0 {
-		pl.RlimitWhy = fmt.Sprintf("%d connections x %s + %d open_file_cache entries + 64 spare", wc, fdPer, pl.OpenFileCache)
+		pl.RlimitWhy = fmt.Sprintf("2 x %d connections (a socket and a file per slot) + %d open_file_cache entries + 64 spare", wc, pl.OpenFileCache)
+	}
+	pl.LimitNOFILE = true
+	if f.Systemd.Known() && !f.Systemd.Value {
+		pl.LimitNOFILE = false
+		if hard := f.NoFile.Value.Hard; f.NoFile.Known() && hard > 0 && uint64(pl.RlimitNofile) > hard {
+			pl.RlimitNofile = int(hard)
+			pl.RlimitWhy = fmt.Sprintf("the hard limit %d (%s): no systemd runs here to raise it, and nginx cannot go past it without CAP_SYS_RESOURCE", hard, f.NoFile.Source)
+			if room := int(hard) - pl.OpenFileCache - 64; room < wc {
+				wc = max(1, room/connStep*connStep)
+				if wc < connStep {
+					wc = max(1, room)
+				}
+				pl.WorkerConnections = wc
+				pl.ConnectionsWhy += fmt.Sprintf("; lowered to %d so the sockets fit the hard open-file limit %d", wc, hard)
+			}
+		}
+	}
+	if proxy {
+		pl.ConnectionsWhy += fmt.Sprintf("; a proxied request takes two slots (client and backend): %d clients per worker at once", rules.ProxyClients(wc))
 	}
 	if f.NrOpen.Known() && uint64(pl.RlimitNofile) > f.NrOpen.Value {
 		pl.Sysctls = append(pl.Sysctls, Sysctl{"fs.nr_open", fmt.Sprint(pl.RlimitNofile),
@@ -150,10 +175,27 @@ func Size(p *Profile, f *host.Facts, v rules.Version, in Input) Plan {
 
 	// Upstream pool per worker: nginx's own default of 32, at least two
 	// per backend server.
-	if proxy {
+	if p.Kind == "proxy" {
 		servers := max(1, len(in.Upstreams))
 		pl.UpstreamKeepalive = max(32, 2*servers)
 		pl.KeepaliveWhy = fmt.Sprintf("idle connections kept per worker for %d server(s); nginx's default since 1.29.7 is 32; raise it to the concurrent requests per worker", servers)
+	}
+	// FastCGI pool: php-fpm serves one connection per child, and a kept
+	// connection holds its child even while idle. Every worker keeps its
+	// own pool, so workers x pool children can sit idle, held by workers
+	// that do not need them, while requests in other workers wait for a
+	// child: the pool stays at half the children, and without knowing them,
+	// there is none.
+	if p.Kind == "php" {
+		switch n := in.FPMMaxChildren; {
+		case n <= 0:
+			pl.FastCGIPoolWhy = "no kept php-fpm connections: each would hold a php-fpm child while idle, and pm.max_children is unknown (Debian's default is 5); give --fpm-max-children or --fpm-pool to size a pool"
+		case n/(2*pl.WorkerCount) < 1:
+			pl.FastCGIPoolWhy = fmt.Sprintf("no kept php-fpm connections: pm.max_children %d (%s) is too few to keep one per worker (%d) and leave half free", n, in.FPMWhy, pl.WorkerCount)
+		default:
+			pl.FastCGIPool = n / (2 * pl.WorkerCount)
+			pl.FastCGIPoolWhy = fmt.Sprintf("pm.max_children %d (%s) / (2 x %d workers): kept connections hold a child each, so at most half the children sit idle in pools", n, in.FPMWhy, pl.WorkerCount)
+		}
 	}
 
 	// Listen backlog: nginx's 511 unless the kernel allows more and the
@@ -168,8 +210,11 @@ func Size(p *Profile, f *host.Facts, v rules.Version, in Input) Plan {
 	case f.Somaxconn.Known():
 		pl.SysctlNotes = append(pl.SysctlNotes, fmt.Sprintf("net.core.somaxconn %d covers nginx's default listen backlog of 511", f.Somaxconn.Value))
 	}
-	if proxy {
+	switch {
+	case p.Kind == "proxy" || pl.FastCGIPool > 0:
 		pl.SysctlNotes = append(pl.SysctlNotes, "net.ipv4.ip_local_port_range: not needed, the upstream keeps its connections alive")
+	case p.Kind == "php":
+		pl.SysctlNotes = append(pl.SysctlNotes, "net.ipv4.ip_local_port_range: not needed for a unix socket; over TCP each php-fpm request takes a port for 60 s (TIME-WAIT)")
 	}
 
 	pl.HTTP2Directive = !v.Less(v1251)
@@ -207,7 +252,16 @@ func humanBytes(b uint64) string {
 func WithOS(f *host.Facts, pl Plan) *host.Facts {
 	g := *f
 	lim := uint64(pl.RlimitNofile)
+	if !pl.LimitNOFILE {
+		lim = max(lim, f.NoFile.Value.Soft)
+		g.NoFile = host.Fact[host.Limit]{Value: host.Limit{Soft: lim, Hard: f.NoFile.Value.Hard}, Source: "worker_rlimit_nofile within the hard limit"}
+		return withSysctls(&g, pl)
+	}
 	g.NoFile = host.Fact[host.Limit]{Value: host.Limit{Soft: lim, Hard: lim}, Source: "systemd/nginx.service.d/nginxtune.conf"}
+	return withSysctls(&g, pl)
+}
+
+func withSysctls(g *host.Facts, pl Plan) *host.Facts {
 	for _, s := range pl.Sysctls {
 		src := "sysctl.d/60-nginxtune.conf"
 		switch s.Key {
@@ -222,5 +276,5 @@ func WithOS(f *host.Facts, pl Plan) *host.Facts {
 			g.NrOpen = host.Fact[uint64]{Value: n, Source: src}
 		}
 	}
-	return &g
+	return g
 }

@@ -5,9 +5,17 @@
 package nginxtest
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 )
@@ -95,4 +103,78 @@ func CheckTree(t testing.TB, path string) Result {
 	WriteSelfSigned(t, dir)
 	nginxcheck.StockFiles(dir)
 	return Run(t, bin, dir, filepath.Join(dir, "nginx.conf"))
+}
+
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Serve starts a real nginx (as root: workers run as root, so the temporary
+// prefix needs no other permissions) with the prefix dir and main file conf,
+// waits until it accepts connections on addr, and stops it when the test
+// ends. The configuration must not set pid, error_log or user: they come
+// from the command line.
+func Serve(t testing.TB, dir, conf, addr string) {
+	t.Helper()
+	bin := Require(t)
+	if os.Geteuid() != 0 {
+		t.Skip("serving with nginx needs root")
+	}
+	g := fmt.Sprintf("daemon off; user root; pid %s; error_log %s info;",
+		filepath.Join(dir, "nginx.pid"), filepath.Join(dir, "error.log"))
+	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-g", g)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-done:
+			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+			t.Fatalf("nginx exited: %s %s", out.String(), log)
+		default:
+		}
+		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("nginx did not listen on %s within 5 s", addr)
+}
+
+// Get fetches url with a 5-second bound and returns the status and body.
+func Get(t testing.TB, url string) (int, string) {
+	t.Helper()
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
 }
