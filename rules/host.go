@@ -286,7 +286,7 @@ ports for loopback backends only, so a backend on another host is exposed.`,
 		Severity: Warning,
 		Since:    "0.1.0",
 		Versions: "all",
-		Sources:  []string{"Linux Documentation/networking/ip-sysctl.rst (ip_local_port_range, tcp_tw_reuse)", "docs/mission.md: TIME-WAIT measurements"},
+		Sources:  []string{"Linux Documentation/networking/ip-sysctl.rst (ip_local_port_range, tcp_tw_reuse)", "docs/measurements.md: TIME-WAIT measurements"},
 	},
 	Check: func(p *Pass) {
 		if p.Host == nil || !p.Host.PortRange.Known() {
@@ -450,9 +450,9 @@ func MemoryPerConnection(tls, gzip, proxy bool) (bytes int, parts []string) {
 	return bytes, parts
 }
 
-// memoryShare is the part of the host's memory nginx's connections may use
+// MemoryShare is the part of the host's memory nginx's connections may use
 // before host-memory reports it.
-const memoryShare = 0.5
+const MemoryShare = 0.5
 
 var hostMemory = &Rule{
 	Doc: Doc{
@@ -493,12 +493,12 @@ OOM killer ends nginx under exactly the load it was tuned for.`,
 			per, parts := MemoryPerConnection(tls, gzip, m.proxying)
 			total := float64(m.workers) * float64(m.wc) * float64(per)
 			mem := float64(p.Host.Memory())
-			if total <= mem*memoryShare {
+			if total <= mem*MemoryShare {
 				continue
 			}
 			p.Report(m.wcDir, "%d workers x %d connections x %s (%s) = %s when every slot is busy, more than half of the %s this host has (%s); lower worker_connections to about %d",
 				m.workers, m.wc, human(float64(per)), strings.Join(parts, ", "), human(total), human(mem),
-				memSource(p.Host), int(math.Floor(mem*memoryShare/float64(m.workers)/float64(per))))
+				memSource(p.Host), int(math.Floor(mem*MemoryShare/float64(m.workers)/float64(per))))
 		}
 	},
 }

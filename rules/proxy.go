@@ -88,7 +88,7 @@ http {
 		Sources: []string{
 			"nginx docs: ngx_http_upstream_module keepalive",
 			"nginx CHANGES 1.29.7: upstream keepalive enabled by default",
-			"docs/mission.md: reverse proxy measurements",
+			"docs/measurements.md: reverse proxy measurements",
 		},
 	},
 	Check: checkUpstreamKeepalive,
@@ -374,7 +374,7 @@ http {
 		Sources: []string{
 			"nginx docs: ngx_http_upstream_module keepalive (example for versions prior to 1.29.7)",
 			"nginx docs: ngx_http_proxy_module proxy_set_header (inheritance)",
-			"docs/mission.md: keepalive without the two proxy headers, 0.97x",
+			"docs/measurements.md: keepalive without the two proxy headers, 0.97x",
 		},
 	},
 	Check: checkProxyKeepaliveHeaders,

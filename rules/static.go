@@ -96,7 +96,7 @@ cache until open_file_cache_valid expires.`,
 		Severity: Info,
 		Since:    "0.1.0",
 		Versions: "all",
-		Sources:  []string{"nginx docs: ngx_http_core_module open_file_cache", "docs/mission.md: open_file_cache alone 2.04x"},
+		Sources:  []string{"nginx docs: ngx_http_core_module open_file_cache", "docs/measurements.md: open_file_cache alone 2.04x"},
 	},
 	Check: func(p *Pass) {
 		reportStaticSetting(p, "open_file_cache", func(d *parser.Directive) bool { return d.Arg(0) == "off" },
@@ -157,7 +157,7 @@ uncompressed to 3,291 at level 1 on our machine). "gzip_types *" compresses all 
 		Severity: Warning,
 		Since:    "0.1.0",
 		Versions: "all",
-		Sources:  []string{"nginx docs: ngx_http_gzip_module gzip_types", "docs/mission.md: gzip CPU cost"},
+		Sources:  []string{"nginx docs: ngx_http_gzip_module gzip_types", "docs/measurements.md: gzip CPU cost"},
 	},
 	Check: func(p *Pass) {
 		p.each(func(d *parser.Directive, c *parser.Context) {
@@ -201,7 +201,7 @@ gzip is already the most expensive step per request: on our machine a 40 KB resp
 		Severity: Warning,
 		Since:    "0.1.0",
 		Versions: "all",
-		Sources:  []string{"nginx docs: ngx_http_gzip_module gzip_comp_level", "h5bp/server-configs-nginx: level 5", "docs/mission.md: gzip CPU cost"},
+		Sources:  []string{"nginx docs: ngx_http_gzip_module gzip_comp_level", "h5bp/server-configs-nginx: level 5", "docs/measurements.md: gzip CPU cost"},
 	},
 	Check: func(p *Pass) {
 		p.each(func(d *parser.Directive, c *parser.Context) {
@@ -232,7 +232,7 @@ kept-alive HTTPS.`,
 		Severity: Warning,
 		Since:    "0.1.0",
 		Versions: "all",
-		Sources:  []string{"nginx docs: ngx_http_core_module keepalive_timeout", "docs/mission.md: TLS handshakes per second"},
+		Sources:  []string{"nginx docs: ngx_http_core_module keepalive_timeout", "docs/measurements.md: TLS handshakes per second"},
 	},
 	Check: func(p *Pass) {
 		p.each(func(d *parser.Directive, c *parser.Context) {
@@ -258,7 +258,7 @@ var accessLogUnbuffered = &Rule{
 		Severity: Info,
 		Since:    "0.1.0",
 		Versions: "all",
-		Sources:  []string{"nginx docs: ngx_http_log_module access_log", "docs/mission.md: buffered access log"},
+		Sources:  []string{"nginx docs: ngx_http_log_module access_log", "docs/measurements.md: buffered access log"},
 	},
 	Check: func(p *Pass) {
 		p.each(func(d *parser.Directive, c *parser.Context) {

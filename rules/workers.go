@@ -187,7 +187,7 @@ number equal to the quota is right: nginxtune lint --host checks that.)`,
 		Severity: Info,
 		Since:    "0.1.0",
 		Versions: "all (auto since 1.3.8 / 1.2.5)",
-		Sources:  []string{"nginx docs: ngx_core_module worker_processes", "docs/mission.md: worker_processes 1 against auto"},
+		Sources:  []string{"nginx docs: ngx_core_module worker_processes", "docs/measurements.md: worker_processes 1 against auto"},
 	},
 	Check: func(p *Pass) {
 		for _, r := range mainRoots(p.Tree) {

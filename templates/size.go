@@ -12,7 +12,7 @@ import (
 
 // The sizing formulas, each in one place. They use the same cost model as
 // the lint rules (rules.FDsNeeded, rules.MemoryPerConnection), so that what
-// gen writes passes lint on the same host. Sources: docs/tuning-kb.md §5.
+// gen writes passes lint on the same host. Sources: docs/cost-model.md.
 
 // Sysctl is a kernel setting the configuration relies on.
 type Sysctl struct {
@@ -56,8 +56,10 @@ const (
 	defaultCPUs   = 1
 	defaultMemory = 1 << 30
 	minConns      = 256
-	maxConns      = 16384
-	connStep      = 256
+	// nginxDefaultConns is nginx's default worker_connections.
+	nginxDefaultConns = 512
+	maxConns          = 16384
+	connStep          = 256
 	// memoryBudget is the share of memory gen lets connections take when
 	// every slot is busy (lint's host-memory warns past 50 %).
 	memoryBudget = 0.25
@@ -105,11 +107,19 @@ func Size(p *Profile, f *host.Facts, v rules.Version, in Input) Plan {
 	per, parts := rules.MemoryPerConnection(tls, true, proxy)
 	wc := int(float64(mem) * memoryBudget / float64(pl.WorkerCount) / float64(per))
 	wc = max(minConns, min(maxConns, wc/connStep*connStep))
+	// nginx's own default, 512, unless even that would take more than the
+	// share of memory lint's host-memory allows
+	if wc < nginxDefaultConns && float64(nginxDefaultConns)*float64(pl.WorkerCount)*float64(per) <= float64(mem)*rules.MemoryShare {
+		wc = nginxDefaultConns
+	}
 	pl.WorkerConnections = wc
 	pl.ConnectionsWhy = fmt.Sprintf("%s x %.0f%% / %d worker(s) / %s per busy slot (%s)",
 		memWhy, memoryBudget*100, pl.WorkerCount, humanBytes(uint64(per)), strings.Join(parts, ", "))
-	if wc == minConns || wc == maxConns {
+	switch wc {
+	case minConns, maxConns:
 		pl.ConnectionsWhy += fmt.Sprintf(", kept within %d-%d", minConns, maxConns)
+	case nginxDefaultConns:
+		pl.ConnectionsWhy += fmt.Sprintf(", raised to nginx's default %d (within %.0f%% of memory)", nginxDefaultConns, rules.MemoryShare*100)
 	}
 
 	// open_file_cache: 1,000 entries on small hosts, 10,000 otherwise;

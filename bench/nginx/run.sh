@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks real nginx on loopback: Debian's stock configuration against the
 # one `nginxtune gen` writes for this host and the hand-tuned configuration of
-# the published benchmark (docs/mission.md), then a reverse proxy with
+# the published benchmark (docs/measurements.md), then a reverse proxy with
 # proxy_pass straight to the backend's address against `gen --profile proxy`.
 #
 #   bench/nginx/run.sh            # writes docs/benchmarks.md and prints it
@@ -302,11 +302,11 @@ stop "$backend"
   echo
   echo "## Static files"
   echo
-  echo "\"stock\" is Debian's /etc/nginx/nginx.conf with a server for the files; \"generated\" is \`nginxtune gen --profile static\` for this host (worker_rlimit_nofile ${limit}); \"hand-tuned\" is the published tuned configuration (docs/mission.md: worker_processes 1, open_file_cache max=200000, ...)."
+  echo "\"stock\" is Debian's /etc/nginx/nginx.conf with a server for the files; \"generated\" is \`nginxtune gen --profile static\` for this host (worker_rlimit_nofile ${limit}); \"hand-tuned\" is the published tuned configuration (docs/measurements.md: worker_processes 1, open_file_cache max=200000, ...)."
   echo
   echo "HTTPS with a new connection per request: the hand-tuned configuration sets no ssl_protocols, and nginx before 1.23.4 then offers TLS 1.2 at most; wrk resumes TLS 1.2 sessions (an abbreviated handshake, about half the CPU) but not TLS 1.3 ones. Stock Debian and the generated configuration (Mozilla intermediate) enable TLS 1.3, so every wrk connection pays a full handshake. Removing ssl_protocols from the generated configuration alone took this case from about 1,300 to about 2,500 rps on this machine. Browsers do resume TLS 1.3 sessions (the generated shared session cache serves them), so this row measures the client as much as the server."
   echo
-  echo "On a machine this small the load generator also needs a core: the hand-tuned worker_processes 1 leaves wrk one of its own. On a server whose clients are elsewhere, one worker per CPU wins (docs/mission.md measured worker_processes 1 at 0.80-0.87x of auto for 40 KB over HTTPS)."
+  echo "On a machine this small the load generator also needs a core: the hand-tuned worker_processes 1 leaves wrk one of its own. On a server whose clients are elsewhere, one worker per CPU wins (docs/measurements.md: worker_processes 1 at 0.80-0.87x of auto for 40 KB over HTTPS)."
   echo
   echo "| case | stock rps | generated rps (vs stock) | hand-tuned rps (vs stock) | CPU µs/request stock / generated / hand-tuned | errors |"
   echo "|---|---|---|---|---|---|"

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/host"
@@ -37,6 +38,8 @@ type genFlags struct {
 	out                  string
 	force, diff          bool
 	verify               bool
+	fpmMaxChildren       int
+	fpmPool              string
 }
 
 func newGenCmd() *cobra.Command {
@@ -83,6 +86,8 @@ to replace existing files unless --force; --diff shows what would change.`,
 	fl.StringVarP(&f.out, "out", "o", "", "write the files into DIR")
 	fl.BoolVar(&f.force, "force", false, "replace existing files in --out")
 	fl.BoolVar(&f.diff, "diff", false, "show what would change in --out, write nothing")
+	fl.IntVar(&f.fpmMaxChildren, "fpm-max-children", 0, "php profile: php-fpm's pm.max_children, to size the kept FastCGI connections (default: none kept)")
+	fl.StringVar(&f.fpmPool, "fpm-pool", "", "php profile: read pm.max_children from this php-fpm pool file (e.g. /etc/php/8.2/fpm/pool.d/www.conf)")
 	fl.BoolVar(&f.verify, "verify", true, "check the output with nginx -t when a compatible nginx is installed and gen runs as root")
 	return c
 }
@@ -124,6 +129,15 @@ func runGen(c *cobra.Command, f *genFlags) error {
 	case facts.NginxVersion.Known():
 		version, err = rules.ParseVersion(facts.NginxVersion.Value)
 		versionWhy = "from " + facts.NginxVersion.Source
+	default:
+		// whatever sizing flags say, the nginx installed here reads the
+		// output unless the facts describe another host
+		if bin := nginxcheck.Binary(); bin != "" && f.factsFile == "" {
+			if out := nginxcheck.Version(bin); out != "" {
+				version, err = rules.ParseVersion(out)
+				versionWhy = "the installed " + bin
+			}
+		}
 	}
 	if !version.Known() || err != nil {
 		version, versionWhy = rules.MustVersion(defaultGenVersion), "no nginx version given or installed: writing for the current stable "+defaultGenVersion
@@ -133,12 +147,41 @@ func runGen(c *cobra.Command, f *genFlags) error {
 	}
 
 	in := templates.Input{ServerNames: f.serverNames, Root: f.root, Upstreams: f.upstreams, ACME: f.acme, ACMERoot: f.acmeRoot}
+	if f.out != "" {
+		if abs, err := filepath.Abs(f.out); err == nil && (abs == "/etc/nginx" || strings.HasPrefix(abs, "/etc/")) {
+			in.ConfDir = abs
+		}
+	}
 	if f.tls != "" {
 		cert, key, ok := strings.Cut(f.tls, ",")
 		if !ok || cert == "" || key == "" {
 			return failf(ExitError, "--tls %q: want CERT,KEY", f.tls)
 		}
 		in.TLS = &templates.TLS{Cert: cert, Key: key}
+		if thisHost(f) {
+			for _, p := range []string{cert, key} {
+				if _, err := os.Stat(p); err != nil {
+					return failf(ExitError, "--tls: %v: nginx cannot start without it (for another host, give --facts; for a certificate still to be issued, --acme)", unwrap(err))
+				}
+			}
+		}
+	}
+	if prof.Kind != "php" && (f.fpmMaxChildren != 0 || f.fpmPool != "") {
+		return failf(ExitError, "--fpm-max-children and --fpm-pool go with a php profile, not %s", prof.Name)
+	}
+	switch {
+	case f.fpmMaxChildren < 0:
+		return failf(ExitError, "--fpm-max-children %d: want a positive number", f.fpmMaxChildren)
+	case f.fpmMaxChildren > 0 && f.fpmPool != "":
+		return failf(ExitError, "give --fpm-max-children or --fpm-pool, not both")
+	case f.fpmMaxChildren > 0:
+		in.FPMMaxChildren, in.FPMWhy = f.fpmMaxChildren, "--fpm-max-children"
+	case f.fpmPool != "":
+		n, where, err := readFPMPool(f.fpmPool)
+		if err != nil {
+			return failf(ExitError, "--fpm-pool: %v", err)
+		}
+		in.FPMMaxChildren, in.FPMWhy = n, where
 	}
 	if len(f.upstreams) > 0 && prof.Kind == "static" {
 		return failf(ExitError, "--upstream: profile %s serves files and has no backend", prof.Name)
@@ -219,7 +262,7 @@ func genFacts(c *cobra.Command, f *genFlags) (*host.Facts, error) {
 		facts = &host.Facts{}
 	}
 	var spec []string
-	if f.cpus < 0 {
+	if f.cpus < 0 || (f.cpus == 0 && c.Flags().Changed("cpus")) {
 		return nil, failf(ExitError, "--cpus %d: want a positive number", f.cpus)
 	}
 	if f.cpus > 0 {
@@ -274,31 +317,86 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version) error {
 		fmt.Fprintf(w, "nginxtune: not verified with nginx -t: the installed nginx %s reads different syntax than %s\n", installed, v)
 		return nil
 	}
-	dir, err := os.MkdirTemp("", "nginxtune-verify-")
+	check := func(enableTLS bool) (bool, string, error) {
+		dir, err := os.MkdirTemp("", "nginxtune-verify-")
+		if err != nil {
+			return false, "", err
+		}
+		defer os.RemoveAll(dir)
+		if err := nginxcheck.WriteSelfSigned(dir); err != nil {
+			return false, "", err
+		}
+		nginxcheck.StockFiles(dir)
+		for _, file := range files {
+			content, name := file.Content, file.Path
+			if strings.HasSuffix(name, ".conf.off") {
+				if !enableTLS {
+					continue
+				}
+				name = strings.TrimSuffix(name, ".off")
+			}
+			content = replaceDirective(content, "ssl_certificate ", filepath.Join(dir, "cert.pem"))
+			content = replaceDirective(content, "ssl_certificate_key ", filepath.Join(dir, "key.pem"))
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return false, "", err
+			}
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				return false, "", err
+			}
+		}
+		res := nginxcheck.Run(bin, dir, filepath.Join(dir, "nginx.conf"))
+		return res.OK, strings.Join(strings.Fields(res.Message+" "+res.File), " "), nil
+	}
+	staged := false
+	for _, file := range files {
+		staged = staged || strings.HasSuffix(file.Path, ".conf.off")
+	}
+	certs := certPaths(files)
+	if staged {
+		ok, msg, err := check(false)
+		if err != nil {
+			fmt.Fprintf(w, "nginxtune: not verified: %v\n", err)
+			return nil
+		}
+		if !ok {
+			return fmt.Errorf("nginx -t rejects the generated configuration before the certificate exists: %s", msg)
+		}
+	}
+	ok, msg, err := check(true)
 	if err != nil {
 		fmt.Fprintf(w, "nginxtune: not verified: %v\n", err)
 		return nil
 	}
-	defer os.RemoveAll(dir)
-	if err := nginxcheck.WriteSelfSigned(dir); err != nil {
-		fmt.Fprintf(w, "nginxtune: not verified: %v\n", err)
-		return nil
+	if !ok {
+		return fmt.Errorf("nginx -t rejects the generated configuration: %s", msg)
 	}
-	nginxcheck.StockFiles(dir)
-	for _, file := range files {
-		content := file.Content
-		content = replaceDirective(content, "ssl_certificate ", filepath.Join(dir, "cert.pem"))
-		content = replaceDirective(content, "ssl_certificate_key ", filepath.Join(dir, "key.pem"))
-		p := filepath.Join(dir, file.Path)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(content), 0o644)
-	}
-	res := nginxcheck.Run(bin, dir, filepath.Join(dir, "nginx.conf"))
-	if res.OK {
+	switch {
+	case staged:
+		fmt.Fprintf(w, "nginxtune: verified with nginx -t (nginx %s) as written, before the certificate exists (HTTP only: the challenge and the redirect), "+
+			"and with the HTTPS site enabled, a self-signed certificate standing in for %s\n", installed, strings.Join(certs, " and "))
+	case len(certs) > 0:
+		fmt.Fprintf(w, "nginxtune: verified with nginx -t (nginx %s), a self-signed certificate standing in for %s\n", installed, strings.Join(certs, " and "))
+	default:
 		fmt.Fprintf(w, "nginxtune: verified with nginx -t (nginx %s)\n", installed)
-		return nil
 	}
-	return fmt.Errorf("nginx -t rejects the generated configuration: %s", strings.Join(strings.Fields(res.Message+" "+res.File), " "))
+	return nil
+}
+
+// certPaths lists the certificate and key files the generated files name.
+func certPaths(files []templates.File) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		for _, l := range strings.Split(f.Content, "\n") {
+			t := strings.Fields(strings.TrimSuffix(strings.TrimSpace(l), ";"))
+			if len(t) == 2 && (t[0] == "ssl_certificate" || t[0] == "ssl_certificate_key") && !seen[t[1]] {
+				seen[t[1]] = true
+				out = append(out, t[1])
+			}
+		}
+	}
+	return out
 }
 
 // replaceDirective points every "NAME value;" line at path.
@@ -311,4 +409,38 @@ func replaceDirective(content, name, path string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// thisHost reports whether gen sizes for the machine it runs on.
+func thisHost(f *genFlags) bool { return f.factsFile == "" && (f.cpus == 0 || f.memory == "") }
+
+// readFPMPool reads pm.max_children from a php-fpm pool file (INI: "key =
+// value", ";" comments). A file with several pools gives the first pool's.
+func readFPMPool(path string) (int, string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, "", unwrap(err)
+	}
+	pool := ""
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
+			if pool != "" {
+				break
+			}
+			pool = line
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || strings.HasPrefix(line, ";") || strings.HasPrefix(line, "#") || strings.TrimSpace(k) != "pm.max_children" {
+			continue
+		}
+		v = strings.TrimSpace(strings.SplitN(v, ";", 2)[0])
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return 0, "", fmt.Errorf("%s:%d: pm.max_children %q is not a positive number", path, i+1, v)
+		}
+		return n, fmt.Sprintf("%s:%d %s", filepath.Base(path), i+1, pool), nil
+	}
+	return 0, "", fmt.Errorf("%s: no pm.max_children (php-fpm then refuses to start the pool)", path)
 }

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nginxtune/nginxtune/internal/nginxcheck"
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
+)
+
+// Sizing flags never change the syntax: the installed nginx decides the
+// version whenever there is one and no --nginx-version or facts file says.
+func TestGenUsesInstalledVersion(t *testing.T) {
+	bin := nginxtest.Require(t)
+	installed := nginxcheck.Version(bin)
+	for _, args := range [][]string{
+		{"--cpus", "8", "--memory", "4GiB"},
+		{"--cpus", "8", "--memory", "4GB"},
+		{},
+	} {
+		out, errOut, code := runCLI(t, "", append([]string{"gen", "--profile", "proxy", "--tls", "/etc/hostname,/etc/hostname"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if !strings.Contains(errOut, "nginx "+installed) || !strings.Contains(out, "for nginx "+installed) {
+			t.Errorf("%v: not written for the installed nginx %s:\n%s", args, installed, errOut)
+		}
+		if strings.HasPrefix(installed, "1.22") && strings.Contains(out, "http2 on;") {
+			t.Errorf("%v: http2 on; for nginx %s", args, installed)
+		}
+	}
+}
+
+// Where no systemd runs, a LimitNOFILE drop-in reaches nothing: gen keeps
+// worker_rlimit_nofile within the hard limit and the output lints clean
+// with the facts it was sized for.
+func TestGenWithinHardLimit(t *testing.T) {
+	dir := t.TempDir()
+	facts := filepath.Join(dir, "facts.yaml")
+	os.WriteFile(facts, []byte("cpu_online: 2\nmem_total: 25276063744\nnofile: {soft: 20000, hard: 20000}\nsystemd: false\nfs_nr_open: 1048576\nfs_file_max: 2466174\nnet_core_somaxconn: 4096\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	_, errOut, code := runCLI(t, "", "gen", "--profile", "php", "--facts", facts, "--nginx-version", "1.22.1", "--out", out)
+	if code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errOut)
+	}
+	conf, _ := os.ReadFile(filepath.Join(out, "nginx.conf"))
+	if !strings.Contains(string(conf), "worker_rlimit_nofile 20000;") {
+		t.Errorf("want worker_rlimit_nofile 20000 (the hard limit):\n%s", conf)
+	}
+	if _, err := os.Stat(filepath.Join(out, "systemd")); err == nil {
+		t.Error("a systemd drop-in was written for a host without systemd")
+	}
+	lo, le, code := runCLI(t, "", "lint", "--no-config", "--nginx-version", "1.22.1", "--facts", facts, filepath.Join(out, "nginx.conf"))
+	if code != 0 {
+		t.Errorf("lint --facts of gen's own output: exit %d\n%s%s", code, lo, le)
+	}
+}
+
+// --acme: the configuration nginx starts with before the first certificate
+// serves the challenge over HTTP; the HTTPS site is staged for the deploy
+// hook to enable. Both phases pass a real nginx -t, and gen says what stood
+// in for the certificate.
+func TestGenACMEBootstrap(t *testing.T) {
+	bin := nginxtest.Require(t)
+	out := filepath.Join(t.TempDir(), "nginx")
+	_, errOut, code := runCLI(t, "", "gen", "--profile", "proxy", "--acme", "--server-name", "app.example", "--cpus", "2", "--memory", "4GiB",
+		"--nofile", "1024:524288", "--nginx-version", "1.22.1", "--out", out)
+	if code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errOut)
+	}
+	if os.Geteuid() == 0 && !strings.Contains(errOut, "before the certificate exists") {
+		t.Errorf("the verification line does not say what was checked: %s", errOut)
+	}
+	staged := filepath.Join(out, "sites/app.example-tls.conf.off")
+	if _, err := os.Stat(staged); err != nil {
+		t.Fatalf("HTTPS site not staged: %v", err)
+	}
+	hook, _ := os.ReadFile(filepath.Join(out, "letsencrypt/renewal-hooks/deploy/nginxtune-reload"))
+	if !strings.Contains(string(hook), "app.example-tls.conf") || !strings.Contains(string(hook), "certbot certonly --webroot") {
+		t.Errorf("hook:\n%s", hook)
+	}
+	// phase 1, exactly as written: no certificate anywhere
+	prefix := t.TempDir()
+	os.CopyFS(prefix, os.DirFS(out))
+	nginxcheck.StockFiles(prefix)
+	if os.Geteuid() != 0 {
+		t.Skip("nginx -t of a configuration with user and /var/log paths needs root")
+	}
+	if res := nginxtest.Run(t, bin, prefix, filepath.Join(prefix, "nginx.conf")); !res.OK {
+		t.Fatalf("nginx -t before the certificate: %s", res.Output)
+	}
+	// phase 2: the hook's rename, with a certificate in place
+	nginxtest.WriteSelfSigned(t, prefix)
+	b, _ := os.ReadFile(filepath.Join(prefix, "sites/app.example-tls.conf.off"))
+	s := strings.ReplaceAll(string(b), "/etc/letsencrypt/live/app.example/fullchain.pem", filepath.Join(prefix, "cert.pem"))
+	s = strings.ReplaceAll(s, "/etc/letsencrypt/live/app.example/privkey.pem", filepath.Join(prefix, "key.pem"))
+	os.WriteFile(filepath.Join(prefix, "sites/app.example-tls.conf"), []byte(s), 0o644)
+	if res := nginxtest.Run(t, bin, prefix, filepath.Join(prefix, "nginx.conf")); !res.OK {
+		t.Fatalf("nginx -t with the HTTPS site enabled: %s", res.Output)
+	}
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nginxtune/nginxtune/internal/nginxcheck"
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
+)
+
+// phpFPM starts Debian's php-fpm with the pool settings Debian ships
+// (pm = dynamic, pm.max_children = 5) on a unix socket in dir, serving a
+// script that takes 50 ms and prints PATH_INFO.
+func phpFPM(t *testing.T, dir string) (sock, docroot string) {
+	t.Helper()
+	bins, _ := filepath.Glob("/usr/sbin/php-fpm*")
+	if len(bins) == 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("php-fpm is not installed; .ci/run installs it (scripts/deps.sh)")
+		}
+		t.Skip("php-fpm is not installed")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("running php-fpm and nginx needs root here")
+	}
+	sock = filepath.Join(dir, "php-fpm.sock")
+	docroot = filepath.Join(dir, "www")
+	os.MkdirAll(docroot, 0o755)
+	os.WriteFile(filepath.Join(docroot, "index.php"), []byte("<?php usleep(50000); echo 'path_info=', $_SERVER['PATH_INFO'] ?? '', \"\\n\";\n"), 0o644)
+	conf := filepath.Join(dir, "php-fpm.conf")
+	os.WriteFile(conf, []byte(fmt.Sprintf(`[global]
+pid = %[1]s/php-fpm.pid
+error_log = %[1]s/php-fpm.log
+daemonize = no
+[www]
+user = root
+group = root
+listen = %[2]s
+pm = dynamic
+pm.max_children = 5
+pm.start_servers = 2
+pm.min_spare_servers = 1
+pm.max_spare_servers = 3
+`, dir, sock)), 0o644)
+	cmd := exec.Command(bins[0], "-F", "-R", "-n", "-y", conf)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for i := 0; i < 100; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			return sock, docroot
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "php-fpm.log"))
+	t.Fatalf("php-fpm did not create %s: %s", sock, log)
+	return "", ""
+}
+
+// servable turns gen's output into a configuration a test can serve: the
+// listen address on loopback, and pid, user and logs left to the command
+// line.
+func servable(t *testing.T, dir string, port int) {
+	t.Helper()
+	nginxcheck.StockFiles(dir)
+	drop := regexp.MustCompile(`(?m)^\s*(user|pid|error_log|listen \[::\]:80)\b.*\n`)
+	for _, name := range []string{"nginx.conf", "sites/default.conf"} {
+		p := filepath.Join(dir, name)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := drop.ReplaceAllString(string(b), "")
+		s = strings.ReplaceAll(s, "listen 80;", fmt.Sprintf("listen 127.0.0.1:%d;", port))
+		s = regexp.MustCompile(`access_log /var/log/nginx/access.log[^;]*;`).ReplaceAllString(s, "access_log off;")
+		os.WriteFile(p, []byte(s), 0o644)
+	}
+}
+
+type abResult struct {
+	complete, failed, non2xx int
+	rps                      float64
+	out                      string
+}
+
+// ab runs ApacheBench against url, bounded in time.
+func ab(t *testing.T, n, c int, url string) abResult {
+	t.Helper()
+	if _, err := exec.LookPath("ab"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("ab is not installed; scripts/deps.sh installs apache2-utils")
+		}
+		t.Skip("ab is not installed")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, "ab", "-q", "-s", "20", "-n", strconv.Itoa(n), "-c", strconv.Itoa(c), url).CombinedOutput()
+	r := abResult{out: string(out)}
+	num := func(re string) float64 {
+		m := regexp.MustCompile(re).FindStringSubmatch(r.out)
+		if m == nil {
+			return 0
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v
+	}
+	r.complete = int(num(`Complete requests:\s+(\d+)`))
+	r.failed = int(num(`Failed requests:\s+(\d+)`))
+	r.non2xx = int(num(`Non-2xx responses:\s+(\d+)`))
+	r.rps = num(`Requests per second:\s+([\d.]+)`)
+	return r
+}
+
+// gen --profile php against a real php-fpm with Debian's pool (5
+// children): with the pool sized from pm.max_children, and with no pool when
+// it is unknown, every request is served; PATH_INFO reaches PHP.
+func TestPHPProfileWithPHPFPM(t *testing.T) {
+	nginxtest.Require(t)
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		pool  string
+	}{
+		{"sized", []string{"--fpm-max-children", "5"}, "keepalive 1;"},
+		{"unknown", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			sock, docroot := phpFPM(t, dir)
+			conf := filepath.Join(dir, "conf")
+			args := append([]string{"gen", "--profile", "php", "--cpus", "2", "--memory", "4GiB", "--nofile", "1024:524288",
+				"--nginx-version", "1.22.1", "--verify=false", "--upstream", "unix:" + sock, "--root", docroot, "--out", conf}, tc.flags...)
+			if _, errOut, code := runCLI(t, "", args...); code != 0 {
+				t.Fatalf("gen: exit %d: %s", code, errOut)
+			}
+			site, _ := os.ReadFile(filepath.Join(conf, "sites/default.conf"))
+			if tc.pool != "" && (!strings.Contains(string(site), tc.pool) || !strings.Contains(string(site), "fastcgi_keep_conn on;")) {
+				t.Fatalf("want %q and fastcgi_keep_conn:\n%s", tc.pool, site)
+			}
+			if tc.pool == "" && (strings.Contains(string(site), "keepalive ") || strings.Contains(string(site), "fastcgi_keep_conn")) {
+				t.Fatalf("no pool expected:\n%s", site)
+			}
+			port := nginxtest.FreePort(t)
+			servable(t, conf, port)
+			nginxtest.Serve(t, conf, filepath.Join(conf, "nginx.conf"), fmt.Sprintf("127.0.0.1:%d", port))
+			base := fmt.Sprintf("http://127.0.0.1:%d", port)
+			if code, body := nginxtest.Get(t, base+"/index.php/foo/bar"); code != 200 || body != "path_info=/foo/bar\n" {
+				t.Errorf("PATH_INFO: %d %q", code, body)
+			}
+			r := ab(t, 400, 10, base+"/index.php")
+			t.Logf("%s: ab -n 400 -c 10: %d complete, %d failed, %d non-2xx, %.1f req/s", tc.name, r.complete, r.failed, r.non2xx, r.rps)
+			if r.complete != 400 || r.failed != 0 || r.non2xx != 0 {
+				t.Errorf("php-fpm stalled or failed:\n%s", r.out)
+			}
+		})
+	}
+}

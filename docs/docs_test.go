@@ -1,0 +1,59 @@
+// Package docs holds nginxtune's documentation; its test checks that every
+// document the code and the docs cite is in the repository.
+package docs
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var cited = regexp.MustCompile(`(?:\.\./shared/)?docs/[A-Za-z0-9_.-]+\.md`)
+
+// Every docs/*.md file named in Go code, templates, scripts and Markdown
+// exists in docs/, and nothing points outside the repository (the shared
+// research notes are not shipped to users).
+func TestCitedDocsExist(t *testing.T) {
+	root := ".."
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" && strings.Contains(p, "fixtures")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			return nil
+		}
+		switch filepath.Ext(p) {
+		case ".go", ".md", ".tmpl", ".sh", ".yaml", ".yml":
+		default:
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range cited.FindAllString(string(b), -1) {
+			n++
+			if strings.HasPrefix(m, "../shared/") {
+				t.Errorf("%s cites %s, which users of nginxtune do not have", p, m)
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(root, m)); err != nil {
+				t.Errorf("%s cites %s, which does not exist", p, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("only %d citations found: the walk is broken", n)
+	}
+}
