@@ -55,6 +55,12 @@ type Tree struct {
 	// Inferred lists path maps guessed for absolute includes that did not
 	// exist as written but did below the configuration directory.
 	Inferred []PathMap
+	// Dir is the directory of the configuration (its prefix); Outside lists
+	// the files read from outside it and outside every path map, such as a
+	// live /etc/nginx reached from a copy through an absolute include or
+	// link. Callers say so once.
+	Dir     string
+	Outside []string
 
 	byPath map[string]*File
 }
@@ -256,6 +262,7 @@ func Load(p string, opt Options) (*Tree, error) {
 			l.prefix, _ = filepath.Abs(opt.Prefix)
 		}
 	}
+	l.tree.Dir = l.prefix
 	for _, r := range roots {
 		if _, err := l.file(r); err != nil {
 			return nil, fmt.Errorf("%s: %w", r, unwrapPathErr(err))
@@ -320,18 +327,118 @@ func (l *loader) add(f *File) {
 	}
 }
 
-// file returns the parsed file at the local path p, reading it once.
+// file returns the parsed file at the local path p, reading it once: a
+// file reached by several paths (links, linked directories) is one file.
 func (l *loader) file(p string) (*File, error) {
 	if f, ok := l.tree.byPath[p]; ok {
 		return f, nil
 	}
-	b, err := l.src.read(p)
+	real := p
+	if _, isOS := l.src.(osSource); isOS {
+		real = l.realPath(p)
+		if f, ok := l.tree.byPath[real]; ok {
+			l.tree.byPath[p] = f
+			return f, nil
+		}
+	}
+	b, err := l.src.read(real)
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Path: p, Src: b}
+	f := &File{Path: real, Src: b}
+	if real != p {
+		f.Via = p
+		l.tree.byPath[p] = f
+	}
 	l.add(f)
+	if _, isOS := l.src.(osSource); isOS && !l.inside(real) {
+		l.tree.Outside = append(l.tree.Outside, real)
+	}
 	return f, nil
+}
+
+// inside reports whether p is below the configuration directory or a
+// path map's local directory.
+func (l *loader) inside(p string) bool {
+	under := func(dir string) bool {
+		if dir == "" {
+			return false
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return false
+		}
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = r
+		}
+		return p == abs || strings.HasPrefix(p, strings.TrimSuffix(abs, "/")+"/")
+	}
+	if under(l.prefix) || l.opt.Stdin != nil && l.prefix == "" {
+		return true
+	}
+	for _, m := range append(append([]PathMap(nil), l.opt.Maps...), l.tree.Inferred...) {
+		if under(m.To) {
+			return true
+		}
+	}
+	return false
+}
+
+// realPath resolves the symbolic links of p one component at a time, as
+// the kernel does, except that an absolute link target goes through the
+// path maps first: a copy of a server's tree whose links point at
+// /etc/nginx/... is read from the copy, not from this machine's /etc/nginx.
+func (l *loader) realPath(p string) string {
+	parts := strings.Split(filepath.Clean(p), "/")[1:]
+	cur := "/"
+	for i, hops := 0, 0; i < len(parts); i++ {
+		next := filepath.Join(cur, parts[i])
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{cur}, parts[i:]...)...)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops++; hops > 40 {
+			return p // a loop: reading fails with the kernel's error
+		}
+		t, err := os.Readlink(next)
+		if err != nil {
+			return p
+		}
+		if filepath.IsAbs(t) {
+			t = l.mapLinkTarget(filepath.Clean(t))
+		} else {
+			t = filepath.Join(cur, t)
+		}
+		parts = append(strings.Split(filepath.Clean(t), "/")[1:], parts[i+1:]...)
+		cur, i = "/", -1
+	}
+	return cur
+}
+
+// mapLinkTarget applies the path maps to an absolute link target, and
+// when the target lies outside the configuration directory but its tail
+// exists inside it (a copy whose links name the server's paths), maps it
+// there.
+func (l *loader) mapLinkTarget(t string) string {
+	if m := l.localPath(t); m != t {
+		return m
+	}
+	if l.inside(t) || len(l.opt.Maps) > 0 {
+		return t
+	}
+	parts := strings.Split(t, "/")[1:]
+	for i := 1; i < len(parts); i++ {
+		cand := filepath.Join(l.prefix, filepath.Join(parts[i:]...))
+		if _, err := os.Lstat(cand); err == nil {
+			l.tree.Inferred = append(l.tree.Inferred, PathMap{From: "/" + filepath.Join(parts[:i]...), To: l.prefix})
+			return cand
+		}
+	}
+	return t
 }
 
 // finish expands includes from every root, settles root contexts, and runs
@@ -488,6 +595,16 @@ func (l *loader) resolve(d *Directive) []string {
 	target := d.Arg(0)
 	local := l.localPath(target)
 	glob := hasGlob(target)
+	// A copy of a server's tree names the server's absolute paths: read the
+	// copy's files rather than this machine's when the copy has them.
+	if _, isOS := l.src.(osSource); isOS && filepath.IsAbs(target) && local == filepath.Clean(target) && !l.inside(local) {
+		if alt, ok := l.inferMap(target); ok {
+			if !glob {
+				return []string{alt}
+			}
+			local = alt
+		}
+	}
 	if !glob {
 		if !l.src.exists(local) {
 			if alt, ok := l.inferMap(target); ok {
@@ -579,9 +696,14 @@ func (l *loader) inferMap(target string) (string, bool) {
 		return "", false
 	}
 	parts := strings.Split(filepath.Clean(target), "/")[1:]
-	// keep at least a directory and a file name of the tail, so that a
-	// bare "*.conf" never stands for a directory nginxtune guessed
-	for i := 1; i < len(parts)-1; i++ {
+	// keep at least a directory and a file name of a pattern's tail; a
+	// plain file (mime.types) may stand alone, since it exists; a bare
+	// "*.conf" never stands for a directory nginxtune guessed
+	last := len(parts) - 1
+	if !hasGlob(target) {
+		last = len(parts)
+	}
+	for i := 1; i < last; i++ {
 		tail := filepath.Join(parts[i:]...)
 		cand := filepath.Join(l.prefix, tail)
 		if (hasGlob(tail) && l.src.isDir(dirOf(cand, false))) || (!hasGlob(tail) && l.src.exists(cand)) {

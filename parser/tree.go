@@ -102,7 +102,13 @@ type Comment struct {
 
 // File is one parsed configuration file.
 type File struct {
-	Path       string // absolute path (or the path named in an nginx -T dump)
+	// Path is the file's real absolute path: symbolic links resolved (an
+	// absolute link target through the path maps), so a file reached by
+	// two paths is one file (or the path named in an nginx -T dump).
+	Path string
+	// Via is the path nginx names it by when that differs from Path: a
+	// link such as sites-enabled/default -> ../sites-available/default.
+	Via        string
 	Src        []byte
 	Directives []*Directive
 	Comments   []Comment

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/nginxtune/nginxtune/rules"
 )
@@ -78,7 +79,7 @@ func Text(w io.Writer, diags []rules.Diagnostic, m Meta, color bool) error {
 			fix = paint(ansiDim, " (fixable)")
 		}
 		if _, err := fmt.Fprintf(w, "%s: %s: %s %s%s\n",
-			paint(ansiBold, fmt.Sprintf("%s:%d:%d", m.path(d.File), d.Line, d.Col)), sev, d.Message,
+			paint(ansiBold, fmt.Sprintf("%s:%d:%d", Escape(m.path(d.File)), d.Line, d.Col)), sev, Escape(d.Message),
 			paint(ansiDim, "["+d.Rule+"]"), fix); err != nil {
 			return err
 		}
@@ -129,6 +130,8 @@ type JSONFinding struct {
 	EndLine  int        `json:"end_line"`
 	Message  string     `json:"message"`
 	Fix      *rules.Fix `json:"fix,omitempty"`
+	// Via is the link path the configuration reads File through.
+	Via string `json:"via,omitempty"`
 }
 
 // JSONSummary counts findings by severity.
@@ -145,6 +148,9 @@ func JSON(w io.Writer, diags []rules.Diagnostic, m Meta) error {
 	for _, d := range diags {
 		f := JSONFinding{Rule: d.Rule, Severity: d.Severity.String(), File: m.path(d.File), Line: d.Line,
 			Column: d.Col, EndLine: d.EndLine, Message: d.Message}
+		if d.Via != "" {
+			f.Via = m.path(d.Via)
+		}
 		if d.Fix != nil {
 			fix := *d.Fix
 			fix.Edits = make([]rules.Edit, len(d.Fix.Edits))
@@ -190,4 +196,33 @@ func ghData(s string) string {
 // ghProperty escapes a workflow command's property value.
 func ghProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// Escape writes control characters (and invalid UTF-8) as \xNN, so that a
+// configuration's bytes quoted in a message or a path cannot move the
+// cursor, recolour a terminal or forge a line of output.
+func Escape(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError && n == 1 {
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }

@@ -7,6 +7,7 @@ package rules
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -99,6 +100,9 @@ type Diagnostic struct {
 	Offset   int
 	Message  string
 	Fix      *Fix
+	// Via is the path the configuration names the file by, when that is a
+	// link to File (sites-enabled/x -> ../sites-available/x).
+	Via string
 }
 
 // Pass is what a rule's check receives.
@@ -172,6 +176,10 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 		if s, ok := cfg.Severity[d.Rule]; ok {
 			d.Severity = s
 		}
+		if f := t.File(d.File); f != nil && f.Via != "" {
+			d.Via = f.Via
+			d.Message += " (read via " + relTo(t.Dir, f.Via) + ")"
+		}
 		out = append(out, d)
 	}
 	out = applySuppressions(t, out, cfg)
@@ -198,4 +206,15 @@ func ByID(id string) *Rule {
 		}
 	}
 	return nil
+}
+
+// relTo shows p relative to dir when it is below it.
+func relTo(dir, p string) string {
+	if dir == "" {
+		return p
+	}
+	if r, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
 }

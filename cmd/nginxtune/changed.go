@@ -1,7 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/report"
 	"path/filepath"
 	"sort"
 
@@ -23,6 +27,11 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		}
 		if st, err := os.Stat(abs); err != nil || st.IsDir() {
 			return nil, false, nil, failf(ExitError, "%s: not a file (--changed takes the changed files)", f)
+		}
+		// findings are filed at real paths: a changed link or a changed
+		// target of one (sites-enabled/x -> ../sites-available/x) is one file
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
 		}
 		if !changed[abs] {
 			changed[abs] = true
@@ -80,6 +89,10 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		if err != nil {
 			return nil, false, nil, failf(ExitError, "%v", err)
 		}
+		if !looksLikeNginx(t, f) {
+			fmt.Fprintf(s.stderr, "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error, and nothing includes it)\n", report.Escape(relPath(f)))
+			continue
+		}
 		keep(t, map[string]bool{f: true})
 	}
 	sort.SliceStable(diags, func(i, j int) bool {
@@ -113,4 +126,31 @@ func nearestRoot(file string) string {
 		}
 		dir = filepath.Dir(dir)
 	}
+}
+
+// configExt are the file names that are nginx configuration whatever they
+// hold.
+func configName(p string) bool {
+	base := filepath.Base(p)
+	return base == "nginx.conf" || strings.HasSuffix(base, ".conf") || strings.HasSuffix(base, ".nginx")
+}
+
+// looksLikeNginx tells a changed file that nothing includes from a file
+// that is not nginx configuration at all (a README, an Ansible task file
+// under roles/nginx/): nginx configuration starts with a directive nginx
+// knows. A file named like configuration is always linted.
+func looksLikeNginx(t *parser.Tree, path string) bool {
+	if configName(path) {
+		return true
+	}
+	f := t.File(path)
+	if f == nil {
+		return true
+	}
+	for _, d := range f.Directives {
+		if parser.Known(d.Name) {
+			return true
+		}
+	}
+	return false
 }

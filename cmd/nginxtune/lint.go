@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/config"
@@ -95,6 +96,7 @@ type lintSettings struct {
 	failOn rules.Severity
 	opt    parser.Options
 	roots  []string
+	stderr io.Writer
 }
 
 func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, error) {
@@ -202,6 +204,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		s.opt.Maps = append([]parser.PathMap{pm}, s.opt.Maps...)
 	}
 	s.opt.Stdin = c.InOrStdin()
+	s.stderr = c.ErrOrStderr()
 	return s, nil
 }
 
@@ -292,6 +295,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 	if err != nil {
 		return err
 	}
+	sayOutside(c.ErrOrStderr(), trees)
 	if f.fix {
 		for _, t := range trees {
 			if t.Dump || (len(t.Roots) > 0 && t.Roots[0].Path == "<stdin>") {
@@ -302,7 +306,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		// headers), so apply them in passes until none is left.
 		total, changed := 0, map[string]bool{}
 		for pass := 0; pass < maxFixPasses; pass++ {
-			n, files, err := applyFixes(diags)
+			n, files, err := applyFixes(diags, trees, c.ErrOrStderr())
 			if err != nil {
 				return failf(ExitError, "%v", err)
 			}
@@ -310,7 +314,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			for _, f := range files {
 				changed[f] = true
 			}
-			if diags, broken, _, err = lint(); err != nil {
+			if diags, broken, trees, err = lint(); err != nil {
 				return err
 			}
 			if n == 0 {
@@ -370,27 +374,59 @@ func isTerminal(w io.Writer) bool {
 const maxFixPasses = 5
 
 // applyFixes applies the edits of every fix, skipping a fix whose edits
-// overlap one already taken (or that creates what another already does),
-// and writes each changed file atomically. It returns the files it changed.
-func applyFixes(diags []rules.Diagnostic) (fixes int, files []string, err error) {
+// overlap one already taken (or that creates what another already does) or
+// that would write outside the linted trees, and writes each changed file
+// atomically. Edits are applied to the text they were computed from: a file
+// that changed since it was read is an error. Linear in the edits of a file
+// (after sorting), so a fix of a 20,000-server file is not quadratic.
+func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer) (fixes int, files []string, err error) {
 	type span struct{ start, end int }
-	taken := map[string][]span{}
-	perFile := map[string][]rules.Edit{}
+	taken := map[string][]span{} // sorted by start, not overlapping
 	overlaps := func(e rules.Edit) bool {
-		for _, s := range taken[e.File] {
-			if e.Start < s.end && s.start < e.End || e.Start == e.End && e.Start == s.start && s.start == s.end {
+		sp := taken[e.File]
+		i := sort.Search(len(sp), func(i int) bool { return sp[i].end > e.Start || sp[i].end == e.Start && sp[i].start == sp[i].end })
+		for ; i < len(sp) && sp[i].start <= e.End; i++ {
+			s := sp[i]
+			if e.Start < s.end && s.start < e.End || e.Start == s.start && (e.Start == e.End || s.start == s.end) {
 				return true
 			}
 		}
 		return false
 	}
+	take := func(e rules.Edit) {
+		sp := taken[e.File]
+		i := sort.Search(len(sp), func(i int) bool { return sp[i].start > e.Start })
+		sp = append(sp, span{})
+		copy(sp[i+1:], sp[i:])
+		sp[i] = span{e.Start, e.End}
+		taken[e.File] = sp
+	}
+	source := map[string]*parser.File{}
+	outside := map[string]bool{}
+	for _, t := range trees {
+		for _, f := range t.Files {
+			source[f.Path] = f
+		}
+		for _, p := range t.Outside {
+			outside[p] = true
+		}
+	}
+	perFile := map[string][]rules.Edit{}
 	keys := map[string]bool{}
+	warned := map[string]bool{}
 	for _, d := range diags {
 		if d.Fix == nil || (d.Fix.Key != "" && keys[d.Fix.Key]) {
 			continue
 		}
 		ok := true
 		for _, e := range d.Fix.Edits {
+			if outside[e.File] || source[e.File] == nil {
+				ok = false
+				if !warned[e.File] {
+					warned[e.File] = true
+					fmt.Fprintf(w, "nginxtune: not fixed: %s is outside the linted tree\n", report.Escape(e.File))
+				}
+			}
 			if overlaps(e) {
 				ok = false
 			}
@@ -399,7 +435,7 @@ func applyFixes(diags []rules.Diagnostic) (fixes int, files []string, err error)
 			continue
 		}
 		for _, e := range d.Fix.Edits {
-			taken[e.File] = append(taken[e.File], span{e.Start, e.End})
+			take(e)
 			perFile[e.File] = append(perFile[e.File], e)
 		}
 		if d.Fix.Key != "" {
@@ -412,40 +448,69 @@ func applyFixes(diags []rules.Diagnostic) (fixes int, files []string, err error)
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	outs := map[string][]byte{}
 	for _, name := range names {
 		edits := perFile[name]
 		src, err := os.ReadFile(name)
 		if err != nil {
 			return 0, nil, err
 		}
-		sort.SliceStable(edits, func(i, j int) bool { return edits[i].Start > edits[j].Start })
-		out := src
+		if !bytes.Equal(src, source[name].Src) {
+			return 0, nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", name)
+		}
+		sort.SliceStable(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
+		var out bytes.Buffer
+		out.Grow(len(src) + 64*len(edits))
+		at := 0
 		for _, e := range edits {
-			if e.End > len(out) || e.Start > e.End {
-				return 0, nil, fmt.Errorf("%s changed while nginxtune was reading it", name)
+			if e.End > len(src) || e.Start > e.End || e.Start < at {
+				return 0, nil, fmt.Errorf("%s: overlapping or out-of-range edits; nothing written", name)
 			}
-			out = append(append(append([]byte(nil), out[:e.Start]...), e.New...), out[e.End:]...)
+			out.Write(src[at:e.Start])
+			out.WriteString(e.New)
+			at = e.End
 		}
-		if bytes.Equal(out, src) {
-			continue
+		out.Write(src[at:])
+		if !bytes.Equal(out.Bytes(), src) {
+			outs[name] = out.Bytes()
 		}
-		if err := writeAtomic(name, out, 0); err != nil {
-			return 0, nil, err
+	}
+	for _, name := range names {
+		if data, ok := outs[name]; ok {
+			if err := writeAtomic(name, data, 0); err != nil {
+				return 0, files, fmt.Errorf("%v (files already fixed: %s)", err, strings.Join(files, ", "))
+			}
+			files = append(files, name)
 		}
-		files = append(files, name)
 	}
 	return fixes, files, nil
 }
 
 // writeAtomic replaces name with data through a temporary file in the same
 // directory, so a reader never sees half a file. mode 0 keeps the mode of an
-// existing file (0644 for a new one).
+// existing file (0644 for a new one). An existing file keeps its owner and
+// group; a symbolic link is written through (its target is replaced, the
+// link stays); a file with several hard links, or whose owner cannot be
+// kept, is rewritten in place so that every link and the owner stay.
 func writeAtomic(name string, data []byte, mode os.FileMode) error {
-	if mode == 0 {
-		mode = 0o644
-		if st, err := os.Stat(name); err == nil {
+	if real, err := filepath.EvalSymlinks(name); err == nil {
+		name = real
+	}
+	var uid, gid = -1, -1
+	st, statErr := os.Stat(name)
+	if statErr == nil {
+		if mode == 0 {
 			mode = st.Mode().Perm()
 		}
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			uid, gid = int(sys.Uid), int(sys.Gid)
+			if sys.Nlink > 1 {
+				return writeInPlace(name, data)
+			}
+		}
+	}
+	if mode == 0 {
+		mode = 0o644
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".nginxtune-*")
 	if err != nil {
@@ -466,5 +531,62 @@ func writeAtomic(name string, data []byte, mode os.FileMode) error {
 	if err := os.Chmod(tmp.Name(), mode); err != nil {
 		return err
 	}
+	if uid >= 0 && (uid != os.Geteuid() || gid != os.Getegid()) {
+		if err := os.Lchown(tmp.Name(), uid, gid); err != nil {
+			return writeInPlace(name, data)
+		}
+	}
 	return os.Rename(tmp.Name(), name)
+}
+
+// writeInPlace rewrites an existing file's contents, keeping its inode
+// (owner, hard links). Not atomic; used only where a rename would lose
+// something the user set.
+func writeInPlace(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// sayOutside tells, once per lint, which files were read from outside the
+// linted directory: linting a copy of a server's tree must not silently
+// read this machine's /etc/nginx.
+func sayOutside(w io.Writer, trees []*parser.Tree) {
+	seen := map[string]bool{}
+	var files []string
+	dir := ""
+	for _, t := range trees {
+		for _, p := range t.Outside {
+			if !seen[p] {
+				seen[p] = true
+				files = append(files, p)
+				if dir == "" {
+					dir = t.Dir
+				}
+			}
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	list := files
+	more := ""
+	if len(list) > 3 {
+		list, more = list[:3], fmt.Sprintf(" and %d more", len(files)-3)
+	}
+	for i := range list {
+		list[i] = report.Escape(list[i])
+	}
+	fmt.Fprintf(w, "nginxtune: read %d file%s from outside %s: %s%s (linting a copy of a server's files? --map %s=DIR reads the copy's)\n",
+		len(files), pluralS(len(files)), report.Escape(relPath(dir)), strings.Join(list, ", "), more, report.Escape(filepath.Dir(files[0])))
 }

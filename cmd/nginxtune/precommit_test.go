@@ -121,3 +121,43 @@ func TestPreCommitHook(t *testing.T) {
 		t.Fatalf("a clean commit was blocked:\n%s", out)
 	}
 }
+
+// The hook on a Debian layout kept in git: a change to
+// sites-available/default (enabled through a link) is reported there and
+// blocks the commit; documentation and Ansible files beside the
+// configuration never do.
+func TestPreCommitDebianLayout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the hook with pre-commit")
+	}
+	if _, err := exec.LookPath("pre-commit"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("pre-commit is not installed; .ci/run installs it")
+		}
+		t.Skip("pre-commit is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+		t.Skip("the checkout is not a git repository")
+	}
+	repo := t.TempDir()
+	debianTree(t, repo)
+	os.WriteFile(filepath.Join(repo, ".nginxtune.yaml"), []byte("nginx-version: 1.22.1\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "debian layout"}} {
+		if out, err := runCmd(t, repo, "git", args...); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	out, err := runCmd(t, repo, "pre-commit", "try-repo", root, "nginxtune", "--files",
+		"etc/nginx/sites-available/default", "etc/nginx/README.md", "roles/nginx/tasks/main.yml")
+	if err == nil || !strings.Contains(out, "etc/nginx/sites-available/default:9:20: warning: proxy_pass to the address 127.0.0.1:3000") {
+		t.Fatalf("the change to sites-available/default passed (err %v):\n%s", err, out)
+	}
+	if strings.Contains(out, "README") || strings.Contains(out, "main.yml") {
+		t.Errorf("files that are not configuration reached the hook:\n%s", out)
+	}
+	out, err = runCmd(t, repo, "pre-commit", "try-repo", root, "nginxtune", "--files",
+		"etc/nginx/README.md", "roles/nginx/tasks/main.yml", "etc/nginx/notes")
+	if err != nil {
+		t.Fatalf("files that are not nginx configuration failed the commit:\n%s", out)
+	}
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+const debianNginxConf = `user www-data;
+worker_processes auto;
+pid /run/nginx.pid;
+events {
+    worker_connections 768;
+}
+http {
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+    sendfile on;
+    access_log /var/log/nginx/access.log combined buffer=64k flush=5s;
+    include /etc/nginx/conf.d/*.conf;
+    include /etc/nginx/sites-enabled/*;
+}
+`
+
+const debianDefaultSite = `server {
+    listen 80 default_server;
+    root /var/www/html;
+    location / {
+        try_files $uri $uri/ =404;
+    }
+    location /app/ {
+        include proxy_params;
+        proxy_pass http://127.0.0.1:3000;
+    }
+}
+`
+
+const debianAPISite = `upstream api {
+    server 127.0.0.1:4000;
+    keepalive 16;
+}
+server {
+    listen 8080;
+    location / {
+        include proxy_params;
+        proxy_pass http://api;
+    }
+}
+`
+
+const debianProxyParams = `proxy_set_header Host $http_host;
+proxy_set_header X-Real-IP $remote_addr;
+proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+proxy_set_header X-Forwarded-Proto $scheme;
+`
+
+// debianTree writes a copy of a Debian /etc/nginx into dir: sites enabled
+// through a relative link and an absolute one (to /etc/nginx/..., the
+// server's path), the shared proxy_params, and files that are not nginx
+// configuration beside them.
+func debianTree(t *testing.T, dir string) string {
+	t.Helper()
+	etc := filepath.Join(dir, "etc/nginx")
+	for _, d := range []string{"conf.d", "sites-available", "sites-enabled", "snippets"} {
+		os.MkdirAll(filepath.Join(etc, d), 0o755)
+	}
+	files := map[string]string{
+		"nginx.conf":              debianNginxConf,
+		"mime.types":              "types {\n    text/html html;\n}\n",
+		"proxy_params":            debianProxyParams,
+		"sites-available/default": debianDefaultSite,
+		"sites-available/api":     debianAPISite,
+		"README.md":               "# Our nginx\n\nEdit sites-available, then link.\n",
+		"notes":                   "Remember to reload after editing.\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(etc, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Symlink("../sites-available/default", filepath.Join(etc, "sites-enabled/default"))
+	os.Symlink("/etc/nginx/sites-available/api", filepath.Join(etc, "sites-enabled/api"))
+	os.MkdirAll(filepath.Join(dir, "roles/nginx/tasks"), 0o755)
+	os.WriteFile(filepath.Join(dir, "roles/nginx/tasks/main.yml"), []byte("- name: install nginx\n  apt:\n    name: nginx\n"), 0o644)
+	return etc
+}
+
+// Findings in a site enabled through a link are filed at the real file and
+// say which link reads it; absolute links of a copy are read from the copy.
+func TestDebianLayoutLint(t *testing.T) {
+	dir := t.TempDir()
+	etc := debianTree(t, dir)
+	t.Chdir(dir)
+	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "etc/nginx")
+	if code != ExitFindings {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "etc/nginx/sites-available/default:9:20: warning: proxy_pass to the address 127.0.0.1:3000") ||
+		!strings.Contains(out, "(read via sites-enabled/default)") {
+		t.Errorf("finding not at the real file with its link:\n%s", out)
+	}
+	if strings.Contains(errOut, "outside") {
+		t.Errorf("the copy's absolute links were read from this machine:\n%s", errOut)
+	}
+	// --changed with the link's target, as pre-commit passes it, and with
+	// files that are not configuration
+	out, errOut, code = runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--changed",
+		"etc/nginx/sites-available/default", "etc/nginx/notes")
+	if code != ExitFindings || !strings.Contains(out, "sites-available/default:9:20") {
+		t.Errorf("--changed sites-available/default: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "skipped etc/nginx/notes: not an nginx configuration") {
+		t.Errorf("notes not skipped:\n%s", errOut)
+	}
+	_, errOut, code = runCLI(t, "", "lint", "--no-config", "--no-host", "--changed", "etc/nginx/notes", "roles/nginx/tasks/main.yml")
+	if code != 0 {
+		t.Errorf("files that are not nginx configuration failed the hook: exit %d\n%s", code, errOut)
+	}
+	_ = etc
+}
+
+// --fix writes through links to their targets, keeps owner, group and mode,
+// and puts an edit meant for one location into that location, not into the
+// proxy_params every site includes.
+func TestDebianLayoutFix(t *testing.T) {
+	dir := t.TempDir()
+	etc := debianTree(t, dir)
+	site := filepath.Join(etc, "sites-available/default")
+	api := filepath.Join(etc, "sites-available/api")
+	asRoot := os.Geteuid() == 0
+	if asRoot {
+		for _, p := range []string{site, api} {
+			os.Chown(p, 65534, 65534)
+		}
+	}
+	os.Chmod(site, 0o640)
+	_, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--fix", etc)
+	if !strings.Contains(errOut, "applied") {
+		t.Fatalf("lint --fix: exit %d: %s", code, errOut)
+	}
+	for _, link := range []string{"sites-enabled/default", "sites-enabled/api"} {
+		fi, err := os.Lstat(filepath.Join(etc, link))
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a link", link)
+		}
+	}
+	st, _ := os.Stat(site)
+	if st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %o, want 640", st.Mode().Perm())
+	}
+	if asRoot {
+		for _, p := range []string{site, api} {
+			st, _ := os.Stat(p)
+			if sys := st.Sys().(*syscall.Stat_t); sys.Uid != 65534 || sys.Gid != 65534 {
+				t.Errorf("%s: owner %d:%d, want 65534:65534 (nobody:nogroup)", filepath.Base(p), sys.Uid, sys.Gid)
+			}
+		}
+	}
+	params, _ := os.ReadFile(filepath.Join(etc, "proxy_params"))
+	if string(params) != debianProxyParams {
+		t.Errorf("the shared proxy_params was edited:\n%s", params)
+	}
+	b, _ := os.ReadFile(api)
+	if !strings.Contains(string(b), "include proxy_params;\n        proxy_set_header Connection \"\";") {
+		t.Errorf("Connection header not added where the finding is:\n%s", b)
+	}
+	b, _ = os.ReadFile(site)
+	if !strings.Contains(string(b), "keepalive 32;") {
+		t.Errorf("default site not fixed:\n%s", b)
+	}
+	if bin, err := exec.LookPath("nginx"); err == nil && asRoot {
+		_ = bin // the fixed tree names /etc/nginx paths: nginx -t of it is in TestFix
+	}
+}
