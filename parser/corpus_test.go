@@ -94,6 +94,10 @@ func TestCorpusAgreesWithNginx(t *testing.T) {
 		switch {
 		case v.ok && ours == nil:
 			agree++
+		case v.ok && v.wrap == "events" && strings.HasPrefix(ours.Message, "no \"events\" block"):
+			// nginx accepted the file only once the verdict's harness added
+			// the events block it lacks: nginx -t of the file alone fails
+			agree++
 		case v.ok && strings.HasPrefix(ours.Message, "missing \";\""):
 			// nginx accepted the file, but only by reading two lines as one
 			// directive: we say so on purpose.

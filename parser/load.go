@@ -42,6 +42,10 @@ type Options struct {
 	// Extra names directives of modules nginxtune does not know, so that a
 	// line starting with one is recognised as a statement of its own.
 	Extra []string
+	// Live is set when the tree is the configuration nginx runs on this
+	// machine: a missing absolute include is then an error for sure, where
+	// in a copy it may only be missing from the copy.
+	Live bool
 }
 
 // Tree is a loaded configuration: the root files, every file read, and the
@@ -61,6 +65,10 @@ type Tree struct {
 	// link. Callers say so once.
 	Dir     string
 	Outside []string
+	// Unreadable lists files that exist but could not be read (permissions,
+	// a directory where a file was expected): the tree was not read whole,
+	// and no finding about it can be trusted.
+	Unreadable []string
 
 	byPath map[string]*File
 }
@@ -473,6 +481,9 @@ func (l *loader) finish(roots []string) {
 		l.settleContext(f)
 		l.tree.Roots = append(l.tree.Roots, f)
 	}
+	for _, r := range l.tree.Roots {
+		l.checkEvents(r)
+	}
 	extra := map[string]bool{}
 	for _, e := range l.opt.Extra {
 		extra[e] = true
@@ -541,6 +552,7 @@ func (l *loader) expand(f *File) {
 			inc, err := l.file(p)
 			if err != nil {
 				l.diag(d, "include-missing", SevError, "include %q: cannot read %s: %v", d.Arg(0), l.display(p), unwrapPathErr(err))
+				l.tree.Unreadable = append(l.tree.Unreadable, p)
 				continue
 			}
 			if l.state[inc] == 1 {
@@ -584,6 +596,14 @@ var stockFiles = map[string]bool{
 
 func hasGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
 
+// placeholder reports whether an include path still holds a template
+// variable (%home%, <VAR>, {{ var }}, ${VAR}, @VAR@) of a tool that renders
+// the configuration.
+func placeholder(p string) bool {
+	return strings.Contains(p, "{{") || strings.Contains(p, "${") || strings.Contains(p, "<") && strings.Contains(p, ">") ||
+		strings.Count(p, "%") >= 2 || strings.Count(p, "@") >= 2
+}
+
 // resolve returns the local paths an include directive names, sorted as
 // nginx's glob() returns them, with hidden files left out of wildcard
 // matches. Problems become diagnostics.
@@ -615,7 +635,14 @@ func (l *loader) resolve(d *Directive) []string {
 					target, l.display(local), l.mapHint(target))
 				return nil
 			}
-			l.diag(d, "include-missing", SevError, "include %q: %s does not exist; nginx -t fails with \"open() failed\"%s", target, l.display(local), l.mapHint(target))
+			switch {
+			case placeholder(target):
+				l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", target)
+			case filepath.IsAbs(target) && !l.opt.Live && !l.inside(local):
+				l.diag(d, "include-missing", SevInfo, "include %q: %s is not in this copy of the configuration; nginx -t fails if it is missing on the server too%s", target, l.display(local), l.mapHint(target))
+			default:
+				l.diag(d, "include-missing", SevError, "include %q: %s does not exist; nginx -t fails with \"open() failed\"%s", target, l.display(local), l.mapHint(target))
+			}
 			return nil
 		}
 		return []string{local}
@@ -625,11 +652,14 @@ func (l *loader) resolve(d *Directive) []string {
 		l.diag(d, "include-missing", SevError, "include %q: bad pattern: %v", target, err)
 		return nil
 	}
-	if len(matches) == 0 && !l.src.isDir(dirOf(local, l.tree.Dump)) {
+	if len(matches) == 0 && !l.tree.Dump && !l.src.isDir(dirOf(local, l.tree.Dump)) {
+		// nginx accepts a pattern that matches nothing, even in a missing
+		// directory (the "[.]" optional-include idiom relies on it); in an
+		// nginx -T dump an empty match is no news at all
 		if alt, ok := l.inferMap(target); ok {
 			matches, _ = l.src.glob(alt)
 		} else {
-			l.diag(d, "include-missing", SevWarning, "include %q: directory %s does not exist, so the pattern matches nothing%s", target, l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
+			l.diag(d, "include-missing", SevInfo, "include %q: directory %s does not exist, so the pattern matches nothing (nginx accepts that; check the path if files were meant to be read)%s", target, l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
 			return nil
 		}
 	}
@@ -764,4 +794,49 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// checkEvents reports a main file without an events block: nginx -t fails
+// with "no "events" section in configuration". A main file is a root read
+// in the main context that holds a main-only block (http, stream, mail,
+// worker_processes), an empty nginx.conf, or the main file of a dump.
+func (l *loader) checkEvents(r *File) {
+	if r.ContextSource != "root" || r.Broken {
+		return
+	}
+	// an empty nginx.conf is a main file; one holding only server blocks
+	// is a fragment named like one
+	main := l.tree.Dump || filepath.Base(r.Path) == "nginx.conf" && len(r.Directives) == 0
+	hasEvents := false
+	var visit func(dirs []*Directive, depth int)
+	visit = func(dirs []*Directive, depth int) {
+		for _, d := range dirs {
+			switch d.Name {
+			case "events":
+				hasEvents = true
+			case "http", "stream", "mail", "worker_processes":
+				main = true
+			case "include":
+				if depth < 16 {
+					for _, inc := range d.Includes {
+						if inc.Broken {
+							hasEvents = true // cannot tell
+						}
+						visit(inc.Directives, depth+1)
+					}
+				}
+				if len(d.Includes) == 0 {
+					hasEvents = true // an include nginxtune could not read may hold it
+				}
+			}
+		}
+	}
+	visit(r.Directives, 0)
+	if !main || hasEvents {
+		return
+	}
+	l.tree.Diagnostics = append(l.tree.Diagnostics, Diagnostic{
+		Kind: "syntax", Severity: SevError, File: r.Path, Line: 1, Col: 1,
+		Message: `no "events" block in the main file: nginx -t fails with "no \"events\" section in configuration"; add "events {}"`,
+	})
 }

@@ -256,7 +256,7 @@ func mustAbs(p string) string {
 func TestIncludeMissingAndCycle(t *testing.T) {
 	tr := mustLoad(t, filepath.Join(fixtures, "trees/missing"), Options{})
 	got := diagSummary(tr)
-	want := "include-missing error nginx.conf:3:5 include-missing warning nginx.conf:4:5"
+	want := "include-missing error nginx.conf:3:5 include-missing info nginx.conf:4:5"
 	if got != want {
 		t.Errorf("missing: %s, want %s", got, want)
 	}
@@ -361,4 +361,109 @@ func TestNoConfig(t *testing.T) {
 	if _, err := Load(filepath.Join(t.TempDir(), "nope.conf"), Options{}); err == nil {
 		t.Error("missing file loaded without error")
 	}
+}
+
+// How includes that read nothing are judged: nginx accepts a pattern that
+// matches nothing; a template placeholder or an absolute path missing from
+// a copy is information; a file that exists but cannot be read makes the
+// tree unreadable.
+func TestIncludeJudgement(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(`events {}
+http {
+    include /srv/custom/http[.]conf;
+    include %home%/nginx/extra.conf;
+    include /config/nginx/site-confs/*.conf;
+    include /opt/app/nginx/app.conf;
+    include missing.conf;
+    include secret.conf;
+}
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "secret.conf"), []byte("sendfile on;\n"), 0o000)
+	tr := mustLoad(t, dir, Options{})
+	got := diagSummary(tr)
+	want := "include-missing info nginx.conf:3:5 include-missing info nginx.conf:4:5 include-missing info nginx.conf:5:5 include-missing info nginx.conf:6:5 include-missing error nginx.conf:7:5"
+	if os.Geteuid() != 0 { // root reads a 0000 file
+		want += " include-missing error nginx.conf:8:5"
+		if len(tr.Unreadable) != 1 {
+			t.Errorf("unreadable: %v", tr.Unreadable)
+		}
+	}
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	// the same absolute include in the live tree is an error
+	tr = mustLoad(t, dir, Options{Live: true})
+	if got := diagSummary(tr); !strings.Contains(got, "include-missing error nginx.conf:6:5") {
+		t.Errorf("live: %s", got)
+	}
+	// a directory where a file is expected cannot be read
+	os.Mkdir(filepath.Join(dir, "d.conf"), 0o755)
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte("events {}\nhttp {\n    include d.conf;\n}\n"), 0o644)
+	tr = mustLoad(t, dir, Options{})
+	if len(tr.Unreadable) != 1 || !strings.Contains(diagSummary(tr), "include-missing error") {
+		t.Errorf("directory as file: %v %s", tr.Unreadable, diagSummary(tr))
+	}
+}
+
+// An nginx -T dump of a tree whose conf.d is empty: nginx accepted it, and
+// the pattern that matched nothing is no finding.
+func TestDumpEmptyGlob(t *testing.T) {
+	dump := "nginx: the configuration file /etc/nginx/nginx.conf syntax is ok\n" +
+		"# configuration file /etc/nginx/nginx.conf:\nevents {}\nhttp {\n    include /etc/nginx/conf.d/*.conf;\n    include /etc/nginx/sites-enabled/*;\n}\n\n" +
+		"# configuration file /etc/nginx/sites-enabled/default:\nserver { listen 80; }\n\n"
+	tr, err := Load("-", Options{Stdin: strings.NewReader(dump)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := diagSummary(tr); got != "" {
+		t.Errorf("dump: %s", got)
+	}
+}
+
+// Files reached through links are one file at their real path, with the
+// link they were named by; an absolute link in a copy points into the copy.
+func TestRealPaths(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sites-available"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "sites-enabled"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "conf.d"), 0o755)
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte("events {}\nhttp {\n    include /etc/nginx/sites-enabled/*;\n    include conf.d/*.conf;\n    include linked/*.conf;\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "sites-available/a"), []byte("server { listen 80; }\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "sites-available/b"), []byte("server { listen 81; }\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "conf.d/x.conf"), []byte("sendfile on;\n"), 0o644)
+	os.Symlink("../sites-available/a", filepath.Join(dir, "sites-enabled/a"))
+	os.Symlink("/etc/nginx/sites-available/b", filepath.Join(dir, "sites-enabled/b"))
+	os.Symlink("conf.d", filepath.Join(dir, "linked"))
+	tr := mustLoad(t, dir, Options{})
+	real, _ := filepath.EvalSymlinks(dir)
+	a := tr.File(filepath.Join(real, "sites-available/a"))
+	b := tr.File(filepath.Join(real, "sites-available/b"))
+	if a == nil || b == nil {
+		t.Fatalf("files: %v", paths(tr))
+	}
+	if !strings.HasSuffix(a.Via, "sites-enabled/a") || !strings.HasSuffix(b.Via, "sites-enabled/b") {
+		t.Errorf("via: %q %q", a.Via, b.Via)
+	}
+	if len(tr.Outside) != 0 {
+		t.Errorf("read outside the copy: %v", tr.Outside)
+	}
+	// conf.d/x.conf through conf.d and through the linked directory: one file
+	n := 0
+	for _, f := range tr.Files {
+		if strings.HasSuffix(f.Path, "/x.conf") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("x.conf read %d times: %v", n, paths(tr))
+	}
+}
+
+func paths(tr *Tree) []string {
+	var out []string
+	for _, f := range tr.Files {
+		out = append(out, f.Path)
+	}
+	return out
 }

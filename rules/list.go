@@ -6,6 +6,7 @@ var All = []*Rule{
 	accessLogUnbuffered,
 	gzipCompLevel,
 	gzipCompressedTypes,
+	gzipTypesMissing,
 	hostEphemeralPorts,
 	hostFDLimit,
 	hostFileMax,

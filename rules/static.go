@@ -212,7 +212,7 @@ gzip is already the most expensive step per request: on our machine a 40 KB resp
 			if err != nil || n <= 6 {
 				return
 			}
-			diag := p.ReportArg(d, 0, "gzip_comp_level %d costs several times the CPU of level 5 for output barely smaller (measured on 40 KB: 3,291 rps at level 1, 714 at level 6)", n)
+			diag := p.ReportArg(d, 0, "gzip_comp_level %d costs several times the CPU of level 5 for output barely smaller (measured on 40 KB: 3,291 rps at level 1, 714 at level 6); write \"gzip_comp_level 5;\", and \"gzip_static on;\" for files compressed ahead of time", n)
 			diag.Fix = &Fix{Description: "set gzip_comp_level 5", Edits: []Edit{replaceArg(d, 0, "5")}}
 		}, "gzip_comp_level")
 	},
@@ -238,7 +238,7 @@ kept-alive HTTPS.`,
 		p.each(func(d *parser.Directive, c *parser.Context) {
 			if d.Name == "keepalive_timeout" && c.In() != parser.CtxUpstream && !inStream(c) {
 				if v := d.Arg(0); v == "0" || v == "0s" || v == "0ms" {
-					p.ReportArg(d, 0, "keepalive_timeout %s closes every client connection after one response: each request pays a new TCP (and TLS) handshake", v)
+					p.ReportArg(d, 0, "keepalive_timeout %s closes every client connection after one response: each request pays a new TCP (and TLS) handshake (3,531 new TLS handshakes/s against 79,169 kept requests/s); write \"keepalive_timeout 30s;\"", v)
 				}
 			}
 		}, "keepalive_timeout")
@@ -282,4 +282,48 @@ var accessLogUnbuffered = &Rule{
 			diag.Fix = &Fix{Description: fmt.Sprintf("add %s", add), Edits: []Edit{appendArgs(d, add)}}
 		}, "access_log")
 	},
+}
+
+// gzipDefaultTypes is what gen and the fix write: text that compresses well.
+const gzipDefaultTypes = "text/plain text/css text/javascript application/javascript application/json application/xml image/svg+xml"
+
+var gzipTypesMissing = &Rule{
+	Doc: Doc{
+		ID:    "gzip-types-missing",
+		Title: "gzip is on but compresses only text/html",
+		Why: `gzip_types defaults to text/html alone, so "gzip on;" without it leaves CSS, JavaScript,
+JSON and SVG uncompressed: usually most of a page's text bytes. Debian's stock nginx.conf
+turns gzip on and leaves its gzip_types line commented out.`,
+		Fix:      `Add "gzip_types ` + gzipDefaultTypes + `;" next to "gzip on;" (text/html is always compressed).`,
+		Bad:      "events {}\nhttp {\n    gzip on;\n}\n",
+		Good:     "events {}\nhttp {\n    gzip on;\n    gzip_types text/css application/javascript application/json image/svg+xml;\n}\n",
+		Severity: Info,
+		Since:    "0.2.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_gzip_module gzip_types (default text/html)"},
+	},
+	Check: func(p *Pass) {
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			if d.Arg(0) != "on" || inStream(c) {
+				return
+			}
+			if s := p.Effective(c.Blocks, c.Root, "gzip_types"); s.Found() || !s.Complete {
+				return
+			}
+			// types listed anywhere below may be where it compresses;
+			// only a tree that lists none for sure compresses text/html alone
+			if typesListed(p) {
+				return
+			}
+			diag := p.Report(d, "gzip is on but gzip_types is not set, so only text/html is compressed; add \"gzip_types %s;\"", gzipDefaultTypes)
+			diag.Fix = &Fix{Description: "add gzip_types", Edits: []Edit{insertAfter(d, "gzip_types "+gzipDefaultTypes+";")}}
+		}, "gzip")
+	},
+}
+
+// typesListed reports whether the tree sets gzip_types anywhere.
+func typesListed(p *Pass) bool {
+	found := false
+	p.each(func(d *parser.Directive, c *parser.Context) { found = true }, "gzip_types")
+	return found
 }

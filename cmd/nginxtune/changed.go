@@ -59,6 +59,7 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 				broken = true
 			}
 		}
+		broken = broken || len(t.Unreadable) > 0
 		for _, d := range rules.Run(t, s.cfg) {
 			if only[d.File] {
 				diags = append(diags, d)

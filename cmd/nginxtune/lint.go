@@ -204,6 +204,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		s.opt.Maps = append([]parser.PathMap{pm}, s.opt.Maps...)
 	}
 	s.opt.Stdin = c.InOrStdin()
+	s.opt.Live = isLive(first)
 	s.stderr = c.ErrOrStderr()
 	return s, nil
 }
@@ -252,8 +253,18 @@ func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken
 		for _, f := range t.Files {
 			broken = broken || f.Broken
 		}
+		broken = broken || len(t.Unreadable) > 0
+		cfg := s.cfg
+		if !cfg.Version.Known() && t.Dump && len(t.Roots) > 0 {
+			// "nginx -T | nginxtune lint -" on the server: the dump names
+			// the installed nginx's files
+			if v := liveVersion(t.Roots[0].Path); v.Known() {
+				cfg.Version = v
+				fmt.Fprintf(s.stderr, "nginxtune: linting for nginx %s, the installed nginx (the dump reads %s); give --nginx-version if it comes from another machine\n", v, report.Escape(t.Roots[0].Path))
+			}
+		}
 		trees = append(trees, t)
-		diags = append(diags, rules.Run(t, s.cfg)...)
+		diags = append(diags, rules.Run(t, cfg)...)
 	}
 	return diags, broken, trees, nil
 }
@@ -296,6 +307,11 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		return err
 	}
 	sayOutside(c.ErrOrStderr(), trees)
+	for _, t := range trees {
+		for _, p := range t.Unreadable {
+			fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %s could not be read: the tree was not linted whole (exit %d whatever --fail-on says)\n", report.Escape(relPath(p)), ExitError)
+		}
+	}
 	if f.fix {
 		for _, t := range trees {
 			if t.Dump || (len(t.Roots) > 0 && t.Roots[0].Path == "<stdin>") {

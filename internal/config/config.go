@@ -230,5 +230,9 @@ func ParseFailOn(s string) (rules.Severity, error) {
 	if s == "none" || s == "never" {
 		return FailNone, nil
 	}
-	return rules.ParseSeverity(s)
+	sev, err := rules.ParseSeverity(s)
+	if err != nil {
+		return 0, fmt.Errorf("unknown level %q (want error, warning, info or none)", s)
+	}
+	return sev, nil
 }
