@@ -34,7 +34,7 @@ test: deps vet unit fuzz
 # Parser and lint benchmarks (1,000 / 10,000 / 50,000 server blocks) as a table.
 # The nginx benchmarks (stock against generated configs) are bench/nginx/run.sh.
 bench:
-	@$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./parser ./rules | tee /tmp/nginxtune-bench.txt | grep -E '^(Benchmark|ok|FAIL)'
+	@$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./parser ./rules ./cmd/nginxtune | tee /tmp/nginxtune-bench.txt | grep -E '^(Benchmark|ok|FAIL)'
 	@echo
 	@bash scripts/benchtable.sh < /tmp/nginxtune-bench.txt
 

@@ -14,6 +14,7 @@
 package parser
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 )
@@ -124,6 +125,19 @@ type File struct {
 	Broken bool
 
 	lineStarts []int
+	newline    string
+}
+
+// Newline returns the line ending the file uses: "\r\n" when it has one,
+// else "\n". It is computed once.
+func (f *File) Newline() string {
+	if f.newline == "" {
+		f.newline = "\n"
+		if bytes.Contains(f.Src, []byte("\r\n")) {
+			f.newline = "\r\n"
+		}
+	}
+	return f.newline
 }
 
 // Position converts a byte offset into a 1-based line and column.

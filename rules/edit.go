@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"bytes"
-
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -19,12 +17,7 @@ func indentOf(d *parser.Directive) string {
 }
 
 // newline returns the line ending the file uses.
-func newline(f *parser.File) string {
-	if bytes.Contains(f.Src, []byte("\r\n")) {
-		return "\r\n"
-	}
-	return "\n"
-}
+func newline(f *parser.File) string { return f.Newline() }
 
 // lineStart returns the offset of the first byte of d's line when only white
 // space precedes d on it, else -1.
