@@ -536,6 +536,9 @@ func (p *Pass) keepHostEdits(d *parser.Directive, c *parser.Context, hostHeader 
 	if !hasHost {
 		inner := len(c.Blocks) > 0 && hdrs.Level == c.Blocks[len(c.Blocks)-1]
 		if hdrs.Found() && !inner {
+			if p.places(d) > 1 {
+				return nil, false // what is inherited differs between the places the file is included
+			}
 			for _, h := range hdrs.Dirs {
 				stmts = append(stmts, strings.Join(strings.Fields(h.Text()), " "))
 			}

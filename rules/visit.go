@@ -18,6 +18,22 @@ type visit struct {
 type visits struct {
 	all    []visit
 	byName map[string][]int
+	places map[*parser.Directive]int // how many places a directive is met in
+}
+
+// places reports in how many places of the tree the walk meets d: more than
+// one when its file is included from several places.
+func (p *Pass) places(d *parser.Directive) int {
+	if p.visits == nil {
+		p.visits = collect(p.Tree)
+	}
+	if p.visits.places == nil {
+		p.visits.places = map[*parser.Directive]int{}
+		for _, v := range p.visits.all {
+			p.visits.places[v.d]++
+		}
+	}
+	return p.visits.places[d]
 }
 
 func collect(t *parser.Tree) *visits {

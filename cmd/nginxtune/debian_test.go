@@ -175,3 +175,34 @@ func TestDebianLayoutFix(t *testing.T) {
 		_ = bin // the fixed tree names /etc/nginx paths: nginx -t of it is in TestFix
 	}
 }
+
+// A snippet with a literal proxy_pass included where different headers are
+// inherited: keeping the Host header would need different edits in each
+// place, so --fix leaves it and the finding stays.
+func TestFixLeavesSharedSnippet(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "snippets"), 0o755)
+	snippet := "proxy_pass http://127.0.0.1:9000;\n"
+	os.WriteFile(filepath.Join(dir, "snippets/app.conf"), []byte(snippet), 0o644)
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(`events {}
+http {
+    server {
+        listen 80;
+        proxy_set_header X-A a;
+        location /a/ { include snippets/app.conf; }
+    }
+    server {
+        listen 81;
+        proxy_set_header X-B b;
+        location /b/ { include snippets/app.conf; }
+    }
+}
+`), 0o644)
+	out, errOut, _ := runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--fix", filepath.Join(dir, "nginx.conf"))
+	if b, _ := os.ReadFile(filepath.Join(dir, "snippets/app.conf")); string(b) != snippet {
+		t.Errorf("the shared snippet was edited:\n%s", b)
+	}
+	if !strings.Contains(out, "app.conf:1:12: warning: proxy_pass to the address 127.0.0.1:9000") {
+		t.Errorf("finding gone:\n%s%s", out, errOut)
+	}
+}
