@@ -167,7 +167,18 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 	}
 	seen := map[string]bool{}
 	var out []Diagnostic
+	broken := map[string]bool{}
+	for _, f := range t.Files {
+		if f.Broken {
+			broken[f.Path] = true
+		}
+	}
 	for _, d := range raw {
+		// a file read only up to a syntax error is judged on that error
+		// alone: what follows it was never read
+		if broken[d.File] && !loaderRule[d.Rule] {
+			continue
+		}
 		key := fmt.Sprintf("%s\x00%s\x00%d\x00%s", d.Rule, d.File, d.Offset, d.Message)
 		if seen[key] {
 			continue
@@ -197,6 +208,9 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 	})
 	return out
 }
+
+// loaderRule are the rules that report what reading the tree found.
+var loaderRule = map[string]bool{"syntax": true, "include-missing": true, "include-cycle": true, "unused-suppression": true}
 
 // ByID returns the rule with the given id, or nil.
 func ByID(id string) *Rule {

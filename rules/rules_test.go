@@ -263,3 +263,19 @@ func TestFixtures(t *testing.T) {
 		}
 	}
 }
+
+// A file read only up to a syntax error gets the error and nothing else:
+// what follows it was never read, so no rule judges the half-read file.
+func TestNoRulesOnHalfReadFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(p, []byte("events {}\nhttp {\n    server {\n        listen 80;\n        root /srv/www;\n    }\n    server {\n        return 200 \"unterminated;\n    }\n}\n"), 0o644)
+	tr, err := parser.Load(p, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := Run(tr, Config{Version: MustVersion("1.22.1")})
+	if len(ds) != 1 || ds[0].Rule != "syntax" {
+		t.Errorf("want the syntax error alone, got %v", ds)
+	}
+}

@@ -2,18 +2,27 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
 )
 
-// reportMissingAtHTTP reports a directive missing from the scope of a server
-// that serves files: once at the http block when the whole http level lacks
-// it, or at the directive that turns it off.
-func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) bool, missing, off func(d *parser.Directive) *Diagnostic) {
+// reportStaticSetting reports a directive missing from the scope of the
+// servers that serve files: once per http block when the whole http level
+// lacks it, naming the first such server, or at the directive that turns it
+// off. skip leaves out servers where the setting does not matter.
+func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) bool, skip func(s *parser.Directive, c *parser.Context) bool,
+	missing func(at *parser.Directive, first *parser.Directive, n int) *Diagnostic, off func(d *parser.Directive) *Diagnostic) {
+	type group struct {
+		at, first *parser.Directive
+		n         int
+	}
+	var order []*group
+	byAt := map[*parser.Directive]*group{}
 	p.httpServers(func(s *parser.Directive, c *parser.Context) {
-		if !servesFiles(s) {
+		if !servesFiles(s) || (skip != nil && skip(s, c)) {
 			return
 		}
 		set := p.EffectiveIn(c, s, name)
@@ -25,9 +34,72 @@ func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) boo
 			if at == nil {
 				at = s
 			}
-			missing(at)
+			g := byAt[at]
+			if g == nil {
+				g = &group{at: at, first: s}
+				byAt[at] = g
+				order = append(order, g)
+			}
+			g.n++
 		}
 	})
+	for _, g := range order {
+		missing(g.at, g.first, g.n)
+	}
+}
+
+// serverName names a server block for messages: its first server_name and
+// where it is.
+func serverName(s *parser.Directive) string {
+	name := ""
+	if ns := findIn(s.Block, "server_name"); len(ns) > 0 && len(ns[0].Args) > 0 {
+		name = ns[0].Arg(0) + " "
+	}
+	return fmt.Sprintf("server %sat %s", name, where(s))
+}
+
+// serversNote says which servers a finding at the http block is about.
+func serversNote(first *parser.Directive, n int) string {
+	if n > 1 {
+		return fmt.Sprintf("%s and %d more serve files", serverName(first), n-1)
+	}
+	return serverName(first) + " serves files"
+}
+
+// tlsOnly reports whether every listen of a server terminates TLS (or is
+// QUIC): there nginx does not use sendfile unless kernel TLS is on.
+func tlsOnly(p *Pass, s *parser.Directive, c *parser.Context) bool {
+	listens := findIn(s.Block, "listen")
+	if len(listens) == 0 {
+		return false
+	}
+	for _, l := range listens {
+		if hasArg(l, "ssl") < 0 && hasArg(l, "quic") < 0 {
+			return false
+		}
+	}
+	for _, d := range p.EffectiveIn(c, s, "ssl_conf_command").Dirs {
+		if strings.EqualFold(d.Arg(0), "Options") && strings.Contains(strings.ToLower(d.Arg(1)), "ktls") {
+			return false
+		}
+	}
+	return true
+}
+
+// commented reports whether a directive carries a comment, on its line or
+// on the line before: an informed choice, with its reason written down.
+func commented(d *parser.Directive) bool {
+	for _, c := range d.File.Comments {
+		if c.Line == d.EndLine && c.Trailing || c.Line == d.Line-1 && !c.Trailing {
+			// nginxtune's own comments (suppressions, and the "want"
+			// expectations of its fixtures) give no reason
+			t := strings.TrimSpace(c.Text)
+			if !strings.HasPrefix(t, "nginxtune:") && !strings.HasPrefix(t, "want ") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var sendfileOff = &Rule{
@@ -36,7 +108,9 @@ var sendfileOff = &Rule{
 		Title: "Static files are served without sendfile",
 		Why: `sendfile is off by default: nginx then reads each file into its own buffers and writes it
 out again. With "sendfile on" the kernel sends the file straight from the page cache.
-tcp_nopush only takes effect together with sendfile, so on its own it does nothing.`,
+tcp_nopush only takes effect together with sendfile, so on its own it does nothing. Over
+TLS nginx does not use sendfile unless kernel TLS is on ("ssl_conf_command Options KTLS;"
+with OpenSSL 3), so servers that only listen with ssl or quic are left out.`,
 		Fix:      `Write "sendfile on;" in the http block (and "tcp_nopush on;" with it). On FreeBSD with ZFS keep it off.`,
 		Bad:      "events {}\nhttp {\n    tcp_nopush on;\n    server {\n        listen 80;\n        root /srv/www;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n    tcp_nopush on;\n    server {\n        listen 80;\n        root /srv/www;\n    }\n}\n",
@@ -47,15 +121,18 @@ tcp_nopush only takes effect together with sendfile, so on its own it does nothi
 	},
 	Check: func(p *Pass) {
 		isOff := func(d *parser.Directive) bool { return d.Arg(0) != "on" }
-		reportStaticSetting(p, "sendfile", isOff,
-			func(at *parser.Directive) *Diagnostic {
-				d := p.Report(at, "files are served here without sendfile (it is off by default): each one is copied through nginx's buffers; write \"sendfile on;\"")
+		reportStaticSetting(p, "sendfile", isOff, func(s *parser.Directive, c *parser.Context) bool { return tlsOnly(p, s, c) },
+			func(at, first *parser.Directive, n int) *Diagnostic {
+				d := p.Report(at, "files are served without sendfile (it is off by default; %s): each one is copied through nginx's buffers; write \"sendfile on;\"", serversNote(first, n))
 				if at.Name == parser.CtxHTTP {
 					d.Fix = &Fix{Description: "add sendfile on; to the http block", Edits: []Edit{insertFirst(at, "sendfile on;")}}
 				}
 				return d
 			},
 			func(d *parser.Directive) *Diagnostic {
+				if commented(d) {
+					return p.ReportSeverity(Info, d, "sendfile is off where files are served, with a comment giving the reason (shared folders of VirtualBox or Vagrant, FreeBSD with ZFS need it off); if the reason no longer holds, write \"sendfile on;\"")
+				}
 				diag := p.Report(d, "sendfile is off where files are served: each one is copied through nginx's buffers instead of sent by the kernel")
 				diag.Fix = &Fix{Description: "turn sendfile on", Edits: []Edit{replaceArg(d, 0, "on")}}
 				return diag
@@ -99,9 +176,9 @@ cache until open_file_cache_valid expires.`,
 		Sources:  []string{"nginx docs: ngx_http_core_module open_file_cache", "docs/measurements.md: open_file_cache alone 2.04x"},
 	},
 	Check: func(p *Pass) {
-		reportStaticSetting(p, "open_file_cache", func(d *parser.Directive) bool { return d.Arg(0) == "off" },
-			func(at *parser.Directive) *Diagnostic {
-				d := p.Report(at, "files are served here without open_file_cache: every request opens and stats them again (measured: the cache alone gave 2.04x on 1 KB files)")
+		reportStaticSetting(p, "open_file_cache", func(d *parser.Directive) bool { return d.Arg(0) == "off" }, nil,
+			func(at, first *parser.Directive, n int) *Diagnostic {
+				d := p.Report(at, "files are served without open_file_cache (%s): every request opens and stats them again (measured: the cache alone gave 2.04x on 1 KB files)", serversNote(first, n))
 				if at.Name == parser.CtxHTTP {
 					d.Fix = &Fix{Description: "add open_file_cache to the http block", Edits: []Edit{
 						insertFirst(at, "open_file_cache max=10000 inactive=20s;"),
@@ -237,6 +314,9 @@ kept-alive HTTPS.`,
 	Check: func(p *Pass) {
 		p.each(func(d *parser.Directive, c *parser.Context) {
 			if d.Name == "keepalive_timeout" && c.In() != parser.CtxUpstream && !inStream(c) {
+				if c.In() == parser.CtxLocation && probeLocation(c.Blocks[len(c.Blocks)-1]) {
+					return // a health check or status page: one request per connection is its nature
+				}
 				if v := d.Arg(0); v == "0" || v == "0s" || v == "0ms" {
 					p.ReportArg(d, 0, "keepalive_timeout %s closes every client connection after one response: each request pays a new TCP (and TLS) handshake (3,531 new TLS handshakes/s against 79,169 kept requests/s); write \"keepalive_timeout 30s;\"", v)
 				}
@@ -326,4 +406,22 @@ func typesListed(p *Pass) bool {
 	found := false
 	p.each(func(d *parser.Directive, c *parser.Context) { found = true }, "gzip_types")
 	return found
+}
+
+var probePath = regexp.MustCompile(`(?i)(health|status|ping|alive|ready|metrics|heartbeat)`)
+
+// probeLocation reports whether a location answers health checks or status
+// requests: its path says so, or it only returns a fixed response.
+func probeLocation(loc *parser.Directive) bool {
+	for _, a := range loc.Args {
+		if probePath.MatchString(a.Value) {
+			return true
+		}
+	}
+	for _, d := range level(loc.Block) {
+		if d.Name == "stub_status" || d.Name == "empty_gif" {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
@@ -32,30 +33,43 @@ var sslSessionCache = &Rule{
 	Doc: Doc{
 		ID:    "ssl-session-cache",
 		Title: "A TLS server without a shared session cache",
-		Why: `ssl_session_cache is "none" by default, so a client that comes back pays a full TLS
-handshake again, the most expensive thing a TLS server does: nginx did 3,531 new TLS 1.3
-handshakes per second on two cores. A "builtin" cache is per worker, so a client that lands
-on another worker misses it. A shared cache is one zone for all workers; one megabyte holds
-about 4,000 sessions, and since nginx 1.23.2 it also rotates session ticket keys.`,
+		Why: `ssl_session_cache is "none" by default. Returning clients still resume without a full
+handshake through session tickets, which are on by default and whose keys all workers share;
+so the cost of no cache is limited to: every client, when "ssl_session_tickets off;" is set
+(then the cache is the only way to resume); clients that do not use tickets; and every
+client after a reload, which makes new ticket keys, unless a shared cache holds them (nginx
+1.23.2 and later keep the keys in the shared zone). A full handshake is the most expensive
+thing a TLS server does: nginx did 3,531 new TLS 1.3 handshakes per second on two cores. A
+"builtin" cache is per worker; a shared one is one zone for all workers, about 4,000
+sessions per megabyte.`,
 		Fix:      `Write "ssl_session_cache shared:SSL:10m;" (about 40,000 sessions) and "ssl_session_timeout 1d;" in the http block.`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    ssl_session_cache shared:SSL:10m;\n    server {\n        listen 443 ssl;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n    }\n}\n",
-		Severity: Warning,
+		Severity: Info,
 		Since:    "0.1.0",
-		Versions: "all",
-		Sources:  []string{"nginx docs: ngx_http_ssl_module ssl_session_cache", "nginx docs: configuring_https_servers (HTTPS server optimization)"},
+		Versions: "all (warning with ssl_session_tickets off)",
+		Sources:  []string{"nginx docs: ngx_http_ssl_module ssl_session_cache, ssl_session_tickets", "nginx CHANGES 1.23.2: ticket keys in the shared session cache", "docs/measurements.md: TLS handshakes per second"},
 	},
 	Check: func(p *Pass) {
 		p.httpServers(func(s *parser.Directive, c *parser.Context) {
 			if !isTLSServer(s) {
 				return
 			}
+			if rj := p.EffectiveIn(c, s, "ssl_reject_handshake"); rj.Found() && rj.Last().Arg(0) == "on" {
+				return // a catch-all that refuses every handshake
+			}
+			tickets := p.EffectiveIn(c, s, "ssl_session_tickets")
+			ticketsOff := tickets.Found() && tickets.Last().Arg(0) == "off"
+			sev, cost := Info, "returning clients resume with session tickets (on by default), but a reload changes their keys and clients without tickets pay a full handshake"
+			if ticketsOff {
+				sev, cost = Warning, fmt.Sprintf("with ssl_session_tickets off (%s) every returning client pays a full handshake", where(tickets.Last()))
+			}
 			set := p.EffectiveIn(c, s, "ssl_session_cache")
 			if !set.Found() {
 				if !set.Complete {
 					return
 				}
-				diag := p.Report(s, "this TLS server has no ssl_session_cache (the default is none): returning clients pay a full handshake again; write \"ssl_session_cache shared:SSL:10m;\"")
+				diag := p.ReportSeverity(sev, s, "this TLS server has no ssl_session_cache: %s; write \"ssl_session_cache shared:SSL:10m;\"", cost)
 				if http := c.Enclosing(parser.CtxHTTP); http != nil {
 					diag.Fix = &Fix{Description: "add a shared session cache to the http block",
 						Edits: []Edit{insertFirst(http, "ssl_session_cache shared:SSL:10m;")}}
@@ -63,14 +77,17 @@ about 4,000 sessions, and since nginx 1.23.2 it also rotates session ticket keys
 				return
 			}
 			d := set.Last()
-			shared := false
+			shared, none := false, false
 			for _, a := range d.Args {
 				if strings.HasPrefix(a.Value, "shared:") {
 					shared = true
 				}
+				if a.Value == "none" || a.Value == "off" {
+					none = true
+				}
 			}
-			if !shared {
-				p.Report(d, "ssl_session_cache %s keeps no cache shared by the workers: a client that reconnects to another worker pays a full handshake; use \"shared:SSL:10m\"", strings.Join(d.ArgValues(), " "))
+			if !shared && !(none && !ticketsOff) {
+				p.ReportSeverity(sev, d, "ssl_session_cache %s keeps no cache shared by the workers: %s; use \"shared:SSL:10m\"", strings.Join(d.ArgValues(), " "), cost)
 			}
 		})
 	},
