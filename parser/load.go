@@ -255,6 +255,11 @@ func Load(p string, opt Options) (*Tree, error) {
 				}
 			}
 			l.prefix = abs
+			if len(roots) > 0 && filepath.Base(roots[0]) != "nginx.conf" {
+				if main := ancestorMain(filepath.Dir(abs)); main != "" {
+					l.prefix = main
+				}
+			}
 		} else {
 			b, err := os.ReadFile(abs)
 			if err != nil {
@@ -265,6 +270,13 @@ func Load(p string, opt Options) (*Tree, error) {
 			}
 			roots = []string{abs}
 			l.prefix = filepath.Dir(abs)
+			if filepath.Base(abs) != "nginx.conf" {
+				// a fragment's relative includes are relative to nginx's
+				// prefix, the directory of the main nginx.conf above it
+				if main := ancestorMain(l.prefix); main != "" {
+					l.prefix = main
+				}
+			}
 		}
 		if opt.Prefix != "" {
 			l.prefix, _ = filepath.Abs(opt.Prefix)
@@ -839,4 +851,23 @@ func (l *loader) checkEvents(r *File) {
 		Kind: "syntax", Severity: SevError, File: r.Path, Line: 1, Col: 1,
 		Message: `no "events" block in the main file: nginx -t fails with "no \"events\" section in configuration"; add "events {}"`,
 	})
+}
+
+// ancestorMain returns the nearest directory at or above dir that holds an
+// nginx.conf, not above the top of a git work tree; "" when there is none.
+func ancestorMain(dir string) string {
+	for i := 0; i < 8; i++ {
+		if st, err := os.Stat(filepath.Join(dir, "nginx.conf")); err == nil && !st.IsDir() {
+			return dir
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return ""
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
+	return ""
 }

@@ -467,3 +467,22 @@ func paths(tr *Tree) []string {
 	}
 	return out
 }
+
+// A fragment linted alone resolves its relative includes against the
+// directory of the nginx.conf above it, as nginx's prefix does.
+func TestFragmentIncludesFromMainDir(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sites-available"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "snippets"), 0o755)
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte("events {}\nhttp { include sites-available/*; }\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "snippets/php.conf"), []byte("fastcgi_index index.php;\n"), 0o644)
+	site := filepath.Join(dir, "sites-available/app")
+	os.WriteFile(site, []byte("server {\n    listen 80;\n    location ~ \\.php$ { include snippets/php.conf; }\n}\n"), 0o644)
+	tr := mustLoad(t, site, Options{})
+	if got := diagSummary(tr); got != "" {
+		t.Errorf("fragment: %s", got)
+	}
+	if len(tr.Files) != 2 {
+		t.Errorf("files: %v", paths(tr))
+	}
+}

@@ -4,6 +4,7 @@ package rules
 // it here; docs/rules.md is generated from this list.
 var All = []*Rule{
 	accessLogUnbuffered,
+	errorLogDebug,
 	gzipCompLevel,
 	gzipCompressedTypes,
 	gzipTypesMissing,
@@ -17,6 +18,7 @@ var All = []*Rule{
 	includeCycle,
 	includeMissing,
 	keepaliveDisabled,
+	keepaliveRequestsLow,
 	listenHTTP2Deprecated,
 	openFileCache,
 	proxyKeepaliveHeaders,
@@ -24,6 +26,7 @@ var All = []*Rule{
 	sslDirectiveRemoved,
 	sslSessionCache,
 	syntax,
+	tcpNodelayOff,
 	unusedSuppression,
 	upstreamKeepalive,
 	workerFDLimit,

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"net"
+	"regexp"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
@@ -185,6 +186,9 @@ func checkUpstreamKeepalive(p *Pass) {
 		}
 		scheme, host, rest, ok := passTarget(d)
 		if !ok {
+			if d.Name == protoHTTP {
+				reportVariableProxy(p, d, ups)
+			}
 			return
 		}
 		if _, isUp := ups[host]; isUp {
@@ -692,4 +696,64 @@ func (p *Pass) connectionMaps() map[string]*parser.Directive {
 		}
 	}, "map")
 	return out
+}
+
+var varRef = regexp.MustCompile(`\$\{?([A-Za-z0-9_]+)\}?`)
+
+// reportVariableProxy reports a proxy_pass whose backend host comes from
+// variables: nginx resolves such an address per request and keeps no idle
+// connections for it, unless every value names an upstream block (a map
+// onto upstream names).
+func reportVariableProxy(p *Pass, d *parser.Directive, ups map[string]*parser.Directive) {
+	_, hostRest, found := strings.Cut(d.Arg(0), "://")
+	if !found {
+		return // the whole URL is a variable: nothing to judge it by
+	}
+	host, _, _ := strings.Cut(hostRest, "/")
+	if !strings.Contains(host, "$") {
+		return
+	}
+	maps := p.mapsByVariable()
+	for _, m := range varRef.FindAllStringSubmatch(host, -1) {
+		mp, ok := maps["$"+m[1]]
+		if !ok || !mapsToUpstreams(mp, ups) {
+			pool := "map the variable onto the names of upstream blocks with keepalive"
+			if p.AtLeast(vResolve) {
+				pool += ", or (nginx 1.27.3 and later) name the backend in an upstream with \"server NAME resolve;\" and a resolver"
+			}
+			p.ReportSeverity(Info, d, "proxy_pass %s takes its backend from variables: nginx resolves it per request and keeps no idle connections to it; to keep a pool, %s", d.Arg(0), pool)
+			return
+		}
+	}
+}
+
+// mapsByVariable returns the map blocks of the http context by the variable
+// they define.
+func (p *Pass) mapsByVariable() map[string]*parser.Directive {
+	out := map[string]*parser.Directive{}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Block != nil && len(d.Args) >= 2 && !inStream(c) {
+			out[d.Arg(1)] = d
+		}
+	}, "map")
+	return out
+}
+
+// mapsToUpstreams reports whether every value of a map names an upstream.
+func mapsToUpstreams(m *parser.Directive, ups map[string]*parser.Directive) bool {
+	n := 0
+	for _, e := range m.Block {
+		switch e.Name {
+		case "hostnames", "volatile", "include":
+			continue
+		}
+		v := e.Arg(0)
+		if e.Name == "default" || len(e.Args) == 1 {
+			if _, ok := ups[v]; !ok {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }

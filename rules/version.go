@@ -69,6 +69,7 @@ func (v Version) String() string {
 var (
 	vHTTP2Directive    = MustVersion("1.25.1") // http2 on; listen ... http2 deprecated; ssl removed
 	vUpstreamKeepalive = MustVersion("1.29.7") // upstream keepalive 32 by default, proxy_http_version 1.1
+	vResolve           = MustVersion("1.27.3") // "server ... resolve" in open-source upstreams
 )
 
 // Before reports whether the linted version is older than w, or unknown
