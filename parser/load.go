@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -197,6 +198,9 @@ func IsDump(b []byte) bool {
 }
 
 type loader struct {
+	// noMain is set when a fragment was loaded with no nginx.conf above it:
+	// its relative includes resolve against a guess of nginx's prefix.
+	noMain bool
 	opt    Options
 	src    source
 	tree   *Tree
@@ -275,6 +279,8 @@ func Load(p string, opt Options) (*Tree, error) {
 				// prefix, the directory of the main nginx.conf above it
 				if main := ancestorMain(l.prefix); main != "" {
 					l.prefix = main
+				} else {
+					l.noMain = true
 				}
 			}
 		}
@@ -567,6 +573,9 @@ func (l *loader) expand(f *File) {
 				l.tree.Unreadable = append(l.tree.Unreadable, p)
 				continue
 			}
+			if l.state[inc] == 1 && l.throughInferred(d.Arg(0)) {
+				continue // a guessed map, not the configuration, leads back: the guess is wrong here
+			}
 			if l.state[inc] == 1 {
 				l.diag(d, "include-cycle", SevError, "include %q leads back to %s, which is already being read: nginx would include it again and again", d.Arg(0), l.display(inc.Path))
 				continue
@@ -607,6 +616,17 @@ var stockFiles = map[string]bool{
 }
 
 func hasGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
+
+// optionalInclude reports the "name[.]conf" idiom: a pattern that matches
+// one file name exactly, written as a pattern only so that nginx accepts the
+// file's absence.
+func optionalInclude(p string) bool {
+	base := filepath.Base(p)
+	return !strings.ContainsAny(filepath.Dir(p), "*?[") && !strings.ContainsAny(base, "*?") &&
+		oneCharClass.MatchString(base)
+}
+
+var oneCharClass = regexp.MustCompile(`^[^\[\]]*(\[[^\]]\][^\[\]]*)+$`)
 
 // placeholder reports whether an include path still holds a template
 // variable (%home%, <VAR>, {{ var }}, ${VAR}, @VAR@) of a tool that renders
@@ -650,6 +670,8 @@ func (l *loader) resolve(d *Directive) []string {
 			switch {
 			case placeholder(target):
 				l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", target)
+			case !filepath.IsAbs(target) && l.noMain && l.opt.Prefix == "":
+				l.diag(d, "include-missing", SevInfo, "include %q: %s does not exist; nginx resolves it from its prefix (the directory of the main nginx.conf), and no nginx.conf above this file says where that is: lint from the main file, or give --prefix", target, l.display(local))
 			case filepath.IsAbs(target) && !l.opt.Live && !l.inside(local):
 				l.diag(d, "include-missing", SevInfo, "include %q: %s is not in this copy of the configuration; nginx -t fails if it is missing on the server too%s", target, l.display(local), l.mapHint(target))
 			default:
@@ -662,6 +684,13 @@ func (l *loader) resolve(d *Directive) []string {
 	matches, err := l.src.glob(local)
 	if err != nil {
 		l.diag(d, "include-missing", SevError, "include %q: bad pattern: %v", target, err)
+		return nil
+	}
+	if len(matches) == 0 && optionalInclude(target) {
+		return nil // "file[.]conf": an include meant to read nothing when the file is absent
+	}
+	if len(matches) == 0 && placeholder(target) {
+		l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", target)
 		return nil
 	}
 	if len(matches) == 0 && !l.tree.Dump && !l.src.isDir(dirOf(local, l.tree.Dump)) {
@@ -870,4 +899,24 @@ func ancestorMain(dir string) string {
 		dir = up
 	}
 	return ""
+}
+
+// throughInferred reports whether an absolute include path is read through
+// a path map nginxtune guessed rather than one it was given.
+func (l *loader) throughInferred(target string) bool {
+	if !filepath.IsAbs(target) {
+		return false
+	}
+	p := filepath.Clean(target)
+	for _, m := range l.opt.Maps {
+		if p == m.From || strings.HasPrefix(p, m.From+"/") {
+			return false
+		}
+	}
+	for _, m := range l.tree.Inferred {
+		if p == m.From || strings.HasPrefix(p, m.From+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -41,11 +41,11 @@ reconnects every few requests. The default has been 1000 since nginx 1.19.10 (10
 			if err != nil || n >= lowRequests || n <= 0 {
 				return
 			}
-			who := "clients reconnect, over HTTPS with a new TLS handshake,"
+			who := "clients reconnect, over HTTPS with a new TLS handshake"
 			if c.In() == parser.CtxUpstream {
 				who = "nginx reconnects to the backend"
 			}
-			diag := p.ReportArg(d, 0, "keepalive_requests %d closes each connection after %d requests: %s every %d requests; the default is 1000 (since nginx 1.19.10)", n, n, who, n)
+			diag := p.ReportArg(d, 0, "keepalive_requests %d closes each connection after %d request%s: %s each time; the default is 1000 (since nginx 1.19.10)", n, n, pluralS(n), who)
 			diag.Fix = &Fix{Description: "raise keepalive_requests to 1000", Edits: []Edit{replaceArg(d, 0, "1000")}}
 		}, "keepalive_requests")
 	},
@@ -105,4 +105,11 @@ that closes a kept-alive connection. It is a troubleshooting setting.`,
 			}
 		}, "error_log")
 	},
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -349,7 +349,7 @@ func isLoopback(hostPort string) bool {
 		return true
 	}
 	ip := net.ParseIP(strings.Trim(h, "[]"))
-	return ip != nil && ip.IsLoopback()
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified()) // 0.0.0.0 connects to this host
 }
 
 var hostWorkers = &Rule{

@@ -185,6 +185,9 @@ func checkUpstreamKeepalive(p *Pass) {
 			return
 		}
 		scheme, host, rest, ok := passTarget(d)
+		if ok && templated(host) {
+			return // a template nginxtune sees before it is rendered
+		}
 		if !ok {
 			if d.Name == protoHTTP {
 				reportVariableProxy(p, d, ups)
@@ -756,4 +759,10 @@ func mapsToUpstreams(m *parser.Directive, ups map[string]*parser.Directive) bool
 		}
 	}
 	return n > 0
+}
+
+// templated reports whether a value still holds a template placeholder
+// (%name%, {{ name }}, <name>, @name@) of a tool that renders the file.
+func templated(v string) bool {
+	return strings.Count(v, "%") >= 2 || strings.Contains(v, "{{") || strings.Contains(v, "<") && strings.Contains(v, ">") || strings.Count(v, "@") >= 2
 }

@@ -390,6 +390,9 @@ turns gzip on and leaves its gzip_types line commented out.`,
 			if s := p.Effective(c.Blocks, c.Root, "gzip_types"); s.Found() || !s.Complete {
 				return
 			}
+			if loc := c.Enclosing(parser.CtxLocation); loc != nil && htmlOnly(loc) {
+				return // the location serves HTML, which gzip compresses anyway
+			}
 			// types listed anywhere below may be where it compresses;
 			// only a tree that lists none for sure compresses text/html alone
 			if typesListed(p) {
@@ -424,4 +427,13 @@ func probeLocation(loc *parser.Directive) bool {
 		}
 	}
 	return false
+}
+
+// htmlOnly reports whether a location matches only HTML files by its path.
+func htmlOnly(loc *parser.Directive) bool {
+	if len(loc.Args) == 0 {
+		return false
+	}
+	v := strings.TrimSuffix(loc.Args[len(loc.Args)-1].Value, "$")
+	return strings.HasSuffix(v, ".html") || strings.HasSuffix(v, ".htm")
 }
