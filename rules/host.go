@@ -333,7 +333,7 @@ ports for loopback backends only, so a backend on another host is exposed.`,
 				if p.Host.TCPTwReuse.Known() && p.Host.TCPTwReuse.Value == 1 {
 					continue
 				}
-				p.Report(d, "without backend keepalive nginx opens and closes a connection to %s per request, and each closed one holds a local port for %ds: with ports %d-%d (%s) that caps new connections at about %d per second, after which connect() fails (measured: 627 rps and 44,005 errors); use an upstream with keepalive",
+				p.Report(d, "without backend keepalive nginx opens and closes a connection to %s per request, each holding a local port for %ds after it closes; with ports %d-%d (%s) that caps new connections at about %d per second, after which connect() fails (measured: 627 rps and 44,005 errors); use an upstream with keepalive",
 					a, timeWait, rng.Low, rng.High, p.Host.PortRange.Source, rng.Size()/timeWait)
 			}
 		}, "proxy_pass")
@@ -496,9 +496,9 @@ OOM killer ends nginx under exactly the load it was tuned for.`,
 			if total <= mem*MemoryShare {
 				continue
 			}
-			p.Report(m.wcDir, "%d workers x %d connections x %s (%s) = %s when every slot is busy, more than half of the %s this host has (%s); lower worker_connections to about %d",
-				m.workers, m.wc, human(float64(per)), strings.Join(parts, ", "), human(total), human(mem),
-				memSource(p.Host), int(math.Floor(mem*MemoryShare/float64(m.workers)/float64(per))))
+			p.Report(m.wcDir, "%d workers x %d connections x %s = %s when every slot is busy, more than half of the %s this host has (%s); per slot: %s; lower worker_connections to about %d",
+				m.workers, m.wc, human(float64(per)), human(total), human(mem),
+				memSource(p.Host), strings.Join(parts, ", "), int(math.Floor(mem*MemoryShare/float64(m.workers)/float64(per))))
 		}
 	},
 }

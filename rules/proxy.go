@@ -232,8 +232,8 @@ func reportLiteralProxy(p *Pass, d *parser.Directive, c *parser.Context, ups map
 	if p.Before(vUpstreamKeepalive) {
 		headers = " with \"proxy_http_version 1.1;\" and \"proxy_set_header Connection \"\";\"" + p.versionNote("before 1.29.7")
 	}
-	diag := p.ReportArg(d, 0, "proxy_pass to the address %s opens a new backend connection for every request: "+
-		"only servers in an upstream block keep idle connections (%s); write \"upstream %s { server %s; keepalive 32; }\" "+
+	diag := p.ReportArg(d, 0, "proxy_pass to the address %s opens a new backend connection for every request, since only servers in an upstream block keep idle connections; "+
+		"%s; write \"upstream %s { server %s; keepalive 32; }\" "+
 		"and \"proxy_pass %s://%s%s;\"%s", host, measuredGain(host), name, server, scheme, name, rest, headers)
 	diag.Fix = upstreamFix(p, d, c, ups, name, server, scheme+"://"+name+rest, proxyHostHeader(scheme, host), scheme == "https")
 }
@@ -310,11 +310,11 @@ func checkFastCGIKeepConn(p *Pass, d *parser.Directive, c *parser.Context, up *p
 	switch {
 	case len(ka) > 0 && !keepOn && kc.Complete:
 		p.Report(d, "upstream %q keeps idle connections, but without \"fastcgi_keep_conn on;\" php-fpm closes each one after "+
-			"the response, so the pool is never used (measured: 14 backend connections for 14 requests); add it here, "+
+			"the response, so the pool is never used; measured: 14 backend connections for 14 requests; add it here, "+
 			"with workers x %s at most half of php-fpm's pm.max_children", up.Arg(0), ka[0].Arg(0))
 	case len(ka) == 0 && keepOn && p.AtLeast(vUpstreamKeepalive):
 		p.Report(d, "with \"fastcgi_keep_conn on;\" nginx %s keeps up to 32 idle connections per worker in upstream %q by default, "+
-			"and each holds a php-fpm child while idle: with more workers x 32 than pm.max_children (Debian's default is 5), "+
+			"each holding a php-fpm child while idle; with more workers x 32 than pm.max_children (Debian's default is 5), "+
 			"requests wait for a child until they time out; set \"keepalive N;\" with workers x N at most half of pm.max_children%s",
 			orVersion(p, "1.29.7 and later"), up.Arg(0), p.versionNote("1.29.7 and later"))
 	}
@@ -463,7 +463,7 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 			}
 			edits = append(edits, e)
 		}
-		diag := p.Report(d, "upstream %q keeps idle connections, but this proxy_pass cannot use them: %s%s",
+		diag := p.Report(d, "upstream %q keeps idle connections that this proxy_pass cannot use; %s%s",
 			host, strings.Join(problems, "; "), note)
 		if fixed == len(problems) {
 			diag.Fix = &Fix{Description: "set proxy_http_version 1.1 and clear the Connection header", Edits: edits}

@@ -279,3 +279,33 @@ func TestNoRulesOnHalfReadFile(t *testing.T) {
 		t.Errorf("want the syntax error alone, got %v", ds)
 	}
 }
+
+// Every message's first sentence (up to the first "; " or ". ") stays
+// under 200 characters: where, what and why; the rest is in explain.
+func TestMessageFirstSentence(t *testing.T) {
+	var paths []string
+	for _, dir := range []string{"../fixtures/rules", "../fixtures/mission", "../fixtures/host"} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			paths = append(paths, filepath.Join(dir, e.Name()))
+		}
+	}
+	split := regexp.MustCompile(`; |\. `)
+	n := 0
+	for _, p := range paths {
+		tr, err := parser.Load(p, parser.Options{})
+		if err != nil || len(tr.Roots) == 0 {
+			continue
+		}
+		cfg := fixtureConfig(t, tr.Roots[0].Src)
+		for _, d := range Run(tr, cfg) {
+			n++
+			if first := split.Split(d.Message, 2)[0]; len(first) > 200 {
+				t.Errorf("%s:%d [%s]: first sentence has %d characters: %s", filepath.Base(d.File), d.Line, d.Rule, len(first), first)
+			}
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d findings checked", n)
+	}
+}

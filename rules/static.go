@@ -53,7 +53,11 @@ func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) boo
 func serverName(s *parser.Directive) string {
 	name := ""
 	if ns := findIn(s.Block, "server_name"); len(ns) > 0 && len(ns[0].Args) > 0 {
-		name = ns[0].Arg(0) + " "
+		name = ns[0].Arg(0)
+		if len(name) > 40 {
+			name = name[:37] + "..."
+		}
+		name += " "
 	}
 	return fmt.Sprintf("server %sat %s", name, where(s))
 }
@@ -123,7 +127,7 @@ with OpenSSL 3), so servers that only listen with ssl or quic are left out.`,
 		isOff := func(d *parser.Directive) bool { return d.Arg(0) != "on" }
 		reportStaticSetting(p, "sendfile", isOff, func(s *parser.Directive, c *parser.Context) bool { return tlsOnly(p, s, c) },
 			func(at, first *parser.Directive, n int) *Diagnostic {
-				d := p.Report(at, "files are served without sendfile (it is off by default; %s): each one is copied through nginx's buffers; write \"sendfile on;\"", serversNote(first, n))
+				d := p.Report(at, "files are served without sendfile (%s); it is off by default, so each file is copied through nginx's buffers; write \"sendfile on;\"", serversNote(first, n))
 				if at.Name == parser.CtxHTTP {
 					d.Fix = &Fix{Description: "add sendfile on; to the http block", Edits: []Edit{insertFirst(at, "sendfile on;")}}
 				}
@@ -178,7 +182,7 @@ cache until open_file_cache_valid expires.`,
 	Check: func(p *Pass) {
 		reportStaticSetting(p, "open_file_cache", func(d *parser.Directive) bool { return d.Arg(0) == "off" }, nil,
 			func(at, first *parser.Directive, n int) *Diagnostic {
-				d := p.Report(at, "files are served without open_file_cache (%s): every request opens and stats them again (measured: the cache alone gave 2.04x on 1 KB files)", serversNote(first, n))
+				d := p.Report(at, "files are served without open_file_cache (%s); every request opens and stats them again (measured: the cache alone gave 2.04x on 1 KB files)", serversNote(first, n))
 				if at.Name == parser.CtxHTTP {
 					d.Fix = &Fix{Description: "add open_file_cache to the http block", Edits: []Edit{
 						insertFirst(at, "open_file_cache max=10000 inactive=20s;"),
@@ -318,7 +322,7 @@ kept-alive HTTPS.`,
 					return // a health check or status page: one request per connection is its nature
 				}
 				if v := d.Arg(0); v == "0" || v == "0s" || v == "0ms" {
-					p.ReportArg(d, 0, "keepalive_timeout %s closes every client connection after one response: each request pays a new TCP (and TLS) handshake (3,531 new TLS handshakes/s against 79,169 kept requests/s); write \"keepalive_timeout 30s;\"", v)
+					p.ReportArg(d, 0, "keepalive_timeout %s closes every client connection after one response; each request pays a new TCP (and TLS) handshake (3,531 new TLS handshakes/s against 79,169 kept requests/s); write \"keepalive_timeout 30s;\"", v)
 				}
 			}
 		}, "keepalive_timeout")

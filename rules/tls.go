@@ -69,7 +69,7 @@ sessions per megabyte.`,
 				if !set.Complete {
 					return
 				}
-				diag := p.ReportSeverity(sev, s, "this TLS server has no ssl_session_cache: %s; write \"ssl_session_cache shared:SSL:10m;\"", cost)
+				diag := p.ReportSeverity(sev, s, "this TLS server has no ssl_session_cache; %s; write \"ssl_session_cache shared:SSL:10m;\"", cost)
 				if http := c.Enclosing(parser.CtxHTTP); http != nil {
 					diag.Fix = &Fix{Description: "add a shared session cache to the http block",
 						Edits: []Edit{insertFirst(http, "ssl_session_cache shared:SSL:10m;")}}
@@ -87,7 +87,7 @@ sessions per megabyte.`,
 				}
 			}
 			if !shared && !(none && !ticketsOff) {
-				p.ReportSeverity(sev, d, "ssl_session_cache %s keeps no cache shared by the workers: %s; use \"shared:SSL:10m\"", strings.Join(d.ArgValues(), " "), cost)
+				p.ReportSeverity(sev, d, "ssl_session_cache %s keeps no cache shared by the workers; %s; use \"shared:SSL:10m\"", strings.Join(d.ArgValues(), " "), cost)
 			}
 		})
 	},
