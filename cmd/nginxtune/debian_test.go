@@ -206,3 +206,19 @@ http {
 		t.Errorf("finding gone:\n%s%s", out, errOut)
 	}
 }
+
+// A tree that could not be read whole exits 2 whatever --fail-on or
+// --disable say; --fail-on's error names every level it takes.
+func TestUnreadableTreeExit2(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "site.conf"), 0o755) // a directory where a file is named
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte("events {}\nhttp {\n    include site.conf;\n}\n"), 0o644)
+	_, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--fail-on", "none", "--disable", "include-missing", filepath.Join(dir, "nginx.conf"))
+	if code != ExitError || !strings.Contains(errOut, "could not be read") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	_, errOut, code = runCLI(t, "", "lint", "--no-config", "--fail-on", "sometimes", filepath.Join(dir, "nginx.conf"))
+	if code != ExitError || !strings.Contains(errOut, "error, warning, info or none") {
+		t.Errorf("--fail-on sometimes: exit %d: %s", code, errOut)
+	}
+}

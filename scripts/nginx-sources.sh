@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Fetches the sources the directive table is generated from, from Debian:
+# nginx of bookworm (1.22), trixie (1.26) and sid (1.30) with their core
+# modules, and the third-party modules Debian ships as libnginx-mod-* (the
+# newest, from sid). Adds a deb-src entry for the three suites when there is
+# none. Usage: scripts/nginx-sources.sh DIR  (default .sources)
+# Needs root for the apt source list; apt-get source itself does not.
+set -euo pipefail
+dir=${1:-.sources}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+list=/etc/apt/sources.list.d/nginxtune-src.sources
+if ! apt-cache showsrc nginx 2>/dev/null | grep -q '^Version: 1\.30'; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "nginx-sources: no deb-src for trixie and sid; run as root once to add $list" >&2
+    exit 1
+  fi
+  cat > "$list" <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm trixie sid
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  apt-get update -q
+fi
+fetch() { # package release target
+  local pkg=$1 rel=$2 target=$3
+  [ -d "$dir/$target" ] && return 0
+  local tmp
+  tmp=$(mktemp -d "$dir/.fetch-XXXXXX")
+  # the upstream tarball is what the table needs; a mirror that lags behind
+  # the index may lack the newest .dsc or Debian patches (404), which is fine
+  (cd "$tmp" && apt-get source -q --download-only "$pkg/$rel" >"$tmp/.log" 2>&1) || true
+  if ! ls "$tmp"/*.orig.tar.* >/dev/null 2>&1; then
+    echo "nginx-sources: no source tarball for $pkg/$rel:" >&2
+    cat "$tmp/.log" >&2
+    rm -rf "$tmp"
+    return 1
+  fi
+  mkdir -p "$dir/$target"
+  for t in "$tmp"/*.orig.tar.* "$tmp"/*.orig-*.tar.*; do
+    [ -e "$t" ] && tar -xf "$t" -C "$dir/$target"
+  done
+  for t in "$tmp"/*.debian.tar.*; do
+    [ -e "$t" ] && tar -xf "$t" -C "$dir/$target"
+  done
+  ls "$tmp"/*.orig.tar.* | head -1 | xargs -n1 basename > "$dir/$target/.origin"
+  rm -rf "$tmp"
+}
+missing=()
+fetch nginx bookworm nginx-1.22 || missing+=(nginx/bookworm)
+fetch nginx trixie nginx-1.26 || missing+=(nginx/trixie)
+fetch nginx sid nginx-1.30 || missing+=(nginx/sid)
+# third-party modules: the newest the mirror serves
+for m in http-headers-more-filter http-echo http-geoip2 http-auth-pam http-dav-ext http-subs-filter \
+         http-fancyindex http-upstream-fair http-lua http-ndk rtmp js; do
+  fetch "libnginx-mod-$m" sid "mod-$m" 2>/dev/null || fetch "libnginx-mod-$m" trixie "mod-$m" 2>/dev/null ||
+    fetch "libnginx-mod-$m" bookworm "mod-$m" || missing+=("libnginx-mod-$m")
+done
+[ ${#missing[@]} -gt 0 ] && echo "nginx-sources: not served here: ${missing[*]}" >&2
+echo "$dir"
