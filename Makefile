@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 FUZZTIME ?= 20s
 
-.PHONY: all build install test unit fuzz vet bench deps docs clean
+.PHONY: all build install test unit fuzz vet bench deps docs clean directives
 
 all: build
 
@@ -44,3 +44,10 @@ clean:
 # Regenerate the rule reference from rules.All (a test fails when it is stale).
 docs:
 	$(GO) run ./cmd/nginxtune rules --format markdown > docs/rules.md
+
+# Regenerate knowledge/directives.tsv from nginx's and the modules' sources,
+# fetched from Debian into .sources/ (needs root once, for the deb-src entry).
+directives:
+	bash scripts/nginx-sources.sh .sources
+	$(GO) run ./knowledge/gen .sources > knowledge/directives.tsv.new
+	mv knowledge/directives.tsv.new knowledge/directives.tsv

@@ -1,8 +1,10 @@
 package parser
 
 import (
+	"sort"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/knowledge"
 	gonginx "github.com/tufanbarisyildirim/gonginx/parser"
 )
 
@@ -272,8 +274,22 @@ func Known(name string) bool {
 	if _, ok := table[name]; ok {
 		return true
 	}
+	if len(knowledge.Lookup(name)) > 0 {
+		return true
+	}
 	_, ok := gonginx.ValidDirectives[name]
 	return ok && name != ""
+}
+
+// GonginxDirectives lists the directive names gonginx knows, sorted, for
+// the differential test against the generated table.
+func GonginxDirectives() []string {
+	out := make([]string, 0, len(gonginx.ValidDirectives))
+	for n := range gonginx.ValidDirectives {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Block bodies that hold data rather than directives.

@@ -3,7 +3,9 @@ package rules
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,4 +67,102 @@ func itoa(n int) string {
 		s = string(rune('0'+n%10)) + s
 	}
 	return s
+}
+
+// TestCorpusLanguageAgreement compares the language rules, linting for
+// 1.22.1, with what Debian's nginx 1.22.1 said of every corpus file
+// (nginx-t-verdicts.tsv; fragments were tested wrapped in the context its
+// "wrap" column names, which is declared here the same way). On files nginx
+// rejects for a language reason, the agreement per class is logged; on files
+// nginx accepts, no language rule may report an error.
+func TestCorpusLanguageAgreement(t *testing.T) {
+	dir := "../../shared/corpus"
+	b, err := os.ReadFile(filepath.Join(dir, "nginx-t-verdicts.tsv"))
+	if err != nil {
+		t.Skip("corpus not available")
+	}
+	classes := []struct{ rule, re string }{
+		{"unknown-directive", `unknown directive`},
+		{"directive-context", `is not allowed here`},
+		{"directive-args", `invalid number of arguments|has no opening|must be "on" or "off"`},
+		{"directive-duplicate", `is duplicate`},
+	}
+	wraps := map[string]string{"http": "main,http", "server": "main,http,server", "location": "main,http,server,location"}
+	lineRe := regexp.MustCompile(`:(\d+)"?$`)
+	cfg := Config{Version: MustVersion("1.22.1"), Disabled: map[string]bool{}}
+	for _, r := range All {
+		if !languageRules[r.ID] || r.ID == "syntax" {
+			cfg.Disabled[r.ID] = true
+		}
+	}
+	tmp := t.TempDir()
+	agree, miss := map[string]int{}, map[string][]string{}
+	var falseErrors []string
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Split(line, "\t")
+		if len(f) < 4 {
+			continue
+		}
+		path, ok, wrap, msg := f[0], f[1] == "1", f[2], f[3]
+		class := ""
+		for _, c := range classes {
+			if regexp.MustCompile(c.re).MatchString(msg) {
+				class = c.rule
+				break
+			}
+		}
+		if !ok && class == "" {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(dir, path))
+		if err != nil {
+			continue
+		}
+		if ctx := wraps[wrap]; ctx != "" {
+			src = append(src, []byte("\n# nginxtune: context="+ctx+"\n")...)
+		}
+		p := filepath.Join(tmp, strings.ReplaceAll(path, "/", "_"))
+		os.WriteFile(p, src, 0o644)
+		tr, err := parser.Load(p, parser.Options{})
+		if err != nil {
+			continue
+		}
+		diags := Run(tr, cfg)
+		if ok {
+			for _, d := range diags {
+				if d.Severity == Error && d.Rule != "syntax" && d.File == tr.Roots[0].Path {
+					falseErrors = append(falseErrors, path+":"+itoa(d.Line)+": "+d.Message)
+				}
+			}
+			continue
+		}
+		m := lineRe.FindStringSubmatch(strings.TrimSpace(msg))
+		want := 0
+		if m != nil {
+			want, _ = strconv.Atoi(m[1])
+		}
+		hit := false
+		for _, d := range diags {
+			if d.Rule == class && d.Line <= want && want <= max(d.EndLine, d.Line) {
+				hit = true
+			}
+		}
+		if hit {
+			agree[class]++
+		} else {
+			miss[class] = append(miss[class], path+": "+msg)
+		}
+	}
+	for _, c := range classes {
+		t.Logf("%-20s agree %d, miss %d", c.rule, agree[c.rule], len(miss[c.rule]))
+		for _, m := range miss[c.rule] {
+			t.Logf("    %s", m)
+		}
+	}
+	for _, e := range falseErrors {
+		t.Errorf("nginx accepts, nginxtune reports an error: %s", e)
+	}
+	if agree["unknown-directive"] < 200 {
+		t.Errorf("unknown-directive agrees on %d files only", agree["unknown-directive"])
+	}
 }

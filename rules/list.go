@@ -4,6 +4,9 @@ package rules
 // it here; docs/rules.md is generated from this list.
 var All = []*Rule{
 	accessLogUnbuffered,
+	directiveArgs,
+	directiveContext,
+	directiveDuplicate,
 	errorLogDebug,
 	gzipCompLevel,
 	gzipCompressedTypes,
@@ -27,6 +30,7 @@ var All = []*Rule{
 	sslSessionCache,
 	syntax,
 	tcpNodelayOff,
+	unknownDirective,
 	unusedSuppression,
 	upstreamKeepalive,
 	workerFDLimit,

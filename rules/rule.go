@@ -112,6 +112,9 @@ type Pass struct {
 	// Host holds the facts of the machine the configuration runs on, or nil
 	// when the lint is not host-aware.
 	Host *host.Facts
+	// Extra names directives of modules nginxtune does not know
+	// ("directives:" in .nginxtune.yaml): never unknown, never checked.
+	Extra map[string]bool
 
 	rule   *Rule
 	diags  *[]Diagnostic
@@ -149,6 +152,8 @@ type Config struct {
 	Severity map[string]Severity
 	Version  Version
 	Host     *host.Facts
+	// Extra names directives of in-house modules.
+	Extra map[string]bool
 }
 
 // Run runs every enabled rule over the tree, applies suppressions written
@@ -162,7 +167,7 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 		if cfg.Disabled[r.ID] || r.Check == nil {
 			continue
 		}
-		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, rule: r, diags: &raw, index: index, visits: vs}
+		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, Extra: cfg.Extra, rule: r, diags: &raw, index: index, visits: vs}
 		r.Check(p)
 	}
 	seen := map[string]bool{}

@@ -176,6 +176,19 @@ func fixtureConfig(t *testing.T, src []byte) Config {
 				for _, id := range strings.Split(v, ",") {
 					cfg.Disabled[id] = true
 				}
+			case "only":
+				// these rules and the ones reporting what reading found
+				on := map[string]bool{}
+				for _, id := range strings.Split(v, ",") {
+					on[id] = true
+				}
+				for _, r := range All {
+					if !on[r.ID] && !loaderRule[r.ID] {
+						cfg.Disabled[r.ID] = true
+					}
+				}
+			case "nginx-line":
+				// the line nginx -t names, checked by TestDirectiveFixturesAgainstNginx
 			default:
 				t.Fatalf("unknown fixture setting %q", k)
 			}
@@ -235,7 +248,7 @@ func rel(p string) string {
 // TestFixtures runs every fixture under fixtures/rules and fixtures/mission.
 func TestFixtures(t *testing.T) {
 	var paths []string
-	for _, dir := range []string{"../fixtures/rules", "../fixtures/mission", "../fixtures/host"} {
+	for _, dir := range []string{"../fixtures/rules", "../fixtures/mission", "../fixtures/host", "../fixtures/directives"} {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -284,7 +297,7 @@ func TestNoRulesOnHalfReadFile(t *testing.T) {
 // under 200 characters: where, what and why; the rest is in explain.
 func TestMessageFirstSentence(t *testing.T) {
 	var paths []string
-	for _, dir := range []string{"../fixtures/rules", "../fixtures/mission", "../fixtures/host"} {
+	for _, dir := range []string{"../fixtures/rules", "../fixtures/mission", "../fixtures/host", "../fixtures/directives"} {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			paths = append(paths, filepath.Join(dir, e.Name()))

@@ -54,7 +54,8 @@ fetch nginx trixie nginx-1.26 || missing+=(nginx/trixie)
 fetch nginx sid nginx-1.30 || missing+=(nginx/sid)
 # third-party modules: the newest the mirror serves
 for m in http-headers-more-filter http-echo http-geoip2 http-auth-pam http-dav-ext http-subs-filter \
-         http-fancyindex http-upstream-fair http-lua http-ndk rtmp js; do
+         http-fancyindex http-upstream-fair http-lua http-ndk rtmp js http-brotli http-cache-purge \
+         http-memc http-modsecurity http-set-misc http-srcache-filter http-uploadprogress nchan; do
   fetch "libnginx-mod-$m" sid "mod-$m" 2>/dev/null || fetch "libnginx-mod-$m" trixie "mod-$m" 2>/dev/null ||
     fetch "libnginx-mod-$m" bookworm "mod-$m" || missing+=("libnginx-mod-$m")
 done

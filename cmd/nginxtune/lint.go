@@ -139,6 +139,10 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		sort.Slice(s.opt.Maps, func(i, j int) bool { return len(s.opt.Maps[i].From) > len(s.opt.Maps[j].From) })
 		s.opt.Prefix = file.Prefix
 		s.opt.Extra = file.Directives
+		s.cfg.Extra = map[string]bool{}
+		for _, d := range file.Directives {
+			s.cfg.Extra[d] = true
+		}
 		s.roots = file.Roots
 	}
 	for _, id := range append(append([]string(nil), f.disable...), enable...) {

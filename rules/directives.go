@@ -1,0 +1,434 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// The language rules: every directive checked against the table generated
+// from nginx's source (knowledge/directives.tsv) for the nginx version
+// linted for, in the context the include graph gives it.
+
+// contextKey names the context a directive stands in, as the table's type
+// flags do; "" inside blocks nginxtune cannot place (an unknown module's).
+func contextKey(c *parser.Context) string {
+	names := c.Names
+	last := names[len(names)-1]
+	switch last {
+	case "main", "events", "http", "stream", "mail", "rtmp":
+		return last
+	}
+	family := ""
+	for _, n := range names {
+		switch n {
+		case "http", "stream", "mail", "rtmp":
+			family = n
+		}
+	}
+	switch family {
+	case "http":
+		switch last {
+		case "server", "location", "upstream", "limit_except":
+			return last
+		case "if":
+			if len(names) >= 2 && names[len(names)-2] == "server" {
+				return "if-server"
+			}
+			if len(names) >= 2 && names[len(names)-2] == "location" {
+				return "if-location"
+			}
+		}
+	case "stream":
+		switch last {
+		case "server":
+			return "stream-server"
+		case "upstream":
+			return "stream-upstream"
+		}
+	case "mail":
+		if last == "server" {
+			return "mail-server"
+		}
+	case "rtmp":
+		switch last {
+		case "server":
+			return "rtmp-server"
+		case "application":
+			return "rtmp-application"
+		case "recorder":
+			return "rtmp-recorder"
+		}
+	}
+	return ""
+}
+
+// contextTitle names a context key for messages.
+var contextTitle = map[string]string{
+	"main": "the main context", "events": "events", "http": "http", "server": "server", "location": "location",
+	"upstream": "upstream", "if-server": "if in server", "if-location": "if in location", "limit_except": "limit_except",
+	"stream": "stream", "stream-server": "stream server", "stream-upstream": "stream upstream", "mail": "mail",
+	"mail-server": "mail server", "rtmp": "rtmp", "rtmp-server": "rtmp server", "rtmp-application": "rtmp application",
+	"rtmp-recorder": "rtmp recorder", "any": "any block",
+}
+
+// certainContext reports whether a directive's context is known for sure:
+// the walk started at a main file or at a snippet whose context is
+// declared, not guessed.
+func certainContext(c *parser.Context) bool {
+	return c.Root == nil || c.Root.ContextSource == "root" || c.Root.ContextSource == "declared"
+}
+
+// ownedElsewhere are names another rule reports with more to say.
+var ownedElsewhere = map[string]bool{"ssl": true}
+
+// knownIn reports whether the table has name for the linted version:
+// present (true, certain), absent (false, certain), or not decidable
+// between the versions the table covers (certain false). where names the
+// versions that have it, for messages.
+func (p *Pass) knownIn(name string, ds []knowledge.Directive) (known, certain bool, where string) {
+	if len(ds) == 0 {
+		return false, true, ""
+	}
+	var core []string
+	seen := map[string]bool{}
+	for _, d := range ds {
+		if d.Extra != "" {
+			return true, true, d.Extra
+		}
+		for _, v := range d.Core {
+			if !seen[v] {
+				seen[v] = true
+				core = append(core, v)
+			}
+		}
+	}
+	sort.Slice(core, func(i, j int) bool { return MustVersion(core[i]).Less(MustVersion(core[j])) })
+	if !p.Version.Known() {
+		return true, true, ""
+	}
+	vs := knowledge.CoreVersions()
+	v := p.Version
+	// the table version of the same stable branch decides; between
+	// branches, and past the newest, only an absence everywhere is certain
+	for _, tv := range vs {
+		t := MustVersion(tv)
+		if t.Major == v.Major && t.Minor == v.Minor && !v.Less(t) {
+			return seen[tv], true, strings.Join(core, ", ")
+		}
+	}
+	oldest := MustVersion(vs[0])
+	if v.Less(oldest) && !seen[vs[0]] {
+		return false, true, strings.Join(core, ", ")
+	}
+	return true, false, strings.Join(core, ", ")
+}
+
+var unknownDirective = &Rule{
+	Doc: Doc{
+		ID:    "unknown-directive",
+		Title: "A directive nginx does not know",
+		Why: `nginx refuses to start with "unknown directive" for a name that neither nginx nor a loaded
+module defines, one error per reload attempt. The table nginxtune checks against is generated
+from the source of nginx itself and of the third-party modules Debian packages
+(docs/directives.md), per nginx version, so a directive added in a later version is named
+with the version that has it.`,
+		Fix: `Correct the name (the message suggests the nearest known one), upgrade nginx for a newer
+directive, or load the module that provides it. Directives of in-house modules can be listed
+in .nginxtune.yaml ("directives: [name, ...]").`,
+		Bad:      "events {}\nhttp {\n    sendfil on;\n}\n",
+		Good:     "events {}\nhttp {\n    sendfile on;\n}\n",
+		Severity: Error,
+		Since:    "0.2.0",
+		Versions: "all (table: nginx 1.22.1 and 1.26.3, Debian's third-party modules)",
+		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: unknown directive)", "docs/directives.md"},
+	},
+	Check: func(p *Pass) {
+		p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+			if d.Name == "" || ownedElsewhere[d.Name] || p.Extra[d.Name] || contextKey(c) == "" && c.In() != parser.CtxMain {
+				return
+			}
+			ds := knowledge.Lookup(d.Name)
+			known, certain, where := p.knownIn(d.Name, ds)
+			if known {
+				return
+			}
+			switch {
+			case len(ds) > 0 && certain:
+				p.Report(d, "unknown directive %q in nginx %s: the nginx sources nginxtune knows have it in %s", d.Name, p.Version, where)
+			case len(ds) > 0:
+			case !certain:
+			default:
+				msg := fmt.Sprintf("unknown directive %q: nginx -t fails with \"unknown directive\"", d.Name)
+				if s := suggest(d.Name); s != "" {
+					msg += fmt.Sprintf("; did you mean %q?", s)
+				}
+				if strings.HasPrefix(d.Name, "js_") {
+					p.ReportSeverity(Warning, d, "%s; js_* directives come from njs (libnginx-mod-js), whose source nginxtune's table lacks: list it under directives: in .nginxtune.yaml", msg)
+					return
+				}
+				if p.loadsUnknownModule() {
+					msg += "; if a module loaded with load_module provides it, list it under directives: in .nginxtune.yaml"
+					p.ReportSeverity(Warning, d, "%s", msg)
+					return
+				}
+				if newest := knowledge.CoreVersions(); p.Version.Known() && MustVersion(newest[len(newest)-1]).Less(p.Version) {
+					p.ReportSeverity(Warning, d, "%s (nginxtune's table ends at nginx %s; a directive added since is not in it)", msg, newest[len(newest)-1])
+					return
+				}
+				p.Report(d, "%s", msg)
+			}
+		})
+	},
+}
+
+// loadsUnknownModule reports whether the tree loads a dynamic module whose
+// directives the table may not have.
+func (p *Pass) loadsUnknownModule() bool {
+	found := false
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		base := d.Arg(0)
+		if i := strings.LastIndex(base, "/"); i >= 0 {
+			base = base[i+1:]
+		}
+		if !knownModuleFile[strings.TrimSuffix(base, ".so")] {
+			found = true
+		}
+	}, "load_module")
+	return found
+}
+
+// knownModuleFile are the dynamic modules whose directives the table has.
+var knownModuleFile = map[string]bool{
+	"ngx_http_geoip_module": true, "ngx_http_image_filter_module": true, "ngx_http_xslt_filter_module": true,
+	"ngx_mail_module": true, "ngx_stream_module": true, "ngx_stream_geoip_module": true, "ngx_http_perl_module": true,
+	"ngx_http_auth_pam_module": true, "ngx_http_dav_ext_module": true, "ngx_http_echo_module": true,
+	"ngx_http_fancyindex_module": true, "ngx_http_geoip2_module": true, "ngx_stream_geoip2_module": true,
+	"ngx_http_headers_more_filter_module": true, "ngx_http_lua_module": true, "ngx_http_ndk_module": true,
+	"ndk_http_module": true, "ngx_http_subs_filter_module": true, "ngx_http_upstream_fair_module": true,
+	"ngx_rtmp_module": true,
+}
+
+// suggest returns the known directive nearest to name, within two edits.
+func suggest(name string) string {
+	best, bestD := "", 3
+	for _, n := range knowledge.Names() {
+		if abs(len(n)-len(name)) >= bestD {
+			continue
+		}
+		if d := editDistance(name, n, bestD); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// editDistance is Levenshtein's distance, giving up at limit.
+func editDistance(a, b string, limit int) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		low := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			low = min(low, cur[j])
+		}
+		if low >= limit {
+			return limit
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// rowsFor returns the table rows that allow a directive in a context (all
+// rows when the context is not certain).
+func rowsFor(ds []knowledge.Directive, ctx string, certain bool) []knowledge.Directive {
+	var out []knowledge.Directive
+	for _, d := range ds {
+		if !certain || d.Contexts[ctx] || d.Contexts["any"] || ctx == "main" && d.Contexts["main"] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+var directiveContext = &Rule{
+	Doc: Doc{
+		ID:    "directive-context",
+		Title: "A directive in a block where nginx does not allow it",
+		Why: `Each directive is allowed in some contexts only (proxy_pass in location, not in server;
+worker_connections in events): nginx -t fails with "directive is not allowed here". A snippet
+is checked in the context it is included in; one linted on its own only where its context is
+declared ("# nginxtune: context=location"), never by a guess.`,
+		Fix:      `Move the directive into a block the message names.`,
+		Bad:      "events {}\nhttp {\n    server {\n        listen 80;\n        proxy_pass http://127.0.0.1:8080;\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        listen 80;\n        location / {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
+		Severity: Error,
+		Since:    "0.2.0",
+		Versions: "all",
+		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: is not allowed here)", "docs/directives.md"},
+	},
+	Check: func(p *Pass) {
+		p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+			ctx := contextKey(c)
+			if ctx == "" || !certainContext(c) || p.Extra[d.Name] {
+				return
+			}
+			ds := knowledge.Lookup(d.Name)
+			if len(ds) == 0 || len(rowsFor(ds, ctx, true)) > 0 {
+				return
+			}
+			allowed := map[string]bool{}
+			for _, x := range ds {
+				for k := range x.Contexts {
+					allowed[contextTitle[k]] = true
+				}
+			}
+			var list []string
+			for k := range allowed {
+				if k != "" {
+					list = append(list, k)
+				}
+			}
+			sort.Strings(list)
+			p.Report(d, "%q is not allowed in %s: nginx -t fails with \"directive is not allowed here\"; it belongs in %s",
+				d.Name, contextTitle[ctx], strings.Join(list, ", "))
+		})
+	},
+}
+
+var directiveArgs = &Rule{
+	Doc: Doc{
+		ID:    "directive-args",
+		Title: "A directive with the wrong number of arguments, or a flag that is not on or off",
+		Why: `nginx checks the argument count of every directive and fails with "invalid number of
+arguments". The most common cause is a missing ";": nginx reads the next line as more
+arguments of the directive before it. A flag directive takes "on" or "off" only, and a block
+directive needs its braces.`,
+		Fix:      `Add the missing ";", or write the arguments the message names.`,
+		Bad:      "events {}\nhttp {\n    sendfile yes;\n    keepalive_timeout;\n}\n",
+		Good:     "events {}\nhttp {\n    sendfile on;\n    keepalive_timeout 30s;\n}\n",
+		Severity: Error,
+		Since:    "0.2.0",
+		Versions: "all",
+		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: invalid number of arguments)", "nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot)"},
+	},
+	Check: func(p *Pass) {
+		p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+			ctx := contextKey(c)
+			if ctx == "" && c.In() != parser.CtxMain || p.Extra[d.Name] || d.RawBody != "" {
+				return
+			}
+			rows := rowsFor(knowledge.Lookup(d.Name), ctx, certainContext(c))
+			if len(rows) == 0 {
+				return
+			}
+			n := len(d.Args)
+			argsOK, blockOK, flagOK := false, false, false
+			for _, r := range rows {
+				if r.Args.Accepts(n) {
+					argsOK = true
+				}
+				if r.Args.Block == (d.Block != nil) {
+					blockOK = true
+				}
+				if !r.Flag || n != 1 || strings.EqualFold(d.Arg(0), "on") || strings.EqualFold(d.Arg(0), "off") {
+					flagOK = true
+				}
+			}
+			switch {
+			case !blockOK && d.Block == nil:
+				p.Report(d, "%q opens a block: nginx -t fails with 'directive \"%s\" has no opening \"{\"'", d.Name, d.Name)
+			case !blockOK:
+				p.Report(d, "%q takes no block: nginx -t fails with 'directive \"%s\" is not terminated by \";\"'", d.Name, d.Name)
+			case !argsOK:
+				msg := fmt.Sprintf("invalid number of arguments in %q: %d given, it takes %s", d.Name, n, rows[0].Args)
+				if n > 0 && d.Args[n-1].Line > d.Line {
+					msg += fmt.Sprintf("; a \";\" is probably missing on line %d, so nginx reads the next line as more arguments", d.Line)
+				}
+				p.Report(d, "%s", msg)
+			case !flagOK:
+				p.ReportArg(d, 0, "invalid value %q in %q: it must be \"on\" or \"off\"", d.Arg(0), d.Name)
+			}
+		})
+	},
+}
+
+var directiveDuplicate = &Rule{
+	Doc: Doc{
+		ID:    "directive-duplicate",
+		Title: "A directive that may appear once per block appears twice",
+		Why: `Most directives that set one value (sendfile, root, proxy_pass, keepalive_timeout, ...)
+are refused a second time in the same block: nginx -t fails with "is duplicate". An include
+counts as part of the block it stands in.`,
+		Fix:      `Keep one of them; the message points at the first.`,
+		Bad:      "events {}\nhttp {\n    sendfile on;\n    sendfile off;\n}\n",
+		Good:     "events {}\nhttp {\n    sendfile on;\n}\n",
+		Severity: Error,
+		Since:    "0.2.0",
+		Versions: "all",
+		Sources:  []string{"nginx src/core/ngx_conf_file.c (the ngx_conf_set_*_slot handlers: is duplicate)", "docs/directives.md"},
+	},
+	Check: func(p *Pass) {
+		check := func(dirs []*parser.Directive, ctx string, certain bool) {
+			if ctx == "" {
+				return
+			}
+			first := map[string]*parser.Directive{}
+			for _, d := range level(dirs) {
+				if p.Extra[d.Name] {
+					continue
+				}
+				rows := rowsFor(knowledge.Lookup(d.Name), ctx, certain)
+				once := len(rows) > 0
+				for _, r := range rows {
+					once = once && r.Once
+				}
+				if !once {
+					continue
+				}
+				if f, ok := first[d.Name]; ok {
+					p.Report(d, "%q is duplicate: nginx -t fails; the first is at %s", d.Name, where(f))
+					continue
+				}
+				first[d.Name] = d
+			}
+		}
+		done := map[*parser.File]bool{}
+		for _, r := range p.Tree.Roots {
+			if !done[r] && len(r.Context) > 0 {
+				done[r] = true
+				c := &parser.Context{Names: r.Context, Root: r}
+				check(r.Directives, contextKey(c), certainContext(c))
+			}
+		}
+		seen := map[*parser.Directive]bool{}
+		p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+			if d.Block == nil || parser.IsDataBlock(d.Name) || seen[d] {
+				return
+			}
+			seen[d] = true
+			inner := &parser.Context{Names: append(append([]string(nil), c.Names...), d.Name), Root: c.Root}
+			check(d.Block, contextKey(inner), certainContext(c))
+		})
+	},
+}

@@ -1,0 +1,132 @@
+package rules
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+var languageRules = map[string]bool{"unknown-directive": true, "directive-context": true, "directive-args": true, "directive-duplicate": true, "syntax": true}
+
+// Each broken fixture makes the real nginx -t (Debian's 1.22.1) fail with the
+// message its header names; nginxtune, linting for 1.22.1, reports a
+// language rule at the line nginx names (nginx names the line a statement
+// ends on; a finding covers its statement's lines).
+func TestDirectiveFixturesAgainstNginx(t *testing.T) {
+	bin := nginxtest.Require(t)
+	paths, _ := filepath.Glob("../fixtures/nginx-t/*.conf")
+	if len(paths) < 8 {
+		t.Fatalf("only %d fixtures", len(paths))
+	}
+	head := regexp.MustCompile(`(?m)^# nginx-t: (.*)$`)
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			src, _ := os.ReadFile(p)
+			want := head.FindSubmatch(src)
+			if want == nil {
+				t.Fatal("no # nginx-t: header")
+			}
+			dir := t.TempDir()
+			os.CopyFS(dir, os.DirFS(filepath.Dir(p)))
+			os.Rename(filepath.Join(dir, filepath.Base(p)), filepath.Join(dir, "main.conf"))
+			nginxtest.WriteSelfSigned(t, dir)
+			res := nginxtest.Run(t, bin, dir, filepath.Join(dir, "main.conf"))
+			if res.OK || !strings.Contains(res.Output, string(want[1])) {
+				t.Fatalf("nginx -t did not fail with %q: %s", want[1], res.Output)
+			}
+			tr, err := parser.Load(filepath.Join(dir, "main.conf"), parser.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, d := range Run(tr, Config{Version: MustVersion("1.22.1")}) {
+				if !languageRules[d.Rule] || d.Severity != Error {
+					continue
+				}
+				if filepath.Base(d.File) == filepath.Base(res.File) && d.Line <= res.Line && res.Line <= max(d.EndLine, d.Line) {
+					found = true
+				} else {
+					t.Errorf("%s:%d [%s] %s: nginx names %s:%d", filepath.Base(d.File), d.Line, d.Rule, d.Message, filepath.Base(res.File), res.Line)
+				}
+			}
+			if !found {
+				t.Errorf("nginx -t: %s (%s:%d); nginxtune reports nothing there", res.Message, filepath.Base(res.File), res.Line)
+			}
+		})
+	}
+}
+
+// The same configuration is valid for one version and not another.
+func TestDirectiveVersions(t *testing.T) {
+	src := "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        http2 on;\n        max_headers 100;\n    }\n}\n"
+	dir := t.TempDir()
+	p := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(p, []byte(src), 0o644)
+	tr, _ := parser.Load(p, parser.Options{})
+	only := func(v string) []string {
+		var out []string
+		for _, d := range Run(tr, Config{Version: MustVersion(v)}) {
+			if d.Rule == "unknown-directive" {
+				out = append(out, strings.Fields(d.Message)[2])
+			}
+		}
+		return out
+	}
+	if got := strings.Join(only("1.22.1"), " "); got != `"http2"` {
+		t.Errorf("1.22.1: %s", got)
+	}
+	if got := strings.Join(only("1.26.3"), " "); got != `"max_headers"` {
+		t.Errorf("1.26.3 (max_headers is Debian's 1.22.1 patch): %s", got)
+	}
+	if got := only("1.24.0"); len(got) != 0 {
+		t.Errorf("1.24.0 lies between the table's versions: nothing is certain, got %v", got)
+	}
+}
+
+// The committed table is what the generator makes of the sources, where
+// they are present (make directives fetches them).
+func TestDirectiveTableUpToDate(t *testing.T) {
+	src := "../.sources"
+	if _, err := os.Stat(filepath.Join(src, "nginx-1.22")); err != nil {
+		t.Skip("no sources in .sources (make directives fetches them)")
+	}
+	gen := t.TempDir() + "/directives.tsv"
+	out, err := runGo(t, "run", "../knowledge/gen", src)
+	if err != nil {
+		t.Fatalf("generator: %v", err)
+	}
+	os.WriteFile(gen, out, 0o644)
+	want, _ := os.ReadFile("../knowledge/directives.tsv")
+	if string(want) != string(out) {
+		t.Errorf("knowledge/directives.tsv differs from a regeneration: run make directives")
+	}
+}
+
+// Where gonginx's list of directives and the generated table disagree, the
+// table wins; the differences are listed so that they stay known.
+func TestDirectiveTableAgainstGonginx(t *testing.T) {
+	var onlyGonginx []string
+	for _, n := range parser.GonginxDirectives() {
+		if len(knowledge.Lookup(n)) == 0 {
+			onlyGonginx = append(onlyGonginx, n)
+		}
+	}
+	t.Logf("%d directives gonginx knows and the table does not (other modules, nginx Plus): %s", len(onlyGonginx), strings.Join(onlyGonginx, " "))
+	if len(knowledge.Names()) < 900 {
+		t.Errorf("the table has %d names", len(knowledge.Names()))
+	}
+}
+
+func runGo(t *testing.T, args ...string) ([]byte, error) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Stderr = os.Stderr
+	return cmd.Output()
+}
