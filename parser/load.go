@@ -809,7 +809,7 @@ func gluedStatements(f *File, known func(string) bool) []Diagnostic {
 					before += " " + b.Raw
 				}
 				out = append(out, Diagnostic{
-					Kind: "syntax", Severity: SevError, File: f.Path, Line: line, Col: col, Offset: prevEnd,
+					Kind: "syntax", Severity: SevError, File: f.Path, Line: line, Col: col, Offset: prevEnd, NginxLine: d.EndLine,
 					Message: fmt.Sprintf("missing \";\" after %q: nginx reads %q on line %d as one more argument of %q",
 						truncate(before, 40), a.Value, a.Line, d.Name),
 				})

@@ -18,7 +18,7 @@ func fromLoader(kind string) func(*Pass) {
 				sev = Info
 			}
 			*p.diags = append(*p.diags, Diagnostic{Rule: p.rule.ID, Severity: sev, File: d.File,
-				Line: d.Line, Col: d.Col, EndLine: d.Line, Offset: d.Offset, Message: d.Message})
+				Line: d.Line, Col: d.Col, EndLine: max(d.Line, d.NginxLine), Offset: d.Offset, Message: d.Message})
 		}
 	}
 }
