@@ -22,10 +22,12 @@ var directivesTSV string
 type Directive struct {
 	Name     string
 	Contexts map[string]bool // context keys: main, events, http, server, location, if-server, ...
-	Args     Args
-	Once     bool // nginx refuses it twice in one block ("is duplicate")
-	Flag     bool // takes "on" or "off"
-	Module   string
+	// Mask is Contexts as bits (ContextBit), for the lookups of a large tree.
+	Mask   uint32
+	Args   Args
+	Once   bool // nginx refuses it twice in one block ("is duplicate")
+	Flag   bool // takes "on" or "off"
+	Module string
 	// Core lists the nginx versions whose source has it; Extra names the
 	// third-party module (with its version) that provides it.
 	Core  []string
@@ -111,6 +113,7 @@ func init() {
 		d := Directive{Name: f[0], Contexts: map[string]bool{}, Once: f[3] == "1", Flag: f[4] == "1", Module: f[5]}
 		for _, c := range strings.Split(f[1], ",") {
 			d.Contexts[c] = true
+			d.Mask |= ContextBit(c)
 		}
 		for _, a := range strings.Split(f[2], "|") {
 			switch a {
@@ -146,6 +149,30 @@ func init() {
 		byName[d.Name] = append(byName[d.Name], d)
 	}
 	sort.Slice(coreVersions, func(i, j int) bool { return versionLess(coreVersions[i], coreVersions[j]) })
+}
+
+// contextBits numbers the context keys.
+var contextBits = map[string]uint32{}
+
+// ContextBit returns the bit of a context key ("any" matches every key).
+func ContextBit(key string) uint32 {
+	if key == "any" {
+		return 1 << 31
+	}
+	b, ok := contextBits[key]
+	if !ok {
+		if len(contextBits) >= 31 {
+			return 0
+		}
+		b = 1 << len(contextBits)
+		contextBits[key] = b
+	}
+	return b
+}
+
+// Allows reports whether the directive may stand in a context.
+func (d Directive) Allows(key string) bool {
+	return d.Mask&(ContextBit(key)|1<<31) != 0
 }
 
 // Lookup returns every way a directive can be written, nil for a name no

@@ -13,6 +13,92 @@ import (
 // from nginx's source (knowledge/directives.tsv) for the nginx version
 // linted for, in the context the include graph gives it.
 
+// langCache keeps what the language rules compute per context and per
+// name, shared by the four rules of one lint: a large tree has few
+// distinct blocks and names but many directives.
+type langCache struct {
+	done     bool
+	disabled map[string]bool
+	ctx      map[*parser.Context]string
+	known    map[string]knownResult
+	once     map[onceKey]bool
+	args     map[argsKey]argsVerdict
+	names    map[string]*nameInfo
+}
+
+// nameInfo is what the table says of one name, looked up once per lint.
+type nameInfo struct {
+	ds                 []knowledge.Directive
+	knownDone          bool
+	known, certain     bool
+	where              string
+	allowed            uint32 // contexts some row allows
+	onceMask, manyMask uint32 // contexts of rows nginx refuses twice / allows twice
+	allOnce            bool
+}
+
+func (p *Pass) info(name string) *nameInfo {
+	if i, ok := p.lang.names[name]; ok {
+		return i
+	}
+	i := &nameInfo{ds: knowledge.Lookup(name), allOnce: true}
+	for _, d := range i.ds {
+		i.allowed |= d.Mask
+		if d.Once {
+			i.onceMask |= d.Mask
+		} else {
+			i.manyMask |= d.Mask
+			i.allOnce = false
+		}
+	}
+	i.allOnce = i.allOnce && len(i.ds) > 0
+	p.lang.names[name] = i
+	return i
+}
+
+// once reports whether nginx refuses the name twice in a block of ctx.
+func (i *nameInfo) once(ctx string, certain bool) bool {
+	if !certain {
+		return i.allOnce
+	}
+	b := knowledge.ContextBit(ctx) | 1<<31
+	return i.onceMask&b != 0 && i.manyMask&b == 0
+}
+
+type onceKey struct {
+	name, ctx string
+	certain   bool
+}
+
+type argsKey struct {
+	name, ctx            string
+	certain, block, flag bool
+	n                    int
+}
+
+type argsVerdict struct {
+	any, argsOK, blockOK, flagOK bool
+	first                        knowledge.Directive
+}
+
+type knownResult struct {
+	known, certain bool
+	where          string
+}
+
+// ctxKey is contextKey, computed once per block.
+func (p *Pass) ctxKey(c *parser.Context) string {
+	if p.lang == nil {
+		return contextKey(c)
+	}
+	if k, ok := p.lang.ctx[c]; ok {
+		return k
+	}
+	k := contextKey(c)
+	p.lang.ctx[c] = k
+	return k
+}
+
 // contextKey names the context a directive stands in, as the table's type
 // flags do; "" inside blocks nginxtune cannot place (an unknown module's).
 func contextKey(c *parser.Context) string {
@@ -90,6 +176,12 @@ var ownedElsewhere = map[string]bool{"ssl": true}
 // between the versions the table covers (certain false). where names the
 // versions that have it, for messages.
 func (p *Pass) knownIn(name string, ds []knowledge.Directive) (known, certain bool, where string) {
+	if p.lang != nil {
+		if r, ok := p.lang.known[name]; ok {
+			return r.known, r.certain, r.where
+		}
+		defer func() { p.lang.known[name] = knownResult{known, certain, where} }()
+	}
 	if len(ds) == 0 {
 		return false, true, ""
 	}
@@ -146,43 +238,7 @@ in .nginxtune.yaml ("directives: [name, ...]").`,
 		Versions: "all (table: nginx 1.22.1 and 1.26.3, Debian's third-party modules)",
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: unknown directive)", "docs/directives.md"},
 	},
-	Check: func(p *Pass) {
-		p.eachDirective(func(d *parser.Directive, c *parser.Context) {
-			if d.Name == "" || ownedElsewhere[d.Name] || p.Extra[d.Name] || contextKey(c) == "" && c.In() != parser.CtxMain {
-				return
-			}
-			ds := knowledge.Lookup(d.Name)
-			known, certain, where := p.knownIn(d.Name, ds)
-			if known {
-				return
-			}
-			switch {
-			case len(ds) > 0 && certain:
-				p.Report(d, "unknown directive %q in nginx %s: the nginx sources nginxtune knows have it in %s", d.Name, p.Version, where)
-			case len(ds) > 0:
-			case !certain:
-			default:
-				msg := fmt.Sprintf("unknown directive %q: nginx -t fails with \"unknown directive\"", d.Name)
-				if s := suggest(d.Name); s != "" {
-					msg += fmt.Sprintf("; did you mean %q?", s)
-				}
-				if strings.HasPrefix(d.Name, "js_") {
-					p.ReportSeverity(Warning, d, "%s; js_* directives come from njs (libnginx-mod-js), whose source nginxtune's table lacks: list it under directives: in .nginxtune.yaml", msg)
-					return
-				}
-				if p.loadsUnknownModule() {
-					msg += "; if a module loaded with load_module provides it, list it under directives: in .nginxtune.yaml"
-					p.ReportSeverity(Warning, d, "%s", msg)
-					return
-				}
-				if newest := knowledge.CoreVersions(); p.Version.Known() && MustVersion(newest[len(newest)-1]).Less(p.Version) {
-					p.ReportSeverity(Warning, d, "%s (nginxtune's table ends at nginx %s; a directive added since is not in it)", msg, newest[len(newest)-1])
-					return
-				}
-				p.Report(d, "%s", msg)
-			}
-		})
-	},
+	Check: runLanguage,
 }
 
 // loadsUnknownModule reports whether the tree loads a dynamic module whose
@@ -259,12 +315,18 @@ func editDistance(a, b string, limit int) int {
 	return prev[len(b)]
 }
 
+// allows reports whether a table row allows a context (any context when
+// the context is not certain).
+func allows(d knowledge.Directive, ctx string, certain bool) bool {
+	return !certain || d.Allows(ctx)
+}
+
 // rowsFor returns the table rows that allow a directive in a context (all
 // rows when the context is not certain).
 func rowsFor(ds []knowledge.Directive, ctx string, certain bool) []knowledge.Directive {
 	var out []knowledge.Directive
 	for _, d := range ds {
-		if !certain || d.Contexts[ctx] || d.Contexts["any"] || ctx == "main" && d.Contexts["main"] {
+		if allows(d, ctx, certain) {
 			out = append(out, d)
 		}
 	}
@@ -287,33 +349,7 @@ declared ("# nginxtune: context=location"), never by a guess.`,
 		Versions: "all",
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: is not allowed here)", "docs/directives.md"},
 	},
-	Check: func(p *Pass) {
-		p.eachDirective(func(d *parser.Directive, c *parser.Context) {
-			ctx := contextKey(c)
-			if ctx == "" || !certainContext(c) || p.Extra[d.Name] {
-				return
-			}
-			ds := knowledge.Lookup(d.Name)
-			if len(ds) == 0 || len(rowsFor(ds, ctx, true)) > 0 {
-				return
-			}
-			allowed := map[string]bool{}
-			for _, x := range ds {
-				for k := range x.Contexts {
-					allowed[contextTitle[k]] = true
-				}
-			}
-			var list []string
-			for k := range allowed {
-				if k != "" {
-					list = append(list, k)
-				}
-			}
-			sort.Strings(list)
-			p.Report(d, "%q is not allowed in %s: nginx -t fails with \"directive is not allowed here\"; it belongs in %s",
-				d.Name, contextTitle[ctx], strings.Join(list, ", "))
-		})
-	},
+	Check: runLanguage,
 }
 
 var directiveArgs = &Rule{
@@ -332,45 +368,7 @@ directive needs its braces.`,
 		Versions: "all",
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: invalid number of arguments)", "nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot)"},
 	},
-	Check: func(p *Pass) {
-		p.eachDirective(func(d *parser.Directive, c *parser.Context) {
-			ctx := contextKey(c)
-			if ctx == "" && c.In() != parser.CtxMain || p.Extra[d.Name] || d.RawBody != "" {
-				return
-			}
-			rows := rowsFor(knowledge.Lookup(d.Name), ctx, certainContext(c))
-			if len(rows) == 0 {
-				return
-			}
-			n := len(d.Args)
-			argsOK, blockOK, flagOK := false, false, false
-			for _, r := range rows {
-				if r.Args.Accepts(n) {
-					argsOK = true
-				}
-				if r.Args.Block == (d.Block != nil) {
-					blockOK = true
-				}
-				if !r.Flag || n != 1 || strings.EqualFold(d.Arg(0), "on") || strings.EqualFold(d.Arg(0), "off") {
-					flagOK = true
-				}
-			}
-			switch {
-			case !blockOK && d.Block == nil:
-				p.Report(d, "%q opens a block: nginx -t fails with 'directive \"%s\" has no opening \"{\"'", d.Name, d.Name)
-			case !blockOK:
-				p.Report(d, "%q takes no block: nginx -t fails with 'directive \"%s\" is not terminated by \";\"'", d.Name, d.Name)
-			case !argsOK:
-				msg := fmt.Sprintf("invalid number of arguments in %q: %d given, it takes %s", d.Name, n, rows[0].Args)
-				if n > 0 && d.Args[n-1].Line > d.Line {
-					msg += fmt.Sprintf("; a \";\" is probably missing on line %d, so nginx reads the next line as more arguments", d.Line)
-				}
-				p.Report(d, "%s", msg)
-			case !flagOK:
-				p.ReportArg(d, 0, "invalid value %q in %q: it must be \"on\" or \"off\"", d.Arg(0), d.Name)
-			}
-		})
-	},
+	Check: runLanguage,
 }
 
 var directiveDuplicate = &Rule{
@@ -388,47 +386,171 @@ counts as part of the block it stands in.`,
 		Versions: "all",
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (the ngx_conf_set_*_slot handlers: is duplicate)", "docs/directives.md"},
 	},
-	Check: func(p *Pass) {
-		check := func(dirs []*parser.Directive, ctx string, certain bool) {
-			if ctx == "" {
-				return
-			}
-			first := map[string]*parser.Directive{}
-			for _, d := range level(dirs) {
-				if p.Extra[d.Name] {
-					continue
-				}
-				rows := rowsFor(knowledge.Lookup(d.Name), ctx, certain)
-				once := len(rows) > 0
-				for _, r := range rows {
-					once = once && r.Once
-				}
-				if !once {
-					continue
-				}
-				if f, ok := first[d.Name]; ok {
-					p.Report(d, "%q is duplicate: nginx -t fails; the first is at %s", d.Name, where(f))
-					continue
-				}
-				first[d.Name] = d
-			}
+	Check: runLanguage,
+}
+
+// runLanguage runs the four language rules in one walk of the tree: the
+// first of them to run checks every directive for all that are enabled,
+// so a large tree is walked once, not four times.
+func runLanguage(p *Pass) {
+	if p.lang == nil || p.lang.done {
+		return
+	}
+	p.lang.done = true
+	pass := func(id string) *Pass {
+		if p.lang.disabled[id] {
+			return nil
 		}
-		done := map[*parser.File]bool{}
-		for _, r := range p.Tree.Roots {
-			if !done[r] && len(r.Context) > 0 {
-				done[r] = true
-				c := &parser.Context{Names: r.Context, Root: r}
-				check(r.Directives, contextKey(c), certainContext(c))
-			}
+		q := *p
+		q.rule = languageRules[id]
+		return &q
+	}
+	unknown, context, args, dup := pass("unknown-directive"), pass("directive-context"), pass("directive-args"), pass("directive-duplicate")
+	if p.visits == nil {
+		p.visits = collect(p.Tree)
+	}
+	type blockKey struct {
+		c  *parser.Context
+		in *nameInfo
+	}
+	firsts := map[blockKey]*parser.Directive{}
+	for _, v := range p.visits.all {
+		d, c := v.d, v.c
+		if unknown != nil {
+			unknownAt(unknown, d, c)
 		}
-		seen := map[*parser.Directive]bool{}
-		p.eachDirective(func(d *parser.Directive, c *parser.Context) {
-			if d.Block == nil || parser.IsDataBlock(d.Name) || seen[d] {
-				return
+		if context != nil {
+			contextAt(context, d, c)
+		}
+		if args != nil {
+			argsAt(args, d, c)
+		}
+		if dup != nil && !p.Extra[d.Name] && d.Name != "include" {
+			ctx := p.ctxKey(c)
+			in := p.info(d.Name)
+			if ctx == "" || !in.once(ctx, certainContext(c)) {
+				continue
 			}
-			seen[d] = true
-			inner := &parser.Context{Names: append(append([]string(nil), c.Names...), d.Name), Root: c.Root}
-			check(d.Block, contextKey(inner), certainContext(c))
-		})
-	},
+			k := blockKey{c, in}
+			if f, ok := firsts[k]; ok {
+				dup.Report(d, "%q is duplicate: nginx -t fails; the first is at %s", d.Name, where(f))
+				continue
+			}
+			firsts[k] = d
+		}
+	}
+}
+
+func unknownAt(p *Pass, d *parser.Directive, c *parser.Context) {
+	if d.Name == "" || ownedElsewhere[d.Name] || p.Extra[d.Name] || p.ctxKey(c) == "" && c.In() != parser.CtxMain {
+		return
+	}
+	ds := p.info(d.Name).ds
+	known, certain, where := p.knownIn(d.Name, ds)
+	if known {
+		return
+	}
+	switch {
+	case len(ds) > 0 && certain:
+		p.Report(d, "unknown directive %q in nginx %s: the nginx sources nginxtune knows have it in %s", d.Name, p.Version, where)
+	case len(ds) > 0:
+	case !certain:
+	default:
+		msg := fmt.Sprintf("unknown directive %q: nginx -t fails with \"unknown directive\"", d.Name)
+		if s := suggest(d.Name); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		if strings.HasPrefix(d.Name, "js_") {
+			p.ReportSeverity(Warning, d, "%s; js_* directives come from njs (libnginx-mod-js), whose source nginxtune's table lacks: list it under directives: in .nginxtune.yaml", msg)
+			return
+		}
+		if p.loadsUnknownModule() {
+			msg += "; if a module loaded with load_module provides it, list it under directives: in .nginxtune.yaml"
+			p.ReportSeverity(Warning, d, "%s", msg)
+			return
+		}
+		if newest := knowledge.CoreVersions(); p.Version.Known() && MustVersion(newest[len(newest)-1]).Less(p.Version) {
+			p.ReportSeverity(Warning, d, "%s (nginxtune's table ends at nginx %s; a directive added since is not in it)", msg, newest[len(newest)-1])
+			return
+		}
+		p.Report(d, "%s", msg)
+	}
+}
+
+func contextAt(p *Pass, d *parser.Directive, c *parser.Context) {
+	ctx := p.ctxKey(c)
+	if ctx == "" || !certainContext(c) || p.Extra[d.Name] {
+		return
+	}
+	in := p.info(d.Name)
+	if len(in.ds) == 0 || in.allowed&(knowledge.ContextBit(ctx)|1<<31) != 0 {
+		return
+	}
+	ds := in.ds
+	allowed := map[string]bool{}
+	for _, x := range ds {
+		for k := range x.Contexts {
+			allowed[contextTitle[k]] = true
+		}
+	}
+	var list []string
+	for k := range allowed {
+		if k != "" {
+			list = append(list, k)
+		}
+	}
+	sort.Strings(list)
+	p.Report(d, "%q is not allowed in %s: nginx -t fails with \"directive is not allowed here\"; it belongs in %s",
+		d.Name, contextTitle[ctx], strings.Join(list, ", "))
+}
+
+func argsAt(p *Pass, d *parser.Directive, c *parser.Context) {
+	ctx := p.ctxKey(c)
+	if ctx == "" && c.In() != parser.CtxMain || p.Extra[d.Name] || d.RawBody != "" {
+		return
+	}
+	certain := certainContext(c)
+	n := len(d.Args)
+	isFlagValue := n == 1 && (strings.EqualFold(d.Arg(0), "on") || strings.EqualFold(d.Arg(0), "off"))
+	var first knowledge.Directive
+	any, argsOK, blockOK, flagOK := false, false, false, false
+	for _, r := range p.info(d.Name).ds {
+		if !allows(r, ctx, certain) {
+			continue
+		}
+		if !any {
+			first, any = r, true
+		}
+		argsOK = argsOK || r.Args.Accepts(n)
+		blockOK = blockOK || r.Args.Block == (d.Block != nil)
+		flagOK = flagOK || !r.Flag || n != 1 || isFlagValue
+	}
+	if !any {
+		return
+	}
+	switch {
+	case !blockOK && d.Block == nil:
+		p.Report(d, "%q opens a block: nginx -t fails with 'directive \"%s\" has no opening \"{\"'", d.Name, d.Name)
+	case !blockOK:
+		p.Report(d, "%q takes no block: nginx -t fails with 'directive \"%s\" is not terminated by \";\"'", d.Name, d.Name)
+	case !argsOK:
+		msg := fmt.Sprintf("invalid number of arguments in %q: %d given, it takes %s", d.Name, n, first.Args)
+		if n > 0 && d.Args[n-1].Line > d.Line {
+			msg += fmt.Sprintf("; a \";\" is probably missing on line %d, so nginx reads the next line as more arguments", d.Line)
+		}
+		p.Report(d, "%s", msg)
+	case !flagOK:
+		p.ReportArg(d, 0, "invalid value %q in %q: it must be \"on\" or \"off\"", d.Arg(0), d.Name)
+	}
+}
+
+// languageRules are the rules runLanguage reports for, set in init: the
+// rules' own Check refers to runLanguage.
+var languageRules map[string]*Rule
+
+func init() {
+	languageRules = map[string]*Rule{}
+	for _, r := range []*Rule{unknownDirective, directiveContext, directiveArgs, directiveDuplicate} {
+		languageRules[r.ID] = r
+	}
 }

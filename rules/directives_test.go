@@ -13,7 +13,7 @@ import (
 	"github.com/nginxtune/nginxtune/parser"
 )
 
-var languageRules = map[string]bool{"unknown-directive": true, "directive-context": true, "directive-args": true, "directive-duplicate": true, "syntax": true}
+var langRuleIDs = map[string]bool{"unknown-directive": true, "directive-context": true, "directive-args": true, "directive-duplicate": true, "syntax": true}
 
 // Each broken fixture makes the real nginx -t (Debian's 1.22.1) fail with the
 // message its header names; nginxtune, linting for 1.22.1, reports a
@@ -47,7 +47,7 @@ func TestDirectiveFixturesAgainstNginx(t *testing.T) {
 			}
 			found := false
 			for _, d := range Run(tr, Config{Version: MustVersion("1.22.1")}) {
-				if !languageRules[d.Rule] || d.Severity != Error {
+				if !langRuleIDs[d.Rule] || d.Severity != Error {
 					continue
 				}
 				if filepath.Base(d.File) == filepath.Base(res.File) && d.Line <= res.Line && res.Line <= max(d.EndLine, d.Line) {

@@ -120,6 +120,7 @@ type Pass struct {
 	diags  *[]Diagnostic
 	index  *levelIndex
 	visits *visits
+	lang   *langCache
 }
 
 // Report records a finding at a directive.
@@ -163,11 +164,12 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 	var raw []Diagnostic
 	index := &levelIndex{}
 	vs := collect(t)
+	lang := &langCache{ctx: map[*parser.Context]string{}, known: map[string]knownResult{}, once: map[onceKey]bool{}, args: map[argsKey]argsVerdict{}, names: map[string]*nameInfo{}, disabled: cfg.Disabled}
 	for _, r := range All {
 		if cfg.Disabled[r.ID] || r.Check == nil {
 			continue
 		}
-		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, Extra: cfg.Extra, rule: r, diags: &raw, index: index, visits: vs}
+		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, Extra: cfg.Extra, rule: r, diags: &raw, index: index, visits: vs, lang: lang}
 		r.Check(p)
 	}
 	seen := map[string]bool{}
