@@ -21,8 +21,6 @@ type langCache struct {
 	disabled map[string]bool
 	ctx      map[*parser.Context]string
 	known    map[string]knownResult
-	once     map[onceKey]bool
-	args     map[argsKey]argsVerdict
 	names    map[string]*nameInfo
 }
 
@@ -34,7 +32,7 @@ type nameInfo struct {
 	where              string
 	allowed            uint32 // contexts some row allows
 	onceMask, manyMask uint32 // contexts of rows nginx refuses twice / allows twice
-	allOnce            bool
+	allOnce, anyFlag   bool
 }
 
 func (p *Pass) info(name string) *nameInfo {
@@ -44,6 +42,7 @@ func (p *Pass) info(name string) *nameInfo {
 	i := &nameInfo{ds: knowledge.Lookup(name), allOnce: true}
 	for _, d := range i.ds {
 		i.allowed |= d.Mask
+		i.anyFlag = i.anyFlag || d.Flag
 		if d.Once {
 			i.onceMask |= d.Mask
 		} else {
@@ -57,46 +56,17 @@ func (p *Pass) info(name string) *nameInfo {
 }
 
 // once reports whether nginx refuses the name twice in a block of ctx.
-func (i *nameInfo) once(ctx string, certain bool) bool {
+func (i *nameInfo) once(bit uint32, certain bool) bool {
 	if !certain {
 		return i.allOnce
 	}
-	b := knowledge.ContextBit(ctx) | 1<<31
+	b := bit | 1<<31
 	return i.onceMask&b != 0 && i.manyMask&b == 0
-}
-
-type onceKey struct {
-	name, ctx string
-	certain   bool
-}
-
-type argsKey struct {
-	name, ctx            string
-	certain, block, flag bool
-	n                    int
-}
-
-type argsVerdict struct {
-	any, argsOK, blockOK, flagOK bool
-	first                        knowledge.Directive
 }
 
 type knownResult struct {
 	known, certain bool
 	where          string
-}
-
-// ctxKey is contextKey, computed once per block.
-func (p *Pass) ctxKey(c *parser.Context) string {
-	if p.lang == nil {
-		return contextKey(c)
-	}
-	if k, ok := p.lang.ctx[c]; ok {
-		return k
-	}
-	k := contextKey(c)
-	p.lang.ctx[c] = k
-	return k
 }
 
 // contextKey names the context a directive stands in, as the table's type
@@ -315,24 +285,6 @@ func editDistance(a, b string, limit int) int {
 	return prev[len(b)]
 }
 
-// allows reports whether a table row allows a context (any context when
-// the context is not certain).
-func allows(d knowledge.Directive, ctx string, certain bool) bool {
-	return !certain || d.Allows(ctx)
-}
-
-// rowsFor returns the table rows that allow a directive in a context (all
-// rows when the context is not certain).
-func rowsFor(ds []knowledge.Directive, ctx string, certain bool) []knowledge.Directive {
-	var out []knowledge.Directive
-	for _, d := range ds {
-		if allows(d, ctx, certain) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 var directiveContext = &Rule{
 	Doc: Doc{
 		ID:    "directive-context",
@@ -414,23 +366,30 @@ func runLanguage(p *Pass) {
 		in *nameInfo
 	}
 	firsts := map[blockKey]*parser.Directive{}
+	var lastC *parser.Context
+	var lc langCtx
 	for _, v := range p.visits.all {
 		d, c := v.d, v.c
+		if c != lastC {
+			lastC = c
+			lc.key = contextKey(c)
+			lc.bit = knowledge.ContextBit(lc.key)
+			lc.certain = certainContext(c)
+		}
+		if p.Extra[d.Name] {
+			continue
+		}
+		in := p.info(d.Name)
 		if unknown != nil {
-			unknownAt(unknown, d, c)
+			unknownAt(unknown, d, c, lc, in)
 		}
 		if context != nil {
-			contextAt(context, d, c)
+			contextAt(context, d, lc, in)
 		}
 		if args != nil {
-			argsAt(args, d, c)
+			argsAt(args, d, c, lc, in)
 		}
-		if dup != nil && !p.Extra[d.Name] && d.Name != "include" {
-			ctx := p.ctxKey(c)
-			in := p.info(d.Name)
-			if ctx == "" || !in.once(ctx, certainContext(c)) {
-				continue
-			}
+		if dup != nil && d.Name != "include" && lc.key != "" && in.once(lc.bit, lc.certain) {
 			k := blockKey{c, in}
 			if f, ok := firsts[k]; ok {
 				dup.Report(d, "%q is duplicate: nginx -t fails; the first is at %s", d.Name, where(f))
@@ -441,12 +400,25 @@ func runLanguage(p *Pass) {
 	}
 }
 
-func unknownAt(p *Pass, d *parser.Directive, c *parser.Context) {
-	if d.Name == "" || ownedElsewhere[d.Name] || p.Extra[d.Name] || p.ctxKey(c) == "" && c.In() != parser.CtxMain {
+// langCtx is the context of a run of directives in one block.
+type langCtx struct {
+	key     string
+	bit     uint32
+	certain bool
+}
+
+func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nameInfo) {
+	if in.knownDone && in.known {
 		return
 	}
-	ds := p.info(d.Name).ds
-	known, certain, where := p.knownIn(d.Name, ds)
+	if d.Name == "" || ownedElsewhere[d.Name] || lc.key == "" && c.In() != parser.CtxMain {
+		return
+	}
+	if !in.knownDone {
+		in.known, in.certain, in.where = p.knownIn(d.Name, in.ds)
+		in.knownDone = true
+	}
+	ds, known, certain, where := in.ds, in.known, in.certain, in.where
 	if known {
 		return
 	}
@@ -477,13 +449,9 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context) {
 	}
 }
 
-func contextAt(p *Pass, d *parser.Directive, c *parser.Context) {
-	ctx := p.ctxKey(c)
-	if ctx == "" || !certainContext(c) || p.Extra[d.Name] {
-		return
-	}
-	in := p.info(d.Name)
-	if len(in.ds) == 0 || in.allowed&(knowledge.ContextBit(ctx)|1<<31) != 0 {
+func contextAt(p *Pass, d *parser.Directive, lc langCtx, in *nameInfo) {
+	ctx := lc.key
+	if ctx == "" || !lc.certain || len(in.ds) == 0 || in.allowed&(lc.bit|1<<31) != 0 {
 		return
 	}
 	ds := in.ds
@@ -504,18 +472,17 @@ func contextAt(p *Pass, d *parser.Directive, c *parser.Context) {
 		d.Name, contextTitle[ctx], strings.Join(list, ", "))
 }
 
-func argsAt(p *Pass, d *parser.Directive, c *parser.Context) {
-	ctx := p.ctxKey(c)
-	if ctx == "" && c.In() != parser.CtxMain || p.Extra[d.Name] || d.RawBody != "" {
+func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nameInfo) {
+	if lc.key == "" && c.In() != parser.CtxMain || d.RawBody != "" || len(in.ds) == 0 {
 		return
 	}
-	certain := certainContext(c)
+	certain := lc.certain
 	n := len(d.Args)
-	isFlagValue := n == 1 && (strings.EqualFold(d.Arg(0), "on") || strings.EqualFold(d.Arg(0), "off"))
+	isFlagValue := n == 1 && in.anyFlag && (strings.EqualFold(d.Arg(0), "on") || strings.EqualFold(d.Arg(0), "off"))
 	var first knowledge.Directive
 	any, argsOK, blockOK, flagOK := false, false, false, false
-	for _, r := range p.info(d.Name).ds {
-		if !allows(r, ctx, certain) {
+	for _, r := range in.ds {
+		if certain && r.Mask&(lc.bit|1<<31) == 0 {
 			continue
 		}
 		if !any {
