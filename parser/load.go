@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // PathMap maps an absolute directory named in the configuration (as it is on
@@ -45,8 +46,15 @@ type Options struct {
 	Extra []string
 	// Live is set when the tree is the configuration nginx runs on this
 	// machine: a missing absolute include is then an error for sure, where
-	// in a copy it may only be missing from the copy.
+	// in a copy it may only be missing from the copy, and files outside the
+	// configuration directory (Debian's modules, certbot's options) are
+	// read as nginx reads them.
 	Live bool
+	// AllowOutside lists directories outside the linted tree whose files an
+	// include may read. Without it, a tree that is not live reads nothing
+	// outside its directory and the path maps: a configuration from a pull
+	// request must not read the runner's files.
+	AllowOutside []string
 }
 
 // Tree is a loaded configuration: the root files, every file read, and the
@@ -91,15 +99,60 @@ type source interface {
 
 type osSource struct{}
 
+// Limits on what one lint reads: a configuration is untrusted input.
+const (
+	// MaxTreeBytes is the most one tree may hold, all files together.
+	MaxTreeBytes = 64 << 20
+	// MaxDirectiveVisits bounds the directives a walk of the tree meets,
+	// counting a file once per place that includes it: a file included
+	// twice by each of 30 nested files would otherwise be met 2^30 times.
+	MaxDirectiveVisits = 5_000_000
+)
+
+// ErrNotRegular is returned for a path that is not a regular file (a FIFO,
+// a device, a directory) or lies in /proc, /sys or /dev: nginxtune never
+// reads one, whatever it names.
+var ErrNotRegular = errors.New("not a regular file; not read")
+
+// ErrTooLarge is returned when a file would take the tree past MaxTreeBytes.
+var ErrTooLarge = fmt.Errorf("the configuration would exceed %d MiB; not read", MaxTreeBytes>>20)
+
+// ErrOutside is returned for a file outside the linted tree.
+var ErrOutside = errors.New("outside the linted tree; not read")
+
+// systemDirs hold kernel and device files, never configuration.
+var systemDirs = []string{"/proc", "/sys", "/dev"}
+
+func isSystemPath(p string) bool {
+	for _, d := range systemDirs {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 func (osSource) read(p string) ([]byte, error) {
+	if isSystemPath(p) {
+		return nil, ErrNotRegular
+	}
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, err
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory", p)
+	if !st.Mode().IsRegular() {
+		return nil, ErrNotRegular
 	}
-	return os.ReadFile(p)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxTreeBytes+1))
+	if err == nil && len(b) > MaxTreeBytes {
+		return nil, ErrTooLarge
+	}
+	return b, err
 }
 func (osSource) glob(pattern string) ([]string, error) { return filepath.Glob(pattern) }
 func (osSource) exists(p string) bool {
@@ -198,6 +251,7 @@ func IsDump(b []byte) bool {
 }
 
 type loader struct {
+	bytes int // read so far
 	// noMain is set when a fragment was loaded with no nginx.conf above it:
 	// its relative includes resolve against a guess of nginx's prefix.
 	noMain bool
@@ -222,9 +276,12 @@ func Load(p string, opt Options) (*Tree, error) {
 		if r == nil {
 			r = os.Stdin
 		}
-		b, err := io.ReadAll(r)
+		b, err := io.ReadAll(io.LimitReader(r, MaxTreeBytes+1))
 		if err != nil {
 			return nil, fmt.Errorf("reading standard input: %w", err)
+		}
+		if len(b) > MaxTreeBytes {
+			return nil, fmt.Errorf("standard input: more than %d MiB; not read", MaxTreeBytes>>20)
 		}
 		if IsDump(b) {
 			return l.loadDump(b)
@@ -265,7 +322,7 @@ func Load(p string, opt Options) (*Tree, error) {
 				}
 			}
 		} else {
-			b, err := os.ReadFile(abs)
+			b, err := (osSource{}).read(abs)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", p, unwrapPathErr(err))
 			}
@@ -367,9 +424,15 @@ func (l *loader) file(p string) (*File, error) {
 			return f, nil
 		}
 	}
+	if _, isOS := l.src.(osSource); isOS && len(l.tree.Files) > 0 && !l.opt.Live && !l.inside(real) && !l.allowed(real) {
+		return nil, ErrOutside
+	}
 	b, err := l.src.read(real)
 	if err != nil {
 		return nil, err
+	}
+	if l.bytes += len(b); l.bytes > MaxTreeBytes {
+		return nil, ErrTooLarge
 	}
 	f := &File{Path: real, Src: b}
 	if real != p {
@@ -377,7 +440,7 @@ func (l *loader) file(p string) (*File, error) {
 		l.tree.byPath[p] = f
 	}
 	l.add(f)
-	if _, isOS := l.src.(osSource); isOS && !l.inside(real) {
+	if _, isOS := l.src.(osSource); isOS && !l.opt.Live && !l.inside(real) && len(l.tree.Files) > 1 {
 		l.tree.Outside = append(l.tree.Outside, real)
 	}
 	return f, nil
@@ -404,6 +467,23 @@ func (l *loader) inside(p string) bool {
 	}
 	for _, m := range append(append([]PathMap(nil), l.opt.Maps...), l.tree.Inferred...) {
 		if under(m.To) {
+			return true
+		}
+	}
+	return false
+}
+
+// allowed reports whether p lies in a directory the user allowed.
+func (l *loader) allowed(p string) bool {
+	for _, d := range l.opt.AllowOutside {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = r
+		}
+		if p == abs || strings.HasPrefix(p, strings.TrimSuffix(abs, "/")+"/") {
 			return true
 		}
 	}
@@ -499,6 +579,7 @@ func (l *loader) finish(roots []string) {
 		l.settleContext(f)
 		l.tree.Roots = append(l.tree.Roots, f)
 	}
+	l.boundVisits()
 	for _, r := range l.tree.Roots {
 		l.checkEvents(r)
 	}
@@ -568,8 +649,13 @@ func (l *loader) expand(f *File) {
 		}
 		for _, p := range l.resolve(d) {
 			inc, err := l.file(p)
-			if err != nil {
-				l.diag(d, "include-missing", SevError, "include %q: cannot read %s: %v", d.Arg(0), l.display(p), unwrapPathErr(err))
+			switch {
+			case errors.Is(err, ErrOutside):
+				l.diag(d, "include-outside-tree", SevInfo, "include %q: %s is %v (give --allow-outside %s to read it); findings that depend on it are missing",
+					clip(d.Arg(0)), clip(l.display(p)), err, clip(filepath.Dir(p)))
+				continue
+			case err != nil:
+				l.diag(d, "include-missing", SevError, "include %q: cannot read %s: %v", clip(d.Arg(0)), clip(l.display(p)), unwrapPathErr(err))
 				l.tree.Unreadable = append(l.tree.Unreadable, p)
 				continue
 			}
@@ -577,7 +663,7 @@ func (l *loader) expand(f *File) {
 				continue // a guessed map, not the configuration, leads back: the guess is wrong here
 			}
 			if l.state[inc] == 1 {
-				l.diag(d, "include-cycle", SevError, "include %q leads back to %s, which is already being read: nginx would include it again and again", d.Arg(0), l.display(inc.Path))
+				l.diag(d, "include-cycle", SevError, "include %q leads back to %s, which is already being read: nginx would include it again and again", clip(d.Arg(0)), l.display(inc.Path))
 				continue
 			}
 			d.Includes = append(d.Includes, inc)
@@ -664,18 +750,18 @@ func (l *loader) resolve(d *Directive) []string {
 			}
 			if stockFiles[filepath.Base(target)] {
 				l.diag(d, "include-missing", SevInfo, "include %q: %s is not here; nginx packages ship this file in the configuration directory, so nginx on the server likely has it%s",
-					target, l.display(local), l.mapHint(target))
+					clip(target), l.display(local), l.mapHint(target))
 				return nil
 			}
 			switch {
 			case placeholder(target):
-				l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", target)
+				l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", clip(target))
 			case !filepath.IsAbs(target) && l.noMain && l.opt.Prefix == "":
-				l.diag(d, "include-missing", SevInfo, "include %q: %s does not exist; nginx resolves it from its prefix (the directory of the main nginx.conf), and no nginx.conf above this file says where that is: lint from the main file, or give --prefix", target, l.display(local))
+				l.diag(d, "include-missing", SevInfo, "include %q: %s does not exist; nginx resolves it from its prefix (the directory of the main nginx.conf), and no nginx.conf above this file says where that is: lint from the main file, or give --prefix", clip(target), l.display(local))
 			case filepath.IsAbs(target) && !l.opt.Live && !l.inside(local):
-				l.diag(d, "include-missing", SevInfo, "include %q: %s is not in this copy of the configuration; nginx -t fails if it is missing on the server too%s", target, l.display(local), l.mapHint(target))
+				l.diag(d, "include-missing", SevInfo, "include %q: %s is not in this copy of the configuration; nginx -t fails if it is missing on the server too%s", clip(target), l.display(local), l.mapHint(target))
 			default:
-				l.diag(d, "include-missing", SevError, "include %q: %s does not exist; nginx -t fails with \"open() failed\"%s", target, l.display(local), l.mapHint(target))
+				l.diag(d, "include-missing", SevError, "include %q: %s does not exist; nginx -t fails with \"open() failed\"%s", clip(target), l.display(local), l.mapHint(target))
 			}
 			return nil
 		}
@@ -683,14 +769,14 @@ func (l *loader) resolve(d *Directive) []string {
 	}
 	matches, err := l.src.glob(local)
 	if err != nil {
-		l.diag(d, "include-missing", SevError, "include %q: bad pattern: %v", target, err)
+		l.diag(d, "include-missing", SevError, "include %q: bad pattern: %v", clip(target), err)
 		return nil
 	}
 	if len(matches) == 0 && optionalInclude(target) {
 		return nil // "file[.]conf": an include meant to read nothing when the file is absent
 	}
 	if len(matches) == 0 && placeholder(target) {
-		l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", target)
+		l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", clip(target))
 		return nil
 	}
 	if len(matches) == 0 && !l.tree.Dump && !l.src.isDir(dirOf(local, l.tree.Dump)) {
@@ -700,7 +786,7 @@ func (l *loader) resolve(d *Directive) []string {
 		if alt, ok := l.inferMap(target); ok {
 			matches, _ = l.src.glob(alt)
 		} else {
-			l.diag(d, "include-missing", SevInfo, "include %q: directory %s does not exist, so the pattern matches nothing (nginx accepts that; check the path if files were meant to be read)%s", target, l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
+			l.diag(d, "include-missing", SevInfo, "include %q: directory %s does not exist, so the pattern matches nothing (nginx accepts that; check the path if files were meant to be read)%s", clip(target), l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
 			return nil
 		}
 	}
@@ -834,8 +920,18 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
 	return s[:n] + "..."
 }
+
+// clipLen bounds what a message quotes of the configuration: a config is
+// untrusted input, and a message is not the place to copy it out.
+const clipLen = 64
+
+// clip shortens text quoted from the configuration to clipLen bytes.
+func clip(s string) string { return truncate(s, clipLen) }
 
 // checkEvents reports a main file without an events block: nginx -t fails
 // with "no "events" section in configuration". A main file is a root read
@@ -919,4 +1015,61 @@ func (l *loader) throughInferred(target string) bool {
 		}
 	}
 	return false
+}
+
+// boundVisits counts the directives a walk of the tree meets, a file once
+// per place that includes it, and when the count passes MaxDirectiveVisits
+// reports the include that amplifies most and cuts every include, so that
+// no rule walks an exponential tree: the tree was not read whole (exit 2).
+func (l *loader) boundVisits() {
+	memo := map[*File]int{}
+	var cost func(f *File, depth int) int
+	cost = func(f *File, depth int) int {
+		if n, ok := memo[f]; ok {
+			return n
+		}
+		memo[f] = MaxDirectiveVisits + 1 // a path back here is a cycle already cut; count it as too much
+		n := 0
+		walkFileDirs(f.Directives, func(d *Directive) {
+			n++
+			for _, inc := range d.Includes {
+				if n <= MaxDirectiveVisits && depth < 200 {
+					n += cost(inc, depth+1)
+				} else {
+					n = MaxDirectiveVisits + 1
+				}
+			}
+		})
+		memo[f] = min(n, MaxDirectiveVisits+1)
+		return memo[f]
+	}
+	total := 0
+	for _, r := range l.tree.Roots {
+		total += cost(r, 0)
+	}
+	if total <= MaxDirectiveVisits {
+		return
+	}
+	var worst *Directive
+	worstN := 0
+	for _, f := range l.tree.Files {
+		walkFileDirs(f.Directives, func(d *Directive) {
+			if len(d.Includes) > 0 {
+				n := 0
+				for _, inc := range d.Includes {
+					n += memo[inc]
+				}
+				if n > worstN || worst == nil {
+					worst, worstN = d, n
+				}
+			}
+		})
+	}
+	for _, f := range l.tree.Files {
+		walkFileDirs(f.Directives, func(d *Directive) { d.Includes = nil })
+	}
+	if worst != nil {
+		l.diag(worst, "include-missing", SevError, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", clip(worst.Arg(0)), MaxDirectiveVisits)
+		l.tree.Unreadable = append(l.tree.Unreadable, worst.File.Path)
+	}
 }

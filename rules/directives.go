@@ -428,7 +428,7 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 	case len(ds) > 0:
 	case !certain:
 	default:
-		msg := fmt.Sprintf("unknown directive %q: nginx -t fails with \"unknown directive\"", d.Name)
+		msg := fmt.Sprintf("unknown directive %q: nginx -t fails with \"unknown directive\"", clip(d.Name))
 		if s := suggest(d.Name); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}

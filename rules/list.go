@@ -20,6 +20,7 @@ var All = []*Rule{
 	hostWorkers,
 	includeCycle,
 	includeMissing,
+	includeOutsideTree,
 	keepaliveDisabled,
 	keepaliveRequestsLow,
 	listenHTTP2Deprecated,

@@ -194,6 +194,9 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 		if s, ok := cfg.Severity[d.Rule]; ok {
 			d.Severity = s
 		}
+		if len(d.Message) > maxMessage {
+			d.Message = cutAt(d.Message, maxMessage) + " (message cut)"
+		}
 		if f := t.File(d.File); f != nil && f.Via != "" {
 			d.Via = f.Via
 			d.Message += " (read via " + relTo(t.Dir, f.Via) + ")"
@@ -217,7 +220,7 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 }
 
 // loaderRule are the rules that report what reading the tree found.
-var loaderRule = map[string]bool{"syntax": true, "include-missing": true, "include-cycle": true, "unused-suppression": true}
+var loaderRule = map[string]bool{"syntax": true, "include-missing": true, "include-cycle": true, "include-outside-tree": true, "unused-suppression": true}
 
 // ByID returns the rule with the given id, or nil.
 func ByID(id string) *Rule {
@@ -238,4 +241,24 @@ func relTo(dir, p string) string {
 		return r
 	}
 	return p
+}
+
+// maxMessage bounds a finding's message: rules quote the configuration,
+// and a configuration is untrusted input.
+const maxMessage = 1024
+
+// clip shortens text quoted from the configuration to 64 bytes.
+func clip(s string) string { return cutAt(s, 64) }
+
+// cutAt shortens s to at most n bytes on a character boundary, marking the
+// cut with "...".
+func cutAt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return s[:i] + "..."
 }

@@ -35,11 +35,12 @@ type lintFlags struct {
 	factsFile    string
 	changed      bool
 	roots        []string
+	allowOutside []string
 }
 
 // alwaysOn are the rules that report what could not be read; "enable" lists
 // cannot turn them off.
-var alwaysOn = map[string]bool{"syntax": true, "include-missing": true, "include-cycle": true, "unused-suppression": true}
+var alwaysOn = map[string]bool{"syntax": true, "include-missing": true, "include-cycle": true, "include-outside-tree": true, "unused-suppression": true}
 
 // liveDirs are where nginx packages keep the configuration a running nginx
 // reads; linting one of them asks the installed nginx for its version.
@@ -86,6 +87,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
 	fl.BoolVar(&f.noHost, "no-host", false, "do not read this machine's facts, even for the live tree")
 	fl.StringVar(&f.factsFile, "facts", "", "check against the host facts in FILE (saved with nginxtune facts)")
 	fl.BoolVar(&f.changed, "changed", false, "the PATHs are changed files (as pre-commit passes them): lint the trees that include them, report findings in them only")
+	fl.StringArrayVar(&f.allowOutside, "allow-outside", nil, "a directory outside the linted tree that includes may read (repeatable); by default only the live /etc/nginx reads outside its directory")
 	fl.StringArrayVar(&f.roots, "root", nil, "with --changed: a main file the changed files are included from (default: the nearest nginx.conf above each, or roots: in .nginxtune.yaml)")
 	return c
 }
@@ -209,6 +211,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 	}
 	s.opt.Stdin = c.InOrStdin()
 	s.opt.Live = isLive(first)
+	s.opt.AllowOutside = f.allowOutside
 	s.stderr = c.ErrOrStderr()
 	return s, nil
 }
