@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -250,8 +251,12 @@ func IsDump(b []byte) bool {
 	return false
 }
 
+// fileID is a file's device and inode.
+type fileID struct{ dev, ino uint64 }
+
 type loader struct {
 	bytes int // read so far
+	byID  map[fileID]*File
 	// noMain is set when a fragment was loaded with no nginx.conf above it:
 	// its relative includes resolve against a guess of nginx's prefix.
 	noMain bool
@@ -427,6 +432,19 @@ func (l *loader) file(p string) (*File, error) {
 	if _, isOS := l.src.(osSource); isOS && len(l.tree.Files) > 0 && !l.opt.Live && !l.inside(real) && !l.allowed(real) {
 		return nil, ErrOutside
 	}
+	var id fileID
+	if _, isOS := l.src.(osSource); isOS {
+		// a file with several hard links is one file too
+		if st, err := os.Stat(real); err == nil {
+			if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+				id = fileID{uint64(sys.Dev), sys.Ino}
+				if f, ok := l.byID[id]; ok {
+					l.tree.byPath[p] = f
+					return f, nil
+				}
+			}
+		}
+	}
 	b, err := l.src.read(real)
 	if err != nil {
 		return nil, err
@@ -435,6 +453,12 @@ func (l *loader) file(p string) (*File, error) {
 		return nil, ErrTooLarge
 	}
 	f := &File{Path: real, Src: b}
+	if id != (fileID{}) {
+		if l.byID == nil {
+			l.byID = map[fileID]*File{}
+		}
+		l.byID[id] = f
+	}
 	if real != p {
 		f.Via = p
 		l.tree.byPath[p] = f

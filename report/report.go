@@ -190,12 +190,12 @@ func GitHub(w io.Writer, diags []rules.Diagnostic, m Meta) error {
 
 // ghData escapes a workflow command's message.
 func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return Escape(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
 }
 
 // ghProperty escapes a workflow command's property value.
 func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return Escape(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }
 
 // Escape writes control characters (and invalid UTF-8) as \xNN, so that a

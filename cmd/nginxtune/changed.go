@@ -53,15 +53,21 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 	var trees []*parser.Tree
 	broken := false
 	covered := map[string]bool{}
+	seenErr := map[string]bool{}
 	keep := func(t *parser.Tree, only map[string]bool) {
 		for _, f := range t.Files {
-			if only[f.Path] && f.Broken {
+			if f.Broken {
 				broken = true
 			}
 		}
 		broken = broken || len(t.Unreadable) > 0
 		for _, d := range rules.Run(t, s.cfg) {
-			if only[d.File] {
+			// errors anywhere in the tree fail the run: a change can break
+			// a file it includes or is included by
+			if only[d.File] || d.Severity == rules.Error && !seenErr[d.File+"\x00"+d.Message] {
+				if !only[d.File] {
+					seenErr[d.File+"\x00"+d.Message] = true
+				}
 				diags = append(diags, d)
 			}
 		}

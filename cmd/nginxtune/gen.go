@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
@@ -208,6 +209,10 @@ func runGen(c *cobra.Command, f *genFlags) error {
 	if f.diff {
 		for _, file := range files {
 			p := filepath.Join(f.out, file.Path)
+			if l := linkUnder(f.out, file.Path); l != "" {
+				fmt.Fprintf(c.OutOrStdout(), "--- %s: %s is a symbolic link; not read, not compared\n", p, l)
+				continue
+			}
 			old, err := os.ReadFile(p)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return failf(ExitError, "%v", err)
@@ -216,27 +221,80 @@ func runGen(c *cobra.Command, f *genFlags) error {
 		}
 		return nil
 	}
-	var exists []string
+	var exists, links []string
 	for _, file := range files {
 		p := filepath.Join(f.out, file.Path)
+		if l := linkUnder(f.out, file.Path); l != "" {
+			links = append(links, l)
+		}
 		if b, err := os.ReadFile(p); err == nil && string(b) != file.Content {
 			exists = append(exists, p)
 		}
 	}
+	if len(links) > 0 && !f.force {
+		return failf(ExitError, "%s is a symbolic link inside --out; nothing written (--force writes through it)", strings.Join(links, ", "))
+	}
 	if len(exists) > 0 && !f.force {
 		return failf(ExitError, "%s exists and differs; nothing written (see --diff, or --force to replace)", strings.Join(exists, ", "))
+	}
+	// all or nothing: stage every file beside its place, then rename
+	umask := syscall.Umask(0)
+	syscall.Umask(umask)
+	type staged struct{ tmp, path string }
+	var done []staged
+	abort := func(err error) error {
+		for _, st := range done {
+			os.Remove(st.tmp)
+		}
+		return failf(ExitError, "%v; nothing written", err)
 	}
 	for _, file := range files {
 		p := filepath.Join(f.out, file.Path)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return failf(ExitError, "%v", err)
+			return abort(err)
 		}
-		if err := writeAtomic(p, []byte(file.Content), os.FileMode(file.Mode)); err != nil {
-			return failf(ExitError, "%v", err)
+		tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".nginxtune-*")
+		if err != nil {
+			return abort(err)
 		}
-		fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", p)
+		done = append(done, staged{tmp.Name(), p})
+		_, werr := tmp.WriteString(file.Content)
+		if werr == nil {
+			werr = tmp.Sync()
+		}
+		if cerr := tmp.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Chmod(tmp.Name(), os.FileMode(file.Mode)&^os.FileMode(umask))
+		}
+		if werr != nil {
+			return abort(werr)
+		}
+	}
+	for i, st := range done {
+		if err := os.Rename(st.tmp, st.path); err != nil {
+			for _, rest := range done[i:] {
+				os.Remove(rest.tmp)
+			}
+			return failf(ExitError, "%v (written before the failure: %d of %d files)", err, i, len(done))
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", st.path)
 	}
 	return nil
+}
+
+// linkUnder returns the first symbolic link on the way from dir to
+// dir/rel (the file itself included), "" when there is none.
+func linkUnder(dir, rel string) string {
+	p := dir
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		p = filepath.Join(p, part)
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return p
+		}
+	}
+	return ""
 }
 
 func unwrap(err error) error {

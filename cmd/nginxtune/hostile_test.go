@@ -110,3 +110,81 @@ func TestHostileAmplification(t *testing.T) {
 		t.Errorf("exit %d:\n%s%s", code, out, errOut)
 	}
 }
+
+// Concurrent --fix runs on one tree give what a single run gives, a file
+// reached by two names (a hard link) is fixed once, and a read-only file
+// is left alone.
+func TestFixConcurrentAndLinks(t *testing.T) {
+	src := "events {}\nhttp {\n    server {\n        listen 8000 ssl;\n        ssl_certificate c.pem;\n        ssl_certificate_key k.pem;\n        location / {\n            proxy_pass http://127.0.0.1:9000;\n        }\n    }\n}\n"
+	single := t.TempDir()
+	os.WriteFile(filepath.Join(single, "nginx.conf"), []byte(src), 0o644)
+	runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--fix", filepath.Join(single, "nginx.conf"))
+	want, _ := os.ReadFile(filepath.Join(single, "nginx.conf"))
+	for trial := 0; trial < 20; trial++ {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "nginx.conf")
+		os.WriteFile(p, []byte(src), 0o644)
+		done := make(chan struct{})
+		for i := 0; i < 2; i++ {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				var out, errb strings.Builder
+				run([]string{"lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--fix", p}, strings.NewReader(""), &out, &errb)
+			}()
+		}
+		<-done
+		<-done
+		if got, _ := os.ReadFile(p); string(got) != string(want) {
+			t.Fatalf("trial %d: concurrent runs gave\n%s\nwant\n%s", trial, got, want)
+		}
+	}
+	// a hard link to a fixed file: one file, fixed once
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "conf.d"), 0o755)
+	os.WriteFile(filepath.Join(dir, "conf.d/app.conf"), []byte("gzip_comp_level 9;\n"), 0o644)
+	os.Link(filepath.Join(dir, "conf.d/app.conf"), filepath.Join(dir, "conf.d/again.conf"))
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte("events {}\nhttp {\n    gzip on;\n    include conf.d/*.conf;\n}\n"), 0o644)
+	os.Chmod(filepath.Join(dir, "nginx.conf"), 0o444)
+	_, errOut, _ := runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--fix", filepath.Join(dir, "nginx.conf"))
+	if b, _ := os.ReadFile(filepath.Join(dir, "nginx.conf")); strings.Contains(string(b), "gzip_types") {
+		t.Errorf("a read-only file was rewritten")
+	}
+	if !strings.Contains(errOut, "read-only") {
+		t.Errorf("no word about the read-only file: %s", errOut)
+	}
+	st, _ := os.Stat(filepath.Join(dir, "conf.d/app.conf"))
+	if st.Sys().(*syscall.Stat_t).Nlink != 2 {
+		t.Errorf("the hard link was broken")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "conf.d/again.conf")); string(b) != "gzip_comp_level 5;\n" {
+		t.Errorf("the hard-linked file: %q (fixed once, through both names)", b)
+	}
+}
+
+// gen never writes through a symbolic link inside --out without --force,
+// writes every file or none, and honours the umask.
+func TestGenOutSafety(t *testing.T) {
+	out := t.TempDir()
+	elsewhere := t.TempDir()
+	os.Symlink(elsewhere, filepath.Join(out, "sysctl.d"))
+	args := []string{"gen", "--profile", "static", "--cpus", "2", "--memory", "4GiB", "--nofile", "1024:524288", "--nginx-version", "1.22.1", "--verify=false", "--out", out}
+	_, errOut, code := runCLI(t, "", args...)
+	if code != ExitError || !strings.Contains(errOut, "symbolic link inside --out") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("written through the link: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(out, "nginx.conf")); err == nil {
+		t.Error("some files were written")
+	}
+	os.Remove(filepath.Join(out, "sysctl.d"))
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	if _, errOut, code := runCLI(t, "", args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if st, _ := os.Stat(filepath.Join(out, "nginx.conf")); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %o under umask 077", st.Mode().Perm())
+	}
+}

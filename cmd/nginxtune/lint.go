@@ -303,6 +303,29 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 	if len(f.roots) > 0 {
 		s.roots = f.roots
 	}
+	if f.fix {
+		// one --fix at a time per configuration directory: a second run
+		// waits, then reads what the first wrote
+		locked := map[string]bool{}
+		for _, a := range args {
+			dir := a
+			if fi, err := os.Stat(a); err != nil || !fi.IsDir() {
+				dir = filepath.Dir(a)
+			}
+			if abs, err := filepath.Abs(dir); err == nil {
+				dir = abs
+			}
+			if locked[dir] {
+				continue
+			}
+			locked[dir] = true
+			unlock, err := lockDir(dir)
+			if err != nil {
+				return failf(ExitError, "--fix: %v", err)
+			}
+			defer unlock()
+		}
+	}
 	lint := func() ([]rules.Diagnostic, bool, []*parser.Tree, error) {
 		if f.changed {
 			return lintChanged(args, s)
@@ -498,68 +521,98 @@ func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer) (fi
 			outs[name] = out.Bytes()
 		}
 	}
-	for _, name := range names {
-		if data, ok := outs[name]; ok {
-			if err := writeAtomic(name, data, 0); err != nil {
-				return 0, files, fmt.Errorf("%v (files already fixed: %s)", err, strings.Join(files, ", "))
-			}
-			files = append(files, name)
+	// All or nothing: every new file is written and synced beside its
+	// original first; only then are they renamed into place. A failure while
+	// staging (a full disk) leaves every original as it was.
+	var staged []stagedFile
+	cleanup := func() {
+		for _, st := range staged {
+			os.Remove(st.tmp)
 		}
+	}
+	for _, name := range names {
+		data, ok := outs[name]
+		if !ok {
+			continue
+		}
+		if fi, err := os.Stat(name); err == nil && fi.Mode().Perm()&0o222 == 0 {
+			fmt.Fprintf(w, "nginxtune: not fixed: %s is read-only\n", report.Escape(name))
+			continue
+		}
+		st, err := stage(name, data)
+		if err != nil {
+			cleanup()
+			return 0, nil, fmt.Errorf("%v; nothing written", err)
+		}
+		staged = append(staged, st)
+	}
+	for i, st := range staged {
+		var err error
+		if st.tmp == "" {
+			err = writeInPlace(st.name, st.data)
+		} else {
+			err = os.Rename(st.tmp, st.name)
+		}
+		if err != nil {
+			for _, rest := range staged[i:] {
+				os.Remove(rest.tmp)
+			}
+			return 0, files, fmt.Errorf("%v (files already fixed: %s)", err, strings.Join(files, ", "))
+		}
+		files = append(files, st.name)
 	}
 	return fixes, files, nil
 }
 
-// writeAtomic replaces name with data through a temporary file in the same
-// directory, so a reader never sees half a file. mode 0 keeps the mode of an
-// existing file (0644 for a new one). An existing file keeps its owner and
-// group; a symbolic link is written through (its target is replaced, the
-// link stays); a file with several hard links, or whose owner cannot be
-// kept, is rewritten in place so that every link and the owner stay.
-func writeAtomic(name string, data []byte, mode os.FileMode) error {
+// stagedFile is a fix written beside its file, waiting to be renamed in.
+type stagedFile struct {
+	name, tmp string // tmp "": rewrite in place (hard links, or an owner that cannot be kept)
+	data      []byte
+}
+
+// stage writes data beside name with name's mode, owner and group.
+func stage(name string, data []byte) (stagedFile, error) {
 	if real, err := filepath.EvalSymlinks(name); err == nil {
 		name = real
 	}
-	var uid, gid = -1, -1
-	st, statErr := os.Stat(name)
-	if statErr == nil {
-		if mode == 0 {
-			mode = st.Mode().Perm()
-		}
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-			uid, gid = int(sys.Uid), int(sys.Gid)
-			if sys.Nlink > 1 {
-				return writeInPlace(name, data)
-			}
-		}
+	st := stagedFile{name: name, data: data}
+	fi, err := os.Stat(name)
+	if err != nil {
+		return st, err
 	}
-	if mode == 0 {
-		mode = 0o644
+	sys, _ := fi.Sys().(*syscall.Stat_t)
+	if sys != nil && sys.Nlink > 1 {
+		return st, nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".nginxtune-*")
 	if err != nil {
-		return err
+		return st, err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
+	st.tmp = tmp.Name()
+	fail := func(err error) (stagedFile, error) {
 		tmp.Close()
-		return err
+		os.Remove(st.tmp)
+		return stagedFile{}, err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return fail(err)
 	}
-	if err := os.Chmod(tmp.Name(), mode); err != nil {
-		return err
+	if err := os.Chmod(st.tmp, fi.Mode().Perm()); err != nil {
+		return fail(err)
 	}
-	if uid >= 0 && (uid != os.Geteuid() || gid != os.Getegid()) {
-		if err := os.Lchown(tmp.Name(), uid, gid); err != nil {
-			return writeInPlace(name, data)
+	if sys != nil && (int(sys.Uid) != os.Geteuid() || int(sys.Gid) != os.Getegid()) {
+		if err := os.Lchown(st.tmp, int(sys.Uid), int(sys.Gid)); err != nil {
+			os.Remove(st.tmp)
+			st.tmp = "" // keep the owner: rewrite in place
 		}
 	}
-	return os.Rename(tmp.Name(), name)
+	return st, nil
 }
 
 // writeInPlace rewrites an existing file's contents, keeping its inode
@@ -612,4 +665,25 @@ func sayOutside(w io.Writer, trees []*parser.Tree) {
 	}
 	fmt.Fprintf(w, "nginxtune: read %d file%s from outside %s: %s%s (linting a copy of a server's files? --map %s=DIR reads the copy's)\n",
 		len(files), pluralS(len(files)), report.Escape(relPath(dir)), strings.Join(list, ", "), more, report.Escape(filepath.Dir(files[0])))
+}
+
+// lockDir takes an exclusive advisory lock on the directory of a linted
+// path (the path itself when it is a directory) until unlock is called.
+func lockDir(path string) (unlock func(), err error) {
+	dir := path
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+		dir = filepath.Dir(path)
+	}
+	fd, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(fd.Fd()), syscall.LOCK_EX); err != nil {
+		fd.Close()
+		return nil, err
+	}
+	return func() {
+		syscall.Flock(int(fd.Fd()), syscall.LOCK_UN)
+		fd.Close()
+	}, nil
 }
