@@ -1057,10 +1057,8 @@ func (l *loader) boundVisits() {
 		walkFileDirs(f.Directives, func(d *Directive) {
 			n++
 			for _, inc := range d.Includes {
-				if n <= MaxDirectiveVisits && depth < 200 {
+				if n <= MaxDirectiveVisits {
 					n += cost(inc, depth+1)
-				} else {
-					n = MaxDirectiveVisits + 1
 				}
 			}
 		})

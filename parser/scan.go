@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -402,8 +403,8 @@ func longBracket(src []byte, i int) (int, bool) {
 // closeLong returns the offset just past the "]==]" of the given level that
 // closes a long bracket whose body starts at from.
 func closeLong(src []byte, from, lvl int) int {
-	closer := "]" + strings.Repeat("=", lvl) + "]"
-	if k := strings.Index(string(src[min(from, len(src)):]), closer); k >= 0 {
+	closer := []byte("]" + strings.Repeat("=", lvl) + "]")
+	if k := bytes.Index(src[min(from, len(src)):], closer); k >= 0 {
 		return from + k + len(closer)
 	}
 	return len(src)

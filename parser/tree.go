@@ -126,6 +126,8 @@ type File struct {
 
 	lineStarts []int
 	newline    string
+	// the last Position answered, to count columns on from it
+	posLine, posOff, posCol int
 }
 
 // Newline returns the line ending the file uses: "\r\n" when it has one,
@@ -158,7 +160,17 @@ func (f *File) Position(off int) (line, col int) {
 	if start == 0 && off >= 3 && len(f.Src) >= 3 && f.Src[0] == 0xEF && f.Src[1] == 0xBB && f.Src[2] == 0xBF {
 		start = 3 // editors do not count a byte order mark as a column
 	}
-	return lo + 1, columnOf(f.Src[start:min(off, len(f.Src))]) + 1
+	end := min(off, len(f.Src))
+	// the scanner asks in increasing order: count on from the last answer
+	// on the same line, so that a long line costs linear time, not
+	// quadratic
+	if f.posLine == lo+1 && f.posOff >= start && f.posOff <= end {
+		f.posCol += columnOf(f.Src[f.posOff:end])
+	} else {
+		f.posCol = columnOf(f.Src[start:end])
+	}
+	f.posLine, f.posOff = lo+1, end
+	return lo + 1, f.posCol + 1
 }
 
 // LineText returns the text of a 1-based line without its line ending.

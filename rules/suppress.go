@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
@@ -35,6 +36,7 @@ const (
 
 func parseSuppressions(f *parser.File) []*suppression {
 	var out []*suppression
+	var flat []*parser.Directive // every statement in document order, for nextDirective
 	for _, c := range f.Comments {
 		text := strings.TrimSpace(c.Text)
 		var whole bool
@@ -61,11 +63,27 @@ func parseSuppressions(f *parser.File) []*suppression {
 		case c.Trailing:
 			s.line = c.Line
 		default:
-			if d := nextDirective(f.Directives, c.Offset); d != nil {
-				s.start, s.end = d.Start, d.End
+			if flat == nil {
+				flat = flatten(f.Directives, nil)
+			}
+			i := sort.Search(len(flat), func(i int) bool { return flat[i].Start > c.Offset })
+			if i < len(flat) {
+				s.start, s.end = flat[i].Start, flat[i].End
 			}
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// flatten lists statements and the statements of their blocks in document
+// order (by start offset).
+func flatten(dirs []*parser.Directive, out []*parser.Directive) []*parser.Directive {
+	for _, d := range dirs {
+		out = append(out, d)
+		if d.Block != nil {
+			out = flatten(d.Block, out)
+		}
 	}
 	return out
 }
@@ -107,14 +125,61 @@ func applySuppressions(t *parser.Tree, diags []Diagnostic, cfg Config) []Diagnos
 	if len(sups) == 0 {
 		return diags
 	}
+	// index the suppressions by file and rule: whole files, lines, and
+	// byte ranges sorted by start with the largest end so far, so that each
+	// finding looks only at the suppressions that can cover it
+	type key struct{ file, rule string }
+	type ranges struct {
+		sups   []*suppression
+		maxEnd []int
+	}
+	whole := map[key][]*suppression{}
+	lines := map[key]map[int][]*suppression{}
+	spans := map[key]*ranges{}
+	for _, s := range sups {
+		for _, id := range s.rules {
+			k := key{s.file.Path, id}
+			switch {
+			case s.whole:
+				whole[k] = append(whole[k], s)
+			case s.line > 0:
+				if lines[k] == nil {
+					lines[k] = map[int][]*suppression{}
+				}
+				lines[k][s.line] = append(lines[k][s.line], s)
+			case s.start >= 0:
+				if spans[k] == nil {
+					spans[k] = &ranges{}
+				}
+				spans[k].sups = append(spans[k].sups, s)
+			}
+		}
+	}
+	for _, r := range spans {
+		sort.SliceStable(r.sups, func(i, j int) bool { return r.sups[i].start < r.sups[j].start })
+		r.maxEnd = make([]int, len(r.sups))
+		for i, s := range r.sups {
+			r.maxEnd[i] = s.end
+			if i > 0 && r.maxEnd[i-1] > s.end {
+				r.maxEnd[i] = r.maxEnd[i-1]
+			}
+		}
+	}
 	var kept []Diagnostic
 	for _, d := range diags {
+		k := key{d.File, d.Rule}
 		suppressed := false
-		for _, s := range sups {
-			for _, id := range s.rules {
-				if id == d.Rule && s.covers(d) {
-					s.used[id] = true
-					suppressed = true
+		for _, s := range whole[k] {
+			s.used[d.Rule], suppressed = true, true
+		}
+		for _, s := range lines[k][d.Line] {
+			s.used[d.Rule], suppressed = true, true
+		}
+		if r := spans[k]; r != nil {
+			i := sort.Search(len(r.sups), func(i int) bool { return r.sups[i].start > d.Offset }) - 1
+			for ; i >= 0 && r.maxEnd[i] > d.Offset; i-- {
+				if s := r.sups[i]; d.Offset >= s.start && d.Offset < s.end {
+					s.used[d.Rule], suppressed = true, true
 				}
 			}
 		}

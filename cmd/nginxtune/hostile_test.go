@@ -188,3 +188,56 @@ func TestGenOutSafety(t *testing.T) {
 		t.Errorf("mode %o under umask 077", st.Mode().Perm())
 	}
 }
+
+// Paths that were quadratic stay linear: 40,000 directives on one line, a
+// Lua block of 100,000 lines, a chain of 10,000 included files, 40,000
+// suppressions. Each is bounded in time here with a wide margin; the
+// benchmarks measure them.
+func TestHostileShapes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds large inputs")
+	}
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	var b strings.Builder
+	b.WriteString("events {}\nhttp {\n")
+	for i := 0; i < 40000; i++ {
+		b.WriteString("sendfile on; ")
+	}
+	b.WriteString("\n}\n")
+	oneLine := write("oneline/nginx.conf", b.String())
+	b.Reset()
+	b.WriteString("events {}\nhttp {\n server {\n  location / {\n   content_by_lua_block {\n")
+	for i := 0; i < 100000; i++ {
+		b.WriteString("x=[[a]]\n")
+	}
+	b.WriteString("   }\n  }\n }\n}\n")
+	lua := write("lua/nginx.conf", b.String())
+	chain := write("chain/nginx.conf", "events {}\nhttp {\n include c0.conf;\n}\n")
+	for i := 0; i < 10000; i++ {
+		next := fmt.Sprintf("include c%d.conf;\n", i+1)
+		if i == 9999 {
+			next = "sendfile on;\n"
+		}
+		write(fmt.Sprintf("chain/c%d.conf", i), next)
+	}
+	b.Reset()
+	b.WriteString("events {}\nhttp {\n")
+	for i := 0; i < 40000; i++ {
+		b.WriteString("# nginxtune:disable gzip-comp-level,keepalive-disabled\ngzip_comp_level 9;\n")
+	}
+	b.WriteString("}\n")
+	supp := write("supp/nginx.conf", b.String())
+	for _, p := range []string{oneLine, lua, chain, supp} {
+		start := time.Now()
+		_, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--format", "json", p)
+		if d := time.Since(start); d > 60*time.Second || code == 3 {
+			t.Errorf("%s: %v, exit %d %s", p, d, code, errOut)
+		}
+	}
+}

@@ -69,7 +69,8 @@ Host-aware rules (host-*) compare the configuration with the machine: with --hos
 saved on another with "nginxtune facts".
 
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it,
-2 could not run (bad flag or config file, unreadable path, a file nginx cannot parse).`,
+2 could not run (bad flag or config file, unreadable path, a file nginx cannot parse,
+a tree not read whole), 3 internal error.`,
 		RunE: func(c *cobra.Command, args []string) error { return runLint(c, args, &f) },
 	}
 	f.load.register(c)

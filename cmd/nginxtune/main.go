@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/nginxtune/nginxtune/report"
 	"io"
 	"os"
 	"runtime/debug"
@@ -17,6 +18,7 @@ const (
 	ExitOK       = 0 // nothing at or above the failure threshold
 	ExitFindings = 1 // findings at or above the failure threshold
 	ExitError    = 2 // could not run: bad flag, unreadable path, broken config
+	ExitInternal = 3 // a bug in nginxtune: the message says where; please report it
 )
 
 // version is set with -ldflags "-X main.version=..." by make; otherwise the
@@ -92,7 +94,9 @@ and generates tuned configurations sized to the host.
 Exit codes:
   0  nothing found at or above the failure threshold
   1  findings at or above the failure threshold
-  2  could not run: bad flag, unreadable path, broken configuration file`,
+  2  could not run: bad flag, unreadable path, broken configuration file, a tree past
+     nginxtune's bounds (64 MiB, include amplification)
+  3  internal error in nginxtune`,
 		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -107,7 +111,15 @@ Exit codes:
 	return root
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		// a bug must not look like a broken configuration (exit 2) nor
+		// spill a stack trace into a CI log: one line, exit 3
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "nginxtune: internal error: %v (please report it with the command that caused it)\n", report.Escape(fmt.Sprint(r)))
+			code = ExitInternal
+		}
+	}()
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
