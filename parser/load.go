@@ -108,6 +108,8 @@ const (
 	// counting a file once per place that includes it: a file included
 	// twice by each of 30 nested files would otherwise be met 2^30 times.
 	MaxDirectiveVisits = 5_000_000
+	// MaxGlobMatches bounds the paths one include pattern may match.
+	MaxGlobMatches = 10_000
 )
 
 // ErrNotRegular is returned for a path that is not a regular file (a FIFO,
@@ -813,6 +815,11 @@ func (l *loader) resolve(d *Directive) []string {
 			l.diag(d, "include-missing", SevInfo, "include %q: directory %s does not exist, so the pattern matches nothing (nginx accepts that; check the path if files were meant to be read)%s", clip(target), l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
 			return nil
 		}
+	}
+	if len(matches) > MaxGlobMatches {
+		l.diag(d, "include-missing", SevError, "include %q matches %d paths, more than nginxtune reads for one include (%d); none read", clip(target), len(matches), MaxGlobMatches)
+		l.tree.Unreadable = append(l.tree.Unreadable, d.File.Path)
+		return nil
 	}
 	var out []string
 	baseHasGlob := hasGlob(filepath.Base(target))

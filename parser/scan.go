@@ -6,9 +6,10 @@ import (
 	"strings"
 )
 
-// maxDepth bounds block nesting so that hostile input cannot exhaust the
-// stack; real configurations stay far below it.
-const maxDepth = 200
+// maxDepth bounds block nesting. Real configurations stay below 20; the
+// bound keeps hostile input from costing memory quadratic in the depth (each
+// block's walk context holds the blocks around it).
+const maxDepth = 1000
 
 // maxToken mirrors nginx's 4096-byte configuration buffer: a longer single
 // parameter is rejected by nginx with "too long parameter".
