@@ -352,6 +352,15 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		// Fixes can make room for others (a new upstream, then its proxy
 		// headers), so apply them in passes until none is left.
 		total, changed := 0, map[string]bool{}
+		// what every changed file held before, to roll back a fix that
+		// leaves the configuration unreadable
+		originals := map[string][]byte{}
+		for _, t := range trees {
+			for _, f := range t.Files {
+				originals[f.Path] = f.Src
+			}
+		}
+		wasBroken := broken
 		for pass := 0; pass < maxFixPasses; pass++ {
 			n, files, err := applyFixes(diags, trees, c.ErrOrStderr())
 			if err != nil {
@@ -363,6 +372,23 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			}
 			if diags, broken, trees, err = lint(); err != nil {
 				return err
+			}
+			if broken && !wasBroken {
+				var restored []string
+				for name := range changed {
+					if old, ok := originals[name]; ok {
+						if st, err := stage(name, old); err == nil {
+							if st.tmp == "" {
+								writeInPlace(st.name, old)
+							} else {
+								os.Rename(st.tmp, st.name)
+							}
+							restored = append(restored, relPath(name))
+						}
+					}
+				}
+				sort.Strings(restored)
+				return failf(ExitInternal, "the fixes left the configuration unreadable; restored %s (please report it)", strings.Join(restored, ", "))
 			}
 			if n == 0 {
 				break
