@@ -241,3 +241,43 @@ func TestHostileShapes(t *testing.T) {
 		}
 	}
 }
+
+// A full disk while the fixes are staged changes nothing: the second file
+// of two does not fit on a small tmpfs, and the first stays as it was.
+func TestFixFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	dir := t.TempDir()
+	if out, err := runCmd(t, "/", "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
+	}
+	defer runCmd(t, "/", "umount", dir)
+	a := "events {}\nhttp {\n    gzip_comp_level 9;\n    include z.conf;\n}\n"
+	b := "gzip_types text/css image/jpeg;\n# " + strings.Repeat("x", 20000) + "\n"
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(a), 0o644)
+	os.WriteFile(filepath.Join(dir, "z.conf"), []byte(b), 0o644)
+	// fill the disk so that a copy of b.conf (20 KB) cannot be staged
+	fill, _ := os.Create(filepath.Join(dir, "fill"))
+	chunk := make([]byte, 1024)
+	for {
+		if _, err := fill.Write(chunk); err != nil {
+			break
+		}
+	}
+	fill.Close()
+	os.Truncate(filepath.Join(dir, "fill"), func() int64 { st, _ := os.Stat(filepath.Join(dir, "fill")); return st.Size() - 8*1024 }())
+	_, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--fix", filepath.Join(dir, "nginx.conf"))
+	if code != ExitError || !strings.Contains(errOut, "nothing written") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "nginx.conf")); string(got) != a {
+		t.Errorf("nginx.conf changed:\n%s", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "z.conf")); string(got) != b {
+		t.Errorf("z.conf changed")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+}
