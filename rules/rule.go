@@ -204,6 +204,23 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 		out = append(out, d)
 	}
 	out = applySuppressions(t, out, cfg)
+	if len(out) > MaxFindings {
+		// a hostile or generated tree can produce millions; the first
+		// MaxFindings (in file order) and a word about the rest
+		sortDiags(out)
+		extra := len(out) - MaxFindings
+		out = append(out[:MaxFindings:MaxFindings], Diagnostic{Rule: "syntax", Severity: Info, File: out[MaxFindings-1].File,
+			Line: out[MaxFindings-1].Line, Col: 1, EndLine: out[MaxFindings-1].Line, Offset: out[MaxFindings-1].Offset,
+			Message: fmt.Sprintf("%d more findings not shown: nginxtune reports at most %d per run", extra, MaxFindings)})
+	}
+	sortDiags(out)
+	return out
+}
+
+// MaxFindings bounds the findings of one run.
+const MaxFindings = 100_000
+
+func sortDiags(out []Diagnostic) {
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].File != out[j].File {
 			return out[i].File < out[j].File
@@ -216,7 +233,6 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 		}
 		return out[i].Rule < out[j].Rule
 	})
-	return out
 }
 
 // loaderRule are the rules that report what reading the tree found.
