@@ -643,11 +643,19 @@ func (l *loader) settleContext(f *File) {
 			return
 		}
 	}
-	if filepath.Base(f.Path) == "nginx.conf" || len(f.Directives) == 0 {
+	if len(f.Directives) == 0 {
 		f.Context, f.ContextSource = []string{CtxMain}, "root"
 		return
 	}
-	f.Context, f.ContextSource = inferContext(f.Directives), "inferred"
+	inferred := inferContext(f.Directives)
+	// a file named nginx.conf is the main file, unless what it holds can
+	// only stand inside http (server, location, upstream blocks): then it
+	// is a fragment that happens to carry the name
+	if filepath.Base(f.Path) == "nginx.conf" && len(inferred) <= 1 {
+		f.Context, f.ContextSource = []string{CtxMain}, "root"
+		return
+	}
+	f.Context, f.ContextSource = inferred, "inferred"
 }
 
 // walkFileDirs visits every directive of one file, not following includes

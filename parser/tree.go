@@ -173,6 +173,15 @@ func (f *File) Position(off int) (line, col int) {
 	return lo + 1, f.posCol + 1
 }
 
+// SrcText returns the source between two byte offsets, clamped to the file.
+func (f *File) SrcText(start, end int) string {
+	start, end = max(0, min(start, len(f.Src))), max(0, min(end, len(f.Src)))
+	if start > end {
+		return ""
+	}
+	return string(f.Src[start:end])
+}
+
 // LineText returns the text of a 1-based line without its line ending.
 func (f *File) LineText(line int) string {
 	if f.lineStarts == nil {

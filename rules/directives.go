@@ -441,7 +441,10 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 			p.ReportSeverity(Warning, d, "%s", msg)
 			return
 		}
-		if newest := knowledge.CoreVersions(); p.Version.Known() && MustVersion(newest[len(newest)-1]).Less(p.Version) {
+		if newest := knowledge.CoreVersions(); !p.Version.Known() {
+			p.ReportSeverity(Warning, d, "%s, if the nginx it runs on is %s or older (nginxtune's table ends there; give --nginx-version to be sure)", msg, newest[len(newest)-1])
+			return
+		} else if MustVersion(newest[len(newest)-1]).Less(p.Version) {
 			p.ReportSeverity(Warning, d, "%s (nginxtune's table ends at nginx %s; a directive added since is not in it)", msg, newest[len(newest)-1])
 			return
 		}
@@ -468,13 +471,31 @@ func contextAt(p *Pass, d *parser.Directive, lc langCtx, in *nameInfo) {
 		}
 	}
 	sort.Strings(list)
+	if beyond, newest := p.beyondTable(); beyond {
+		p.ReportSeverity(Warning, d, "%q is not allowed in %s up to nginx %s (nginx -t fails with \"directive is not allowed here\"); it belongs in %s; newer versions may allow it: give --nginx-version to be sure",
+			d.Name, contextTitle[ctx], newest, strings.Join(list, ", "))
+		return
+	}
 	p.Report(d, "%q is not allowed in %s: nginx -t fails with \"directive is not allowed here\"; it belongs in %s",
 		d.Name, contextTitle[ctx], strings.Join(list, ", "))
+}
+
+// beyondTable reports whether the linted version is unknown or newer than
+// the newest nginx the directive table covers, so that a directive's
+// absence from the table is no proof; newest names that version.
+func (p *Pass) beyondTable() (bool, string) {
+	vs := knowledge.CoreVersions()
+	newest := vs[len(vs)-1]
+	n := MustVersion(newest)
+	return !p.Version.Known() || p.Version.Major > n.Major || p.Version.Major == n.Major && p.Version.Minor > n.Minor, newest
 }
 
 func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nameInfo) {
 	if lc.key == "" && c.In() != parser.CtxMain || d.RawBody != "" || len(in.ds) == 0 {
 		return
+	}
+	if n := len(d.Args); n > 0 && templated(d.File.SrcText(d.Args[0].Offset, d.Args[n-1].Offset+len(d.Args[n-1].Raw))) {
+		return // a template's placeholder ("<http or https>") splits into words
 	}
 	certain := lc.certain
 	n := len(d.Args)
