@@ -8,6 +8,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nginxtune/nginxtune/internal/nginxcheck"
+	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules"
 )
 
 // A configuration from a pull request is untrusted. Whatever it includes,
@@ -279,5 +283,39 @@ func TestFixFullDisk(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
 		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+// The pieces of --fix's last check: nginx -t on a copy of the tree tells a
+// good tree from a broken one, and restore puts the originals back.
+func TestFixNginxCheckAndRestore(t *testing.T) {
+	if nginxcheck.Binary() == "" || os.Geteuid() != 0 {
+		t.Skip("needs nginx and root")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "nginx.conf")
+	good := "events {}\nhttp {\n    include conf.d/*.conf;\n}\n"
+	os.MkdirAll(filepath.Join(dir, "conf.d"), 0o755)
+	os.WriteFile(p, []byte(good), 0o644)
+	os.WriteFile(filepath.Join(dir, "conf.d/a.conf"), []byte("server { listen 127.0.0.1:8080; }\n"), 0o644)
+	load := func() []*parser.Tree {
+		tr, err := parser.Load(p, parser.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*parser.Tree{tr}
+	}
+	trees := load()
+	if res, checked := nginxTest(trees, rules.Version{}); !checked || !res.OK {
+		t.Fatalf("good tree: checked %v, %s", checked, res.Output)
+	}
+	originals := map[string][]byte{trees[0].Files[1].Path: trees[0].Files[1].Src}
+	os.WriteFile(filepath.Join(dir, "conf.d/a.conf"), []byte("server { listen 127.0.0.1:8080; proxy_pass http://x; }\n"), 0o644)
+	if res, checked := nginxTest(load(), rules.Version{}); !checked || res.OK {
+		t.Fatalf("broken tree passed nginx -t")
+	}
+	restore(map[string]bool{trees[0].Files[1].Path: true}, originals)
+	if b, _ := os.ReadFile(filepath.Join(dir, "conf.d/a.conf")); !strings.Contains(string(b), "listen 127.0.0.1:8080; }") || strings.Contains(string(b), "proxy_pass") {
+		t.Errorf("not restored: %s", b)
 	}
 }

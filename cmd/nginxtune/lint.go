@@ -361,6 +361,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			}
 		}
 		wasBroken := broken
+		beforeOK, _ := nginxTest(trees, s.cfg.Version)
 		for pass := 0; pass < maxFixPasses; pass++ {
 			n, files, err := applyFixes(diags, trees, c.ErrOrStderr())
 			if err != nil {
@@ -374,24 +375,18 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 				return err
 			}
 			if broken && !wasBroken {
-				var restored []string
-				for name := range changed {
-					if old, ok := originals[name]; ok {
-						if st, err := stage(name, old); err == nil {
-							if st.tmp == "" {
-								writeInPlace(st.name, old)
-							} else {
-								os.Rename(st.tmp, st.name)
-							}
-							restored = append(restored, relPath(name))
-						}
-					}
-				}
-				sort.Strings(restored)
-				return failf(ExitInternal, "the fixes left the configuration unreadable; restored %s (please report it)", strings.Join(restored, ", "))
+				return failf(ExitInternal, "the fixes left the configuration unreadable; restored %s (please report it)", restore(changed, originals))
 			}
 			if n == 0 {
 				break
+			}
+		}
+		// what nginx itself says: a tree nginx -t accepted before must still
+		// pass after the fixes, or they are taken back
+		if len(changed) > 0 && beforeOK.OK {
+			if after, checked := nginxTest(trees, s.cfg.Version); checked && !after.OK {
+				return failf(ExitError, "nginx -t rejects the fixed configuration (%s); restored %s",
+					report.Escape(clipText(after.Message, 200)), restore(changed, originals))
 			}
 		}
 		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: applied %d fix%s in %d file%s\n", total, pluralES(total), len(changed), pluralS(len(changed)))
@@ -713,4 +708,70 @@ func lockDir(path string) (unlock func(), err error) {
 		syscall.Flock(int(fd.Fd()), syscall.LOCK_UN)
 		fd.Close()
 	}, nil
+}
+
+// restore writes back what the changed files held, and names them.
+func restore(changed map[string]bool, originals map[string][]byte) string {
+	var restored []string
+	for name := range changed {
+		if old, ok := originals[name]; ok {
+			if st, err := stage(name, old); err == nil {
+				if st.tmp == "" {
+					writeInPlace(st.name, old)
+				} else {
+					os.Rename(st.tmp, st.name)
+				}
+				restored = append(restored, relPath(name))
+			}
+		}
+	}
+	sort.Strings(restored)
+	return strings.Join(restored, ", ")
+}
+
+// nginxTest runs the installed nginx -t on a copy of a tree in a temporary
+// prefix (the tree's directory, with nginx's stock files and a stand-in
+// certificate). checked is false when there is no nginx or the input is
+// not one tree of files, or when the installed nginx is of another branch
+// than the version the fixes were made for (its syntax differs).
+func nginxTest(trees []*parser.Tree, target rules.Version) (res nginxcheck.Result, checked bool) {
+	bin := nginxcheck.Binary()
+	if bin == "" || len(trees) != 1 || trees[0].Dump || len(trees[0].Roots) != 1 || trees[0].Dir == "" {
+		return res, false
+	}
+	if target.Known() {
+		iv, err := rules.ParseVersion(nginxcheck.Version(bin))
+		if err != nil || iv.Major != target.Major || iv.Minor != target.Minor {
+			return res, false
+		}
+	}
+	t := trees[0]
+	dir, err := os.MkdirTemp("", "nginxtune-fix-")
+	if err != nil {
+		return res, false
+	}
+	defer os.RemoveAll(dir)
+	for _, f := range t.Files {
+		rel, err := filepath.Rel(t.Dir, f.Path)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, f.Src, 0o644)
+	}
+	nginxcheck.StockFiles(dir)
+	nginxcheck.WriteSelfSigned(dir)
+	rel, err := filepath.Rel(t.Dir, t.Roots[0].Path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return res, false
+	}
+	return nginxcheck.Run(bin, dir, filepath.Join(dir, rel)), true
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }
