@@ -874,10 +874,18 @@ func (l *loader) localPath(p string) string {
 		return filepath.Join(l.prefix, p)
 	}
 	p = filepath.Clean(p)
-	for _, m := range append(append([]PathMap(nil), l.opt.Maps...), l.tree.Inferred...) {
-		if p == m.From || strings.HasPrefix(p, m.From+"/") {
-			to, _ := filepath.Abs(m.To)
-			return filepath.Join(to, strings.TrimPrefix(p, m.From))
+	// the most specific map wins, whatever the order they were given in;
+	// given maps before guessed ones
+	for _, maps := range [][]PathMap{l.opt.Maps, l.tree.Inferred} {
+		best := -1
+		for i, m := range maps {
+			if (p == m.From || strings.HasPrefix(p, m.From+"/")) && (best < 0 || len(m.From) > len(maps[best].From)) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			to, _ := filepath.Abs(maps[best].To)
+			return filepath.Join(to, strings.TrimPrefix(p, maps[best].From))
 		}
 	}
 	return p

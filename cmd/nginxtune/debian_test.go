@@ -222,3 +222,26 @@ func TestUnreadableTreeExit2(t *testing.T) {
 		t.Errorf("--fail-on sometimes: exit %d: %s", code, errOut)
 	}
 }
+
+// The most specific --map wins, in any order, for lint and parse alike.
+func TestMapPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a/conf.d"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "b"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a/conf.d/x.conf"), []byte("gzip_comp_level 8;\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b/x.conf"), []byte("gzip_comp_level 9;\n"), 0o644)
+	main := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(main, []byte("events {}\nhttp {\n    include /srv/site/conf.d/x.conf;\n}\n"), 0o644)
+	specific := "/srv/site/conf.d=" + filepath.Join(dir, "b")
+	general := "/srv/site=" + filepath.Join(dir, "a")
+	for _, order := range [][]string{{specific, general}, {general, specific}} {
+		out, errOut, _ := runCLI(t, "", "lint", "--no-config", "--no-host", "--format", "json", "--map", order[0], "--map", order[1], main)
+		if !strings.Contains(out, "gzip_comp_level 9") || strings.Contains(out, "gzip_comp_level 8") {
+			t.Errorf("lint with %v read the wrong file:\n%s%s", order, out, errOut)
+		}
+		pout, perr, _ := runCLI(t, "", "parse", "--map", order[0], "--map", order[1], main)
+		if !strings.Contains(pout, filepath.Join(dir, "b/x.conf")) || strings.Contains(pout, filepath.Join(dir, "a/conf.d/x.conf")) {
+			t.Errorf("parse with %v read the wrong file:\n%s%s", order, pout, perr)
+		}
+	}
+}
