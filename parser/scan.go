@@ -6,10 +6,9 @@ import (
 	"strings"
 )
 
-// maxDepth bounds block nesting. Real configurations stay below 20; the
-// bound keeps hostile input from costing memory quadratic in the depth (each
-// block's walk context holds the blocks around it).
-const maxDepth = 1000
+// maxDepth bounds block nesting. nginx accepts 10,000 nested locations (its
+// parser is recursive too); real configurations stay below 20.
+const maxDepth = 20000
 
 // maxToken mirrors nginx's 4096-byte configuration buffer: a longer single
 // parameter is rejected by nginx with "too long parameter".

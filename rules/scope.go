@@ -169,7 +169,17 @@ func servesFiles(server *parser.Directive) bool {
 		return true
 	}
 	for _, l := range locs {
-		if !hasHandler(l.Block) && len(locations(l.Block)) == 0 {
+		if !hasHandler(l.Block) && !hasLocation(l.Block) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLocation reports whether a block level holds a location block.
+func hasLocation(dirs []*parser.Directive) bool {
+	for _, d := range level(dirs) {
+		if d.Name == "location" && d.Block != nil {
 			return true
 		}
 	}

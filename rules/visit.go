@@ -38,6 +38,11 @@ func (p *Pass) places(d *parser.Directive) int {
 
 func collect(t *parser.Tree) *visits {
 	v := &visits{byName: map[string][]int{}}
+	// The first block inside a context extends the context's slices in
+	// place (they share one array, as a chain of nested blocks does); its
+	// siblings copy. A chain of 10,000 nested locations then costs linear
+	// memory, not quadratic.
+	claimed := map[*parser.Context]bool{}
 	var walk func(dirs []*parser.Directive, c *parser.Context)
 	walk = func(dirs []*parser.Directive, c *parser.Context) {
 		for _, d := range dirs {
@@ -47,12 +52,17 @@ func collect(t *parser.Tree) *visits {
 				walk(inc.Directives, c)
 			}
 			if d.Block != nil && !parser.IsDataBlock(d.Name) {
-				inner := &parser.Context{
-					Blocks: append(append(make([]*parser.Directive, 0, len(c.Blocks)+1), c.Blocks...), d),
-					Names:  append(append(make([]string, 0, len(c.Names)+1), c.Names...), d.Name),
-					Root:   c.Root,
+				var blocks []*parser.Directive
+				var names []string
+				if !claimed[c] && cap(c.Blocks) > len(c.Blocks) && cap(c.Names) > len(c.Names) {
+					claimed[c] = true
+					blocks, names = append(c.Blocks, d), append(c.Names, d.Name)
+				} else {
+					n := len(c.Blocks) + 1
+					blocks = append(append(make([]*parser.Directive, 0, 2*n), c.Blocks...), d)
+					names = append(append(make([]string, 0, 2*len(c.Names)+2), c.Names...), d.Name)
 				}
-				walk(d.Block, inner)
+				walk(d.Block, &parser.Context{Blocks: blocks, Names: names, Root: c.Root})
 			}
 		}
 	}

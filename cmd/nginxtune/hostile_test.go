@@ -237,10 +237,20 @@ func TestHostileShapes(t *testing.T) {
 	}
 	b.WriteString("}\n")
 	supp := write("supp/nginx.conf", b.String())
-	for _, p := range []string{oneLine, lua, chain, supp} {
+	b.Reset()
+	b.WriteString("events {}\nhttp {\n server {\n  listen 127.0.0.1:8080;\n")
+	for i := 0; i < 10000; i++ {
+		b.WriteString("location /a {\n")
+	}
+	for i := 0; i < 10000; i++ {
+		b.WriteString("}\n")
+	}
+	b.WriteString(" }\n}\n")
+	deep := write("deep/nginx.conf", b.String()) // nginx -t accepts it
+	for _, p := range []string{oneLine, lua, chain, supp, deep} {
 		start := time.Now()
 		_, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--format", "json", p)
-		if d := time.Since(start); d > 60*time.Second || code == 3 {
+		if d := time.Since(start); d > 60*time.Second || code == 3 || p == deep && code == ExitError {
 			t.Errorf("%s: %v, exit %d %s", p, d, code, errOut)
 		}
 	}
