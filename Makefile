@@ -28,6 +28,7 @@ unit:
 # A short, bounded fuzz run of the parser; longer runs: make fuzz FUZZTIME=10m
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./parser
+	$(GO) test -run '^$$' -fuzz FuzzTree -fuzztime 10s ./parser
 	$(GO) test -run '^$$' -fuzz FuzzLintFix -fuzztime 10s ./rules
 
 test: deps vet unit fuzz
