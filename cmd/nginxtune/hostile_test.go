@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -327,5 +329,43 @@ func TestFixNginxCheckAndRestore(t *testing.T) {
 	restore(map[string]bool{trees[0].Files[1].Path: true}, originals)
 	if b, _ := os.ReadFile(filepath.Join(dir, "conf.d/a.conf")); !strings.Contains(string(b), "listen 127.0.0.1:8080; }") || strings.Contains(string(b), "proxy_pass") {
 		t.Errorf("not restored: %s", b)
+	}
+}
+
+// The hostile inputs, run by the real binary as a separate process: its
+// peak memory (the kernel's maximum resident set) stays bounded. The Go
+// runtime reserves address space up front, so a limit on virtual memory
+// (prlimit --as) would stop the runtime itself; the resident peak is what
+// a runner pays.
+func TestHostilePeakMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "nginxtune")
+	if out, err := runCmd(t, root, "go", "build", "-o", bin, "./cmd/nginxtune"); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	for i := 0; i < 30; i++ {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.conf", i)), []byte(fmt.Sprintf("include f%d.conf;\ninclude f%d.conf;\nsendfile on;\n", i+1, i+1)), 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "f30.conf"), []byte("gzip on;\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "amplified.conf"), []byte("events {}\nhttp {\n    include f0.conf;\n}\n"), 0o644)
+	var b strings.Builder
+	b.WriteString("events {}\nhttp {\n")
+	for i := 0; i < 40000; i++ {
+		b.WriteString("sendfile on; ")
+	}
+	b.WriteString("\n}\n")
+	os.WriteFile(filepath.Join(dir, "oneline.conf"), []byte(b.String()), 0o644)
+	for _, name := range []string{"amplified.conf", "oneline.conf"} {
+		cmd := exec.Command(bin, "lint", "--no-config", "--no-host", "--format", "sarif", filepath.Join(dir, name))
+		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+		cmd.Run()
+		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		t.Logf("%s: exit %d, peak %d MiB", name, cmd.ProcessState.ExitCode(), ru.Maxrss>>10)
+		if ru.Maxrss > 512<<10 || cmd.ProcessState.ExitCode() == 3 {
+			t.Errorf("%s: peak %d MiB, exit %d", name, ru.Maxrss>>10, cmd.ProcessState.ExitCode())
+		}
 	}
 }
