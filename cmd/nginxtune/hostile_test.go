@@ -369,3 +369,17 @@ func TestHostilePeakMemory(t *testing.T) {
 		}
 	}
 }
+
+// --changed fails on an error in any file of the tree, changed or not.
+func TestChangedFailsOnErrorsElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "conf.d"), 0o755)
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte("events {}\nhttp {\n    include conf.d/*.conf;\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "conf.d/a.conf"), []byte("server { listen 80; }\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "conf.d/b.conf"), []byte("server { listen 81\n"), 0o644)
+	t.Chdir(dir)
+	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--changed", "conf.d/a.conf")
+	if code != ExitError || !strings.Contains(out, "b.conf") {
+		t.Errorf("exit %d:\n%s%s", code, out, errOut)
+	}
+}

@@ -36,6 +36,7 @@ type lintFlags struct {
 	changed      bool
 	roots        []string
 	allowOutside []string
+	force        bool
 }
 
 // alwaysOn are the rules that report what could not be read; "enable" lists
@@ -88,6 +89,7 @@ a tree not read whole), 3 internal error.`,
 	fl.BoolVar(&f.noHost, "no-host", false, "do not read this machine's facts, even for the live tree")
 	fl.StringVar(&f.factsFile, "facts", "", "check against the host facts in FILE (saved with nginxtune facts)")
 	fl.BoolVar(&f.changed, "changed", false, "the PATHs are changed files (as pre-commit passes them): lint the trees that include them, report findings in them only")
+	fl.BoolVar(&f.force, "force", false, "with --fix: also rewrite read-only files")
 	fl.StringArrayVar(&f.allowOutside, "allow-outside", nil, "a directory outside the linted tree that includes may read (repeatable); by default only the live /etc/nginx reads outside its directory")
 	fl.StringArrayVar(&f.roots, "root", nil, "with --changed: a main file the changed files are included from (default: the nearest nginx.conf above each, or roots: in .nginxtune.yaml)")
 	return c
@@ -363,7 +365,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		wasBroken := broken
 		beforeOK, _ := nginxTest(trees, s.cfg.Version)
 		for pass := 0; pass < maxFixPasses; pass++ {
-			n, files, err := applyFixes(diags, trees, c.ErrOrStderr())
+			n, files, err := applyFixes(diags, trees, c.ErrOrStderr(), f.force)
 			if err != nil {
 				return failf(ExitError, "%v", err)
 			}
@@ -447,7 +449,7 @@ const maxFixPasses = 5
 // atomically. Edits are applied to the text they were computed from: a file
 // that changed since it was read is an error. Linear in the edits of a file
 // (after sorting), so a fix of a 20,000-server file is not quadratic.
-func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer) (fixes int, files []string, err error) {
+func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, force bool) (fixes int, files []string, err error) {
 	type span struct{ start, end int }
 	taken := map[string][]span{} // sorted by start, not overlapping
 	overlaps := func(e rules.Edit) bool {
@@ -557,8 +559,8 @@ func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer) (fi
 		if !ok {
 			continue
 		}
-		if fi, err := os.Stat(name); err == nil && fi.Mode().Perm()&0o222 == 0 {
-			fmt.Fprintf(w, "nginxtune: not fixed: %s is read-only\n", report.Escape(name))
+		if fi, err := os.Stat(name); err == nil && fi.Mode().Perm()&0o222 == 0 && !force {
+			fmt.Fprintf(w, "nginxtune: not fixed: %s is read-only (--force rewrites it, keeping its mode)\n", report.Escape(name))
 			continue
 		}
 		st, err := stage(name, data)
