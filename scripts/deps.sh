@@ -2,7 +2,8 @@
 # Installs the Debian packages nginxtune's tests use, when they are missing:
 # nginx-full (real nginx -t and nginx serving on loopback), php-fpm (the php
 # profile against a real FastCGI backend), apache2-utils (ab, for load in the
-# php-fpm test), wrk (benchmarks), pre-commit (hook test), git.
+# php-fpm test), wrk (benchmarks), pre-commit (hook test), git, time (GNU
+# time: peak memory of the hostile-input runs).
 # Runs apt-get update once, and only when something is missing. Without root
 # it prints what is missing and leaves the tests to skip those parts.
 set -euo pipefail
@@ -13,6 +14,7 @@ command -v ab >/dev/null 2>&1 || need+=(apache2-utils)
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
 command -v pre-commit >/dev/null 2>&1 || need+=(pre-commit)
 command -v git >/dev/null 2>&1 || need+=(git)
+[ -x /usr/bin/time ] || need+=(time)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "deps: missing ${need[*]}; install them (apt-get install ${need[*]}) or the tests that need them skip" >&2
