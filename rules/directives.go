@@ -429,26 +429,24 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 	case !certain:
 	default:
 		msg := fmt.Sprintf("unknown directive %q: nginx -t fails with \"unknown directive\"", clip(d.Name))
+		hint := ""
 		if s := suggest(d.Name); s != "" {
-			msg += fmt.Sprintf("; did you mean %q?", s)
+			hint = fmt.Sprintf("; did you mean %q?", s)
 		}
-		if strings.HasPrefix(d.Name, "js_") {
+		newest := knowledge.CoreVersions()
+		last := newest[len(newest)-1]
+		switch {
+		case strings.HasPrefix(d.Name, "js_"):
 			p.ReportSeverity(Warning, d, "%s; js_* directives come from njs (libnginx-mod-js), whose source nginxtune's table lacks: list it under directives: in .nginxtune.yaml", msg)
-			return
+		case p.loadsUnknownModule():
+			p.ReportSeverity(Warning, d, "%s%s; if a module loaded with load_module provides it, list it under directives: in .nginxtune.yaml", msg, hint)
+		case !p.Version.Known():
+			p.ReportSeverity(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; give --nginx-version to be sure)%s", msg, last, hint)
+		case MustVersion(last).Less(p.Version):
+			p.ReportSeverity(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; a directive added since is not in it)%s", msg, last, hint)
+		default:
+			p.Report(d, "%s%s", msg, hint)
 		}
-		if p.loadsUnknownModule() {
-			msg += "; if a module loaded with load_module provides it, list it under directives: in .nginxtune.yaml"
-			p.ReportSeverity(Warning, d, "%s", msg)
-			return
-		}
-		if newest := knowledge.CoreVersions(); !p.Version.Known() {
-			p.ReportSeverity(Warning, d, "%s, if the nginx it runs on is %s or older (nginxtune's table ends there; give --nginx-version to be sure)", msg, newest[len(newest)-1])
-			return
-		} else if MustVersion(newest[len(newest)-1]).Less(p.Version) {
-			p.ReportSeverity(Warning, d, "%s (nginxtune's table ends at nginx %s; a directive added since is not in it)", msg, newest[len(newest)-1])
-			return
-		}
-		p.Report(d, "%s", msg)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 )
@@ -121,11 +122,19 @@ func TestHostileAmplification(t *testing.T) {
 // reached by two names (a hard link) is fixed once, and a read-only file
 // is left alone.
 func TestFixConcurrentAndLinks(t *testing.T) {
-	src := "events {}\nhttp {\n    server {\n        listen 8000 ssl;\n        ssl_certificate c.pem;\n        ssl_certificate_key k.pem;\n        location / {\n            proxy_pass http://127.0.0.1:9000;\n        }\n    }\n}\n"
+	src := "events {}\nhttp {\n    server {\n        listen 127.0.0.1:8000 ssl;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n        location / {\n            proxy_pass http://127.0.0.1:9000;\n        }\n    }\n}\n"
 	single := t.TempDir()
 	os.WriteFile(filepath.Join(single, "nginx.conf"), []byte(src), 0o644)
 	runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--fix", filepath.Join(single, "nginx.conf"))
 	want, _ := os.ReadFile(filepath.Join(single, "nginx.conf"))
+	if string(want) == src {
+		t.Fatal("the single run fixed nothing")
+	}
+	if nginxcheck.Binary() != "" && os.Geteuid() == 0 {
+		if res := nginxtest.CheckTree(t, filepath.Join(single, "nginx.conf")); !res.OK {
+			t.Fatalf("nginx -t on the fixed file: %s", res.Output)
+		}
+	}
 	for trial := 0; trial < 20; trial++ {
 		dir := t.TempDir()
 		p := filepath.Join(dir, "nginx.conf")
