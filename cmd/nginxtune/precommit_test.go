@@ -56,18 +56,7 @@ server {
 // nginx.conf includes the changed file: a proxy_pass without keepalive is
 // reported at its file:line and blocks the commit; a clean change passes.
 func TestPreCommitHook(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the hook with pre-commit")
-	}
-	if _, err := exec.LookPath("pre-commit"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("pre-commit is not installed; .ci/run installs it")
-		}
-		t.Skip("pre-commit is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
-		t.Skip("the checkout is not a git repository")
-	}
+	requirePreCommit(t)
 	repo := t.TempDir()
 	must := func(out string, err error) string {
 		t.Helper()
@@ -127,18 +116,7 @@ func TestPreCommitHook(t *testing.T) {
 // blocks the commit; documentation and Ansible files beside the
 // configuration never do.
 func TestPreCommitDebianLayout(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the hook with pre-commit")
-	}
-	if _, err := exec.LookPath("pre-commit"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("pre-commit is not installed; .ci/run installs it")
-		}
-		t.Skip("pre-commit is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
-		t.Skip("the checkout is not a git repository")
-	}
+	requirePreCommit(t)
 	repo := t.TempDir()
 	debianTree(t, repo)
 	os.WriteFile(filepath.Join(repo, ".nginxtune.yaml"), []byte("nginx-version: 1.22.1\n"), 0o644)
@@ -159,5 +137,23 @@ func TestPreCommitDebianLayout(t *testing.T) {
 		"etc/nginx/README.md", "roles/nginx/tasks/main.yml", "etc/nginx/notes")
 	if err != nil {
 		t.Fatalf("files that are not nginx configuration failed the commit:\n%s", out)
+	}
+}
+
+// requirePreCommit skips a test that needs pre-commit and this checkout's
+// git history, or fails it in CI, where both must be there.
+func requirePreCommit(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the hook with pre-commit")
+	}
+	if _, err := exec.LookPath("pre-commit"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("pre-commit is not installed; .ci/run installs it")
+		}
+		t.Skip("pre-commit is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+		t.Skip("the checkout is not a git repository")
 	}
 }
