@@ -49,8 +49,8 @@ the aliased directory can be read.`,
 			}
 			loc := c.Enclosing(parser.CtxLocation)
 			path, ok := locationIsPrefix(loc)
-			if !ok || strings.HasSuffix(path, "/") {
-				return
+			if !ok || strings.HasSuffix(path, "/") || templated(path) || len(findIn(loc.Block, "return")) > 0 {
+				return // a return answers before any file is read
 			}
 			diag := p.ReportArg(d, 0, "alias %s under \"location %s\" lets %s../ reach the directory above %s; write \"location %s/\"",
 				clip(d.Arg(0)), clip(path), clip(path), clip(d.Arg(0)), clip(path))
