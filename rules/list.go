@@ -5,6 +5,7 @@ package rules
 var All = []*Rule{
 	accessLogUnbuffered,
 	aliasTraversal,
+	allowWithoutDeny,
 	autoindexOn,
 	defaultServerMissing,
 	directiveArgs,
@@ -31,9 +32,11 @@ var All = []*Rule{
 	listenHTTP2Deprecated,
 	openFileCache,
 	proxyKeepaliveHeaders,
+	rootFilesystem,
 	sendfileOff,
 	sslDirectiveRemoved,
 	sslSessionCache,
+	sslStaplingNoResolver,
 	statusPageExposed,
 	syntax,
 	tcpNodelayOff,
@@ -42,6 +45,7 @@ var All = []*Rule{
 	unusedSuppression,
 	upstreamKeepalive,
 	validReferersNone,
+	weakTLS,
 	workerFDLimit,
 	workerProcesses,
 }

@@ -299,3 +299,167 @@ or files that were never meant to be public.`,
 		}, "try_files")
 	},
 }
+
+// weakProtocols and weakCipherWords are below Mozilla's intermediate
+// profile (TLS 1.2 and 1.3, AEAD suites with forward secrecy).
+var weakProtocols = map[string]bool{"SSLv2": true, "SSLv3": true, "TLSv1": true, "TLSv1.1": true}
+
+var weakCipherWords = []string{"RC4", "3DES", "DES-CBC3", "NULL", "EXPORT", "EXP-", "aNULL", "eNULL", "MD5", "DES-CBC-"}
+
+var weakTLS = &Rule{
+	Doc: Doc{
+		ID:    "weak-tls",
+		Title: "TLS protocols or ciphers below Mozilla's intermediate profile",
+		Why: `SSLv3, TLS 1.0 and TLS 1.1 have known attacks (POODLE, BEAST) and are disabled by every
+current browser; RC4, 3DES, NULL and EXPORT suites can be broken or downgraded to. Offering
+them helps no real client and lets an attacker in the middle pick the weakest.`,
+		Fix:      `"ssl_protocols TLSv1.2 TLSv1.3;" and Mozilla's intermediate cipher list (nginxtune gen writes both).`,
+		Bad:      "events {}\nhttp {\n    ssl_protocols TLSv1 TLSv1.1 TLSv1.2;\n}\n",
+		Good:     "events {}\nhttp {\n    ssl_protocols TLSv1.2 TLSv1.3;\n}\n",
+		Severity: Warning,
+		Since:    "0.2.0",
+		Versions: "all (TLSv1 and TLSv1.1 are off by default since 1.27.3)",
+		Sources:  []string{"Mozilla Server Side TLS guidelines 5.7 (intermediate)", "RFC 8996 (TLS 1.0 and 1.1 deprecated)", "RFC 7465 (RC4 prohibited)"},
+	},
+	Check: func(p *Pass) {
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			switch d.Name {
+			case "ssl_protocols", "proxy_ssl_protocols":
+				var weak []string
+				for _, a := range d.Args {
+					if weakProtocols[a.Value] {
+						weak = append(weak, a.Value)
+					}
+				}
+				if len(weak) > 0 {
+					p.Report(d, "%s offers %s, broken or deprecated (RFC 8996) and refused by current browsers; write \"%s TLSv1.2 TLSv1.3;\"", d.Name, strings.Join(weak, ", "), d.Name)
+				}
+			default:
+				var weak []string
+				for _, part := range strings.FieldsFunc(d.Arg(0), func(r rune) bool { return r == ':' || r == ' ' || r == ',' }) {
+					if strings.HasPrefix(part, "!") || strings.HasPrefix(part, "-") {
+						continue
+					}
+					for _, w := range weakCipherWords {
+						if strings.Contains(part, w) {
+							weak = append(weak, part)
+							break
+						}
+					}
+				}
+				if len(weak) > 0 {
+					p.ReportArg(d, 0, "%s allows %s, breakable or unauthenticated suites; use Mozilla's intermediate list", d.Name, clip(strings.Join(weak, ", ")))
+				}
+			}
+		}, "ssl_protocols", "proxy_ssl_protocols", "ssl_ciphers", "proxy_ssl_ciphers")
+	},
+}
+
+// systemRoots are directories no web server should serve from.
+var systemRoots = []string{"/etc", "/proc", "/sys", "/dev", "/root", "/boot", "/var/lib", "/usr/lib", "/bin", "/sbin", "/usr/bin", "/usr/sbin"}
+
+var rootFilesystem = &Rule{
+	Doc: Doc{
+		ID:    "root-filesystem",
+		Title: "root or alias at / or a system directory",
+		Why: `"root /;" serves the whole filesystem: /etc/passwd, private keys and the configuration
+itself are one request away wherever a location without a handler reaches files. A root at
+/etc or /proc does the same for the files there.`,
+		Fix:      `Point root at the directory that holds the site and nothing else (/var/www/site).`,
+		Bad:      "events {}\nhttp {\n    server {\n        root /;\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        root /var/www/site;\n    }\n}\n",
+		Severity: Error,
+		Since:    "0.2.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_core_module root", "gixy: root at / (the check's idea; written anew here)"},
+	},
+	Check: func(p *Pass) {
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			v := strings.TrimSuffix(d.Arg(0), "/")
+			if v == "" && d.Arg(0) == "/" {
+				p.ReportArg(d, 0, "%s / serves the whole filesystem (/etc/passwd, keys, this configuration) wherever files are served; point it at the site's own directory", d.Name)
+				return
+			}
+			for _, s := range systemRoots {
+				if v == s || strings.HasPrefix(v, s+"/") && (s == "/etc" || s == "/proc" || s == "/sys" || s == "/root") {
+					p.ReportArg(d, 0, "%s %s serves a system directory; point it at the site's own directory", d.Name, clip(d.Arg(0)))
+					return
+				}
+			}
+		}, "root", "alias")
+	},
+}
+
+var sslStaplingNoResolver = &Rule{
+	Doc: Doc{
+		ID:    "ssl-stapling-no-resolver",
+		Title: "OCSP stapling without a resolver",
+		Why: `With "ssl_stapling on" nginx fetches OCSP responses from the certificate authority's
+responder, by name; without a resolver (and without ssl_stapling_file or
+ssl_stapling_responder given as an address) it cannot resolve that name, logs "no resolver
+defined to resolve ..." and staples nothing, so clients check revocation themselves, slower.`,
+		Fix:      `Add "resolver 127.0.0.53 valid=300s;" (or your DNS server) where stapling is on, or ssl_stapling_file.`,
+		Bad:      "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        ssl_stapling on;\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    resolver 127.0.0.53 valid=300s;\n    server {\n        listen 443 ssl;\n        ssl_stapling on;\n    }\n}\n",
+		Severity: Warning,
+		Since:    "0.2.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_ssl_module ssl_stapling, ssl_stapling_file; ngx_http_core_module resolver"},
+	},
+	Check: func(p *Pass) {
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			if d.Arg(0) != "on" || inStream(c) {
+				return
+			}
+			for _, name := range []string{"resolver", "ssl_stapling_file"} {
+				if s := p.Effective(c.Blocks, c.Root, name); s.Found() || !s.Complete {
+					return
+				}
+			}
+			p.Report(d, "ssl_stapling on without a resolver: nginx cannot look up the OCSP responder and staples nothing; add \"resolver <DNS server> valid=300s;\"")
+		}, "ssl_stapling")
+	},
+}
+
+var allowWithoutDeny = &Rule{
+	Doc: Doc{
+		ID:    "allow-without-deny",
+		Title: "allow without a deny: everyone is allowed",
+		Why: `allow and deny are checked in order and the default is to allow: a block with "allow
+10.0.0.0/8;" and no deny lets every address in. A deny written in an outer block does not
+help: an inner block's own allow/deny list replaces the inherited one.`,
+		Fix:      `End the list with "deny all;".`,
+		Bad:      "events {}\nhttp {\n    server {\n        location /admin/ {\n            allow 10.0.0.0/8;\n        }\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        location /admin/ {\n            allow 10.0.0.0/8;\n            deny all;\n        }\n    }\n}\n",
+		Severity: Error,
+		Since:    "0.2.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_access_module"},
+	},
+	Check: func(p *Pass) {
+		done := map[*parser.Directive]bool{}
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			if inStream(c) || done[d] || d.Arg(0) == "all" {
+				return
+			}
+			var dirs []*parser.Directive
+			if len(c.Blocks) > 0 {
+				dirs = c.Blocks[len(c.Blocks)-1].Block
+			} else if c.Root != nil {
+				dirs = c.Root.Directives
+			}
+			lvl := level(dirs)
+			for _, x := range lvl {
+				if x.Name == "allow" {
+					done[x] = true
+				}
+			}
+			for _, x := range lvl {
+				if x.Name == "deny" {
+					return
+				}
+			}
+			p.Report(d, "allow %s with no deny in this block lets every address in (the default is to allow); add \"deny all;\" after the allow lines", clip(d.Arg(0)))
+		}, "allow")
+	},
+}
