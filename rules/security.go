@@ -381,7 +381,9 @@ itself are one request away wherever a location without a handler reaches files.
 				return
 			}
 			for _, s := range systemRoots {
-				if v == s || strings.HasPrefix(v, s+"/") && (s == "/etc" || s == "/proc" || s == "/sys" || s == "/root") {
+				// the directory itself; a subdirectory (/etc/nginx/errors) is
+				// someone's deliberate choice
+				if v == s || (s == "/proc" || s == "/sys" || s == "/dev") && strings.HasPrefix(v, s+"/") && v != "/dev/null" {
 					p.ReportArg(d, 0, "%s %s serves a system directory; point it at the site's own directory", d.Name, clip(d.Arg(0)))
 					return
 				}
@@ -411,10 +413,20 @@ defined to resolve ..." and staples nothing, so clients check revocation themsel
 			if d.Arg(0) != "on" || inStream(c) {
 				return
 			}
-			for _, name := range []string{"resolver", "ssl_stapling_file"} {
+			for _, name := range []string{"resolver", "ssl_stapling_file", "ssl_stapling_responder"} {
 				if s := p.Effective(c.Blocks, c.Root, name); s.Found() || !s.Complete {
 					return
 				}
+			}
+			// servers below may bring their own
+			below := false
+			if len(c.Blocks) > 0 {
+				walkDirs(c.Blocks[len(c.Blocks)-1].Block, func(x *parser.Directive) {
+					below = below || x.Name == "resolver" || x.Name == "ssl_stapling_file" || x.Name == "ssl_stapling_responder"
+				})
+			}
+			if below {
+				return
 			}
 			p.Report(d, "ssl_stapling on without a resolver: nginx cannot look up the OCSP responder and staples nothing; add \"resolver <DNS server> valid=300s;\"")
 		}, "ssl_stapling")
@@ -441,6 +453,9 @@ help: an inner block's own allow/deny list replaces the inherited one.`,
 		p.each(func(d *parser.Directive, c *parser.Context) {
 			if inStream(c) || done[d] || d.Arg(0) == "all" {
 				return
+			}
+			if len(c.Blocks) == 0 && c.Root != nil && c.Root.ContextSource != "root" {
+				return // a snippet of allow lines, included where the deny follows
 			}
 			var dirs []*parser.Directive
 			if len(c.Blocks) > 0 {
