@@ -190,8 +190,11 @@ and, for api, an interface that can change the configuration.`,
 	},
 	Check: func(p *Pass) {
 		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) || p.restricted(c) || listensOnLoopbackOnly(c) {
-				return
+			if inStream(c) || c.In() != parser.CtxLocation || p.restricted(c) || listensOnLoopbackOnly(c) {
+				return // "status" is also a match block's test; not that
+			}
+			if len(findIn(c.Blocks[len(c.Blocks)-1].Block, "internal")) > 0 {
+				return // reachable only through internal redirects
 			}
 			p.Report(d, "%s answers anyone who asks; add \"allow <monitoring host>; deny all;\" or auth", d.Name)
 		}, "stub_status", "api", "status")
