@@ -15,12 +15,16 @@ import (
 func TestGenUsesInstalledVersion(t *testing.T) {
 	bin := nginxtest.Require(t)
 	installed := nginxcheck.Version(bin)
+	certDir := t.TempDir()
+	cert, key := filepath.Join(certDir, "cert.pem"), filepath.Join(certDir, "key.pem")
+	os.WriteFile(cert, []byte("x"), 0o644)
+	os.WriteFile(key, []byte("x"), 0o600)
 	for _, args := range [][]string{
 		{"--cpus", "8", "--memory", "4GiB"},
 		{"--cpus", "8", "--memory", "4GB"},
 		{},
 	} {
-		out, errOut, code := runCLI(t, "", append([]string{"gen", "--profile", "proxy", "--tls", "/etc/hostname,/etc/hostname"}, args...)...)
+		out, errOut, code := runCLI(t, "", append([]string{"gen", "--profile", "proxy", "--tls", cert + "," + key}, args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
