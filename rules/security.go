@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
@@ -480,4 +481,130 @@ help: an inner block's own allow/deny list replaces the inherited one.`,
 			p.Report(d, "allow %s with no deny in this block lets every address in (the default is to allow); add \"deny all;\" after the allow lines", clip(d.Arg(0)))
 		}, "allow")
 	},
+}
+
+// ifSafe are the directives that behave as written inside "if" in a
+// location; anything else runs in a location nginx builds for the if, with
+// surprising inheritance (the nginx wiki's "If is Evil").
+var ifSafe = map[string]bool{"return": true, "rewrite": true, "set": true, "break": true, "if": true}
+
+var ifIsEvil = &Rule{
+	Doc: Doc{
+		ID:    "if-is-evil",
+		Title: `"if" in a location with directives other than return and rewrite`,
+		Why: `Inside a location, "if" creates a nested location of its own: when the condition holds,
+the request is handled by that inner location, which inherits some settings and not others.
+try_files, proxy_pass with a URI, add_header and the like behave unexpectedly there, and some
+combinations crash workers. return, rewrite ... last/break and set are the safe uses.`,
+		Fix:      `Keep only return, rewrite or set inside "if"; move the rest into a location of its own, a map, or the directives' own conditions.`,
+		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            if ($arg_debug) {\n                add_header X-Debug on;\n            }\n        }\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        location / {\n            if ($arg_debug) {\n                return 403;\n            }\n        }\n    }\n}\n",
+		Severity: Info,
+		Since:    "0.2.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_rewrite_module if", "nginx wiki: If is Evil"},
+	},
+	Check: func(p *Pass) {
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			if d.Block == nil || inStream(c) || c.In() != parser.CtxLocation {
+				return
+			}
+			for _, x := range level(d.Block) {
+				if !ifSafe[x.Name] {
+					p.Report(x, "%s inside \"if\" in a location runs in a location nginx makes for the if, with its own inheritance; keep return, rewrite or set there and move %s out", x.Name, x.Name)
+					return
+				}
+			}
+		}, "if")
+	},
+}
+
+// captureGroups counts the capture groups of a PCRE pattern: "(" that is
+// not escaped, not in a character class, and not "(?" unless it names a
+// group.
+func captureGroups(re string) int {
+	n, inClass := 0, false
+	for i := 0; i < len(re); i++ {
+		switch c := re[i]; {
+		case c == '\\':
+			i++
+		case inClass:
+			inClass = c != ']'
+		case c == '[':
+			inClass = true
+		case c == '(':
+			if i+1 < len(re) && re[i+1] == '?' {
+				if i+2 < len(re) && (re[i+2] == '<' && i+3 < len(re) && re[i+3] != '=' && re[i+3] != '!' || re[i+2] == 'P' || re[i+2] == '\'') {
+					n++
+				}
+				continue
+			}
+			n++
+		}
+	}
+	return n
+}
+
+var captureRef = regexp.MustCompile(`\$(\d)`)
+
+var regexCaptureMissing = &Rule{
+	Doc: Doc{
+		ID:    "regex-capture-missing",
+		Title: "A $N that its regular expression does not capture",
+		Why: `$1..$9 are the groups of the last regular expression matched: a location regex, or the
+rewrite's own. A reference past the groups it has is an empty string, so a rewrite or alias
+built from it quietly points somewhere else (often the root of the site).`,
+		Fix:      `Add the missing group to the expression, or use the number it has.`,
+		Bad:      "events {}\nhttp {\n    server {\n        rewrite ^/old/(.*)$ /new/$2 permanent;\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        rewrite ^/old/(.*)$ /new/$1 permanent;\n    }\n}\n",
+		Severity: Warning,
+		Since:    "0.2.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_rewrite_module rewrite", "nginx docs: ngx_http_core_module location"},
+	},
+	Check: func(p *Pass) {
+		check := func(d *parser.Directive, groups int, values []parser.Arg, what string) {
+			for _, a := range values {
+				for _, m := range captureRef.FindAllStringSubmatch(a.Value, -1) {
+					if n := int(m[1][0] - '0'); n > groups {
+						p.ReportArg(d, argIndex(d, a), "$%d refers to group %d, but %s has %d; it is empty at run time", n, n, what, groups)
+						return
+					}
+				}
+			}
+		}
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			if inStream(c) {
+				return
+			}
+			if d.Name == "rewrite" && len(d.Args) >= 2 {
+				check(d, captureGroups(d.Arg(0)), d.Args[1:2], "the rewrite's expression "+clip(d.Arg(0)))
+				return
+			}
+			// directives that read the location's captures
+			loc := c.Enclosing(parser.CtxLocation)
+			if loc == nil || len(loc.Args) != 2 || (loc.Arg(0) != "~" && loc.Arg(0) != "~*") || c.In() != parser.CtxLocation {
+				return
+			}
+			// a rewrite earlier in the block replaces the captures
+			for _, x := range loc.Block {
+				if x == d {
+					break
+				}
+				if x.Name == "rewrite" || x.Name == "if" {
+					return
+				}
+			}
+			check(d, captureGroups(loc.Arg(1)), d.Args, "the location's expression "+clip(loc.Arg(1)))
+		}, "rewrite", "alias", "root", "proxy_pass", "fastcgi_param", "try_files", "return")
+	},
+}
+
+func argIndex(d *parser.Directive, a parser.Arg) int {
+	for i := range d.Args {
+		if d.Args[i].Offset == a.Offset {
+			return i
+		}
+	}
+	return 0
 }
