@@ -752,8 +752,14 @@ var oneCharClass = regexp.MustCompile(`^[^\[\]]*(\[[^\]]\][^\[\]]*)+$`)
 // variable (%home%, <VAR>, {{ var }}, ${VAR}, @VAR@) of a tool that renders
 // the configuration.
 func placeholder(p string) bool {
-	return strings.Contains(p, "{{") || strings.Contains(p, "${") || strings.Contains(p, "<") && strings.Contains(p, ">") ||
-		strings.Count(p, "%") >= 2 || strings.Count(p, "@") >= 2
+	return Templated(p) || strings.Contains(p, "${") // include paths take no variables
+}
+
+// Templated reports whether a value still holds a template placeholder of
+// a tool that renders configurations (%name%, {{ name }}, <name>, @name@).
+func Templated(v string) bool {
+	return strings.Count(v, "%") >= 2 || strings.Contains(v, "{{") || strings.Contains(v, "<") && strings.Contains(v, ">") ||
+		strings.Count(v, "@") >= 2
 }
 
 // resolve returns the local paths an include directive names, sorted as
@@ -963,6 +969,10 @@ var paramWords = map[string]map[string]bool{
 	"server":     {"resolve": true},
 }
 
+// CutAt shortens s to at most n bytes on a character boundary, marking the
+// cut with "...".
+func CutAt(s string, n int) string { return truncate(s, n) }
+
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -977,8 +987,11 @@ func truncate(s string, n int) string {
 // untrusted input, and a message is not the place to copy it out.
 const clipLen = 64
 
-// clip shortens text quoted from the configuration to clipLen bytes.
-func clip(s string) string { return truncate(s, clipLen) }
+// Clip shortens text quoted from the configuration to clipLen bytes, for
+// every message that quotes it.
+func Clip(s string) string { return truncate(s, clipLen) }
+
+func clip(s string) string { return Clip(s) }
 
 // checkEvents reports a main file without an events block: nginx -t fails
 // with "no "events" section in configuration". A main file is a root read

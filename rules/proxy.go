@@ -761,8 +761,5 @@ func mapsToUpstreams(m *parser.Directive, ups map[string]*parser.Directive) bool
 	return n > 0
 }
 
-// templated reports whether a value still holds a template placeholder
-// (%name%, {{ name }}, <name>, @name@) of a tool that renders the file.
-func templated(v string) bool {
-	return strings.Count(v, "%") >= 2 || strings.Contains(v, "{{") || strings.Contains(v, "<") && strings.Contains(v, ">") || strings.Count(v, "@") >= 2
-}
+// templated reports whether a value still holds a template placeholder.
+func templated(v string) bool { return parser.Templated(v) }

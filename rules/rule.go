@@ -263,18 +263,8 @@ func relTo(dir, p string) string {
 // and a configuration is untrusted input.
 const maxMessage = 1024
 
-// clip shortens text quoted from the configuration to 64 bytes.
-func clip(s string) string { return cutAt(s, 64) }
+// clip shortens text quoted from the configuration (parser.Clip).
+func clip(s string) string { return parser.Clip(s) }
 
-// cutAt shortens s to at most n bytes on a character boundary, marking the
-// cut with "...".
-func cutAt(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return s[:i] + "..."
-}
+// cutAt shortens s on a character boundary (parser.CutAt).
+func cutAt(s string, n int) string { return parser.CutAt(s, n) }

@@ -771,9 +771,4 @@ func nginxTest(trees []*parser.Tree, target rules.Version) (res nginxcheck.Resul
 	return nginxcheck.Run(bin, dir, filepath.Join(dir, rel)), true
 }
 
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
+func clipText(s string, n int) string { return parser.CutAt(s, n) }
