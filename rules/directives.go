@@ -19,8 +19,6 @@ import (
 type langCache struct {
 	done     bool
 	disabled map[string]bool
-	ctx      map[*parser.Context]string
-	known    map[string]knownResult
 	names    map[string]*nameInfo
 }
 
@@ -62,11 +60,6 @@ func (i *nameInfo) once(bit uint32, certain bool) bool {
 	}
 	b := bit | 1<<31
 	return i.onceMask&b != 0 && i.manyMask&b == 0
-}
-
-type knownResult struct {
-	known, certain bool
-	where          string
 }
 
 // contextKey names the context a directive stands in, as the table's type
@@ -146,12 +139,6 @@ var ownedElsewhere = map[string]bool{"ssl": true}
 // between the versions the table covers (certain false). where names the
 // versions that have it, for messages.
 func (p *Pass) knownIn(name string, ds []knowledge.Directive) (known, certain bool, where string) {
-	if p.lang != nil {
-		if r, ok := p.lang.known[name]; ok {
-			return r.known, r.certain, r.where
-		}
-		defer func() { p.lang.known[name] = knownResult{known, certain, where} }()
-	}
 	if len(ds) == 0 {
 		return false, true, ""
 	}

@@ -164,7 +164,7 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 	var raw []Diagnostic
 	index := &levelIndex{}
 	vs := collect(t)
-	lang := &langCache{ctx: map[*parser.Context]string{}, known: map[string]knownResult{}, names: map[string]*nameInfo{}, disabled: cfg.Disabled}
+	lang := &langCache{names: map[string]*nameInfo{}, disabled: cfg.Disabled}
 	for _, r := range All {
 		if cfg.Disabled[r.ID] || r.Check == nil {
 			continue
