@@ -253,24 +253,11 @@ func runGen(c *cobra.Command, f *genFlags) error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return abort(err)
 		}
-		tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".nginxtune-*")
+		tmp, err := writeTemp(p, []byte(file.Content), os.FileMode(file.Mode)&^os.FileMode(umask))
 		if err != nil {
 			return abort(err)
 		}
-		done = append(done, staged{tmp.Name(), p})
-		_, werr := tmp.WriteString(file.Content)
-		if werr == nil {
-			werr = tmp.Sync()
-		}
-		if cerr := tmp.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
-			werr = os.Chmod(tmp.Name(), os.FileMode(file.Mode)&^os.FileMode(umask))
-		}
-		if werr != nil {
-			return abort(werr)
-		}
+		done = append(done, staged{tmp, p})
 	}
 	for i, st := range done {
 		if err := os.Rename(st.tmp, st.path); err != nil {

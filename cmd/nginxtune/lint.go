@@ -571,13 +571,7 @@ func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, for
 		staged = append(staged, st)
 	}
 	for i, st := range staged {
-		var err error
-		if st.tmp == "" {
-			err = writeInPlace(st.name, st.data)
-		} else {
-			err = os.Rename(st.tmp, st.name)
-		}
-		if err != nil {
+		if err := st.commit(); err != nil {
 			for _, rest := range staged[i:] {
 				os.Remove(rest.tmp)
 			}
@@ -608,27 +602,8 @@ func stage(name string, data []byte) (stagedFile, error) {
 	if sys != nil && sys.Nlink > 1 {
 		return st, nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".nginxtune-*")
-	if err != nil {
-		return st, err
-	}
-	st.tmp = tmp.Name()
-	fail := func(err error) (stagedFile, error) {
-		tmp.Close()
-		os.Remove(st.tmp)
+	if st.tmp, err = writeTemp(name, data, fi.Mode().Perm()); err != nil {
 		return stagedFile{}, err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Chmod(st.tmp, fi.Mode().Perm()); err != nil {
-		return fail(err)
 	}
 	if sys != nil && (int(sys.Uid) != os.Geteuid() || int(sys.Gid) != os.Getegid()) {
 		if err := os.Lchown(st.tmp, int(sys.Uid), int(sys.Gid)); err != nil {
@@ -637,6 +612,40 @@ func stage(name string, data []byte) (stagedFile, error) {
 		}
 	}
 	return st, nil
+}
+
+// commit puts a staged file in place: a rename, or a rewrite in place
+// where the rename would lose an owner or a hard link.
+func (st stagedFile) commit() error {
+	if st.tmp == "" {
+		return writeInPlace(st.name, st.data)
+	}
+	return os.Rename(st.tmp, st.name)
+}
+
+// writeTemp writes data, synced and with the given mode, to a new temporary
+// file beside name (so that a rename onto name is atomic), and returns its
+// path; nothing is left behind on failure.
+func writeTemp(name string, data []byte, mode os.FileMode) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".nginxtune-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), mode)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
 }
 
 // writeInPlace rewrites an existing file's contents, keeping its inode
@@ -717,12 +726,7 @@ func restore(changed map[string]bool, originals map[string][]byte) string {
 	var restored []string
 	for name := range changed {
 		if old, ok := originals[name]; ok {
-			if st, err := stage(name, old); err == nil {
-				if st.tmp == "" {
-					writeInPlace(st.name, old)
-				} else {
-					os.Rename(st.tmp, st.name)
-				}
+			if st, err := stage(name, old); err == nil && st.commit() == nil {
 				restored = append(restored, relPath(name))
 			}
 		}
