@@ -257,8 +257,9 @@ func IsDump(b []byte) bool {
 type fileID struct{ dev, ino uint64 }
 
 type loader struct {
-	bytes int // read so far
-	byID  map[fileID]*File
+	bytes    int               // read so far
+	realDirs map[string]string // directories as given -> real paths, for under
+	byID     map[fileID]*File
 	// noMain is set when a fragment was loaded with no nginx.conf above it:
 	// its relative includes resolve against a guess of nginx's prefix.
 	noMain bool
@@ -475,24 +476,16 @@ func (l *loader) file(p string) (*File, error) {
 // inside reports whether p is below the configuration directory or a
 // path map's local directory.
 func (l *loader) inside(p string) bool {
-	under := func(dir string) bool {
-		if dir == "" {
-			return false
-		}
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return false
-		}
-		if r, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = r
-		}
-		return p == abs || strings.HasPrefix(p, strings.TrimSuffix(abs, "/")+"/")
-	}
-	if under(l.prefix) || l.opt.Stdin != nil && l.prefix == "" {
+	if l.under(p, l.prefix) {
 		return true
 	}
-	for _, m := range append(append([]PathMap(nil), l.opt.Maps...), l.tree.Inferred...) {
-		if under(m.To) {
+	for _, m := range l.opt.Maps {
+		if l.under(p, m.To) {
+			return true
+		}
+	}
+	for _, m := range l.tree.Inferred {
+		if l.under(p, m.To) {
 			return true
 		}
 	}
@@ -502,18 +495,34 @@ func (l *loader) inside(p string) bool {
 // allowed reports whether p lies in a directory the user allowed.
 func (l *loader) allowed(p string) bool {
 	for _, d := range l.opt.AllowOutside {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			continue
-		}
-		if r, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = r
-		}
-		if p == abs || strings.HasPrefix(p, strings.TrimSuffix(abs, "/")+"/") {
+		if l.under(p, d) {
 			return true
 		}
 	}
 	return false
+}
+
+// under reports whether the real path p is dir or below it, dir's own
+// links resolved (once per directory and lint: it is asked per file read).
+func (l *loader) under(p, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	real, ok := l.realDirs[dir]
+	if !ok {
+		abs, err := filepath.Abs(dir)
+		if err == nil {
+			if r, err := filepath.EvalSymlinks(abs); err == nil {
+				abs = r
+			}
+			real = abs
+		}
+		if l.realDirs == nil {
+			l.realDirs = map[string]string{}
+		}
+		l.realDirs[dir] = real
+	}
+	return real != "" && (p == real || strings.HasPrefix(p, strings.TrimSuffix(real, "/")+"/"))
 }
 
 // realPath resolves the symbolic links of p one component at a time, as
