@@ -341,15 +341,32 @@ ports for loopback backends only, so a backend on another host is exposed.`,
 }
 
 func isLoopback(hostPort string) bool {
-	h := hostPort
-	if hh, _, err := net.SplitHostPort(hostPort); err == nil {
-		h = hh
+	return loopbackAddr(hostPort) || unspecifiedAddr(hostPort)
+}
+
+// hostOf returns the host of host:port (or the whole text without a port).
+func hostOf(hostPort string) string {
+	if h, _, err := net.SplitHostPort(hostPort); err == nil {
+		return h
 	}
+	return hostPort
+}
+
+// loopbackAddr reports whether an address names this host's loopback.
+func loopbackAddr(hostPort string) bool {
+	h := hostOf(hostPort)
 	if h == "localhost" {
 		return true
 	}
 	ip := net.ParseIP(strings.Trim(h, "[]"))
-	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified()) // 0.0.0.0 connects to this host
+	return ip != nil && ip.IsLoopback()
+}
+
+// unspecifiedAddr reports 0.0.0.0 or ::, which a connection reaches this
+// host by (and which a listen binds on every interface).
+func unspecifiedAddr(hostPort string) bool {
+	ip := net.ParseIP(strings.Trim(hostOf(hostPort), "[]"))
+	return ip != nil && ip.IsUnspecified()
 }
 
 var hostWorkers = &Rule{

@@ -214,8 +214,7 @@ func listensOnLoopbackOnly(c *parser.Context) bool {
 		return false
 	}
 	for _, l := range listens {
-		a := l.Arg(0)
-		if !strings.HasPrefix(a, "unix:") && !strings.HasPrefix(a, "127.") && !strings.HasPrefix(a, "[::1]") && !strings.HasPrefix(a, "localhost") {
+		if a := l.Arg(0); !strings.HasPrefix(a, "unix:") && !loopbackAddr(a) {
 			return false
 		}
 	}

@@ -79,12 +79,7 @@ func parseSuppressions(f *parser.File) []*suppression {
 // flatten lists statements and the statements of their blocks in document
 // order (by start offset).
 func flatten(dirs []*parser.Directive, out []*parser.Directive) []*parser.Directive {
-	for _, d := range dirs {
-		out = append(out, d)
-		if d.Block != nil {
-			out = flatten(d.Block, out)
-		}
-	}
+	walkDirs(dirs, func(d *parser.Directive) { out = append(out, d) })
 	return out
 }
 
