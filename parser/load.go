@@ -695,10 +695,10 @@ func (l *loader) expand(f *File) {
 			switch {
 			case errors.Is(err, ErrOutside):
 				l.diag(d, "include-outside-tree", SevInfo, "include %q: %s is %v (give --allow-outside %s to read it); findings that depend on it are missing",
-					clip(d.Arg(0)), clip(l.display(p)), err, clip(filepath.Dir(p)))
+					Clip(d.Arg(0)), Clip(l.display(p)), err, Clip(filepath.Dir(p)))
 				continue
 			case err != nil:
-				l.diag(d, "include-missing", SevError, "include %q: cannot read %s: %v", clip(d.Arg(0)), clip(l.display(p)), unwrapPathErr(err))
+				l.diag(d, "include-missing", SevError, "include %q: cannot read %s: %v", Clip(d.Arg(0)), Clip(l.display(p)), unwrapPathErr(err))
 				l.tree.Unreadable = append(l.tree.Unreadable, p)
 				continue
 			}
@@ -706,7 +706,7 @@ func (l *loader) expand(f *File) {
 				continue // a guessed map, not the configuration, leads back: the guess is wrong here
 			}
 			if l.state[inc] == 1 {
-				l.diag(d, "include-cycle", SevError, "include %q leads back to %s, which is already being read: nginx would include it again and again", clip(d.Arg(0)), l.display(inc.Path))
+				l.diag(d, "include-cycle", SevError, "include %q leads back to %s, which is already being read: nginx would include it again and again", Clip(d.Arg(0)), l.display(inc.Path))
 				continue
 			}
 			d.Includes = append(d.Includes, inc)
@@ -799,18 +799,18 @@ func (l *loader) resolve(d *Directive) []string {
 			}
 			if stockFiles[filepath.Base(target)] {
 				l.diag(d, "include-missing", SevInfo, "include %q: %s is not here; nginx packages ship this file in the configuration directory, so nginx on the server likely has it%s",
-					clip(target), l.display(local), l.mapHint(target))
+					Clip(target), l.display(local), l.mapHint(target))
 				return nil
 			}
 			switch {
 			case placeholder(target):
-				l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", clip(target))
+				l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", Clip(target))
 			case !filepath.IsAbs(target) && l.noMain && l.opt.Prefix == "":
-				l.diag(d, "include-missing", SevInfo, "include %q: %s does not exist; nginx resolves it from its prefix (the directory of the main nginx.conf), and no nginx.conf above this file says where that is: lint from the main file, or give --prefix", clip(target), l.display(local))
+				l.diag(d, "include-missing", SevInfo, "include %q: %s does not exist; nginx resolves it from its prefix (the directory of the main nginx.conf), and no nginx.conf above this file says where that is: lint from the main file, or give --prefix", Clip(target), l.display(local))
 			case filepath.IsAbs(target) && !l.opt.Live && !l.inside(local):
-				l.diag(d, "include-missing", SevInfo, "include %q: %s is not in this copy of the configuration; nginx -t fails if it is missing on the server too%s", clip(target), l.display(local), l.mapHint(target))
+				l.diag(d, "include-missing", SevInfo, "include %q: %s is not in this copy of the configuration; nginx -t fails if it is missing on the server too%s", Clip(target), l.display(local), l.mapHint(target))
 			default:
-				l.diag(d, "include-missing", SevError, "include %q: %s does not exist; nginx -t fails with \"open() failed\"%s", clip(target), l.display(local), l.mapHint(target))
+				l.diag(d, "include-missing", SevError, "include %q: %s does not exist; nginx -t fails with \"open() failed\"%s", Clip(target), l.display(local), l.mapHint(target))
 			}
 			return nil
 		}
@@ -818,14 +818,14 @@ func (l *loader) resolve(d *Directive) []string {
 	}
 	matches, err := l.src.glob(local)
 	if err != nil {
-		l.diag(d, "include-missing", SevError, "include %q: bad pattern: %v", clip(target), err)
+		l.diag(d, "include-missing", SevError, "include %q: bad pattern: %v", Clip(target), err)
 		return nil
 	}
 	if len(matches) == 0 && optionalInclude(target) {
 		return nil // "file[.]conf": an include meant to read nothing when the file is absent
 	}
 	if len(matches) == 0 && placeholder(target) {
-		l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", clip(target))
+		l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", Clip(target))
 		return nil
 	}
 	if len(matches) == 0 && !l.tree.Dump && !l.src.isDir(dirOf(local, l.tree.Dump)) {
@@ -835,12 +835,12 @@ func (l *loader) resolve(d *Directive) []string {
 		if alt, ok := l.inferMap(target); ok {
 			matches, _ = l.src.glob(alt)
 		} else {
-			l.diag(d, "include-missing", SevInfo, "include %q: directory %s does not exist, so the pattern matches nothing (nginx accepts that; check the path if files were meant to be read)%s", clip(target), l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
+			l.diag(d, "include-missing", SevInfo, "include %q: directory %s does not exist, so the pattern matches nothing (nginx accepts that; check the path if files were meant to be read)%s", Clip(target), l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
 			return nil
 		}
 	}
 	if len(matches) > MaxGlobMatches {
-		l.diag(d, "include-missing", SevError, "include %q matches %d paths, more than nginxtune reads for one include (%d); none read", clip(target), len(matches), MaxGlobMatches)
+		l.diag(d, "include-missing", SevError, "include %q matches %d paths, more than nginxtune reads for one include (%d); none read", Clip(target), len(matches), MaxGlobMatches)
 		l.tree.Unreadable = append(l.tree.Unreadable, d.File.Path)
 		return nil
 	}
@@ -1000,8 +1000,6 @@ const clipLen = 64
 // every message that quotes it.
 func Clip(s string) string { return truncate(s, clipLen) }
 
-func clip(s string) string { return Clip(s) }
-
 // checkEvents reports a main file without an events block: nginx -t fails
 // with "no "events" section in configuration". A main file is a root read
 // in the main context that holds a main-only block (http, stream, mail,
@@ -1136,7 +1134,7 @@ func (l *loader) boundVisits() {
 		walkFileDirs(f.Directives, func(d *Directive) { d.Includes = nil })
 	}
 	if worst != nil {
-		l.diag(worst, "include-missing", SevError, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", clip(worst.Arg(0)), MaxDirectiveVisits)
+		l.diag(worst, "include-missing", SevError, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", Clip(worst.Arg(0)), MaxDirectiveVisits)
 		l.tree.Unreadable = append(l.tree.Unreadable, worst.File.Path)
 	}
 }

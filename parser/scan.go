@@ -155,7 +155,7 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 	if s.pos < len(s.src) {
 		c := s.src[s.pos]
 		if !isSpace(c) && c != ';' && c != '{' && c != ')' {
-			return token{}, s.errAt(s.pos, s.line, "unexpected %q after the quoted string %s", string(c), clip(raw))
+			return token{}, s.errAt(s.pos, s.line, "unexpected %q after the quoted string %s", string(c), Clip(raw))
 		}
 	}
 	_, col := s.f.Position(start)
@@ -251,7 +251,7 @@ func (s *scanner) block(parent *Directive, depth int) ([]*Directive, *syntaxErro
 		case tEOF:
 			if parent != nil {
 				e := s.errAt(parent.BlockOpen, s.lineAt(parent.BlockOpen, parent),
-					"unexpected end of file, expecting \"}\": the %q block opened here is never closed", clip(parent.Name))
+					"unexpected end of file, expecting \"}\": the %q block opened here is never closed", Clip(parent.Name))
 				e.d.NginxLine = s.eofLine()
 				return dirs, e
 			}
@@ -300,9 +300,9 @@ func (s *scanner) statement(d *Directive, depth int) *syntaxError {
 			d.End, d.EndLine = t.off+1, t.line
 			return nil
 		case tClose:
-			return s.errAt(t.off, t.line, "unexpected \"}\": the %q directive is not terminated by \";\"", clip(d.Name))
+			return s.errAt(t.off, t.line, "unexpected \"}\": the %q directive is not terminated by \";\"", Clip(d.Name))
 		case tEOF:
-			e := s.errAt(d.Start, d.Line, "unexpected end of file, expecting \";\" or \"}\": the %q directive is not terminated", clip(d.Name))
+			e := s.errAt(d.Start, d.Line, "unexpected end of file, expecting \";\" or \"}\": the %q directive is not terminated", Clip(d.Name))
 			e.d.NginxLine = s.eofLine()
 			return e
 		case tOpen:
@@ -379,7 +379,7 @@ func (s *scanner) luaBody(d *Directive) *syntaxError {
 		adv(i + 1)
 	}
 	s.pos = len(src)
-	e := s.errAt(d.BlockOpen, d.Line, "unexpected end of file, expecting \"}\": the %q block opened here is never closed", clip(d.Name))
+	e := s.errAt(d.BlockOpen, d.Line, "unexpected end of file, expecting \"}\": the %q block opened here is never closed", Clip(d.Name))
 	e.d.NginxLine = s.line
 	return e
 }
