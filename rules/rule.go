@@ -235,8 +235,12 @@ func sortDiags(out []Diagnostic) {
 	})
 }
 
-// loaderRule are the rules that report what reading the tree found.
+// loaderRule are the rules that report what reading the tree found: they
+// judge a half-read file, and an "enable" list cannot turn them off.
 var loaderRule = map[string]bool{"syntax": true, "include-missing": true, "include-cycle": true, "include-outside-tree": true, "unused-suppression": true}
+
+// LoaderRule reports whether a rule reports what reading the tree found.
+func LoaderRule(id string) bool { return loaderRule[id] }
 
 // ByID returns the rule with the given id, or nil.
 func ByID(id string) *Rule {

@@ -39,10 +39,6 @@ type lintFlags struct {
 	force        bool
 }
 
-// alwaysOn are the rules that report what could not be read; "enable" lists
-// cannot turn them off.
-var alwaysOn = map[string]bool{"syntax": true, "include-missing": true, "include-cycle": true, "include-outside-tree": true, "unused-suppression": true}
-
 // liveDirs are where nginx packages keep the configuration a running nginx
 // reads; linting one of them asks the installed nginx for its version.
 var liveDirs = []string{"/etc/nginx", "/usr/local/nginx/conf", "/usr/local/etc/nginx", "/opt/homebrew/etc/nginx"}
@@ -164,7 +160,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 			on[id] = true
 		}
 		for _, r := range rules.All {
-			if !on[r.ID] && !alwaysOn[r.ID] {
+			if !on[r.ID] && !rules.LoaderRule(r.ID) {
 				s.cfg.Disabled[r.ID] = true
 			}
 		}
