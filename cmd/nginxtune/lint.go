@@ -359,7 +359,15 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			}
 		}
 		wasBroken := broken
-		beforeOK, _ := nginxTest(trees, s.cfg.Version)
+		// nginx -t of the tree as it is, for the check after the fixes;
+		// not needed when no finding carries a fix
+		var beforeOK nginxcheck.Result
+		for _, d := range diags {
+			if d.Fix != nil {
+				beforeOK, _ = nginxTest(trees, s.cfg.Version)
+				break
+			}
+		}
 		for pass := 0; pass < maxFixPasses; pass++ {
 			n, files, err := applyFixes(diags, trees, c.ErrOrStderr(), f.force)
 			if err != nil {
@@ -384,7 +392,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		if len(changed) > 0 && beforeOK.OK {
 			if after, checked := nginxTest(trees, s.cfg.Version); checked && !after.OK {
 				return failf(ExitError, "nginx -t rejects the fixed configuration (%s); restored %s",
-					report.Escape(clipText(after.Message, 200)), restore(changed, originals))
+					report.Escape(parser.CutAt(after.Message, 200)), restore(changed, originals))
 			}
 		}
 		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: applied %d fix%s in %d file%s\n", total, pluralES(total), len(changed), pluralS(len(changed)))
@@ -696,13 +704,9 @@ func sayOutside(w io.Writer, trees []*parser.Tree) {
 		len(files), pluralS(len(files)), report.Escape(relPath(dir)), strings.Join(list, ", "), more, report.Escape(filepath.Dir(files[0])))
 }
 
-// lockDir takes an exclusive advisory lock on the directory of a linted
-// path (the path itself when it is a directory) until unlock is called.
-func lockDir(path string) (unlock func(), err error) {
-	dir := path
-	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
-		dir = filepath.Dir(path)
-	}
+// lockDir takes an exclusive advisory lock on a directory until unlock is
+// called.
+func lockDir(dir string) (unlock func(), err error) {
 	fd, err := os.Open(dir)
 	if err != nil {
 		return nil, err
@@ -770,5 +774,3 @@ func nginxTest(trees []*parser.Tree, target rules.Version) (res nginxcheck.Resul
 	}
 	return nginxcheck.Run(bin, dir, filepath.Join(dir, rel)), true
 }
-
-func clipText(s string, n int) string { return parser.CutAt(s, n) }
