@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"net"
-	"regexp"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
@@ -701,8 +700,6 @@ func (p *Pass) connectionMaps() map[string]*parser.Directive {
 	return out
 }
 
-var varRef = regexp.MustCompile(`\$\{?([A-Za-z0-9_]+)\}?`)
-
 // reportVariableProxy reports a proxy_pass whose backend host comes from
 // variables: nginx resolves such an address per request and keeps no idle
 // connections for it, unless every value names an upstream block (a map
@@ -717,8 +714,8 @@ func reportVariableProxy(p *Pass, d *parser.Directive, ups map[string]*parser.Di
 		return
 	}
 	maps := p.mapsByVariable()
-	for _, m := range varRef.FindAllStringSubmatch(host, -1) {
-		mp, ok := maps["$"+m[1]]
+	for _, r := range varsIn(host) {
+		mp, ok := maps["$"+r.name]
 		if !ok || !mapsToUpstreams(mp, ups) {
 			pool := "map the variable onto the names of upstream blocks with keepalive"
 			if p.AtLeast(vResolve) {

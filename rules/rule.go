@@ -267,8 +267,15 @@ func relTo(dir, p string) string {
 // and a configuration is untrusted input.
 const maxMessage = 1024
 
-// clip shortens text quoted from the configuration (parser.Clip).
-func clip(s string) string { return parser.Clip(s) }
+// clip shortens text quoted from the configuration (parser.Clip) and
+// writes its line breaks and tabs as the escapes the configuration used
+// ("[^/\r\n]" reads back as written, not as a broken line).
+func clip(s string) string {
+	if strings.ContainsAny(s, "\r\n\t") {
+		s = strings.NewReplacer("\r", `\r`, "\n", `\n`, "\t", `\t`).Replace(s)
+	}
+	return parser.Clip(s)
+}
 
 // cutAt shortens s on a character boundary (parser.CutAt).
 func cutAt(s string, n int) string { return parser.CutAt(s, n) }

@@ -207,6 +207,13 @@ func CheckFixture(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	cfg := fixtureConfig(t, tr.Roots[0].Src)
+	if scope := ruleScope(t, path, tr); scope != nil {
+		for _, r := range All {
+			if !scope[r.ID] && !loaderRule[r.ID] {
+				cfg.Disabled[r.ID] = true
+			}
+		}
+	}
 	if regexp.MustCompile(`(?m)^# nginxtune-test:.*\bnginx-valid\b`).Match(tr.Roots[0].Src) {
 		if res := nginxtest.CheckTree(t, path); !res.OK {
 			t.Errorf("fixture is marked nginx-valid, but nginx -t says: %s", res.Output)
@@ -245,24 +252,77 @@ func rel(p string) string {
 	return p
 }
 
-// TestFixtures runs every fixture under fixtures/rules and fixtures/mission.
-func TestFixtures(t *testing.T) {
+var suppressionRe = regexp.MustCompile(`nginxtune:disable(?:-file)?\s+([a-z0-9,-]+)`)
+
+// ruleScope is the set of rules a fixture under fixtures/rules runs: the
+// rule its directory is named after (fixtures/rules/<rule-id>/...), the
+// rules its "# want" comments and suppressions name, and the loader rules.
+// A new rule thus never breaks a fixture written for another. A header
+// with "only=" or "all-rules" decides instead; fixtures elsewhere
+// (mission, host, directives) run every rule.
+func ruleScope(t *testing.T, path string, tr *parser.Tree) map[string]bool {
+	slashed := filepath.ToSlash(path)
+	if !strings.Contains(slashed, "fixtures/rules/") || regexp.MustCompile(`(?m)^# nginxtune-test:.*\b(only=|all-rules\b)`).Match(tr.Roots[0].Src) {
+		return nil
+	}
+	scope := map[string]bool{}
+	rest := slashed[strings.Index(slashed, "fixtures/rules/")+len("fixtures/rules/"):]
+	if dir, _, ok := strings.Cut(rest, "/"); ok && ByID(dir) != nil {
+		scope[dir] = true
+	}
+	for _, e := range expectations(t, tr) {
+		scope[e.rule] = true
+	}
+	for _, f := range tr.Files {
+		for _, c := range f.Comments {
+			for _, m := range suppressionRe.FindAllStringSubmatch(c.Text, -1) {
+				for _, id := range strings.Split(m[1], ",") {
+					scope[id] = true
+				}
+			}
+		}
+	}
+	return scope
+}
+
+// fixturePaths lists the fixtures: files and nginx.conf directories of the
+// fixture folders, and those of the per-rule folders fixtures/rules/<id>/.
+func fixturePaths(t *testing.T) []string {
 	var paths []string
-	for _, dir := range []string{"../fixtures/rules", "../fixtures/mission", "../fixtures/host", "../fixtures/directives"} {
+	var add func(dir string, depth int)
+	add = func(dir string, depth int) {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			if e.IsDir() || strings.HasSuffix(e.Name(), ".conf") {
-				paths = append(paths, filepath.Join(dir, e.Name()))
+			p := filepath.Join(dir, e.Name())
+			switch {
+			case !e.IsDir() && strings.HasSuffix(e.Name(), ".conf"):
+				paths = append(paths, p)
+			case e.IsDir() && depth == 0 && ByID(e.Name()) != nil:
+				add(p, 1)
+			case e.IsDir():
+				if _, err := os.Stat(filepath.Join(p, "nginx.conf")); err == nil {
+					paths = append(paths, p)
+				}
 			}
 		}
 	}
+	for _, dir := range []string{"../fixtures/rules", "../fixtures/mission", "../fixtures/host", "../fixtures/directives"} {
+		add(dir, 0)
+	}
 	sort.Strings(paths)
+	return paths
+}
+
+// TestFixtures runs every fixture under fixtures/rules and fixtures/mission.
+func TestFixtures(t *testing.T) {
+	paths := fixturePaths(t)
 	covered := map[string]bool{}
 	for _, p := range paths {
-		t.Run(filepath.Base(filepath.Dir(p))+"/"+filepath.Base(p), func(t *testing.T) {
+		name := strings.TrimPrefix(filepath.ToSlash(p), "../fixtures/")
+		t.Run(name, func(t *testing.T) {
 			CheckFixture(t, p)
 		})
 		tr, _ := parser.Load(p, parser.Options{})

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -477,7 +478,13 @@ help: an inner block's own allow/deny list replaces the inherited one.`,
 					return
 				}
 			}
-			p.Report(d, "allow %s with no deny in this block lets every address in (the default is to allow); add \"deny all;\" after the allow lines", clip(d.Arg(0)))
+			outer := ""
+			if len(c.Blocks) > 0 {
+				if s := p.Effective(c.Blocks[:len(c.Blocks)-1], c.Root, "deny"); s.Found() {
+					outer = fmt.Sprintf(" (the deny at %s does not help: this block's own allow list replaces the inherited one)", where(s.Last()))
+				}
+			}
+			p.Report(d, "allow %s with no deny in this block lets every address in (the default is to allow)%s; add \"deny all;\" after the allow lines", clip(d.Arg(0)), outer)
 		}, "allow")
 	},
 }
@@ -485,7 +492,7 @@ help: an inner block's own allow/deny list replaces the inherited one.`,
 // ifSafe are the directives that behave as written inside "if" in a
 // location; anything else runs in a location nginx builds for the if, with
 // surprising inheritance (the nginx wiki's "If is Evil").
-var ifSafe = map[string]bool{"return": true, "rewrite": true, "set": true, "break": true, "if": true}
+var ifSafe = map[string]bool{"return": true, "rewrite": true, "set": true, "break": true, "if": true, "access_log": true}
 
 var ifIsEvil = &Rule{
 	Doc: Doc{
@@ -508,7 +515,13 @@ combinations crash workers. return, rewrite ... last/break and set are the safe 
 			if d.Block == nil || inStream(c) || c.In() != parser.CtxLocation {
 				return
 			}
-			for _, x := range level(d.Block) {
+			lvl := level(d.Block)
+			for _, x := range lvl {
+				if x.Name == "return" {
+					return // the request ends in the rewrite phase: nothing else here takes effect on it but logging
+				}
+			}
+			for _, x := range lvl {
 				if !ifSafe[x.Name] {
 					p.Report(x, "%s inside \"if\" in a location runs in a location nginx makes for the if, with its own inheritance; keep return, rewrite or set there and move %s out", x.Name, x.Name)
 					return
@@ -522,25 +535,12 @@ combinations crash workers. return, rewrite ... last/break and set are the safe 
 // not escaped, not in a character class, and not "(?" unless it names a
 // group.
 func captureGroups(re string) int {
-	n, inClass := 0, false
-	for i := 0; i < len(re); i++ {
-		switch c := re[i]; {
-		case c == '\\':
-			i++
-		case inClass:
-			inClass = c != ']'
-		case c == '[':
-			inClass = true
-		case c == '(':
-			if i+1 < len(re) && re[i+1] == '?' {
-				if i+2 < len(re) && (re[i+2] == '<' && i+3 < len(re) && re[i+3] != '=' && re[i+3] != '!' || re[i+2] == 'P' || re[i+2] == '\'') {
-					n++
-				}
-				continue
-			}
+	n := 0
+	regexSyntax(re, func(i int) {
+		if re[i] == '(' && capturing(re, i) {
 			n++
 		}
-	}
+	})
 	return n
 }
 

@@ -19,6 +19,7 @@ type visits struct {
 	all    []visit
 	byName map[string][]int
 	places map[*parser.Directive]int // how many places a directive is met in
+	taint  *taintScope               // set and map statements, for taintOf
 }
 
 // places reports in how many places of the tree the walk meets d: more than

@@ -117,7 +117,7 @@ func TestConfigFile(t *testing.T) {
 	conf, _ := os.ReadFile(filepath.Join(repoRoot(t), "fixtures/rules/gzip.conf"))
 	os.WriteFile(filepath.Join(dir, "nginx.conf"), conf, 0o644)
 	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
-	os.WriteFile(filepath.Join(dir, ".nginxtune.yaml"), []byte("nginx-version: 1.30.0\ndisable: [gzip-compressed-types]\nseverity:\n  gzip-comp-level: error\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".nginxtune.yaml"), []byte("nginx-version: 1.30.0\ndisable: [gzip-compressed-types, server-tokens]\nseverity:\n  gzip-comp-level: error\n"), 0o644)
 	out, errOut, code := runCLI(t, "", "lint", "--format", "json", filepath.Join(dir, "nginx.conf"))
 	if code != ExitFindings {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -1,0 +1,223 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// Rules about what a block inherits, and about the order of nginx's
+// request phases.
+
+// arrayFamilies are the directives an inner block replaces as a whole, and
+// the handler that makes them matter ("" when they always do).
+var arrayFamilies = []struct{ name, handler string }{
+	{"add_header", ""},
+	{"add_trailer", ""},
+	{"proxy_set_header", protoHTTP},
+	{"proxy_hide_header", protoHTTP},
+	{"grpc_set_header", protoGRPC},
+	{"fastcgi_param", protoFastCGI},
+	{"uwsgi_param", protoUWSGI},
+	{"scgi_param", protoSCGI},
+}
+
+// securityHeaders are named first when dropped.
+var securityHeaders = map[string]bool{
+	"strict-transport-security": true, "content-security-policy": true, "x-frame-options": true,
+	"x-content-type-options": true, "referrer-policy": true, "permissions-policy": true,
+	"cross-origin-opener-policy": true, "cross-origin-embedder-policy": true, "cross-origin-resource-policy": true,
+}
+
+// usesHandler reports whether a block or a block below it passes requests
+// with the named directive.
+func usesHandler(b *parser.Directive, name string) bool {
+	found := false
+	walkDirs(b.Block, func(x *parser.Directive) { found = found || x.Name == name })
+	return found
+}
+
+var headerInheritance = &Rule{
+	Doc: Doc{
+		ID:    "header-inheritance",
+		Title: "add_header (or proxy_set_header, fastcgi_param, ...) in a block drops every inherited one",
+		Why: `add_header, proxy_set_header, fastcgi_param and their kin are inherited from the outer block
+only when a block has none of its own. One "add_header Cache-Control ..." in a location
+silently removes the Strict-Transport-Security, Content-Security-Policy and X-Frame-Options
+the server sets; one proxy_set_header in a location drops the server's Host and
+X-Forwarded-For; one fastcgi_param drops everything "include fastcgi_params" set outside.
+nginx reports nothing. From nginx 1.29.3 "add_header_inherit merge;" makes add_header
+(add_trailer_inherit for trailers) add to the inherited set instead.`,
+		Fix: `Repeat the inherited ones in the block (put them in a snippet and include it at both levels),
+or, with nginx 1.29.3 or later, "add_header_inherit merge;".`,
+		Bad:      "events {}\nhttp {\n    server {\n        add_header X-Frame-Options DENY;\n        location /static/ {\n            add_header Cache-Control \"max-age=3600\";\n        }\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        add_header X-Frame-Options DENY;\n        location /static/ {\n            add_header X-Frame-Options DENY;\n            add_header Cache-Control \"max-age=3600\";\n        }\n    }\n}\n",
+		Severity: Warning,
+		Since:    "0.3.0",
+		Versions: "all (add_header_inherit from 1.29.3)",
+		Sources:  []string{"nginx docs: ngx_http_headers_module add_header, add_header_inherit (1.29.3)", "nginx docs: ngx_http_proxy_module proxy_set_header", "gixy: add_header_redefinition (the check's idea; written anew here)"},
+	},
+	Check: func(p *Pass) {
+		p.each(func(b *parser.Directive, c *parser.Context) {
+			if b.Block == nil || inStream(c) || b.Name == "if" && c.In() != parser.CtxLocation {
+				return
+			}
+			own := p.index.byName(b.Block)
+			for _, fam := range arrayFamilies {
+				inner := own[fam.name]
+				if len(inner) == 0 {
+					continue
+				}
+				outer := p.Effective(c.Blocks, c.Root, fam.name)
+				if !outer.Found() {
+					continue
+				}
+				if fam.handler != "" && !usesHandler(b, fam.handler) {
+					continue
+				}
+				if fam.name == "add_header" || fam.name == "add_trailer" {
+					if s := p.EffectiveIn(c, b, fam.name+"_inherit"); s.Found() && s.Last().Arg(0) != "on" {
+						continue // merge adds to the inherited set; off drops it on purpose
+					}
+				}
+				have := map[string]bool{}
+				for _, d := range inner {
+					have[strings.ToLower(d.Arg(0))] = true
+				}
+				var first, rest []string
+				seen := map[string]bool{}
+				for _, d := range outer.Dirs {
+					n := strings.ToLower(d.Arg(0))
+					if have[n] || seen[n] || d.Arg(1) == "" && fam.name != "proxy_hide_header" {
+						continue // an empty value sets nothing to lose
+					}
+					seen[n] = true
+					if securityHeaders[n] {
+						first = append(first, d.Arg(0))
+					} else {
+						rest = append(rest, d.Arg(0))
+					}
+				}
+				names := append(first, rest...)
+				if len(names) == 0 {
+					continue
+				}
+				list := strings.Join(names, ", ")
+				if len(names) > 6 {
+					list = strings.Join(names[:6], ", ") + fmt.Sprintf(" and %d more", len(names)-6)
+				}
+				from := "the enclosing block"
+				if outer.Level != nil {
+					from = fmt.Sprintf("%s at %s", outer.Level.Name, where(outer.Level))
+				} else if len(outer.Dirs) > 0 {
+					from = where(outer.Dirs[0])
+				}
+				verb := "no longer apply"
+				if len(names) == 1 {
+					verb = "no longer applies"
+				}
+				p.Report(inner[0], "this %s replaces the ones inherited from %s: %s %s in this %s; repeat them here or include a shared snippet at both levels",
+					fam.name, clip(from), clip(list), verb, b.Name)
+			}
+		}, "server", "location", "if", "limit_except")
+	},
+}
+
+var proxyPassNormalized = &Rule{
+	Doc: Doc{
+		ID:    "proxy-pass-normalized",
+		Title: "proxy_pass with a URI part passes the decoded, normalized path",
+		Why: `Without a URI part, proxy_pass sends the path as the client wrote it. With one
+("proxy_pass http://app/;", "http://app/v1/"), nginx replaces the location's prefix in its own
+decoded and normalized copy of the path: "%2F" arrives as "/", "/a/../b" as "/b", "//" as "/".
+A backend that routes or checks permissions on encoded paths then sees something other than
+what the client sent, and a path that looked harmless to nginx can address something else on
+the backend. A variable such as a capture of the path passes decoded text too: "%3F" becomes
+a "?" that starts a query string of the client's choosing.`,
+		Fix: `Drop the URI part when the backend can take the original path ("proxy_pass http://app;"), or
+pass $request_uri (rewriting the prefix with a map or rewrite) when the backend must see the
+client's encoding.`,
+		Bad:      "events {}\nhttp {\n    server {\n        location ~ ^/api/(.*)$ {\n            proxy_pass http://127.0.0.1:8080/$1;\n        }\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        location /api/ {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
+		Severity: Info,
+		Since:    "0.3.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_proxy_module proxy_pass (a URI part, variables)", "docs/security.md", "gixy-next: proxy_pass_normalized (the check's idea; written anew here)"},
+	},
+	Check: func(p *Pass) {
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			if inStream(c) || len(d.Args) == 0 || !strings.Contains(d.Arg(0), "://") {
+				return
+			}
+			uri := strings.TrimPrefix(d.Arg(0), backendPart(d))
+			if uri == "" {
+				return
+			}
+			if strings.Contains(uri, "$") {
+				t := p.taintOf(uri, d, c)
+				if t.decoded && !t.newline && t.reserved { // with a line break, header-injection reports it
+					p.ReportSeverity(Warning, d, "proxy_pass passes %s, the decoded path: %%3F becomes a \"?\" that starts a query string and %%2F a \"/\" the backend routes on; pass $request_uri, or no URI part", t.via)
+				}
+				return
+			}
+			if strings.Contains(d.Arg(0), "$") {
+				return // with variables the URI part replaces the whole path: nothing of the client's is passed
+			}
+			loc := c.Enclosing(parser.CtxLocation)
+			if loc == nil || c.In() != parser.CtxLocation {
+				return
+			}
+			prefix, ok := locationIsPrefix(loc)
+			if !ok && !(len(loc.Args) == 2 && loc.Arg(0) == "=") {
+				return
+			}
+			if !ok {
+				prefix = loc.Arg(1)
+			}
+			p.ReportArg(d, 0, "with the URI part %s nginx replaces the prefix %s in its own decoded, normalized copy of the path, not the client's: %%2F arrives as \"/\", /a/../b as /b; write the address without a URI part if the backend can take the original path",
+				clip(uri), clip(prefix))
+		}, protoHTTP)
+	},
+}
+
+// accessDirectives are checked in nginx's access phase, after rewrite.
+var accessDirectives = []string{"deny", "auth_basic", "auth_request", "auth_pam", "auth_jwt", "satisfy"}
+
+var returnBypassesAccess = &Rule{
+	Doc: Doc{
+		ID:    "return-bypasses-access",
+		Title: "return answers before allow/deny and auth are checked",
+		Why: `nginx handles a request in phases: rewrite (return, rewrite, set, if) runs before access
+(allow/deny, auth_basic, auth_request). A "return 200 ..." in a location guarded by "deny
+all;" or auth_basic — its own or inherited — answers everyone, and the guard never runs.
+Redirects and error codes are usually harmless; a 2xx with content is the guarded content.`,
+		Fix:      `Move the answer into a handler that runs after access (a file, or proxy_pass), or check the client in the rewrite phase too ("if ($remote_addr != ...) { return 403; }", or a geo/map).`,
+		Bad:      "events {}\nhttp {\n    server {\n        location /health {\n            allow 10.0.0.0/8;\n            deny all;\n            return 200 \"db=ok queue=12\";\n        }\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    geo $internal { default 0; 10.0.0.0/8 1; }\n    server {\n        location /health {\n            if ($internal = 0) { return 403; }\n            return 200 \"db=ok queue=12\";\n        }\n    }\n}\n",
+		Severity: Warning,
+		Since:    "0.3.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: Development guide, HTTP phases (rewrite before access)", "nginx docs: ngx_http_rewrite_module return"},
+	},
+	Check: func(p *Pass) {
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			if inStream(c) || len(d.Args) == 0 || c.In() == parser.CtxMain || c.In() == parser.CtxHTTP {
+				return
+			}
+			code := d.Arg(0)
+			if !strings.HasPrefix(code, "2") || code == "204" || len(code) != 3 {
+				return // redirects, errors and empty answers give nothing away
+			}
+			for _, name := range accessDirectives {
+				s := p.Effective(c.Blocks, c.Root, name)
+				if !s.Found() || s.Last().Arg(0) == "off" || name == "satisfy" {
+					continue
+				}
+				p.Report(d, "return %s answers in the rewrite phase, before the %s at %s is checked: everyone gets this answer; check the client in the rewrite phase (geo/map + if) or serve it from a handler",
+					code, name, where(s.Last()))
+				return
+			}
+		}, "return")
+	},
+}

@@ -1,0 +1,348 @@
+package rules
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// Rules about values the request controls (see taint.go for the model).
+
+// pathVars start with "/" (or "?", $is_args): in a proxy_pass URL they begin
+// the path or the query.
+var pathVars = map[string]bool{"uri": true, "request_uri": true, "document_uri": true, "fastcgi_script_name": true, "is_args": true}
+
+// backendPart is the part of a *_pass argument that chooses the backend:
+// scheme and host[:port] of a proxy_pass URL, the whole address otherwise.
+func backendPart(d *parser.Directive) string {
+	arg := d.Arg(0)
+	rest := arg
+	prefix := ""
+	if sch, after, ok := strings.Cut(arg, "://"); ok {
+		prefix, rest = sch+"://", after
+	} else if d.Name == protoHTTP {
+		return arg // "proxy_pass $target": the variable is the whole URL
+	}
+	if d.Name != protoHTTP && d.Name != protoGRPC {
+		return arg
+	}
+	end := len(rest)
+	if strings.HasPrefix(rest, "unix:") {
+		// unix:/path/to.sock:/uri: the socket's path ends at the colon
+		if i := strings.IndexByte(rest[len("unix:"):], ':'); i >= 0 {
+			return prefix + rest[:len("unix:")+i+1]
+		}
+		return arg
+	}
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
+		end = i
+	}
+	for _, r := range varsIn(rest) {
+		if pathVars[r.name] && r.start < end {
+			end = r.start
+		}
+	}
+	return prefix + rest[:end]
+}
+
+var ssrf = &Rule{
+	Doc: Doc{
+		ID:    "ssrf",
+		Title: "The request chooses the backend (server-side request forgery)",
+		Why: `When the host of proxy_pass (or fastcgi_pass, grpc_pass, ...) is built from something the
+client sends — a header, an argument, the path, a capture of it, or a "set" or "map" fed from
+them — the client decides where nginx connects: internal services, the cloud metadata address
+169.254.169.254, the admin port on localhost. nginx then answers with what it fetched.`,
+		Fix: `Choose among fixed backends with a map whose values are fixed strings ("map $http_x_app
+$backend { app1 10.0.0.1:8080; default 10.0.0.2:8080; }"), or constrain the capture with an
+anchored regex of the allowed names; keep request data in the path, after a fixed host.`,
+		Bad:      "events {}\nhttp {\n    server {\n        location ~ ^/fetch/([^/]+)/(.*)$ {\n            proxy_pass http://$1/$2;\n        }\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        location ~ ^/fetch/(app1|app2)/(.*)$ {\n            proxy_pass http://$1.internal:8080/$2;\n        }\n    }\n}\n",
+		Severity: Error,
+		Since:    "0.3.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_proxy_module proxy_pass (variables)", "docs/security.md (what the request controls)", "gixy: ssrf (the check's idea; written anew here)"},
+	},
+	Check: func(p *Pass) {
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			if inStream(c) || len(d.Args) == 0 {
+				return
+			}
+			part := backendPart(d)
+			if !strings.Contains(part, "$") {
+				return
+			}
+			if t := p.taintOf(part, d, c); t.picks {
+				p.ReportArg(d, 0, "%s takes its backend from %s, which the client sends: it can make nginx connect anywhere (internal services, 169.254.169.254); map the allowed values to fixed backends",
+					d.Name, t.via)
+			}
+		}, passNames...)
+	},
+}
+
+// headerValue returns the argument of d that goes into a header (or a
+// redirect's Location), or -1.
+func headerValue(d *parser.Directive) int {
+	switch d.Name {
+	case "add_header", "add_trailer", "proxy_set_header", "grpc_set_header":
+		if len(d.Args) >= 2 {
+			return 1
+		}
+	case "more_set_headers", "more_set_input_headers":
+		for i, a := range d.Args {
+			if !strings.HasPrefix(a.Value, "-") {
+				return i
+			}
+		}
+	case "return":
+		switch {
+		case len(d.Args) == 2 && redirectCode(d.Arg(0)):
+			return 1
+		case len(d.Args) == 1 && isURL(d.Arg(0)):
+			return 0
+		}
+	case "rewrite":
+		if len(d.Args) >= 2 && (isURL(d.Arg(1)) || hasArg(d, "redirect") >= 2 || hasArg(d, "permanent") >= 2) {
+			return 1
+		}
+	}
+	return -1
+}
+
+func redirectCode(s string) bool {
+	switch s {
+	case "301", "302", "303", "307", "308":
+		return true
+	}
+	return false
+}
+
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "$scheme://")
+}
+
+var headerInjection = &Rule{
+	Doc: Doc{
+		ID:    "header-injection",
+		Title: "A header or redirect built from a value that can hold a line break (response splitting)",
+		Why: `nginx percent-decodes the path before it matches locations: $uri, $document_uri and captures
+of the path hold the decoded text, %0d%0a included. Written into add_header, a redirect's
+Location or a header sent to the backend, that line break ends the header, and what follows is
+a header (or a body) of the attacker's choosing: Set-Cookie, a cache-poisoning
+Content-Length, a script. Measured with nginx 1.22.1: "add_header X-U $uri;" answers
+/u/a%0d%0aX-Inj:1 with an "X-Inj: 1" header. $request_uri, $args and $arg_* are not decoded and
+keep %0d%0a as written; "." in a regex does not match a line feed, "[^/]" does.`,
+		Fix: `Use $request_uri (the path as the client sent it, still encoded) instead of $uri; capture with
+"(.*)" or a class that excludes line breaks ("[^/\r\n]+") instead of "[^/]+".`,
+		Bad:      "events {}\nhttp {\n    server {\n        location /old/ {\n            return 301 https://example.com$uri;\n        }\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        location /old/ {\n            return 301 https://example.com$request_uri;\n        }\n    }\n}\n",
+		Severity: Error,
+		Since:    "0.3.0",
+		Versions: "all",
+		Sources:  []string{"docs/security.md (measured on nginx 1.22.1)", "RFC 9110 5.5 (field values)", "gixy: http_splitting (the check's idea; written anew here)"},
+	},
+	Check: func(p *Pass) {
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			if inStream(c) {
+				return
+			}
+			if d.Name == protoHTTP {
+				// the URI part of proxy_pass goes into the request line
+				if t := p.taintOf(strings.TrimPrefix(d.Arg(0), backendPart(d)), d, c); t.newline {
+					p.ReportArg(d, 0, "proxy_pass sends %s, which holds the decoded path and can carry %%0d%%0a, in the request line to the backend (request splitting); use $request_uri, or a capture that excludes line breaks", t.via)
+				}
+				return
+			}
+			i := headerValue(d)
+			if i < 0 {
+				return
+			}
+			if t := p.taintOf(d.Arg(i), d, c); t.newline {
+				what := "the header"
+				if d.Name == "return" || d.Name == "rewrite" {
+					what = "the redirect's Location"
+				}
+				p.ReportArg(d, i, "%s puts %s into %s; it can carry %%0d%%0a and add headers of the client's choosing; use $request_uri or a capture that excludes line breaks", d.Name, t.via, what)
+			}
+		}, "add_header", "add_trailer", "proxy_set_header", "grpc_set_header", "more_set_headers", "more_set_input_headers", "return", "rewrite", protoHTTP)
+	},
+}
+
+var hostSpoofing = &Rule{
+	Doc: Doc{
+		ID:    "host-spoofing",
+		Title: "$http_host (the raw Host header) where $host is meant",
+		Why: `$http_host is the Host header exactly as the client wrote it: any port, any case, and, on a
+server that answers unknown names, any name. $host is the name nginx matched: lowercased, port
+removed, the server's own name when the header is missing. A backend that builds links from
+the Host it receives (password-reset mails, redirects, canonical URLs) or caches by it is then
+steered by the client: "Host: example.com:@evil.example" passes a server_name check and turns
+a link into one to evil.example. X-Forwarded-Host is a header the client writes as well.`,
+		Fix:      `"proxy_set_header Host $host;" and build URLs from $host (or the literal name); pass the port separately if the backend needs it ($server_port).`,
+		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            proxy_set_header Host $http_host;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        location / {\n            proxy_set_header Host $host;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
+		Severity: Warning,
+		Since:    "0.3.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_core_module $host, $http_name", "docs/security.md", "gixy: host_spoofing (the check's idea; written anew here)"},
+	},
+	Check: func(p *Pass) {
+		raw := regexp.MustCompile(`\$\{?(http_host|http_x_forwarded_host)\b`)
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			if inStream(c) {
+				return
+			}
+			var i int
+			switch d.Name {
+			case "proxy_set_header", "grpc_set_header":
+				if !strings.EqualFold(d.Arg(0), "Host") || len(d.Args) < 2 {
+					return
+				}
+				i = 1
+			default:
+				if i = headerValue(d); i < 0 || d.Name == "add_header" {
+					return
+				}
+			}
+			m := raw.FindStringSubmatch(d.Arg(i))
+			if m == nil {
+				return
+			}
+			if d.Name == "proxy_set_header" || d.Name == "grpc_set_header" {
+				p.ReportArg(d, i, "the backend gets the Host header as the client wrote it ($%s: any port, and any name on a catch-all server); write \"%s Host $host;\"", m[1], d.Name)
+				return
+			}
+			p.ReportArg(d, i, "the redirect is built from $%s, which the client writes (any port, or userinfo such as example.com:@evil.example); use $host", m[1])
+		}, "proxy_set_header", "grpc_set_header", "return", "rewrite")
+	},
+}
+
+// domainLit finds a domain name written in a pattern ("example\.com").
+var domainLit = regexp.MustCompile(`(?i)(?:[a-z0-9-]+(?:\\\.|\.))+[a-z][a-z0-9-]*[a-z]`)
+
+// originBypass returns a value a foreign site can send that the pattern
+// accepts, or "". subjectURL is true for Origin and Referer (a scheme comes
+// first), false for valid_referers (matched from the host on); withPath
+// when the value may carry a path (Referer, not Origin).
+func originBypass(pattern string, fold, subjectURL, withPath bool) string {
+	re, err := regexp.Compile(map[bool]string{true: "(?i)", false: ""}[fold] + pattern)
+	if err != nil {
+		return "" // PCRE only (lookarounds, backreferences): not judged
+	}
+	var domain string
+	for _, m := range domainLit.FindAllString(pattern, -1) {
+		if len(m) > len(domain) {
+			domain = m
+		}
+	}
+	if domain == "" {
+		return ""
+	}
+	domain = strings.ReplaceAll(domain, `\.`, ".")
+	prefixes := []string{""}
+	if subjectURL {
+		prefixes = []string{"https://", "http://"}
+	}
+	var base, pre, host string
+	for _, pf := range prefixes {
+		for _, h := range []string{domain, "www." + domain} {
+			for _, tail := range []string{"", "/", "/page"} {
+				if base == "" && re.MatchString(pf+h+tail) {
+					base, pre, host = pf+h+tail, pf, h
+				}
+			}
+		}
+	}
+	if base == "" {
+		return ""
+	}
+	tail := strings.TrimPrefix(base, pre+host)
+	attacks := []string{
+		pre + host + ".attacker.example" + tail, // suffix left open
+		pre + "attacker" + host + tail,          // no boundary before the name
+	}
+	for i := 0; i < len(host); i++ {
+		if host[i] == '.' {
+			attacks = append(attacks, pre+host[:i]+"x"+host[i+1:]+tail) // unescaped dot
+		}
+	}
+	if withPath {
+		attacks = append(attacks, "https://attacker.example/"+base) // no "^"
+	}
+	for _, a := range attacks {
+		if re.MatchString(a) {
+			return a
+		}
+	}
+	return ""
+}
+
+var originRegex = &Rule{
+	Doc: Doc{
+		ID:    "origin-regex",
+		Title: "A regex on Origin or Referer that also accepts foreign sites",
+		Why: `CORS answers and CSRF or hotlink checks often test $http_origin or $http_referer with a regex.
+An unescaped dot matches any character, a missing "^" lets a foreign name end with yours, and
+a missing "$" lets yours be the start of a foreign one: "example\.com" accepts
+https://example.com.attacker.example. A site that allows credentialed CORS for the origins it
+matches then lets the attacker's page read its users' data.`,
+		Fix:      `Anchor both ends and escape the dots: "^https://(www\.)?example\.com$" (for Referer, end with "(/|$)").`,
+		Bad:      "events {}\nhttp {\n    server {\n        location /api/ {\n            if ($http_origin ~* \"https://example\\.com\") {\n                add_header Access-Control-Allow-Origin $http_origin;\n            }\n        }\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        location /api/ {\n            if ($http_origin ~* \"^https://example\\.com$\") {\n                add_header Access-Control-Allow-Origin $http_origin;\n            }\n        }\n    }\n}\n",
+		Severity: Error,
+		Since:    "0.3.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_rewrite_module if, ngx_http_map_module, ngx_http_referer_module", "Fetch standard: CORS protocol", "gixy: origins (the check's idea; written anew here)"},
+	},
+	Check: func(p *Pass) {
+		report := func(d *parser.Directive, i int, header, pattern, attack string) {
+			sev := Error
+			if header != "Origin" {
+				sev = Warning // a referer check guards less than a CORS answer
+			}
+			diag := p.ReportSeverity(sev, d, "the %s regex %s also accepts %q; anchor it (^...$) and escape the dots", header, clip(pattern), attack)
+			if i < len(d.Args) {
+				diag.Line, diag.Col, diag.Offset = d.Args[i].Line, d.Args[i].Col, d.Args[i].Offset
+			}
+		}
+		header := map[string]string{"$http_origin": "Origin", "$http_referer": "Referer"}
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			if inStream(c) {
+				return
+			}
+			switch d.Name {
+			case "if":
+				v, op, re, ok := ifCondition(d)
+				if !ok || header[v] == "" || strings.TrimPrefix(op, "!") != "~" && strings.TrimPrefix(op, "!") != "~*" {
+					return
+				}
+				if a := originBypass(re, strings.HasSuffix(op, "*"), true, header[v] == "Referer"); a != "" {
+					report(d, len(d.Args)-2, header[v], re, a)
+				}
+			case "map":
+				if d.Block == nil || header[d.Arg(0)] == "" {
+					return
+				}
+				for _, e := range d.Block {
+					if !strings.HasPrefix(e.Name, "~") {
+						continue
+					}
+					re := strings.TrimPrefix(e.Name[1:], "*")
+					if a := originBypass(re, strings.HasPrefix(e.Name, "~*"), true, header[d.Arg(0)] == "Referer"); a != "" {
+						report(e, len(e.Args), header[d.Arg(0)], re, a)
+					}
+				}
+			case "valid_referers":
+				for i, a := range d.Args {
+					if strings.HasPrefix(a.Value, "~") {
+						// matched case-insensitively against the Referer without its scheme
+						if at := originBypass(a.Value[1:], true, false, true); at != "" {
+							report(d, i, "Referer", a.Value[1:], at)
+						}
+					}
+				}
+			}
+		}, "if", "map", "valid_referers")
+	},
+}

@@ -1,0 +1,103 @@
+package rules
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// rawGet sends a request line as written (percent-escapes and all) and
+// returns nginx's whole answer.
+func rawGet(t *testing.T, addr, path string) string {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(c, "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", path)
+	b, _ := io.ReadAll(c)
+	return string(b)
+}
+
+// TestInjectionAgainstNginx checks header-injection's premise on the real
+// nginx: a decoded value splits a header, an undecoded one does not, and the
+// rule reports exactly the lines where nginx splits.
+func TestInjectionAgainstNginx(t *testing.T) {
+	port, backend := nginxtest.FreePort(t), nginxtest.FreePort(t)
+	conf := fmt.Sprintf(`events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:%d;
+        location /u/ { add_header X-U $uri; return 200 "ok"; }
+        location /a/ { add_header X-A $arg_x; return 200 "ok"; }
+        location /ret/ { return 301 http://example.com$uri; }
+        location /px/ { proxy_pass http://127.0.0.1:%d$uri; }
+    }
+    server {
+        listen 127.0.0.1:%d;
+        location / { return 200 "backend saw [$request] [$http_x_inj]"; }
+    }
+}
+`, port, backend, backend)
+	dir := t.TempDir()
+	main := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(main, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := parser.Load(main, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]bool{}
+	for _, d := range Run(tr, Config{Disabled: onlyRules("header-injection")}) {
+		lines[d.Line] = true
+	}
+	nginxtest.Serve(t, dir, main, fmt.Sprintf("127.0.0.1:%d", port))
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cases := []struct {
+		line     int
+		path     string
+		injected string // what shows that the line break reached the output
+	}{
+		{6, "/u/a%0d%0aX-Inj:1", "\r\nX-Inj:1\r\n"},
+		{7, "/a/?x=a%0d%0aX-Inj:1", ""},
+		{8, "/ret/a%0d%0aX-Inj:1", "\r\nX-Inj:1\r\n"},
+		{9, "/px/a%0d%0aX-Inj:1", "backend saw [GET /px/a]"}, // the line break ended the request line
+	}
+	for _, c := range cases {
+		got := rawGet(t, addr, c.path)
+		split := c.injected != "" && strings.Contains(got, c.injected)
+		if c.injected != "" && !split {
+			t.Errorf("%s: nginx did not split as expected: %q", c.path, got)
+		}
+		if c.injected == "" && strings.Contains(got, "\r\nX-Inj") {
+			t.Errorf("%s: nginx split a header from an undecoded value: %q", c.path, got)
+		}
+		if lines[c.line] != split {
+			t.Errorf("line %d (%s): header-injection reported %v, nginx split %v", c.line, c.path, lines[c.line], split)
+		}
+	}
+}
+
+// onlyRules disables every rule but the named ones.
+func onlyRules(ids ...string) map[string]bool {
+	off := map[string]bool{}
+	for _, r := range All {
+		off[r.ID] = true
+	}
+	for _, id := range ids {
+		delete(off, id)
+	}
+	return off
+}

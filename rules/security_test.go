@@ -1,0 +1,79 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// securityRules are the rules of the gixy family (docs/security.md). Each
+// has a folder fixtures/rules/<id>/ whose fires* fixtures expect it at least
+// three times and whose clean* fixtures hold at least three look-alikes
+// (marked "# look-alike: why") and expect it nowhere.
+var securityRules = []string{
+	"alias-traversal", "allow-without-deny", "autoindex-on", "default-server-missing",
+	"error-log-off", "header-inheritance", "header-injection", "header-multiline",
+	"host-spoofing", "hsts-missing", "if-is-evil", "map-default-missing", "origin-regex",
+	"proxy-dns-static", "proxy-pass-normalized", "regex-capture-missing", "regex-redos",
+	"regex-unanchored", "resolver-public", "return-bypasses-access", "root-filesystem",
+	"server-tokens", "ssl-stapling-no-resolver", "ssrf", "status-page-exposed",
+	"try-files-proxy", "valid-referers-none", "weak-tls",
+}
+
+var lookAlike = regexp.MustCompile(`(?m)^\s*#\s*look-alike:`)
+
+func TestSecurityRuleFixtures(t *testing.T) {
+	for _, id := range securityRules {
+		if ByID(id) == nil {
+			t.Errorf("%s is not a rule", id)
+			continue
+		}
+		dir := filepath.Join("../fixtures/rules", id)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Errorf("%s: %v", id, err)
+			continue
+		}
+		fires, clean, alikes := 0, 0, 0
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			if !e.IsDir() && !strings.HasSuffix(e.Name(), ".conf") {
+				continue // a file the fixtures include (fastcgi_params)
+			}
+			tr, err := parser.Load(p, parser.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, x := range expectations(t, tr) {
+				if x.rule == id {
+					n++
+				}
+			}
+			switch {
+			case strings.HasPrefix(e.Name(), "fires"):
+				fires += n
+			case strings.HasPrefix(e.Name(), "clean"):
+				clean++
+				if n > 0 {
+					t.Errorf("%s expects %s %d times; a clean fixture holds look-alikes only", p, id, n)
+				}
+				for _, f := range tr.Files {
+					alikes += len(lookAlike.FindAll(f.Src, -1))
+				}
+			default:
+				t.Errorf("%s: name a fixture fires* or clean*", p)
+			}
+		}
+		if fires < 3 {
+			t.Errorf("%s: the fires fixtures expect it %d times, want at least 3", id, fires)
+		}
+		if clean == 0 || alikes < 3 {
+			t.Errorf("%s: %d look-alikes in clean fixtures, want at least 3", id, alikes)
+		}
+	}
+}

@@ -1,0 +1,506 @@
+package rules
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// What the request controls in a value: the model behind ssrf,
+// header-injection and proxy-pass-normalized (docs/security.md).
+//
+// nginx's variables fall in three groups. Some the client writes directly
+// ($http_*, $arg_*, $cookie_*, $request_uri, $args); of those, only values
+// nginx has percent-decoded ($uri, $document_uri and what is derived from
+// them) can hold a line break: measured with nginx 1.22.1, "add_header X $uri"
+// answers /a%0d%0aX-Inj:1 with a second header, "add_header X $arg_x" sends
+// the %0d%0a as written. Variables set with "set" or computed by "map" carry
+// what their inputs carry; a map whose values are all fixed strings lets the
+// client choose among them, nothing more.
+
+// taint is what the request controls in a value.
+type taint struct {
+	picks   bool // the client chooses the value
+	newline bool // the value can hold a line feed
+	decoded bool // the value is the percent-decoded path (or part of it)
+	// reserved: a decoded value can hold "?", "/", "#" or a space, which
+	// change a URL's meaning once decoded
+	reserved bool
+	via      string // the variable (or chain) that brings it, for messages
+}
+
+func (t taint) or(u taint) taint {
+	t.reserved = t.reserved || u.reserved
+	if !t.picks && u.picks || !t.newline && u.newline || !t.decoded && u.decoded {
+		if t.via == "" || !t.picks && u.picks || !t.newline && u.newline {
+			t.via = u.via
+		}
+	}
+	t.picks = t.picks || u.picks
+	t.newline = t.newline || u.newline
+	t.decoded = t.decoded || u.decoded
+	return t
+}
+
+// varRef is one variable in a value: a name, or "1".."9" for a capture.
+type varRef struct {
+	name       string
+	start, end int // byte range of "$name" or "${name}" in the value
+}
+
+// varsIn lists the variables a value uses, as nginx's script compiler reads
+// them: "$name", "${name}", and "$1".."$9" (one digit).
+func varsIn(v string) []varRef {
+	var out []varRef
+	for i := 0; i < len(v); i++ {
+		if v[i] != '$' || i+1 >= len(v) {
+			continue
+		}
+		j := i + 1
+		switch {
+		case v[j] >= '1' && v[j] <= '9':
+			out = append(out, varRef{v[j : j+1], i, j + 1})
+			i = j
+		case v[j] == '{':
+			if k := strings.IndexByte(v[j:], '}'); k > 1 {
+				out = append(out, varRef{v[j+1 : j+k], i, j + k + 1})
+				i = j + k
+			}
+		default:
+			k := j
+			for k < len(v) && (v[k] == '_' || v[k] >= 'a' && v[k] <= 'z' || v[k] >= 'A' && v[k] <= 'Z' || v[k] >= '0' && v[k] <= '9') {
+				k++
+			}
+			if k > j {
+				out = append(out, varRef{v[j:k], i, k})
+				i = k - 1
+			}
+		}
+	}
+	return out
+}
+
+// requestVar is the taint of nginx's own variables.
+func requestVar(name string) (taint, bool) {
+	switch name {
+	case "uri", "document_uri", "request_filename", "fastcgi_script_name", "fastcgi_path_info":
+		return taint{picks: true, newline: true, decoded: true, reserved: true, via: "$" + name}, true
+	case "request_body":
+		return taint{picks: true, newline: true, via: "$" + name}, true
+	case "request_uri", "remote_user", "args", "query_string", "request", "http_host", "content_type", "cookie":
+		return taint{picks: true, via: "$" + name}, true
+	case "host":
+		return taint{picks: true, via: "$host"}, true // narrowed per server by the caller
+	}
+	for _, prefix := range []string{"http_", "arg_", "cookie_"} {
+		if strings.HasPrefix(name, prefix) {
+			return taint{picks: true, via: "$" + name}, true
+		}
+	}
+	return taint{}, false
+}
+
+// regexSource is a regular expression whose captures a directive reads and
+// the value it was matched against.
+type regexSource struct {
+	re     string
+	source string // a variable name ("uri" for locations and rewrites)
+	where  *parser.Directive
+}
+
+// captureSource finds the regular expression whose captures d reads:
+// an earlier rewrite of the same block, an enclosing "if" with a regex
+// test, or the innermost regex location.
+func captureSource(d *parser.Directive, c *parser.Context) (regexSource, bool) {
+	if d.Name == "rewrite" {
+		return regexSource{d.Arg(0), "uri", d}, true
+	}
+	for i := len(c.Blocks) - 1; i >= 0; i-- {
+		b := c.Blocks[i]
+		// an earlier rewrite in this block replaced the captures
+		var last *parser.Directive
+		for _, x := range level(b.Block) {
+			if x == d || x.Start >= d.Start && x.File == d.File {
+				break
+			}
+			if x.Name == "rewrite" {
+				last = x
+			}
+		}
+		if last != nil {
+			return regexSource{last.Arg(0), "uri", last}, true
+		}
+		switch b.Name {
+		case "if":
+			if v, op, re, ok := ifCondition(b); ok && strings.HasPrefix(strings.TrimPrefix(op, "!"), "~") && !strings.HasPrefix(op, "!") {
+				return regexSource{re, strings.TrimPrefix(v, "$"), b}, true
+			}
+		case "location":
+			if len(b.Args) == 2 && (b.Arg(0) == "~" || b.Arg(0) == "~*") {
+				return regexSource{b.Arg(1), "uri", b}, true
+			}
+			if len(b.Args) == 1 && strings.HasPrefix(b.Arg(0), "~") {
+				return regexSource{strings.TrimLeft(b.Arg(0)[1:], "*"), "uri", b}, true
+			}
+		}
+	}
+	return regexSource{}, false
+}
+
+// ifCondition splits the condition of an "if" block into the variable,
+// the operator and the operand: ($a ~* re) gives "$a", "~*", "re".
+func ifCondition(d *parser.Directive) (v, op, operand string, ok bool) {
+	var parts []string
+	for _, a := range d.Args {
+		parts = append(parts, a.Value)
+	}
+	if len(parts) == 0 {
+		return "", "", "", false
+	}
+	parts[0] = strings.TrimPrefix(parts[0], "(")
+	last := len(parts) - 1
+	if parts[last] == ")" {
+		parts = parts[:last]
+	} else {
+		parts[last] = strings.TrimSuffix(parts[last], ")")
+	}
+	if len(parts) == 0 || parts[0] == "" && len(parts) == 1 {
+		return "", "", "", false
+	}
+	if parts[0] == "" {
+		parts = parts[1:]
+	}
+	switch len(parts) {
+	case 1:
+		return parts[0], "", "", true
+	case 3:
+		return parts[0], parts[1], parts[2], true
+	}
+	return "", "", "", false
+}
+
+// groupPattern returns the text of capture group n (1-based) of a PCRE
+// pattern, or "" when it has fewer groups.
+func groupPattern(re string, n int) (string, bool) {
+	count := 0
+	var stack []int // start of each open group; -1 for one not wanted
+	body, found := "", false
+	regexSyntax(re, func(i int) {
+		switch {
+		case found:
+		case re[i] == '(':
+			if capturing(re, i) {
+				count++
+				if count == n {
+					stack = append(stack, i+1)
+					return
+				}
+			}
+			stack = append(stack, -1)
+		case re[i] == ')' && len(stack) > 0:
+			start := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if start >= 0 {
+				body, found = re[start:i], true
+				if strings.HasPrefix(body, "?") { // named: (?<n>...), (?P<n>...), (?'n'...)
+					if k := strings.IndexAny(body, ">'"); k >= 0 {
+						body = body[k+1:]
+					}
+				}
+			}
+		}
+	})
+	return body, found
+}
+
+// capturing reports whether the "(" at i opens a capture group: a plain
+// one or a named one, not "(?:", a lookaround or an option setting.
+func capturing(re string, i int) bool {
+	if i+1 >= len(re) || re[i+1] != '?' {
+		return true
+	}
+	return i+2 < len(re) && (re[i+2] == '<' && i+3 < len(re) && re[i+3] != '=' && re[i+3] != '!' || re[i+2] == 'P' || re[i+2] == '\'')
+}
+
+// matchesNewline reports whether a PCRE fragment can match a line feed
+// (nginx compiles without PCRE_DOTALL, so "." cannot).
+func matchesNewline(frag, whole string) bool {
+	dotall := strings.Contains(whole, "(?s") || strings.Contains(whole, "(?is") || strings.Contains(whole, "(?si")
+	inClass, negated, classHasNL := false, false, false
+	for i := 0; i < len(frag); i++ {
+		c := frag[i]
+		if c == '\\' && i+1 < len(frag) {
+			e := frag[i+1]
+			i++
+			nl := strings.IndexByte("snvRXCDWHN", e) >= 0 || e == 'x' && strings.HasPrefix(strings.ToLower(frag[i+1:]), "0a")
+			if e == 'N' {
+				nl = false // \N is "not a newline"
+			}
+			if inClass {
+				if e == 's' || e == 'n' || e == 'v' || e == 'R' || e == 'x' && nl {
+					classHasNL = true
+				}
+				if e == 'D' || e == 'W' || e == 'H' {
+					classHasNL = true
+				}
+				continue
+			}
+			if nl {
+				return true
+			}
+			continue
+		}
+		if c == '\n' { // written "\n" in the configuration: nginx unescapes it
+			if !inClass {
+				return true
+			}
+			classHasNL = true
+			continue
+		}
+		switch {
+		case inClass:
+			if c == ']' {
+				inClass = false
+				if negated != classHasNL {
+					return true
+				}
+			}
+		case c == '[':
+			inClass, negated, classHasNL = true, i+1 < len(frag) && frag[i+1] == '^', false
+			if negated {
+				i++
+			}
+			if i+1 < len(frag) && frag[i+1] == ']' {
+				i++ // a literal "]" first in the class
+			}
+		case c == '.' && dotall:
+			return true
+		}
+	}
+	return false
+}
+
+// literalChoice reports whether a group only matches fixed words:
+// "app1|app2", "static\.example\.com".
+func literalChoice(frag string) bool {
+	if frag == "" {
+		return true
+	}
+	for i := 0; i < len(frag); i++ {
+		c := frag[i]
+		switch {
+		case c == '\\' && i+1 < len(frag) && (frag[i+1] == '.' || frag[i+1] == '-'):
+			i++
+		case c == '|' || c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// taintScope resolves variables for one pass: the set and map statements
+// of the tree, collected once.
+type taintScope struct {
+	sets     map[string][]visit
+	maps     map[string][]*parser.Directive
+	defaults map[*parser.Directive]bool // servers that answer unknown Host names
+}
+
+func (p *Pass) taintScope() *taintScope {
+	if p.visits.taint != nil {
+		return p.visits.taint
+	}
+	ts := &taintScope{sets: map[string][]visit{}, maps: map[string][]*parser.Directive{}}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) {
+			return
+		}
+		switch {
+		case d.Name == "set" && len(d.Args) == 2:
+			n := strings.TrimPrefix(d.Arg(0), "$")
+			ts.sets[n] = append(ts.sets[n], visit{d, c})
+		case d.Name == "map" && d.Block != nil && len(d.Args) == 2:
+			n := strings.TrimPrefix(d.Arg(1), "$")
+			ts.maps[n] = append(ts.maps[n], d)
+		}
+	}, "set", "map")
+	p.visits.taint = ts
+	return ts
+}
+
+// catchAll reports whether a server answers requests for any Host: it is
+// the default server of one of its addresses, or has a wildcard, regex or
+// "_" name. Only then does the client choose $host freely.
+func (p *Pass) catchAll(srv *parser.Directive) bool {
+	if srv == nil {
+		return true
+	}
+	ts := p.taintScope()
+	if ts.defaults == nil {
+		ts.defaults = map[*parser.Directive]bool{}
+		first := map[string]*parser.Directive{}
+		marked := map[string]bool{}
+		p.httpServers(func(s *parser.Directive, c *parser.Context) {
+			for _, l := range findIn(s.Block, "listen") {
+				a := l.Arg(0)
+				if hasArg(l, "default_server") >= 0 || hasArg(l, "default") >= 0 {
+					ts.defaults[s], marked[a] = true, true
+				}
+				if first[a] == nil {
+					first[a] = s
+				}
+			}
+			if len(findIn(s.Block, "listen")) == 0 && first["*:80"] == nil {
+				first["*:80"] = s
+			}
+		})
+		for a, s := range first {
+			if !marked[a] {
+				ts.defaults[s] = true
+			}
+		}
+	}
+	if ts.defaults[srv] {
+		return true
+	}
+	names := findIn(srv.Block, "server_name")
+	if len(names) == 0 {
+		return true
+	}
+	for _, n := range names {
+		for _, a := range n.Args {
+			v := a.Value
+			if v == "" || v == "_" || strings.HasPrefix(v, "~") || strings.Contains(v, "*") || strings.HasPrefix(v, ".") || strings.Contains(v, "$") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// taintOf is what the request controls in a value used by d, a directive
+// met at c.
+func (p *Pass) taintOf(value string, d *parser.Directive, c *parser.Context) taint {
+	var t taint
+	for _, r := range varsIn(value) {
+		t = t.or(p.varTaint(r.name, d, c, 0))
+	}
+	return t
+}
+
+func (p *Pass) varTaint(name string, d *parser.Directive, c *parser.Context, depth int) taint {
+	if depth > 8 {
+		return taint{}
+	}
+	if len(name) == 1 && name[0] >= '1' && name[0] <= '9' {
+		src, ok := captureSource(d, c)
+		if !ok {
+			return taint{}
+		}
+		return p.captureTaint(src, int(name[0]-'0'), d, c, depth)
+	}
+	if t, ok := requestVar(name); ok {
+		if name == "host" && !p.catchAll(c.Enclosing(parser.CtxServer)) {
+			return taint{} // $host is one of this server's exact names
+		}
+		return t
+	}
+	ts := p.taintScope()
+	var t taint
+	for _, s := range ts.sets[name] {
+		u := p.taintOf(s.d.Arg(1), s.d, s.c)
+		if u.picks && !strings.Contains(u.via, "set $") {
+			u.via = "$" + name + " (set from " + u.via + ")"
+		}
+		t = t.or(u)
+	}
+	for _, m := range ts.maps[name] {
+		t = t.or(p.mapTaint(m, name, depth))
+	}
+	return t
+}
+
+// captureTaint is the taint of group n of a regex matched against source.
+func (p *Pass) captureTaint(src regexSource, n int, d *parser.Directive, c *parser.Context, depth int) taint {
+	frag, ok := groupPattern(src.re, n)
+	if !ok {
+		return taint{}
+	}
+	var base taint
+	if src.source == "uri" {
+		base, _ = requestVar("uri")
+	} else {
+		base = p.varTaint(src.source, src.where, c, depth+1)
+	}
+	if !base.picks || literalChoice(frag) {
+		return taint{}
+	}
+	return taint{picks: true, newline: base.newline && matchesNewline(frag, src.re) && repeats(frag), decoded: base.decoded,
+		reserved: base.reserved && matchesReserved(frag),
+		via:      "$" + string(rune('0'+n)) + " (" + clip("("+frag+")") + " of " + base.via + ")"}
+}
+
+// mapTaint is the taint of a map's result: what its values copy from
+// variables (captures of its regex keys included). Fixed values carry none.
+func (p *Pass) mapTaint(m *parser.Directive, name string, depth int) taint {
+	source := strings.TrimPrefix(m.Arg(0), "$")
+	var t taint
+	for _, e := range m.Block {
+		var key, val string
+		switch {
+		case e.Name == "default" && len(e.Args) == 1:
+			val = e.Arg(0)
+		case len(e.Args) == 1 && e.Name != "include" && e.Name != "hostnames" && e.Name != "volatile":
+			key, val = e.Name, e.Arg(0)
+		default:
+			continue
+		}
+		for _, r := range varsIn(val) {
+			if len(r.name) == 1 && r.name[0] >= '1' && r.name[0] <= '9' {
+				if strings.HasPrefix(key, "~") {
+					re := strings.TrimPrefix(strings.TrimPrefix(key, "~"), "*")
+					srcVar := p.varTaint(source, m, &parser.Context{Names: []string{parser.CtxMain, parser.CtxHTTP}}, depth+1)
+					if frag, ok := groupPattern(re, int(r.name[0]-'0')); ok && srcVar.picks && !literalChoice(frag) {
+						t = t.or(taint{picks: true, newline: srcVar.newline && matchesNewline(frag, re) && repeats(frag), decoded: srcVar.decoded,
+							reserved: srcVar.reserved && matchesReserved(frag),
+							via:      "$" + name + " (map of " + srcVar.via + ")"})
+					}
+				}
+				continue
+			}
+			u := p.varTaint(r.name, m, &parser.Context{Names: []string{parser.CtxMain, parser.CtxHTTP}}, depth+1)
+			if u.picks {
+				u.via = "$" + name + " (map value " + u.via + ")"
+			}
+			t = t.or(u)
+		}
+	}
+	return t
+}
+
+// repeats reports whether a fragment can match more than one character: a
+// single "[^.]" can hold a line feed but nothing after it, which splits no
+// header of the client's choosing.
+func repeats(frag string) bool {
+	found := false
+	regexSyntax(frag, func(i int) { found = found || frag[i] == '*' || frag[i] == '+' || frag[i] == '{' })
+	return found
+}
+
+// matchesReserved reports whether a fragment can match a character that
+// changes a URL's meaning once decoded ("?", "/", "#", " "). A pattern Go
+// cannot compile is assumed to.
+func matchesReserved(frag string) bool {
+	re, err := regexp.Compile(frag)
+	if err != nil {
+		return true
+	}
+	for _, c := range []string{"?", "/", "#", " "} {
+		if re.MatchString(c) {
+			return true
+		}
+	}
+	return false
+}
