@@ -58,70 +58,95 @@ or, with nginx 1.29.3 or later, "add_header_inherit merge;".`,
 		Versions: "all (add_header_inherit from 1.29.3)",
 		Sources:  []string{"nginx docs: ngx_http_headers_module add_header, add_header_inherit (1.29.3)", "nginx docs: ngx_http_proxy_module proxy_set_header", "gixy: add_header_redefinition (the check's idea; written anew here)"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(b *parser.Directive, c *parser.Context) {
-			if b.Block == nil || inStream(c) || b.Name == "if" && c.In() != parser.CtxLocation {
+	Check: checkHeaderInheritance,
+}
+
+// checkHeaderInheritance visits the directives of the families, not every
+// block: each block that sets one is judged once per family.
+func checkHeaderInheritance(p *Pass) {
+	// the directives of one block share their context: a block is judged
+	// when the walk first meets one of its directives of a family (a block
+	// met again after a nested one reports the same finding, which Run
+	// drops as a duplicate)
+	last := map[string]*parser.Context{}
+	names := make([]string, len(arrayFamilies))
+	handler := map[string]string{}
+	for i, f := range arrayFamilies {
+		names[i] = f.name
+		handler[f.name] = f.handler
+	}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		n := len(c.Blocks)
+		if n == 0 || inStream(c) {
+			return
+		}
+		b := c.Blocks[n-1]
+		if last[d.Name] == c {
+			return
+		}
+		last[d.Name] = c
+		switch b.Name {
+		case "server", "location", "limit_except":
+		case "if":
+			if len(c.Names) < 2 || c.Names[len(c.Names)-2] != parser.CtxLocation {
 				return
 			}
-			own := p.index.byName(b.Block)
-			for _, fam := range arrayFamilies {
-				inner := own[fam.name]
-				if len(inner) == 0 {
-					continue
-				}
-				outer := p.Effective(c.Blocks, c.Root, fam.name)
-				if !outer.Found() {
-					continue
-				}
-				if fam.handler != "" && !usesHandler(b, fam.handler) {
-					continue
-				}
-				if fam.name == "add_header" || fam.name == "add_trailer" {
-					if s := p.EffectiveIn(c, b, fam.name+"_inherit"); s.Found() && s.Last().Arg(0) != "on" {
-						continue // merge adds to the inherited set; off drops it on purpose
-					}
-				}
-				have := map[string]bool{}
-				for _, d := range inner {
-					have[strings.ToLower(d.Arg(0))] = true
-				}
-				var first, rest []string
-				seen := map[string]bool{}
-				for _, d := range outer.Dirs {
-					n := strings.ToLower(d.Arg(0))
-					if have[n] || seen[n] || d.Arg(1) == "" && fam.name != "proxy_hide_header" {
-						continue // an empty value sets nothing to lose
-					}
-					seen[n] = true
-					if securityHeaders[n] {
-						first = append(first, d.Arg(0))
-					} else {
-						rest = append(rest, d.Arg(0))
-					}
-				}
-				names := append(first, rest...)
-				if len(names) == 0 {
-					continue
-				}
-				list := strings.Join(names, ", ")
-				if len(names) > 6 {
-					list = strings.Join(names[:6], ", ") + fmt.Sprintf(" and %d more", len(names)-6)
-				}
-				from := "the enclosing block"
-				if outer.Level != nil {
-					from = fmt.Sprintf("%s at %s", outer.Level.Name, where(outer.Level))
-				} else if len(outer.Dirs) > 0 {
-					from = where(outer.Dirs[0])
-				}
-				verb := "no longer apply"
-				if len(names) == 1 {
-					verb = "no longer applies"
-				}
-				p.Report(inner[0], "this %s replaces the ones inherited from %s: %s %s in this %s; repeat them here or include a shared snippet at both levels",
-					fam.name, clip(from), clip(list), verb, b.Name)
+		default:
+			return
+		}
+		fam := d.Name
+		outer := p.Effective(c.Blocks[:n-1], c.Root, fam)
+		if !outer.Found() {
+			return
+		}
+		if h := handler[fam]; h != "" && !usesHandler(b, h) {
+			return
+		}
+		if fam == "add_header" || fam == "add_trailer" {
+			if s := p.Effective(c.Blocks, c.Root, fam+"_inherit"); s.Found() && s.Last().Arg(0) != "on" {
+				return // merge adds to the inherited set; off drops it on purpose
 			}
-		}, "server", "location", "if", "limit_except")
-	},
+		}
+		inner := p.index.find(b.Block, fam)
+		have := map[string]bool{}
+		for _, x := range inner {
+			have[strings.ToLower(x.Arg(0))] = true
+		}
+		var first, rest []string
+		seen := map[string]bool{}
+		for _, x := range outer.Dirs {
+			name := strings.ToLower(x.Arg(0))
+			if have[name] || seen[name] || x.Arg(1) == "" && fam != "proxy_hide_header" {
+				continue // an empty value sets nothing to lose
+			}
+			seen[name] = true
+			if securityHeaders[name] {
+				first = append(first, x.Arg(0))
+			} else {
+				rest = append(rest, x.Arg(0))
+			}
+		}
+		dropped := append(first, rest...)
+		if len(dropped) == 0 || len(inner) == 0 {
+			return
+		}
+		list := strings.Join(dropped, ", ")
+		if len(dropped) > 6 {
+			list = strings.Join(dropped[:6], ", ") + fmt.Sprintf(" and %d more", len(dropped)-6)
+		}
+		from := "the enclosing block"
+		if outer.Level != nil {
+			from = fmt.Sprintf("%s at %s", outer.Level.Name, where(outer.Level))
+		} else if len(outer.Dirs) > 0 {
+			from = where(outer.Dirs[0])
+		}
+		verb := "no longer apply"
+		if len(dropped) == 1 {
+			verb = "no longer applies"
+		}
+		p.Report(inner[0], "this %s replaces the ones inherited from %s: %s %s in this %s; repeat them here or include a shared snippet at both levels",
+			fam, clip(from), clip(list), verb, b.Name)
+	}, names...)
 }
 
 var proxyPassNormalized = &Rule{

@@ -343,7 +343,8 @@ func (p *Pass) catchAll(srv *parser.Directive) bool {
 		first := map[string]*parser.Directive{}
 		marked := map[string]bool{}
 		p.httpServers(func(s *parser.Directive, c *parser.Context) {
-			for _, l := range findIn(s.Block, "listen") {
+			listens := p.index.find(s.Block, "listen")
+			for _, l := range listens {
 				a := l.Arg(0)
 				if hasArg(l, "default_server") >= 0 || hasArg(l, "default") >= 0 {
 					ts.defaults[s], marked[a] = true, true
@@ -352,7 +353,7 @@ func (p *Pass) catchAll(srv *parser.Directive) bool {
 					first[a] = s
 				}
 			}
-			if len(findIn(s.Block, "listen")) == 0 && first["*:80"] == nil {
+			if len(listens) == 0 && first["*:80"] == nil {
 				first["*:80"] = s
 			}
 		})
@@ -365,7 +366,7 @@ func (p *Pass) catchAll(srv *parser.Directive) bool {
 	if ts.defaults[srv] {
 		return true
 	}
-	names := findIn(srv.Block, "server_name")
+	names := p.index.find(srv.Block, "server_name")
 	if len(names) == 0 {
 		return true
 	}
@@ -384,6 +385,9 @@ func (p *Pass) catchAll(srv *parser.Directive) bool {
 // met at c.
 func (p *Pass) taintOf(value string, d *parser.Directive, c *parser.Context) taint {
 	var t taint
+	if strings.IndexByte(value, '$') < 0 {
+		return t
+	}
 	for _, r := range varsIn(value) {
 		t = t.or(p.varTaint(r.name, d, c, 0))
 	}
