@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 FUZZTIME ?= 20s
 
-.PHONY: all build install test unit fuzz vet bench deps docs clean directives
+.PHONY: all build install test unit fuzz vet bench bench-lint bench-hook deps docs clean directives
 
 all: build
 
@@ -39,6 +39,14 @@ bench:
 	@$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./parser ./rules ./cmd/nginxtune | tee /tmp/nginxtune-bench.txt | grep -E '^(Benchmark|ok|FAIL)'
 	@echo
 	@bash scripts/benchtable.sh < /tmp/nginxtune-bench.txt
+
+# nginxtune lint against real nginx -t on a 20,000-server tree, side by side
+# (SERVERS=, RUNS= to change); the hook's latency on the live /etc/nginx.
+bench-lint:
+	@bash scripts/bench-lint.sh
+
+bench-hook:
+	@bash scripts/bench-hook.sh
 
 clean:
 	rm -rf bin

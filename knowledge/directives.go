@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 //go:embed directives.tsv
@@ -21,7 +22,7 @@ var directivesTSV string
 // http, upstream, stream and mail).
 type Directive struct {
 	Name     string
-	Contexts map[string]bool // context keys: main, events, http, server, location, if-server, ...
+	Contexts []string // context keys: main, events, http, server, location, if-server, ...
 	// Mask is Contexts as bits (ContextBit), for the lookups of a large tree.
 	Mask   uint32
 	Args   Args
@@ -91,79 +92,120 @@ func (a Args) String() string {
 }
 
 var (
-	byName       map[string][]Directive
+	rows         map[string][]string // the table's lines by directive name
 	coreVersions []string
 	sources      string
+	loadOnce     sync.Once
+
+	parsedMu sync.Mutex
+	parsed   = map[string][]Directive{}
 )
 
-func init() {
-	byName = map[string][]Directive{}
+// load indexes the table on first use: a run that needs no directive (gen,
+// --version) does not pay for it. Only names, context keys and versions are
+// read then; a directive's row is parsed when it is first looked up, so a
+// hook that lints a small tree reads a few dozen rows of the 1,200.
+func load() { loadOnce.Do(indexTable) }
+
+func indexTable() {
+	rows = make(map[string][]string, 1200)
 	seen := map[string]bool{}
-	for _, line := range strings.Split(directivesTSV, "\n") {
-		if strings.HasPrefix(line, "# sources: ") {
-			sources = strings.TrimPrefix(line, "# sources: ")
+	rest := directivesTSV
+	for rest != "" {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		if v, ok := strings.CutPrefix(line, "# sources: "); ok {
+			sources = v
 		}
-		if line == "" || strings.HasPrefix(line, "#") {
+		if line == "" || line[0] == '#' {
 			continue
 		}
-		f := strings.Split(line, "\t")
-		if len(f) != 7 {
-			continue
+		name, fields, _ := strings.Cut(line, "\t")
+		rows[name] = append(rows[name], line)
+		ctxs, fields, _ := strings.Cut(fields, "\t")
+		for ctxs != "" {
+			var c string
+			c, ctxs, _ = strings.Cut(ctxs, ",")
+			addContext(c)
 		}
-		d := Directive{Name: f[0], Contexts: map[string]bool{}, Once: f[3] == "1", Flag: f[4] == "1", Module: f[5]}
-		for _, c := range strings.Split(f[1], ",") {
-			d.Contexts[c] = true
-			d.Mask |= ContextBit(c)
-		}
-		for _, a := range strings.Split(f[2], "|") {
-			switch a {
-			case "NOARGS":
-				d.Args.Take[0] = true
-			case "FLAG":
-				d.Args.Flag = true
-			case "1MORE":
-				d.Args.More1 = true
-			case "2MORE":
-				d.Args.More2 = true
-			case "ANY":
-				d.Args.Any = true
-			case "BLOCK":
-				d.Args.Block = true
-			default:
-				if n, err := strconv.Atoi(strings.TrimPrefix(a, "TAKE")); err == nil && n < len(d.Args.Take) {
-					d.Args.Take[n] = true
-				}
+		from := fields[strings.LastIndexByte(fields, '\t')+1:]
+		for from != "" {
+			var f string
+			f, from, _ = strings.Cut(from, ",")
+			if v, ok := strings.CutPrefix(f, "nginx-"); ok && !seen[v] {
+				seen[v] = true
+				coreVersions = append(coreVersions, v)
 			}
 		}
-		for _, from := range strings.Split(f[6], ",") {
-			if v, ok := strings.CutPrefix(from, "nginx-"); ok {
-				d.Core = append(d.Core, v)
-				if !seen[v] {
-					seen[v] = true
-					coreVersions = append(coreVersions, v)
-				}
-			} else {
-				d.Extra = from
-			}
-		}
-		byName[d.Name] = append(byName[d.Name], d)
 	}
 	sort.Slice(coreVersions, func(i, j int) bool { return versionLess(coreVersions[i], coreVersions[j]) })
 }
 
-// contextBits numbers the context keys.
+// parseRow reads one line of the table.
+func parseRow(line string) (Directive, bool) {
+	f := strings.Split(line, "\t")
+	if len(f) != 7 {
+		return Directive{}, false
+	}
+	d := Directive{Name: f[0], Once: f[3] == "1", Flag: f[4] == "1", Module: f[5]}
+	for _, c := range strings.Split(f[1], ",") {
+		d.Contexts = append(d.Contexts, c)
+		d.Mask |= contextBits[c]
+		if c == "any" {
+			d.Mask |= 1 << 31
+		}
+	}
+	for _, a := range strings.Split(f[2], "|") {
+		switch a {
+		case "NOARGS":
+			d.Args.Take[0] = true
+		case "FLAG":
+			d.Args.Flag = true
+		case "1MORE":
+			d.Args.More1 = true
+		case "2MORE":
+			d.Args.More2 = true
+		case "ANY":
+			d.Args.Any = true
+		case "BLOCK":
+			d.Args.Block = true
+		default:
+			if n, err := strconv.Atoi(strings.TrimPrefix(a, "TAKE")); err == nil && n < len(d.Args.Take) {
+				d.Args.Take[n] = true
+			}
+		}
+	}
+	for _, from := range strings.Split(f[6], ",") {
+		if v, ok := strings.CutPrefix(from, "nginx-"); ok {
+			d.Core = append(d.Core, v)
+		} else {
+			d.Extra = from
+		}
+	}
+	return d, true
+}
+
+// contextBits numbers the context keys of the table; filled by parseTable
+// and only read afterwards, so lookups are safe from several goroutines.
 var contextBits = map[string]uint32{}
 
-// ContextBit returns the bit of a context key ("any" matches every key).
+// ContextBit returns the bit of a context key ("any" matches every key); a
+// key no directive of the table names has none.
 func ContextBit(key string) uint32 {
 	if key == "any" {
 		return 1 << 31
 	}
+	load()
+	return contextBits[key]
+}
+
+// addContext numbers a context key while the table is parsed.
+func addContext(key string) uint32 {
+	if key == "any" {
+		return 1 << 31
+	}
 	b, ok := contextBits[key]
-	if !ok {
-		if len(contextBits) >= 31 {
-			return 0
-		}
+	if !ok && len(contextBits) < 31 {
 		b = 1 << len(contextBits)
 		contextBits[key] = b
 	}
@@ -177,12 +219,32 @@ func (d Directive) Allows(key string) bool {
 
 // Lookup returns every way a directive can be written, nil for a name no
 // source knows.
-func Lookup(name string) []Directive { return byName[name] }
+func Lookup(name string) []Directive {
+	load()
+	lines, ok := rows[name]
+	if !ok {
+		return nil
+	}
+	parsedMu.Lock()
+	defer parsedMu.Unlock()
+	if ds, ok := parsed[name]; ok {
+		return ds
+	}
+	var ds []Directive
+	for _, l := range lines {
+		if d, ok := parseRow(l); ok {
+			ds = append(ds, d)
+		}
+	}
+	parsed[name] = ds
+	return ds
+}
 
 // Names returns every directive name, sorted.
 func Names() []string {
-	out := make([]string, 0, len(byName))
-	for n := range byName {
+	load()
+	out := make([]string, 0, len(rows))
+	for n := range rows {
 		out = append(out, n)
 	}
 	sort.Strings(out)
@@ -191,10 +253,16 @@ func Names() []string {
 
 // CoreVersions lists the nginx versions the table was generated from,
 // oldest first.
-func CoreVersions() []string { return append([]string(nil), coreVersions...) }
+func CoreVersions() []string {
+	load()
+	return append([]string(nil), coreVersions...)
+}
 
 // Sources names the source trees of the table.
-func Sources() string { return sources }
+func Sources() string {
+	load()
+	return sources
+}
 
 // InCore reports whether the nginx source of version v has the directive.
 func (d Directive) InCore(v string) bool {

@@ -3,6 +3,7 @@ package parser
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nginxtune/nginxtune/knowledge"
 	gonginx "github.com/tufanbarisyildirim/gonginx/parser"
@@ -245,7 +246,9 @@ type dirInfo struct {
 	block bool
 }
 
-var table = func() map[string]dirInfo {
+// table is read from directiveTable on first use (sync.OnceValue), so that
+// commands that never infer a snippet's context do not pay for it.
+var table = sync.OnceValue(func() map[string]dirInfo {
 	m := map[string]dirInfo{}
 	for _, line := range strings.Split(directiveTable, "\n") {
 		f := strings.Fields(line)
@@ -265,13 +268,13 @@ var table = func() map[string]dirInfo {
 		m[f[0]] = info
 	}
 	return m
-}()
+})
 
 // Known reports whether name is a directive of nginx or of a widely used
 // module. The vocabulary is gonginx's list of valid directives (nginx
 // modules, OpenResty's Lua directives) joined with this package's table.
 func Known(name string) bool {
-	if _, ok := table[name]; ok {
+	if _, ok := table()[name]; ok {
 		return true
 	}
 	if len(knowledge.Lookup(name)) > 0 {
@@ -327,7 +330,7 @@ func inferContext(dirs []*Directive) []string {
 	for i, cand := range inferOrder {
 		score := 0
 		for _, d := range dirs {
-			if info, ok := table[d.Name]; ok && info.ctx&cand.c != 0 {
+			if info, ok := table()[d.Name]; ok && info.ctx&cand.c != 0 {
 				score++
 			}
 		}

@@ -11,8 +11,10 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 )
@@ -146,16 +148,36 @@ func (osSource) read(p string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, ErrNotRegular
 	}
+	if st.Size() > MaxTreeBytes {
+		return nil, ErrTooLarge
+	}
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxTreeBytes+1))
-	if err == nil && len(b) > MaxTreeBytes {
+	// one buffer of the size stat gave (a file that grew meanwhile is read
+	// on to its end, still cut at the limit; one that shrank, to its end)
+	b := make([]byte, st.Size())
+	n, err := io.ReadFull(f, b)
+	b = b[:n]
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return b, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rest, err := io.ReadAll(io.LimitReader(f, MaxTreeBytes+1-int64(n)))
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) > 0 {
+		b = append(b, rest...)
+	}
+	if len(b) > MaxTreeBytes {
 		return nil, ErrTooLarge
 	}
-	return b, err
+	return b, nil
 }
 func (osSource) glob(pattern string) ([]string, error) { return filepath.Glob(pattern) }
 func (osSource) exists(p string) bool {
@@ -268,6 +290,19 @@ type loader struct {
 	tree   *Tree
 	prefix string
 	state  map[*File]int // 0 new, 1 expanding, 2 done
+	// reals caches realPath: a glob's files are resolved once for the
+	// prefetch and again when they are included
+	reals map[string]string
+	// pre holds files an include pattern matched, read and parsed ahead in
+	// parallel (prefetch), by real path; file() takes them from here
+	pre map[string]*prefetched
+}
+
+// prefetched is a file read and parsed ahead of its turn.
+type prefetched struct {
+	f    *File
+	diag *Diagnostic
+	err  error
 }
 
 // Load reads the configuration at p: a main file, a directory (its
@@ -426,7 +461,7 @@ func (l *loader) file(p string) (*File, error) {
 	}
 	real := p
 	if _, isOS := l.src.(osSource); isOS {
-		real = l.realPath(p)
+		real = l.cachedRealPath(p)
 		if f, ok := l.tree.byPath[real]; ok {
 			l.tree.byPath[p] = f
 			return f, nil
@@ -448,7 +483,15 @@ func (l *loader) file(p string) (*File, error) {
 			}
 		}
 	}
-	b, err := l.src.read(real)
+	pf := l.pre[real]
+	delete(l.pre, real)
+	var b []byte
+	var err error
+	if pf != nil {
+		b, err = pf.f.Src, pf.err
+	} else {
+		b, err = l.src.read(real)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -456,6 +499,10 @@ func (l *loader) file(p string) (*File, error) {
 		return nil, ErrTooLarge
 	}
 	f := &File{Path: real, Src: b}
+	if pf != nil {
+		f = pf.f
+		f.Path = real
+	}
 	if id != (fileID{}) {
 		if l.byID == nil {
 			l.byID = map[fileID]*File{}
@@ -466,7 +513,16 @@ func (l *loader) file(p string) (*File, error) {
 		f.Via = p
 		l.tree.byPath[p] = f
 	}
-	l.add(f)
+	if pf != nil {
+		l.tree.byPath[f.Path] = f
+		l.tree.Files = append(l.tree.Files, f)
+		if pf.diag != nil {
+			pf.diag.File = real
+			l.tree.Diagnostics = append(l.tree.Diagnostics, *pf.diag)
+		}
+	} else {
+		l.add(f)
+	}
 	if _, isOS := l.src.(osSource); isOS && !l.opt.Live && !l.inside(real) && len(l.tree.Files) > 1 {
 		l.tree.Outside = append(l.tree.Outside, real)
 	}
@@ -690,7 +746,9 @@ func (l *loader) expand(f *File) {
 		if d.Name != "include" {
 			return
 		}
-		for _, p := range l.resolve(d) {
+		paths := l.resolve(d)
+		l.prefetch(paths)
+		for _, p := range paths {
 			inc, err := l.file(p)
 			switch {
 			case errors.Is(err, ErrOutside):
@@ -1136,5 +1194,81 @@ func (l *loader) boundVisits() {
 	if worst != nil {
 		l.diag(worst, "include-missing", SevError, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", Clip(worst.Arg(0)), MaxDirectiveVisits)
 		l.tree.Unreadable = append(l.tree.Unreadable, worst.File.Path)
+	}
+}
+
+// cachedRealPath is realPath, once per path.
+func (l *loader) cachedRealPath(p string) string {
+	if r, ok := l.reals[p]; ok {
+		return r
+	}
+	if l.reals == nil {
+		l.reals = map[string]string{}
+	}
+	r := l.realPath(p)
+	l.reals[p] = r
+	return r
+}
+
+// prefetch reads and parses, in parallel, the files an include pattern
+// matched that the tree does not hold yet. Only regular files inside the
+// tree (or allowed) are read, within the tree's byte budget; what is left
+// out is read in turn by file(), which also makes every decision (limits,
+// links, order of Files and diagnostics) as if nothing had been read ahead.
+func (l *loader) prefetch(paths []string) {
+	if _, isOS := l.src.(osSource); !isOS || len(paths) < 2 || runtime.GOMAXPROCS(0) < 2 {
+		return
+	}
+	var todo []string
+	budget := MaxTreeBytes - l.bytes
+	for _, p := range paths {
+		if _, ok := l.tree.byPath[p]; ok {
+			continue
+		}
+		real := l.cachedRealPath(p)
+		if _, ok := l.tree.byPath[real]; ok || l.pre[real] != nil || isSystemPath(real) {
+			continue
+		}
+		if len(l.tree.Files) > 0 && !l.opt.Live && !l.inside(real) && !l.allowed(real) {
+			continue
+		}
+		st, err := os.Stat(real)
+		if err != nil || !st.Mode().IsRegular() || st.Size() > int64(budget) {
+			continue
+		}
+		budget -= int(st.Size())
+		todo = append(todo, real)
+	}
+	if len(todo) < 2 {
+		return
+	}
+	out := make([]*prefetched, len(todo))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				b, err := osSource{}.read(todo[i])
+				f := &File{Src: b}
+				pf := &prefetched{f: f, err: err}
+				if err == nil {
+					pf.diag = parseFile(f)
+				}
+				out[i] = pf
+			}
+		}()
+	}
+	for i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if l.pre == nil {
+		l.pre = map[string]*prefetched{}
+	}
+	for i, r := range todo {
+		l.pre[r] = out[i]
 	}
 }

@@ -47,6 +47,7 @@ type scanner struct {
 // parseFile parses src into f. A syntax error is returned as a Diagnostic;
 // the statements completed before it stay in f.Directives.
 func parseFile(f *File) *Diagnostic {
+	f.newline = newlineOf(f.Src)
 	s := &scanner{f: f, src: f.Src, line: 1}
 	if len(s.src) >= 3 && s.src[0] == 0xEF && s.src[1] == 0xBB && s.src[2] == 0xBF {
 		s.pos = 3 // a UTF-8 byte order mark; nginx itself would read it as part of the first word

@@ -131,15 +131,21 @@ type File struct {
 }
 
 // Newline returns the line ending the file uses: "\r\n" when it has one,
-// else "\n". It is computed once.
+// else "\n". The parser records it; for a file built otherwise it is
+// worked out on each call, never stored, so that rules running in parallel
+// may ask.
 func (f *File) Newline() string {
-	if f.newline == "" {
-		f.newline = "\n"
-		if bytes.Contains(f.Src, []byte("\r\n")) {
-			f.newline = "\r\n"
-		}
+	if f.newline != "" {
+		return f.newline
 	}
-	return f.newline
+	return newlineOf(f.Src)
+}
+
+func newlineOf(src []byte) string {
+	if bytes.Contains(src, []byte("\r\n")) {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // Position converts a byte offset into a 1-based line and column.

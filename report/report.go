@@ -64,7 +64,13 @@ func Text(w io.Writer, diags []rules.Diagnostic, m Meta, color bool) error {
 		}
 		return code + s + ansiReset
 	}
+	shown := map[string]string{} // file -> its escaped display path, worked out once
 	for _, d := range diags {
+		path, ok := shown[d.File]
+		if !ok {
+			path = Escape(m.path(d.File))
+			shown[d.File] = path
+		}
 		sev := d.Severity.String()
 		switch d.Severity {
 		case rules.Error:
@@ -79,7 +85,7 @@ func Text(w io.Writer, diags []rules.Diagnostic, m Meta, color bool) error {
 			fix = paint(ansiDim, " (fixable)")
 		}
 		if _, err := fmt.Fprintf(w, "%s: %s: %s %s%s\n",
-			paint(ansiBold, fmt.Sprintf("%s:%d:%d", Escape(m.path(d.File)), d.Line, d.Col)), sev, Escape(d.Message),
+			paint(ansiBold, fmt.Sprintf("%s:%d:%d", path, d.Line, d.Col)), sev, Escape(d.Message),
 			paint(ansiDim, "["+d.Rule+"]"), fix); err != nil {
 			return err
 		}

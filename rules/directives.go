@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
@@ -17,7 +18,7 @@ import (
 // name, shared by the four rules of one lint: a large tree has few
 // distinct blocks and names but many directives.
 type langCache struct {
-	done     bool
+	once     sync.Once // the first language rule to run does the walk
 	disabled map[string]bool
 	names    map[string]*nameInfo
 }
@@ -332,10 +333,14 @@ counts as part of the block it stands in.`,
 // first of them to run checks every directive for all that are enabled,
 // so a large tree is walked once, not four times.
 func runLanguage(p *Pass) {
-	if p.lang == nil || p.lang.done {
+	if p.lang == nil {
 		return
 	}
-	p.lang.done = true
+	first := false
+	p.lang.once.Do(func() { first = true })
+	if !first {
+		return
+	}
 	pass := func(id string) *Pass {
 		if p.lang.disabled[id] {
 			return nil
@@ -445,7 +450,7 @@ func contextAt(p *Pass, d *parser.Directive, lc langCtx, in *nameInfo) {
 	ds := in.ds
 	allowed := map[string]bool{}
 	for _, x := range ds {
-		for k := range x.Contexts {
+		for _, k := range x.Contexts {
 			allowed[contextTitle[k]] = true
 		}
 	}

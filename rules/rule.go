@@ -8,8 +8,10 @@ package rules
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/parser"
@@ -161,16 +163,41 @@ type Config struct {
 // in the configuration's comments, and returns the findings sorted by file
 // and position. A file included from several places is reported once.
 func Run(t *parser.Tree, cfg Config) []Diagnostic {
-	var raw []Diagnostic
-	index := &levelIndex{}
 	vs := collect(t)
 	lang := &langCache{names: map[string]*nameInfo{}, disabled: cfg.Disabled}
-	for _, r := range All {
-		if cfg.Disabled[r.ID] || r.Check == nil {
-			continue
+	// Rules run in parallel, one worker per processor, sharing the level
+	// index; every rule reports into a slot of its own and the slots
+	// are joined in the order of All, so the output does not depend on the
+	// schedule.
+	slots := make([][]Diagnostic, len(All))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	if workers > len(All) {
+		workers = len(All)
+	}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			index := &levelIndex{}
+			for i := range next {
+				r := All[i]
+				p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, Extra: cfg.Extra, rule: r, diags: &slots[i], index: index, visits: vs, lang: lang}
+				r.Check(p)
+			}
+		}()
+	}
+	for i, r := range All {
+		if !cfg.Disabled[r.ID] && r.Check != nil {
+			next <- i
 		}
-		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, Extra: cfg.Extra, rule: r, diags: &raw, index: index, visits: vs, lang: lang}
-		r.Check(p)
+	}
+	close(next)
+	wg.Wait()
+	var raw []Diagnostic
+	for _, s := range slots {
+		raw = append(raw, s...)
 	}
 	seen := map[string]bool{}
 	var out []Diagnostic

@@ -3,6 +3,7 @@ package rules
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -303,15 +304,18 @@ func literalChoice(frag string) bool {
 // taintScope resolves variables for one pass: the set and map statements
 // of the tree, collected once.
 type taintScope struct {
-	sets     map[string][]visit
-	maps     map[string][]*parser.Directive
-	defaults map[*parser.Directive]bool // servers that answer unknown Host names
+	sets         map[string][]visit
+	maps         map[string][]*parser.Directive
+	defaults     map[*parser.Directive]bool // servers that answer unknown Host names
+	defaultsOnce sync.Once
 }
 
 func (p *Pass) taintScope() *taintScope {
-	if p.visits.taint != nil {
-		return p.visits.taint
-	}
+	p.visits.taintOnce.Do(func() { p.visits.taint = p.collectTaintScope() })
+	return p.visits.taint
+}
+
+func (p *Pass) collectTaintScope() *taintScope {
 	ts := &taintScope{sets: map[string][]visit{}, maps: map[string][]*parser.Directive{}}
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		if inStream(c) {
@@ -326,7 +330,6 @@ func (p *Pass) taintScope() *taintScope {
 			ts.maps[n] = append(ts.maps[n], d)
 		}
 	}, "set", "map")
-	p.visits.taint = ts
 	return ts
 }
 
@@ -338,7 +341,7 @@ func (p *Pass) catchAll(srv *parser.Directive) bool {
 		return true
 	}
 	ts := p.taintScope()
-	if ts.defaults == nil {
+	ts.defaultsOnce.Do(func() {
 		ts.defaults = map[*parser.Directive]bool{}
 		first := map[string]*parser.Directive{}
 		marked := map[string]bool{}
@@ -362,7 +365,7 @@ func (p *Pass) catchAll(srv *parser.Directive) bool {
 				ts.defaults[s] = true
 			}
 		}
-	}
+	})
 	if ts.defaults[srv] {
 		return true
 	}

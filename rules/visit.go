@@ -2,6 +2,7 @@ package rules
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -19,7 +20,9 @@ type visits struct {
 	all    []visit
 	byName map[string][]int
 	places map[*parser.Directive]int // how many places a directive is met in
-	taint  *taintScope               // set and map statements, for taintOf
+	// rules run in parallel: what is computed on demand is computed once
+	placesOnce, taintOnce sync.Once
+	taint                 *taintScope // set and map statements, for taintOf
 }
 
 // places reports in how many places of the tree the walk meets d: more than
@@ -28,17 +31,35 @@ func (p *Pass) places(d *parser.Directive) int {
 	if p.visits == nil {
 		p.visits = collect(p.Tree)
 	}
-	if p.visits.places == nil {
+	p.visits.placesOnce.Do(func() {
 		p.visits.places = map[*parser.Directive]int{}
 		for _, v := range p.visits.all {
 			p.visits.places[v.d]++
 		}
-	}
+	})
 	return p.visits.places[d]
 }
 
 func collect(t *parser.Tree) *visits {
-	v := &visits{byName: map[string][]int{}}
+	// sized first: a large tree's list is then one allocation, not a
+	// chain of doublings
+	n := 0
+	var count func(dirs []*parser.Directive)
+	count = func(dirs []*parser.Directive) {
+		for _, d := range dirs {
+			n++
+			for _, inc := range d.Includes {
+				count(inc.Directives)
+			}
+			if d.Block != nil && !parser.IsDataBlock(d.Name) {
+				count(d.Block)
+			}
+		}
+	}
+	for _, r := range t.Roots {
+		count(r.Directives)
+	}
+	v := &visits{byName: map[string][]int{}, all: make([]visit, 0, n)}
 	// The first block inside a context extends the context's slices in
 	// place (they share one array, as a chain of nested blocks does); its
 	// siblings copy. A chain of 10,000 nested locations then costs linear

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -398,7 +399,13 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: applied %d fix%s in %d file%s\n", total, pluralES(total), len(changed), pluralS(len(changed)))
 	}
 	m := report.Meta{ToolVersion: versionString(), NginxVersion: s.cfg.Version.String(), Path: relPath}
-	if err := report.Write(c.OutOrStdout(), f.format, diags, m, color); err != nil {
+	// buffered: 20,000 findings are then a few writes, not 20,000
+	out := bufio.NewWriterSize(c.OutOrStdout(), 64<<10)
+	err = report.Write(out, f.format, diags, m, color)
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
 		return failf(ExitError, "writing output: %v", err)
 	}
 	if broken {

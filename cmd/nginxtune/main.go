@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 )
@@ -138,5 +139,27 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(profiled(func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
+}
+
+// profiled runs fn with Go's CPU profiler writing to $NGINXTUNE_CPUPROFILE
+// and a heap profile written to $NGINXTUNE_MEMPROFILE at the end, when set:
+// how the figures in docs/benchmarks.md were found (go tool pprof FILE).
+func profiled(fn func() int) int {
+	if path := os.Getenv("NGINXTUNE_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			defer f.Close() // after the profiler stops: defers run last first
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
+	code := fn()
+	if path := os.Getenv("NGINXTUNE_MEMPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+	}
+	return code
 }

@@ -13,13 +13,23 @@ import (
 // files include files and returns the main file's path and the total size.
 func Write(tb testing.TB, dir string, servers, files int) (string, int64) {
 	tb.Helper()
-	if err := os.MkdirAll(filepath.Join(dir, "sites"), 0o755); err != nil {
+	main, size, err := WriteTree(dir, servers, files, "/var/log/nginx")
+	if err != nil {
 		tb.Fatal(err)
+	}
+	return main, size
+}
+
+// WriteTree is Write outside tests: the access logs go to logDir, so that a
+// real "nginx -t" of the tree (which opens them) writes nowhere else.
+func WriteTree(dir string, servers, files int, logDir string) (string, int64, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "sites"), 0o755); err != nil {
+		return "", 0, err
 	}
 	main := "worker_processes auto;\nevents { worker_connections 1024; }\nhttp {\n    sendfile on;\n    include sites/*.conf;\n}\n"
 	total := int64(len(main))
 	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(main), 0o644); err != nil {
-		tb.Fatal(err)
+		return "", 0, err
 	}
 	per := servers / files
 	for f := 0; f < files; f++ {
@@ -30,7 +40,7 @@ func Write(tb testing.TB, dir string, servers, files int) (string, int64) {
     listen 80;
     server_name site%d.example.com www.site%d.example.com;
     root /srv/site%d;
-    access_log /var/log/nginx/site%d.log combined buffer=64k;
+    access_log %s/site%d.log combined buffer=64k;
     location / {
         try_files $uri $uri/ /index.html;
     }
@@ -41,12 +51,12 @@ func Write(tb testing.TB, dir string, servers, files int) (string, int64) {
     }
     location ~* \.(css|js|png)$ { expires 30d; add_header Cache-Control "public"; }
 }
-`, n, n, n, n, 9000+n%1000)
+`, n, n, n, logDir, n, 9000+n%1000)
 		}
 		total += int64(b.Len())
 		if err := os.WriteFile(filepath.Join(dir, "sites", fmt.Sprintf("s%03d.conf", f)), []byte(b.String()), 0o644); err != nil {
-			tb.Fatal(err)
+			return "", 0, err
 		}
 	}
-	return filepath.Join(dir, "nginx.conf"), total
+	return filepath.Join(dir, "nginx.conf"), total, nil
 }

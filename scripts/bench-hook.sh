@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# make bench-hook: what the pre-commit hook costs on this machine's live
+# tree: "nginxtune lint --changed FILE" (version detection and host facts
+# included) against "nginx -t" on the same /etc/nginx, RUNS (default 20)
+# runs each, alternating. Prints the medians and their ratio.
+set -euo pipefail
+RUNS=${RUNS:-20}
+FILE=${FILE:-/etc/nginx/sites-enabled/default}
+NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
+[ -e "$FILE" ] || { echo "bench-hook: $FILE does not exist (Debian's nginx package installs it)" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+CGO_ENABLED=0 go build -o "$work/nginxtune" ./cmd/nginxtune
+"$work/nginxtune" lint --changed "$FILE" >/dev/null 2>&1 || true # the first run fills the nginx -V cache
+TIMEFORMAT=%3R
+for _ in $(seq "$RUNS"); do
+	{ time "$NGINX" -t -q >/dev/null 2>&1; } 2>>"$work/nginx" || true
+	{ time "$work/nginxtune" lint --changed "$FILE" >/dev/null 2>&1; } 2>>"$work/lint" || true
+done
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+n=$(median <"$work/nginx")
+l=$(median <"$work/lint")
+awk -v n="$n" -v l="$l" -v runs="$RUNS" -v file="$FILE" 'BEGIN {
+	printf "%d runs each, alternating, on %s\n", runs, file
+	printf "%-28s %6.1f ms\n", "nginx -t", n * 1000
+	printf "%-28s %6.1f ms\n", "nginxtune lint --changed", l * 1000
+	printf "ratio %.2f (goal <= 0.5)\n", l / n
+}'
