@@ -1,6 +1,11 @@
 package parser
 
-import "strconv"
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strconv"
+)
 
 // JSON shapes for "nginxtune parse". The native shape keeps every position;
 // the crossplane shape matches what `crossplane parse` prints so that tools
@@ -78,15 +83,126 @@ func (t *Tree) JSON() JSONTree {
 		out.Inferred = append(out.Inferred, JSONPathMap(m))
 	}
 	for _, f := range t.Files {
-		jf := JSONFile{Path: f.Path, Context: f.Context, ContextSource: f.ContextSource,
-			Broken: f.Broken, Directives: jsonDirs(f.Directives, idx)}
-		for _, c := range f.Comments {
-			jf.Comments = append(jf.Comments, JSONComment{Text: c.Text, Line: c.Line, Col: c.Col, Trailing: c.Trailing})
-		}
-		out.Files = append(out.Files, jf)
+		out.Files = append(out.Files, jsonFile(f, idx))
 	}
-	for _, d := range t.Diagnostics {
-		out.Diagnostics = append(out.Diagnostics, JSONDiag{Kind: d.Kind, Severity: d.Severity.String(),
+	out.Diagnostics = jsonDiags(t.Diagnostics)
+	return out
+}
+
+// WriteJSON writes what JSON returns, as json.Encoder with two-space
+// indentation would, one file at a time: a tree of hundreds of megabytes
+// of output is never held whole in memory.
+func (t *Tree) WriteJSON(w io.Writer) error {
+	idx := t.index()
+	bw := bufio.NewWriterSize(w, 256<<10)
+	put := func(prefix string, v any) error {
+		b, err := json.MarshalIndent(v, prefix, "  ")
+		if err == nil {
+			_, err = bw.Write(b)
+		}
+		return err
+	}
+	roots := []string{}
+	for _, r := range t.Roots {
+		roots = append(roots, r.Path)
+	}
+	bw.WriteString("{\n  \"roots\": ")
+	if err := put("  ", roots); err != nil {
+		return err
+	}
+	bw.WriteString(",\n  \"files\": [")
+	for i, f := range t.Files {
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n    ")
+		if err := writeJSONFile(bw, put, f, idx); err != nil {
+			return err
+		}
+	}
+	if len(t.Files) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("],\n  \"diagnostics\": ")
+	if err := put("  ", jsonDiags(t.Diagnostics)); err != nil {
+		return err
+	}
+	if t.Dump {
+		bw.WriteString(",\n  \"nginx_T_dump\": true")
+	}
+	if len(t.Inferred) > 0 {
+		var maps []JSONPathMap
+		for _, m := range t.Inferred {
+			maps = append(maps, JSONPathMap(m))
+		}
+		bw.WriteString(",\n  \"inferred_maps\": ")
+		if err := put("  ", maps); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
+}
+
+// writeJSONFile writes one file's JSONFile, its top-level directives one
+// at a time (a single large file is not held whole either).
+func writeJSONFile(bw *bufio.Writer, put func(string, any) error, f *File, idx map[*File]int) error {
+	bw.WriteString("{\n      \"path\": ")
+	if err := put("      ", f.Path); err != nil {
+		return err
+	}
+	if len(f.Context) > 0 {
+		bw.WriteString(",\n      \"context\": ")
+		if err := put("      ", f.Context); err != nil {
+			return err
+		}
+	}
+	if f.ContextSource != "" {
+		bw.WriteString(",\n      \"context_source\": ")
+		if err := put("      ", f.ContextSource); err != nil {
+			return err
+		}
+	}
+	if f.Broken {
+		bw.WriteString(",\n      \"broken\": true")
+	}
+	bw.WriteString(",\n      \"directives\": [")
+	for i, d := range f.Directives {
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n        ")
+		if err := put("        ", jsonDirs([]*Directive{d}, idx)[0]); err != nil {
+			return err
+		}
+	}
+	if len(f.Directives) > 0 {
+		bw.WriteString("\n      ")
+	}
+	bw.WriteString("]")
+	if len(f.Comments) > 0 {
+		bw.WriteString(",\n      \"comments\": ")
+		if err := put("      ", jsonFile(&File{Comments: f.Comments}, idx).Comments); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n    }")
+	return nil
+}
+
+func jsonFile(f *File, idx map[*File]int) JSONFile {
+	jf := JSONFile{Path: f.Path, Context: f.Context, ContextSource: f.ContextSource,
+		Broken: f.Broken, Directives: jsonDirs(f.Directives, idx)}
+	for _, c := range f.Comments {
+		jf.Comments = append(jf.Comments, JSONComment{Text: c.Text, Line: c.Line, Col: c.Col, Trailing: c.Trailing})
+	}
+	return jf
+}
+
+func jsonDiags(ds []Diagnostic) []JSONDiag {
+	out := []JSONDiag{}
+	for _, d := range ds {
+		out = append(out, JSONDiag{Kind: d.Kind, Severity: d.Severity.String(),
 			File: d.File, Line: d.Line, Col: d.Col, Message: d.Message})
 	}
 	return out

@@ -84,7 +84,7 @@ command exits 2.`,
 			enc.SetIndent("", "  ")
 			switch format {
 			case "json":
-				err = enc.Encode(t.JSON())
+				err = t.WriteJSON(c.OutOrStdout()) // streamed, file by file
 			case "crossplane":
 				err = enc.Encode(t.Crossplane())
 			default:
