@@ -19,6 +19,7 @@ deps:
 
 vet:
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	 if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 

@@ -90,13 +90,6 @@ func (m mainSettings) anchor() *parser.Directive {
 	return nil
 }
 
-func limitStr(v uint64) string {
-	if v == 0 {
-		return "unlimited"
-	}
-	return strconv.FormatUint(v, 10)
-}
-
 var hostFDLimit = &Rule{
 	Doc: Doc{
 		ID:    "host-fd-limit",

@@ -53,16 +53,6 @@ func (ix *levelIndex) find(dirs []*parser.Directive, name string) []*parser.Dire
 	return byName[name]
 }
 
-// byName returns a block level's statements by name (includes expanded),
-// computed once per level.
-func (ix *levelIndex) byName(dirs []*parser.Directive) map[string][]*parser.Directive {
-	if len(dirs) == 0 {
-		return nil
-	}
-	ix.find(dirs, "")
-	return ix.m[dirs[0]]
-}
-
 // findIn returns the directives named name at one block level.
 func findIn(dirs []*parser.Directive, name string) []*parser.Directive {
 	var out []*parser.Directive

@@ -98,20 +98,6 @@ func nextDirective(dirs []*parser.Directive, off int) *parser.Directive {
 	return nil
 }
 
-func (s *suppression) covers(d Diagnostic) bool {
-	if d.File != s.file.Path {
-		return false
-	}
-	switch {
-	case s.whole:
-		return true
-	case s.line > 0:
-		return d.Line == s.line
-	default:
-		return d.Offset >= s.start && d.Offset < s.end
-	}
-}
-
 func applySuppressions(t *parser.Tree, diags []Diagnostic, cfg Config) []Diagnostic {
 	var sups []*suppression
 	for _, f := range t.Files {
