@@ -138,6 +138,8 @@ type JSONFinding struct {
 	Fix      *rules.Fix `json:"fix,omitempty"`
 	// Via is the link path the configuration reads File through.
 	Via string `json:"via,omitempty"`
+	// Related are other places the message speaks of.
+	Related []rules.Related `json:"related,omitempty"`
 }
 
 // JSONSummary counts findings by severity.
@@ -156,6 +158,10 @@ func JSON(w io.Writer, diags []rules.Diagnostic, m Meta) error {
 			Column: d.Col, EndLine: d.EndLine, Message: d.Message}
 		if d.Via != "" {
 			f.Via = m.path(d.Via)
+		}
+		for _, rel := range d.Related {
+			rel.File = m.path(rel.File)
+			f.Related = append(f.Related, rel)
 		}
 		if d.Fix != nil {
 			fix := *d.Fix

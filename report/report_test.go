@@ -168,3 +168,46 @@ func TestTextColour(t *testing.T) {
 		t.Errorf("text: %q", plain.String())
 	}
 }
+
+// Related places become SARIF relatedLocations (and "related" in JSON), so
+// that an editor can jump to "the deny at x.conf:12".
+func TestRelatedLocations(t *testing.T) {
+	d := rules.Diagnostic{Rule: "return-bypasses-access", Severity: rules.Warning, File: "site.conf", Line: 9, Col: 13, EndLine: 9,
+		Message: "return 200 answers in the rewrite phase, before the deny at site.conf:7 is checked",
+		Related: []rules.Related{{File: "site.conf", Line: 7, Col: 13, Message: "the deny this return bypasses"}}}
+	var b bytes.Buffer
+	if err := SARIF(&b, []rules.Diagnostic{d}, meta); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, "testdata/sarif-schema-2.1.0.json", b.Bytes())
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RelatedLocations []struct {
+					ID               int
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine, StartColumn int }
+					}
+					Message struct{ Text string }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	rel := log.Runs[0].Results[0].RelatedLocations
+	if len(rel) != 1 || rel[0].ID != 1 || rel[0].PhysicalLocation.ArtifactLocation.URI != "site.conf" ||
+		rel[0].PhysicalLocation.Region.StartLine != 7 || rel[0].Message.Text != "the deny this return bypasses" {
+		t.Errorf("relatedLocations = %+v", rel)
+	}
+	b.Reset()
+	if err := JSON(&b, []rules.Diagnostic{d}, meta); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, "../docs/lint-output.schema.json", b.Bytes())
+	if !strings.Contains(b.String(), `"related": [`) {
+		t.Errorf("JSON has no related places: %s", b.String())
+	}
+}

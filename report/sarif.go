@@ -59,15 +59,18 @@ type sarifProperties struct {
 }
 
 type sarifResult struct {
-	RuleID    string          `json:"ruleId"`
-	RuleIndex int             `json:"ruleIndex"`
-	Level     string          `json:"level"`
-	Message   sarifText       `json:"message"`
-	Locations []sarifLocation `json:"locations"`
+	RuleID           string          `json:"ruleId"`
+	RuleIndex        int             `json:"ruleIndex"`
+	Level            string          `json:"level"`
+	Message          sarifText       `json:"message"`
+	Locations        []sarifLocation `json:"locations"`
+	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
 }
 
 type sarifLocation struct {
+	ID               *int          `json:"id,omitempty"`
 	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	Message          *sarifText    `json:"message,omitempty"`
 }
 
 type sarifPhysical struct {
@@ -116,19 +119,30 @@ func SARIF(w io.Writer, diags []rules.Diagnostic, m Meta) error {
 		})
 	}
 	results := []sarifResult{}
-	for _, d := range diags {
-		uri := strings.TrimPrefix(m.path(d.File), "./")
+	uriOf := func(file string) string {
+		uri := strings.TrimPrefix(m.path(file), "./")
 		if strings.HasPrefix(uri, "/") {
 			uri = "file://" + uri // outside the working directory: an absolute URI
 		}
-		results = append(results, sarifResult{
+		return uri
+	}
+	for _, d := range diags {
+		r := sarifResult{
 			RuleID: d.Rule, RuleIndex: index[d.Rule], Level: sarifLevel(d.Severity),
 			Message: sarifText{Text: d.Message},
 			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
-				ArtifactLocation: sarifArtifact{URI: uri},
+				ArtifactLocation: sarifArtifact{URI: uriOf(d.File)},
 				Region:           sarifRegion{StartLine: d.Line, StartColumn: max(d.Col, 1), EndLine: max(d.EndLine, d.Line)},
 			}}},
-		})
+		}
+		for i, rel := range d.Related {
+			id := i + 1
+			r.RelatedLocations = append(r.RelatedLocations, sarifLocation{ID: &id,
+				PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uriOf(rel.File)},
+					Region: sarifRegion{StartLine: rel.Line, StartColumn: max(rel.Col, 1)}},
+				Message: &sarifText{Text: rel.Message}})
+		}
+		results = append(results, r)
 	}
 	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0",
 		Runs: []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}}}

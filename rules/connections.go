@@ -45,8 +45,9 @@ reconnects every few requests. The default has been 1000 since nginx 1.19.10 (10
 			if c.In() == parser.CtxUpstream {
 				who = "nginx reconnects to the backend"
 			}
-			diag := p.ReportArg(d, 0, "keepalive_requests %d closes each connection after %d request%s: %s each time; the default is 1000 (since nginx 1.19.10)", n, n, pluralS(n), who)
+			diag := p.DiagArg(d, 0, "keepalive_requests %d closes each connection after %d request%s: %s each time; the default is 1000 (since nginx 1.19.10)", n, n, pluralS(n), who)
 			diag.Fix = &Fix{Description: "raise keepalive_requests to 1000", Edits: []Edit{replaceArg(d, 0, "1000")}}
+			p.Report(diag)
 		}, "keepalive_requests")
 	},
 }
@@ -73,8 +74,9 @@ tcp_nopush, nginx already sends full packets; tcp_nodelay on costs nothing there
 			if d.Arg(0) != "off" || inStream(c) {
 				return
 			}
-			diag := p.ReportArg(d, 0, "tcp_nodelay off lets the kernel hold back the last packet of each response on kept-alive, TLS and websocket connections (up to about 40 ms on Linux); remove it (the default is on)")
+			diag := p.DiagArg(d, 0, "tcp_nodelay off lets the kernel hold back the last packet of each response on kept-alive, TLS and websocket connections (up to about 40 ms on Linux); remove it (the default is on)")
 			diag.Fix = &Fix{Description: "turn tcp_nodelay on", Edits: []Edit{replaceArg(d, 0, "on")}}
+			p.Report(diag)
 		}, "tcp_nodelay")
 	},
 }
@@ -99,8 +101,9 @@ that closes a kept-alive connection. It is a troubleshooting setting.`,
 		p.each(func(d *parser.Directive, c *parser.Context) {
 			for i, a := range d.Args {
 				if i > 0 && strings.EqualFold(a.Value, "debug") {
-					diag := p.ReportArg(d, i, "error_log at the debug level logs every event of every request (with --with-debug) or every info message: a troubleshooting setting; write \"warn\" or \"error\", and debug_connection for one client")
+					diag := p.DiagArg(d, i, "error_log at the debug level logs every event of every request (with --with-debug) or every info message: a troubleshooting setting; write \"warn\" or \"error\", and debug_connection for one client")
 					diag.Fix = &Fix{Description: "log at warn", Edits: []Edit{replaceArg(d, i, "warn")}}
+					p.Report(diag)
 				}
 			}
 		}, "error_log")

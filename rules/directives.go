@@ -384,7 +384,9 @@ func runLanguage(p *Pass) {
 		if dup != nil && d.Name != "include" && lc.key != "" && in.once(lc.bit, lc.certain) {
 			k := blockKey{c, in}
 			if f, ok := firsts[k]; ok {
-				dup.Report(d, "%q is duplicate: nginx -t fails; the first is at %s", d.Name, where(f))
+				diag := dup.Diag(d, "%q is duplicate: nginx -t fails; the first is at %s", d.Name, where(f))
+				diag.Related = []Related{relatedTo(f, "the first "+d.Name)}
+				dup.Report(diag)
 				continue
 			}
 			firsts[k] = d
@@ -416,7 +418,7 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 	}
 	switch {
 	case len(ds) > 0 && certain:
-		p.Report(d, "unknown directive %q in nginx %s: the nginx sources nginxtune knows have it in %s", d.Name, p.Version, where)
+		p.Reportf(d, "unknown directive %q in nginx %s: the nginx sources nginxtune knows have it in %s", d.Name, p.Version, where)
 	case len(ds) > 0:
 	case !certain:
 	default:
@@ -429,15 +431,15 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 		last := newest[len(newest)-1]
 		switch {
 		case strings.HasPrefix(d.Name, "js_"):
-			p.ReportSeverity(Warning, d, "%s; js_* directives come from njs (libnginx-mod-js), whose source nginxtune's table lacks: list it under directives: in .nginxtune.yaml", msg)
+			p.ReportSeverityf(Warning, d, "%s; js_* directives come from njs (libnginx-mod-js), whose source nginxtune's table lacks: list it under directives: in .nginxtune.yaml", msg)
 		case p.loadsUnknownModule():
-			p.ReportSeverity(Warning, d, "%s%s; if a module loaded with load_module provides it, list it under directives: in .nginxtune.yaml", msg, hint)
+			p.ReportSeverityf(Warning, d, "%s%s; if a module loaded with load_module provides it, list it under directives: in .nginxtune.yaml", msg, hint)
 		case !p.Version.Known():
-			p.ReportSeverity(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; give --nginx-version to be sure)%s", msg, last, hint)
+			p.ReportSeverityf(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; give --nginx-version to be sure)%s", msg, last, hint)
 		case MustVersion(last).Less(p.Version):
-			p.ReportSeverity(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; a directive added since is not in it)%s", msg, last, hint)
+			p.ReportSeverityf(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; a directive added since is not in it)%s", msg, last, hint)
 		default:
-			p.Report(d, "%s%s", msg, hint)
+			p.Reportf(d, "%s%s", msg, hint)
 		}
 	}
 }
@@ -462,11 +464,11 @@ func contextAt(p *Pass, d *parser.Directive, lc langCtx, in *nameInfo) {
 	}
 	sort.Strings(list)
 	if beyond, newest := p.beyondTable(); beyond {
-		p.ReportSeverity(Warning, d, "%q is not allowed in %s up to nginx %s (nginx -t fails with \"directive is not allowed here\"); it belongs in %s; newer versions may allow it: give --nginx-version to be sure",
+		p.ReportSeverityf(Warning, d, "%q is not allowed in %s up to nginx %s (nginx -t fails with \"directive is not allowed here\"); it belongs in %s; newer versions may allow it: give --nginx-version to be sure",
 			d.Name, contextTitle[ctx], newest, strings.Join(list, ", "))
 		return
 	}
-	p.Report(d, "%q is not allowed in %s: nginx -t fails with \"directive is not allowed here\"; it belongs in %s",
+	p.Reportf(d, "%q is not allowed in %s: nginx -t fails with \"directive is not allowed here\"; it belongs in %s",
 		d.Name, contextTitle[ctx], strings.Join(list, ", "))
 }
 
@@ -508,17 +510,17 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 	}
 	switch {
 	case !blockOK && d.Block == nil:
-		p.Report(d, "%q opens a block: nginx -t fails with 'directive \"%s\" has no opening \"{\"'", d.Name, d.Name)
+		p.Reportf(d, "%q opens a block: nginx -t fails with 'directive \"%s\" has no opening \"{\"'", d.Name, d.Name)
 	case !blockOK:
-		p.Report(d, "%q takes no block: nginx -t fails with 'directive \"%s\" is not terminated by \";\"'", d.Name, d.Name)
+		p.Reportf(d, "%q takes no block: nginx -t fails with 'directive \"%s\" is not terminated by \";\"'", d.Name, d.Name)
 	case !argsOK:
 		msg := fmt.Sprintf("invalid number of arguments in %q: %d given, it takes %s", d.Name, n, first.Args)
 		if n > 0 && d.Args[n-1].Line > d.Line {
 			msg += fmt.Sprintf("; a \";\" is probably missing on line %d, so nginx reads the next line as more arguments", d.Line)
 		}
-		p.Report(d, "%s", msg)
+		p.Reportf(d, "%s", msg)
 	case !flagOK:
-		p.ReportArg(d, 0, "invalid value %q in %q: it must be \"on\" or \"off\"", d.Arg(0), d.Name)
+		p.ReportArgf(d, 0, "invalid value %q in %q: it must be \"on\" or \"off\"", d.Arg(0), d.Name)
 	}
 }
 

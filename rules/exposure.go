@@ -29,7 +29,7 @@ nothing to hide.`,
 	Check: func(p *Pass) {
 		p.each(func(d *parser.Directive, c *parser.Context) {
 			if v := d.Arg(0); v == "on" || v == "build" {
-				p.ReportArg(d, 0, "server_tokens %s puts nginx's version in every Server header and error page; write \"server_tokens off;\"", v)
+				p.ReportArgf(d, 0, "server_tokens %s puts nginx's version in every Server header and error page; write \"server_tokens off;\"", v)
 			}
 		}, "server_tokens")
 		roots := map[*parser.File]bool{}
@@ -55,7 +55,7 @@ nothing to hide.`,
 			if servers > 0 && hidden == servers {
 				return
 			}
-			p.Report(d, "server_tokens is on by default: every Server header and error page says which nginx version runs here; add \"server_tokens off;\" to http")
+			p.Reportf(d, "server_tokens is on by default: every Server header and error page says which nginx version runs here; add \"server_tokens off;\" to http")
 		}, "http")
 	},
 }
@@ -128,7 +128,7 @@ https:// only, for max-age seconds, before any request leaves it.`,
 			if found {
 				return
 			}
-			p.Report(s, "this TLS server (%s) sends no Strict-Transport-Security: a visitor's first http:// request can be intercepted before the redirect; add \"add_header Strict-Transport-Security \"max-age=63072000\" always;\"", clip(serverName(s)))
+			p.Reportf(s, "this TLS server (%s) sends no Strict-Transport-Security: a visitor's first http:// request can be intercepted before the redirect; add \"add_header Strict-Transport-Security \"max-age=63072000\" always;\"", clip(serverName(s)))
 		})
 	},
 }
@@ -182,7 +182,7 @@ corruption in the resolver reachable through forged answers (CVE-2021-23017).`,
 					if p.Version.Known() && p.Version.Less(Version{1, 20, 1}) {
 						extra = "; this nginx version also has the resolver memory bug CVE-2021-23017 (fixed in 1.20.1)"
 					}
-					p.ReportArg(d, i, "resolver %s is a public DNS server reached over plain UDP: a forged answer sends proxied requests to an attacker%s; use a local caching resolver (127.0.0.53)", ip, extra)
+					p.ReportArgf(d, i, "resolver %s is a public DNS server reached over plain UDP: a forged answer sends proxied requests to an attacker%s; use a local caching resolver (127.0.0.53)", ip, extra)
 					return
 				}
 			}
@@ -245,7 +245,7 @@ https://$api;") with a resolver, which re-resolves as the record's TTL (or valid
 					return
 				}
 				if h, ok := dnsName(d.Arg(0)); ok && strings.Contains(h, ".") {
-					p.ReportArg(d, 0, "%s is resolved once, when nginx starts: later address changes are ignored until a reload; %s", clip(h), how())
+					p.ReportArgf(d, 0, "%s is resolved once, when nginx starts: later address changes are ignored until a reload; %s", clip(h), how())
 				}
 				return
 			}
@@ -260,7 +260,7 @@ https://$api;") with a resolver, which re-resolves as the record's TTL (or valid
 			if !ok || !strings.Contains(h, ".") && (!full || !strings.Contains(target, ":")) {
 				return // a bare name may be an upstream defined elsewhere
 			}
-			p.ReportArg(d, 0, "%s is resolved once, when nginx starts: later address changes are ignored until a reload; %s", clip(h), how())
+			p.ReportArgf(d, 0, "%s is resolved once, when nginx starts: later address changes are ignored until a reload; %s", clip(h), how())
 		}, "server", protoHTTP, protoFastCGI, protoGRPC, protoUWSGI, protoSCGI)
 	},
 }

@@ -140,21 +140,22 @@ events { worker_connections 4096; }
 			}
 			if m.rlimitDir == nil {
 				if nf.Value.Soft != 0 && uint64(floor) > nf.Value.Soft {
-					diag := p.Report(at, "worker_connections %d%s needs %d descriptors per worker when every slot is open, but the workers keep the master's soft limit of %d (%s): accept() fails with \"Too many open files\" first; add \"worker_rlimit_nofile %d;\"%s",
+					diag := p.Diag(at, "worker_connections %d%s needs %d descriptors per worker when every slot is open, but the workers keep the master's soft limit of %d (%s): accept() fails with \"Too many open files\" first; add \"worker_rlimit_nofile %d;\"%s",
 						m.wc, cacheNote(m.cacheMax), floor, nf.Value.Soft, nf.Source, need, m.proxyNote())
 					diag.Fix = p.rlimitFix(r, need)
+					p.Report(diag)
 				}
 				continue
 			}
 			switch {
 			case p.Host.NrOpen.Known() && uint64(m.rlimit) > p.Host.NrOpen.Value:
-				p.Report(m.rlimitDir, "worker_rlimit_nofile %d is above fs.nr_open %d (%s): setrlimit fails and the workers keep the master's limit",
+				p.Reportf(m.rlimitDir, "worker_rlimit_nofile %d is above fs.nr_open %d (%s): setrlimit fails and the workers keep the master's limit",
 					m.rlimit, p.Host.NrOpen.Value, p.Host.NrOpen.Source)
 			case nf.Value.Hard != 0 && uint64(m.rlimit) > nf.Value.Hard:
-				p.Report(m.rlimitDir, "worker_rlimit_nofile %d is above the hard limit %d (%s): raising it needs CAP_SYS_RESOURCE, which a container often lacks; %s",
+				p.Reportf(m.rlimitDir, "worker_rlimit_nofile %d is above the hard limit %d (%s): raising it needs CAP_SYS_RESOURCE, which a container often lacks; %s",
 					m.rlimit, nf.Value.Hard, nf.Source, raise)
 			case m.rlimit < floor:
-				p.Report(m.rlimitDir, "worker_rlimit_nofile %d is below the %d descriptors worker_connections %d%s takes when every slot is open; %d also covers a file per slot%s",
+				p.Reportf(m.rlimitDir, "worker_rlimit_nofile %d is below the %d descriptors worker_connections %d%s takes when every slot is open; %d also covers a file per slot%s",
 					m.rlimit, floor, m.wc, cacheNote(m.cacheMax), need, m.proxyNote())
 			}
 		}
@@ -198,7 +199,7 @@ per-process limit is reached.`,
 			}
 			total := uint64(m.workers) * per
 			if total > p.Host.FileMax.Value && m.anchor() != nil {
-				p.Report(m.anchor(), "%d workers x %d open files = %d, above fs.file-max %d (%s): the system runs out of file handles first; raise fs.file-max",
+				p.Reportf(m.anchor(), "%d workers x %d open files = %d, above fs.file-max %d (%s): the system runs out of file handles first; raise fs.file-max",
 					m.workers, per, total, p.Host.FileMax.Value, p.Host.FileMax.Source)
 			}
 		}
@@ -246,13 +247,13 @@ default is cut to 128: bursts beyond it are dropped or reset.`,
 				return
 			}
 			if explicit >= 0 {
-				p.ReportArg(d, explicit, "backlog=%d is above net.core.somaxconn %d (%s): the kernel silently cuts the queue to %d; raise net.core.somaxconn",
+				p.ReportArgf(d, explicit, "backlog=%d is above net.core.somaxconn %d (%s): the kernel silently cuts the queue to %d; raise net.core.somaxconn",
 					backlog, limit, p.Host.Somaxconn.Source, limit)
 				return
 			}
 			if !seen[d.Arg(0)] {
 				seen[d.Arg(0)] = true
-				p.Report(d, "nginx's default listen backlog of %d is above net.core.somaxconn %d (%s): the kernel cuts the queue to %d; raise net.core.somaxconn",
+				p.Reportf(d, "nginx's default listen backlog of %d is above net.core.somaxconn %d (%s): the kernel cuts the queue to %d; raise net.core.somaxconn",
 					defaultBacklog, limit, p.Host.Somaxconn.Source, limit)
 			}
 		}, "listen")
@@ -326,7 +327,7 @@ ports for loopback backends only, so a backend on another host is exposed.`,
 				if p.Host.TCPTwReuse.Known() && p.Host.TCPTwReuse.Value == 1 {
 					continue
 				}
-				p.Report(d, "without backend keepalive nginx opens and closes a connection to %s per request, each holding a local port for %ds after it closes; with ports %d-%d (%s) that caps new connections at about %d per second, after which connect() fails (measured: 627 rps and 44,005 errors); use an upstream with keepalive",
+				p.Reportf(d, "without backend keepalive nginx opens and closes a connection to %s per request, each holding a local port for %ds after it closes; with ports %d-%d (%s) that caps new connections at about %d per second, after which connect() fails (measured: 627 rps and 44,005 errors); use an upstream with keepalive",
 					a, timeWait, rng.Low, rng.High, p.Host.PortRange.Source, rng.Size()/timeWait)
 			}
 		}, "proxy_pass")
@@ -394,12 +395,14 @@ get OOM-killed together with a large worker_connections).`,
 			why := cpuWhy(p.Host)
 			switch {
 			case m.auto && m.workers > usable:
-				diag := p.ReportArg(m.workersDir, 0, "worker_processes auto starts %d workers (the online CPUs), but only %d CPU(s) are usable here (%s); write worker_processes %d",
+				diag := p.DiagArg(m.workersDir, 0, "worker_processes auto starts %d workers (the online CPUs), but only %d CPU(s) are usable here (%s); write worker_processes %d",
 					m.workers, usable, why, usable)
 				diag.Fix = &Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
+				p.Report(diag)
 			case !m.auto && m.workers > usable:
-				diag := p.ReportArg(m.workersDir, 0, "worker_processes %d is more than the %d CPU(s) usable here (%s)", m.workers, usable, why)
+				diag := p.DiagArg(m.workersDir, 0, "worker_processes %d is more than the %d CPU(s) usable here (%s)", m.workers, usable, why)
 				diag.Fix = &Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
+				p.Report(diag)
 			}
 		}
 	},
@@ -506,7 +509,7 @@ OOM killer ends nginx under exactly the load it was tuned for.`,
 			if total <= mem*MemoryShare {
 				continue
 			}
-			p.Report(m.wcDir, "%d workers x %d connections x %s = %s when every slot is busy, more than half of the %s this host has (%s); per slot: %s; lower worker_connections to about %d",
+			p.Reportf(m.wcDir, "%d workers x %d connections x %s = %s when every slot is busy, more than half of the %s this host has (%s); per slot: %s; lower worker_connections to about %d",
 				m.workers, m.wc, human(float64(per)), human(total), human(mem),
 				memSource(p.Host), strings.Join(parts, ", "), int(math.Floor(mem*MemoryShare/float64(m.workers)/float64(per))))
 		}
@@ -623,7 +626,7 @@ binary lacks the module: a configuration written for another build breaks the re
 			if need == "" {
 				need = "the third-party " + frag + " module"
 			}
-			p.Report(d, "%s needs %s, which this nginx (%s) was not built or loaded with: nginx -t fails", what, need, p.Host.NginxConfigure.Source)
+			p.Reportf(d, "%s needs %s, which this nginx (%s) was not built or loaded with: nginx -t fails", what, need, p.Host.NginxConfigure.Source)
 		}
 		p.eachDirective(func(d *parser.Directive, c *parser.Context) {
 			if d.Name == "listen" {

@@ -144,8 +144,14 @@ func checkHeaderInheritance(p *Pass) {
 		if len(dropped) == 1 {
 			verb = "no longer applies"
 		}
-		p.Report(inner[0], "this %s replaces the ones inherited from %s: %s %s in this %s; repeat them here or include a shared snippet at both levels",
+		diag := p.Diag(inner[0], "this %s replaces the ones inherited from %s: %s %s in this %s; repeat them here or include a shared snippet at both levels",
 			fam, clip(from), clip(list), verb, b.Name)
+		for _, x := range outer.Dirs {
+			if n := strings.ToLower(x.Arg(0)); !have[n] && len(diag.Related) < 10 {
+				diag.Related = append(diag.Related, relatedTo(x, x.Name+" "+clip(x.Arg(0))+", dropped here"))
+			}
+		}
+		p.Report(diag)
 	}, names...)
 }
 
@@ -182,7 +188,7 @@ client's encoding.`,
 			if strings.Contains(uri, "$") {
 				t := p.taintOf(uri, d, c)
 				if t.decoded && !t.newline && t.reserved { // with a line break, header-injection reports it
-					p.ReportSeverity(Warning, d, "proxy_pass passes %s, the decoded path: %%3F becomes a \"?\" that starts a query string and %%2F a \"/\" the backend routes on; pass $request_uri, or no URI part", t.via)
+					p.ReportSeverityf(Warning, d, "proxy_pass passes %s, the decoded path: %%3F becomes a \"?\" that starts a query string and %%2F a \"/\" the backend routes on; pass $request_uri, or no URI part", t.via)
 				}
 				return
 			}
@@ -200,7 +206,7 @@ client's encoding.`,
 			if !ok {
 				prefix = loc.Arg(1)
 			}
-			p.ReportArg(d, 0, "with the URI part %s nginx replaces the prefix %s in its own decoded, normalized copy of the path, not the client's: %%2F arrives as \"/\", /a/../b as /b; write the address without a URI part if the backend can take the original path",
+			p.ReportArgf(d, 0, "with the URI part %s nginx replaces the prefix %s in its own decoded, normalized copy of the path, not the client's: %%2F arrives as \"/\", /a/../b as /b; write the address without a URI part if the backend can take the original path",
 				clip(uri), clip(prefix))
 		}, protoHTTP)
 	},
@@ -239,8 +245,10 @@ Redirects and error codes are usually harmless; a 2xx with content is the guarde
 				if !s.Found() || s.Last().Arg(0) == "off" || name == "satisfy" {
 					continue
 				}
-				p.Report(d, "return %s answers in the rewrite phase, before the %s at %s is checked: everyone gets this answer; check the client in the rewrite phase (geo/map + if) or serve it from a handler",
+				diag := p.Diag(d, "return %s answers in the rewrite phase, before the %s at %s is checked: everyone gets this answer; check the client in the rewrite phase (geo/map + if) or serve it from a handler",
 					code, name, where(s.Last()))
+				diag.Related = []Related{relatedTo(s.Last(), "the "+name+" this return bypasses")}
+				p.Report(diag)
 				return
 			}
 		}, "return")

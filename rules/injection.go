@@ -74,7 +74,7 @@ anchored regex of the allowed names; keep request data in the path, after a fixe
 				return
 			}
 			if t := p.taintOf(part, d, c); t.picks {
-				p.ReportArg(d, 0, "%s takes its backend from %s, which the client sends: it can make nginx connect anywhere (internal services, 169.254.169.254); map the allowed values to fixed backends",
+				p.ReportArgf(d, 0, "%s takes its backend from %s, which the client sends: it can make nginx connect anywhere (internal services, 169.254.169.254); map the allowed values to fixed backends",
 					d.Name, t.via)
 			}
 		}, passNames...)
@@ -150,7 +150,7 @@ keep %0d%0a as written; "." in a regex does not match a line feed, "[^/]" does.`
 			if d.Name == protoHTTP {
 				// the URI part of proxy_pass goes into the request line
 				if t := p.taintOf(strings.TrimPrefix(d.Arg(0), backendPart(d)), d, c); t.newline {
-					p.ReportArg(d, 0, "proxy_pass sends %s, which holds the decoded path and can carry %%0d%%0a, in the request line to the backend (request splitting); use $request_uri, or a capture that excludes line breaks", t.via)
+					p.ReportArgf(d, 0, "proxy_pass sends %s, which holds the decoded path and can carry %%0d%%0a, in the request line to the backend (request splitting); use $request_uri, or a capture that excludes line breaks", t.via)
 				}
 				return
 			}
@@ -163,7 +163,7 @@ keep %0d%0a as written; "." in a regex does not match a line feed, "[^/]" does.`
 				if d.Name == "return" || d.Name == "rewrite" {
 					what = "the redirect's Location"
 				}
-				p.ReportArg(d, i, "%s puts %s into %s; it can carry %%0d%%0a and add headers of the client's choosing; use $request_uri or a capture that excludes line breaks", d.Name, t.via, what)
+				p.ReportArgf(d, i, "%s puts %s into %s; it can carry %%0d%%0a and add headers of the client's choosing; use $request_uri or a capture that excludes line breaks", d.Name, t.via, what)
 			}
 		}, "add_header", "add_trailer", "proxy_set_header", "grpc_set_header", "more_set_headers", "more_set_input_headers", "return", "rewrite", protoHTTP)
 	},
@@ -210,10 +210,10 @@ a link into one to evil.example. X-Forwarded-Host is a header the client writes 
 				return
 			}
 			if d.Name == "proxy_set_header" || d.Name == "grpc_set_header" {
-				p.ReportArg(d, i, "the backend gets the Host header as the client wrote it ($%s: any port, and any name on a catch-all server); write \"%s Host $host;\"", m[1], d.Name)
+				p.ReportArgf(d, i, "the backend gets the Host header as the client wrote it ($%s: any port, and any name on a catch-all server); write \"%s Host $host;\"", m[1], d.Name)
 				return
 			}
-			p.ReportArg(d, i, "the redirect is built from $%s, which the client writes (any port, or userinfo such as example.com:@evil.example); use $host", m[1])
+			p.ReportArgf(d, i, "the redirect is built from $%s, which the client writes (any port, or userinfo such as example.com:@evil.example); use $host", m[1])
 		}, "proxy_set_header", "grpc_set_header", "return", "rewrite")
 	},
 }
@@ -301,10 +301,11 @@ matches then lets the attacker's page read its users' data.`,
 			if header != "Origin" {
 				sev = Warning // a referer check guards less than a CORS answer
 			}
-			diag := p.ReportSeverity(sev, d, "the %s regex %s also accepts %q; anchor it (^...$) and escape the dots", header, clip(pattern), attack)
+			diag := p.DiagSev(sev, d, "the %s regex %s also accepts %q; anchor it (^...$) and escape the dots", header, clip(pattern), attack)
 			if i < len(d.Args) {
 				diag.Line, diag.Col, diag.Offset = d.Args[i].Line, d.Args[i].Col, d.Args[i].Offset
 			}
+			p.Report(diag)
 		}
 		header := map[string]string{"$http_origin": "Origin", "$http_referer": "Referer"}
 		p.each(func(d *parser.Directive, c *parser.Context) {

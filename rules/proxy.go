@@ -203,7 +203,7 @@ func checkUpstreamKeepalive(p *Pass) {
 			return
 		}
 		if literalLooksLikeUpstream(host, c) {
-			p.ReportSeverity(Info, d, "%s %s: if %q is an upstream block defined in a file nginxtune did not read, this is fine; "+
+			p.ReportSeverityf(Info, d, "%s %s: if %q is an upstream block defined in a file nginxtune did not read, this is fine; "+
 				"if it is a host name, each request opens a new backend connection (lint the tree from its nginx.conf to know)", d.Name, d.Arg(0), host)
 			return
 		}
@@ -211,11 +211,11 @@ func checkUpstreamKeepalive(p *Pass) {
 		case protoHTTP:
 			reportLiteralProxy(p, d, c, ups, scheme, host, rest)
 		case protoFastCGI:
-			p.ReportSeverity(Info, d, "fastcgi_pass to the address %s connects anew for every request; to keep connections, "+
+			p.ReportSeverityf(Info, d, "fastcgi_pass to the address %s connects anew for every request; to keep connections, "+
 				"pass to an upstream block with \"keepalive N;\" and set \"fastcgi_keep_conn on;\", where workers x N stays at most half "+
 				"of php-fpm's pm.max_children: each kept connection holds a php-fpm child even while idle", host)
 		default:
-			p.ReportArg(d, 0, "%s to the address %s opens a new backend connection for every request: only servers in an upstream block "+
+			p.ReportArgf(d, 0, "%s to the address %s opens a new backend connection for every request: only servers in an upstream block "+
 				"keep idle connections; write \"upstream NAME { server %s; keepalive 32; }\" and pass to NAME", d.Name, host, host)
 		}
 	}, append([]string{"upstream"}, passNames...)...)
@@ -231,10 +231,11 @@ func reportLiteralProxy(p *Pass, d *parser.Directive, c *parser.Context, ups map
 	if p.Before(vUpstreamKeepalive) {
 		headers = " with \"proxy_http_version 1.1;\" and \"proxy_set_header Connection \"\";\"" + p.versionNote("before 1.29.7")
 	}
-	diag := p.ReportArg(d, 0, "proxy_pass to the address %s opens a new backend connection for every request, since only servers in an upstream block keep idle connections; "+
+	diag := p.DiagArg(d, 0, "proxy_pass to the address %s opens a new backend connection for every request, since only servers in an upstream block keep idle connections; "+
 		"%s; write \"upstream %s { server %s; keepalive 32; }\" "+
 		"and \"proxy_pass %s://%s%s;\"%s", host, measuredGain(host), name, server, scheme, name, rest, headers)
 	diag.Fix = upstreamFix(p, d, c, ups, name, server, scheme+"://"+name+rest, proxyHostHeader(scheme, host), scheme == "https")
+	p.Report(diag)
 }
 
 // serverAddress is the upstream server line for a literal address: the
@@ -285,15 +286,16 @@ func checkUpstreamBlock(p *Pass, d *parser.Directive, use upstreamUse) {
 	pool := max(32, 2*len(findIn(d.Block, "server")))
 	switch {
 	case use[protoHTTP] || use[protoGRPC] || use[protoMemcached]:
-		diag := p.Report(d, "upstream %q keeps no idle connections: before nginx 1.29.7 an upstream needs "+
+		diag := p.Diag(d, "upstream %q keeps no idle connections: before nginx 1.29.7 an upstream needs "+
 			"\"keepalive N;\" (\"keepalive %d;\" is a start; size it to the concurrent requests per worker)%s",
 			d.Arg(0), pool, p.versionNote("before 1.29.7"))
 		if !use[protoFastCGI] {
 			diag.Fix = &Fix{Description: fmt.Sprintf("add keepalive %d; to upstream %s", pool, d.Arg(0)),
 				Edits: []Edit{insertInBlock(d, fmt.Sprintf("keepalive %d;", pool))}}
 		}
+		p.Report(diag)
 	case use[protoFastCGI]:
-		p.ReportSeverity(Info, d, "upstream %q (FastCGI) keeps no idle connections, so each request connects anew; a pool needs "+
+		p.ReportSeverityf(Info, d, "upstream %q (FastCGI) keeps no idle connections, so each request connects anew; a pool needs "+
 			"\"keepalive N;\" here and \"fastcgi_keep_conn on;\" where it is passed to, with workers x N at most half of php-fpm's "+
 			"pm.max_children: a kept connection holds a php-fpm child even while idle (nginxtune gen --profile php --fpm-max-children sizes it)%s",
 			d.Arg(0), p.versionNote("before 1.29.7"))
@@ -308,11 +310,11 @@ func checkFastCGIKeepConn(p *Pass, d *parser.Directive, c *parser.Context, up *p
 	ka := findIn(up.Block, "keepalive")
 	switch {
 	case len(ka) > 0 && !keepOn && kc.Complete:
-		p.Report(d, "upstream %q keeps idle connections, but without \"fastcgi_keep_conn on;\" php-fpm closes each one after "+
+		p.Reportf(d, "upstream %q keeps idle connections, but without \"fastcgi_keep_conn on;\" php-fpm closes each one after "+
 			"the response, so the pool is never used; measured: 14 backend connections for 14 requests; add it here, "+
 			"with workers x %s at most half of php-fpm's pm.max_children", up.Arg(0), ka[0].Arg(0))
 	case len(ka) == 0 && keepOn && p.AtLeast(vUpstreamKeepalive):
-		p.Report(d, "with \"fastcgi_keep_conn on;\" nginx %s keeps up to 32 idle connections per worker in upstream %q by default, "+
+		p.Reportf(d, "with \"fastcgi_keep_conn on;\" nginx %s keeps up to 32 idle connections per worker in upstream %q by default, "+
 			"each holding a php-fpm child while idle; with more workers x 32 than pm.max_children (Debian's default is 5), "+
 			"requests wait for a child until they time out; set \"keepalive N;\" with workers x N at most half of pm.max_children%s",
 			orVersion(p, "1.29.7 and later"), up.Arg(0), p.versionNote("1.29.7 and later"))
@@ -462,11 +464,12 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 			}
 			edits = append(edits, e)
 		}
-		diag := p.Report(d, "upstream %q keeps idle connections that this proxy_pass cannot use; %s%s",
+		diag := p.Diag(d, "upstream %q keeps idle connections that this proxy_pass cannot use; %s%s",
 			host, strings.Join(problems, "; "), note)
 		if fixed == len(problems) {
 			diag.Fix = &Fix{Description: "set proxy_http_version 1.1 and clear the Connection header", Edits: edits}
 		}
+		p.Report(diag)
 	}, "proxy_pass")
 }
 
@@ -721,7 +724,7 @@ func reportVariableProxy(p *Pass, d *parser.Directive, ups map[string]*parser.Di
 			if p.AtLeast(vResolve) {
 				pool += ", or (nginx 1.27.3 and later) name the backend in an upstream with \"server NAME resolve;\" and a resolver"
 			}
-			p.ReportSeverity(Info, d, "proxy_pass %s takes its backend from variables: nginx resolves it per request and keeps no idle connections to it; to keep a pool, %s", d.Arg(0), pool)
+			p.ReportSeverityf(Info, d, "proxy_pass %s takes its backend from variables: nginx resolves it per request and keeps no idle connections to it; to keep a pool, %s", d.Arg(0), pool)
 			return
 		}
 	}

@@ -68,7 +68,7 @@ path keyed "~\.php" misclassifies the same way.`,
 				if len(d.Args) == 2 && (d.Arg(0) == "~" || d.Arg(0) == "~*") && suffixPattern.MatchString(d.Arg(1)) {
 					ext := strings.Trim(strings.TrimPrefix(strings.TrimPrefix(d.Arg(1), `\.`), "(?:"), "()")
 					ext, _, _ = strings.Cut(ext, "|")
-					p.ReportArg(d, 1, "%s matches anywhere in the path: /uploads/x.%s.png and /x.%s/y take this location too; end it with $", clip(d.Arg(1)), clip(ext), clip(ext))
+					p.ReportArgf(d, 1, "%s matches anywhere in the path: /uploads/x.%s.png and /x.%s/y take this location too; end it with $", clip(d.Arg(1)), clip(ext), clip(ext))
 				}
 			case "map":
 				if d.Block == nil || !pathVars[strings.TrimPrefix(d.Arg(0), "$")] {
@@ -77,7 +77,7 @@ path keyed "~\.php" misclassifies the same way.`,
 				for _, e := range d.Block {
 					re := strings.TrimPrefix(strings.TrimPrefix(e.Name, "~"), "*")
 					if strings.HasPrefix(e.Name, "~") && suffixPattern.MatchString(re) {
-						p.Report(e, "the map key %s matches anywhere in %s, not only at the end; end it with $", clip(e.Name), d.Arg(0))
+						p.Reportf(e, "the map key %s matches anywhere in %s, not only at the end; end it with $", clip(e.Name), d.Arg(0))
 					}
 				}
 			}
@@ -271,7 +271,7 @@ of that worker waits. The client chooses the input: it is the path, a header or 
 	Check: func(p *Pass) {
 		check := func(d *parser.Directive, i int, re string) {
 			if g := redosGroup(re); g != "" {
-				p.ReportArg(d, i, "%s repeats a group that can match the same text in several ways: a crafted request makes PCRE backtrack exponentially; make each round need a separator, or repeat one class", clip(g))
+				p.ReportArgf(d, i, "%s repeats a group that can match the same text in several ways: a crafted request makes PCRE backtrack exponentially; make each round need a separator, or repeat one class", clip(g))
 			}
 		}
 		p.each(func(d *parser.Directive, c *parser.Context) {
@@ -296,7 +296,7 @@ of that worker waits. The client chooses the input: it is the path, a header or 
 				for _, e := range d.Block {
 					if strings.HasPrefix(e.Name, "~") {
 						if g := redosGroup(strings.TrimPrefix(e.Name[1:], "*")); g != "" {
-							p.Report(e, "%s repeats a group that can match the same text in several ways: a crafted value makes PCRE backtrack exponentially; make each round need a separator, or repeat one class", clip(g))
+							p.Reportf(e, "%s repeats a group that can match the same text in several ways: a crafted value makes PCRE backtrack exponentially; make each round need a separator, or repeat one class", clip(g))
 						}
 					}
 				}
@@ -355,7 +355,9 @@ empty, not 0, and is let through.`,
 				return
 			}
 			reported[m] = true
-			p.Report(m, "map %s has no default: a value it does not list gives an empty string, and %s at %s then %s; add \"default ...;\"", m.Arg(1), use.Name, where(use), how)
+			diag := p.Diag(m, "map %s has no default: a value it does not list gives an empty string, and %s at %s then %s; add \"default ...;\"", m.Arg(1), use.Name, where(use), how)
+			diag.Related = []Related{relatedTo(use, "where "+m.Arg(1)+" is used")}
+			p.Report(diag)
 		}
 		p.each(func(d *parser.Directive, c *parser.Context) {
 			switch d.Name {

@@ -105,6 +105,8 @@ type Diagnostic struct {
 	// Via is the path the configuration names the file by, when that is a
 	// link to File (sites-enabled/x -> ../sites-available/x).
 	Via string
+	// Related are other places the message speaks of.
+	Related []Related
 }
 
 // Pass is what a rule's check receives.
@@ -125,28 +127,64 @@ type Pass struct {
 	lang   *langCache
 }
 
-// Report records a finding at a directive.
-func (p *Pass) Report(d *parser.Directive, format string, args ...any) *Diagnostic {
-	return p.ReportSeverity(p.rule.Severity, d, format, args...)
+// Report records a finding. It takes a value: what the rule changes in its
+// copy afterwards does not reach the report, and no report can lose a fix
+// set through a pointer into a slice that has since grown.
+func (p *Pass) Report(d Diagnostic) {
+	if d.Rule == "" {
+		d.Rule = p.rule.ID
+	}
+	*p.diags = append(*p.diags, d)
 }
 
-// ReportSeverity records a finding with a severity other than the rule's
-// default (for example an error where nginx -t would fail).
-func (p *Pass) ReportSeverity(sev Severity, d *parser.Directive, format string, args ...any) *Diagnostic {
-	*p.diags = append(*p.diags, Diagnostic{
-		Rule: p.rule.ID, Severity: sev, File: d.File.Path, Line: d.Line, Col: d.Col,
+// Diag builds a finding at a directive with the rule's severity, for the
+// rule to complete (a fix, related places) and Report.
+func (p *Pass) Diag(d *parser.Directive, format string, args ...any) Diagnostic {
+	return Diagnostic{
+		Rule: p.rule.ID, Severity: p.rule.Severity, File: d.File.Path, Line: d.Line, Col: d.Col,
 		EndLine: d.EndLine, Offset: d.Start, Message: fmt.Sprintf(format, args...),
-	})
-	return &(*p.diags)[len(*p.diags)-1]
+	}
 }
 
-// ReportArg records a finding at one argument of a directive.
-func (p *Pass) ReportArg(d *parser.Directive, i int, format string, args ...any) *Diagnostic {
-	diag := p.Report(d, format, args...)
+// DiagArg is Diag at one argument of a directive.
+func (p *Pass) DiagArg(d *parser.Directive, i int, format string, args ...any) Diagnostic {
+	diag := p.Diag(d, format, args...)
 	if i < len(d.Args) {
 		diag.Line, diag.Col, diag.Offset = d.Args[i].Line, d.Args[i].Col, d.Args[i].Offset
 	}
 	return diag
+}
+
+// Reportf records a finding at a directive.
+func (p *Pass) Reportf(d *parser.Directive, format string, args ...any) {
+	p.Report(p.Diag(d, format, args...))
+}
+
+// ReportArgf records a finding at one argument of a directive.
+func (p *Pass) ReportArgf(d *parser.Directive, i int, format string, args ...any) {
+	p.Report(p.DiagArg(d, i, format, args...))
+}
+
+// ReportSeverityf records a finding with a severity other than the rule's
+// default (for example an error where nginx -t would fail).
+func (p *Pass) ReportSeverityf(sev Severity, d *parser.Directive, format string, args ...any) {
+	diag := p.Diag(d, format, args...)
+	diag.Severity = sev
+	p.Report(diag)
+}
+
+// Related is another place a finding speaks of ("the deny at x.conf:12"):
+// SARIF's relatedLocations, so that an editor can go there.
+type Related struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Col     int    `json:"column"`
+	Message string `json:"message"`
+}
+
+// relatedTo names a directive as a related place.
+func relatedTo(d *parser.Directive, what string) Related {
+	return Related{File: d.File.Path, Line: d.Line, Col: d.Col, Message: what}
 }
 
 // Config selects and tunes rules.
@@ -306,3 +344,10 @@ func clip(s string) string {
 
 // cutAt shortens s on a character boundary (parser.CutAt).
 func cutAt(s string, n int) string { return parser.CutAt(s, n) }
+
+// DiagSev is Diag with a severity other than the rule's default.
+func (p *Pass) DiagSev(sev Severity, d *parser.Directive, format string, args ...any) Diagnostic {
+	diag := p.Diag(d, format, args...)
+	diag.Severity = sev
+	return diag
+}

@@ -54,11 +54,12 @@ the aliased directory can be read.`,
 			if !ok || strings.HasSuffix(path, "/") || templated(path) || len(findIn(loc.Block, "return")) > 0 {
 				return // a return answers before any file is read
 			}
-			diag := p.ReportArg(d, 0, "alias %s under \"location %s\" lets %s../ reach the directory above %s; write \"location %s/\"",
+			diag := p.DiagArg(d, 0, "alias %s under \"location %s\" lets %s../ reach the directory above %s; write \"location %s/\"",
 				clip(d.Arg(0)), clip(path), clip(path), clip(d.Arg(0)), clip(path))
 			if i := len(loc.Args) - 1; i >= 0 {
 				diag.Fix = &Fix{Description: "end the location with a slash", Edits: []Edit{replaceArg(loc, i, loc.Args[i].Raw+"/")}}
 			}
+			p.Report(diag)
 		}, "alias")
 	},
 }
@@ -81,7 +82,7 @@ looks, and the errors that explain an outage are lost to the people who need the
 	Check: func(p *Pass) {
 		p.each(func(d *parser.Directive, c *parser.Context) {
 			if d.Arg(0) == "off" {
-				p.ReportArg(d, 0, "error_log off writes errors to a file named \"off\" in nginx's prefix; write \"error_log /var/log/nginx/error.log crit;\" (or /dev/null) instead")
+				p.ReportArgf(d, 0, "error_log off writes errors to a file named \"off\" in nginx's prefix; write \"error_log /var/log/nginx/error.log crit;\" (or /dev/null) instead")
 			}
 		}, "error_log")
 	},
@@ -106,7 +107,7 @@ a script, curl).`,
 	Check: func(p *Pass) {
 		p.each(func(d *parser.Directive, c *parser.Context) {
 			if i := hasArg(d, "none"); i >= 0 {
-				p.ReportArg(d, i, "valid_referers none accepts every request that sends no Referer header, which any client can omit; remove \"none\" where $invalid_referer protects something")
+				p.ReportArgf(d, i, "valid_referers none accepts every request that sends no Referer header, which any client can omit; remove \"none\" where $invalid_referer protects something")
 			}
 		}, "valid_referers")
 	},
@@ -131,7 +132,7 @@ from parts of the request becomes header injection.`,
 		p.each(func(d *parser.Directive, c *parser.Context) {
 			for i, a := range d.Args {
 				if i > 0 && strings.ContainsAny(a.Value, "\r\n") || d.Name == "more_set_headers" && strings.ContainsAny(a.Value, "\r\n") {
-					p.ReportArg(d, i, "the value of %s holds a line break, which splits the header in two or breaks the message; write it on one line", d.Name)
+					p.ReportArgf(d, i, "the value of %s holds a line break, which splits the header in two or breaks the message; write it on one line", d.Name)
 					return
 				}
 			}
@@ -159,7 +160,7 @@ meant, it is usually meant for some people only.`,
 			if d.Arg(0) != "on" || p.restricted(c) {
 				return
 			}
-			p.Report(d, "autoindex on lists the files of every directory here to anyone; limit it with allow/deny or auth_basic, or turn it off")
+			p.Reportf(d, "autoindex on lists the files of every directory here to anyone; limit it with allow/deny or auth_basic, or turn it off")
 		}, "autoindex", "fancyindex")
 	},
 }
@@ -198,7 +199,7 @@ and, for api, an interface that can change the configuration.`,
 			if len(findIn(c.Blocks[len(c.Blocks)-1].Block, "internal")) > 0 {
 				return // reachable only through internal redirects
 			}
-			p.Report(d, "%s answers anyone who asks; add \"allow <monitoring host>; deny all;\" or auth", d.Name)
+			p.Reportf(d, "%s answers anyone who asks; add \"allow <monitoring host>; deny all;\" or auth", d.Name)
 		}, "stub_status", "api", "status")
 	},
 }
@@ -269,7 +270,7 @@ site happens to be first, with its certificate.`,
 				continue
 			}
 			first := byAddr[a].servers[0]
-			p.Report(first, "%d servers listen on %s and none is default_server: requests for unknown names go to the first in file order, %s; mark the one you mean",
+			p.Reportf(first, "%d servers listen on %s and none is default_server: requests for unknown names go to the first in file order, %s; mark the one you mean",
 				len(byAddr[a].servers), a, serverName(first))
 		}
 	},
@@ -298,7 +299,9 @@ or files that were never meant to be public.`,
 			}
 			loc := c.Blocks[len(c.Blocks)-1]
 			if pp := findIn(loc.Block, "proxy_pass"); len(pp) > 0 {
-				p.Report(d, "try_files serves any matching file from disk before proxy_pass at %s sees the request; send the fallback to a named location that proxies", where(pp[0]))
+				diag := p.Diag(d, "try_files serves any matching file from disk before proxy_pass at %s sees the request; send the fallback to a named location that proxies", where(pp[0]))
+				diag.Related = []Related{relatedTo(pp[0], "the proxy_pass")}
+				p.Report(diag)
 			}
 		}, "try_files")
 	},
@@ -336,7 +339,7 @@ them helps no real client and lets an attacker in the middle pick the weakest.`,
 					}
 				}
 				if len(weak) > 0 {
-					p.Report(d, "%s offers %s, broken or deprecated (RFC 8996) and refused by current browsers; write \"%s TLSv1.2 TLSv1.3;\"", d.Name, strings.Join(weak, ", "), d.Name)
+					p.Reportf(d, "%s offers %s, broken or deprecated (RFC 8996) and refused by current browsers; write \"%s TLSv1.2 TLSv1.3;\"", d.Name, strings.Join(weak, ", "), d.Name)
 				}
 			default:
 				var weak []string
@@ -352,7 +355,7 @@ them helps no real client and lets an attacker in the middle pick the weakest.`,
 					}
 				}
 				if len(weak) > 0 {
-					p.ReportArg(d, 0, "%s allows %s, breakable or unauthenticated suites; use Mozilla's intermediate list", d.Name, clip(strings.Join(weak, ", ")))
+					p.ReportArgf(d, 0, "%s allows %s, breakable or unauthenticated suites; use Mozilla's intermediate list", d.Name, clip(strings.Join(weak, ", ")))
 				}
 			}
 		}, "ssl_protocols", "proxy_ssl_protocols", "ssl_ciphers", "proxy_ssl_ciphers")
@@ -381,14 +384,14 @@ itself are one request away wherever a location without a handler reaches files.
 		p.each(func(d *parser.Directive, c *parser.Context) {
 			v := strings.TrimSuffix(d.Arg(0), "/")
 			if v == "" && d.Arg(0) == "/" {
-				p.ReportArg(d, 0, "%s / serves the whole filesystem (/etc/passwd, keys, this configuration) wherever files are served; point it at the site's own directory", d.Name)
+				p.ReportArgf(d, 0, "%s / serves the whole filesystem (/etc/passwd, keys, this configuration) wherever files are served; point it at the site's own directory", d.Name)
 				return
 			}
 			for _, s := range systemRoots {
 				// the directory itself; a subdirectory (/etc/nginx/errors) is
 				// someone's deliberate choice
 				if v == s || (s == "/proc" || s == "/sys" || s == "/dev") && strings.HasPrefix(v, s+"/") && v != "/dev/null" {
-					p.ReportArg(d, 0, "%s %s serves a system directory; point it at the site's own directory", d.Name, clip(d.Arg(0)))
+					p.ReportArgf(d, 0, "%s %s serves a system directory; point it at the site's own directory", d.Name, clip(d.Arg(0)))
 					return
 				}
 			}
@@ -432,7 +435,7 @@ defined to resolve ..." and staples nothing, so clients check revocation themsel
 			if below {
 				return
 			}
-			p.Report(d, "ssl_stapling on without a resolver: nginx cannot look up the OCSP responder and staples nothing; add \"resolver <DNS server> valid=300s;\"")
+			p.Reportf(d, "ssl_stapling on without a resolver: nginx cannot look up the OCSP responder and staples nothing; add \"resolver <DNS server> valid=300s;\"")
 		}, "ssl_stapling")
 	},
 }
@@ -479,12 +482,16 @@ help: an inner block's own allow/deny list replaces the inherited one.`,
 				}
 			}
 			outer := ""
+			var related []Related
 			if len(c.Blocks) > 0 {
 				if s := p.Effective(c.Blocks[:len(c.Blocks)-1], c.Root, "deny"); s.Found() {
 					outer = fmt.Sprintf(" (the deny at %s does not help: this block's own allow list replaces the inherited one)", where(s.Last()))
+					related = append(related, relatedTo(s.Last(), "the outer deny, replaced here"))
 				}
 			}
-			p.Report(d, "allow %s with no deny in this block lets every address in (the default is to allow)%s; add \"deny all;\" after the allow lines", clip(d.Arg(0)), outer)
+			diag := p.Diag(d, "allow %s with no deny in this block lets every address in (the default is to allow)%s; add \"deny all;\" after the allow lines", clip(d.Arg(0)), outer)
+			diag.Related = related
+			p.Report(diag)
 		}, "allow")
 	},
 }
@@ -523,7 +530,7 @@ combinations crash workers. return, rewrite ... last/break and set are the safe 
 			}
 			for _, x := range lvl {
 				if !ifSafe[x.Name] {
-					p.Report(x, "%s inside \"if\" in a location runs in a location nginx makes for the if, with its own inheritance; keep return, rewrite or set there and move %s out", x.Name, x.Name)
+					p.Reportf(x, "%s inside \"if\" in a location runs in a location nginx makes for the if, with its own inheritance; keep return, rewrite or set there and move %s out", x.Name, x.Name)
 					return
 				}
 			}
@@ -566,7 +573,7 @@ built from it quietly points somewhere else (often the root of the site).`,
 			for _, a := range values {
 				for _, m := range captureRef.FindAllStringSubmatch(a.Value, -1) {
 					if n := int(m[1][0] - '0'); n > groups {
-						p.ReportArg(d, argIndex(d, a), "$%d refers to group %d, but %s has %d; it is empty at run time", n, n, what, groups)
+						p.ReportArgf(d, argIndex(d, a), "$%d refers to group %d, but %s has %d; it is empty at run time", n, n, what, groups)
 						return
 					}
 				}

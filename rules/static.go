@@ -14,7 +14,7 @@ import (
 // lacks it, naming the first such server, or at the directive that turns it
 // off. skip leaves out servers where the setting does not matter.
 func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) bool, skip func(s *parser.Directive, c *parser.Context) bool,
-	missing func(at *parser.Directive, first *parser.Directive, n int) *Diagnostic, off func(d *parser.Directive) *Diagnostic) {
+	missing func(at *parser.Directive, first *parser.Directive, n int) Diagnostic, off func(d *parser.Directive) Diagnostic) {
 	type group struct {
 		at, first *parser.Directive
 		n         int
@@ -28,7 +28,7 @@ func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) boo
 		set := p.EffectiveIn(c, s, name)
 		switch {
 		case set.Found() && bad(set.Last()):
-			off(set.Last())
+			p.Report(off(set.Last()))
 		case !set.Found() && set.Complete:
 			at := c.Enclosing(parser.CtxHTTP)
 			if at == nil {
@@ -44,7 +44,7 @@ func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) boo
 		}
 	})
 	for _, g := range order {
-		missing(g.at, g.first, g.n)
+		p.Report(missing(g.at, g.first, g.n))
 	}
 }
 
@@ -126,25 +126,25 @@ with OpenSSL 3), so servers that only listen with ssl or quic are left out.`,
 	Check: func(p *Pass) {
 		isOff := func(d *parser.Directive) bool { return d.Arg(0) != "on" }
 		reportStaticSetting(p, "sendfile", isOff, func(s *parser.Directive, c *parser.Context) bool { return tlsOnly(p, s, c) },
-			func(at, first *parser.Directive, n int) *Diagnostic {
-				d := p.Report(at, "files are served without sendfile (%s); it is off by default, so each file is copied through nginx's buffers; write \"sendfile on;\"", serversNote(first, n))
+			func(at, first *parser.Directive, n int) Diagnostic {
+				d := p.Diag(at, "files are served without sendfile (%s); it is off by default, so each file is copied through nginx's buffers; write \"sendfile on;\"", serversNote(first, n))
 				if at.Name == parser.CtxHTTP {
 					d.Fix = &Fix{Description: "add sendfile on; to the http block", Edits: []Edit{insertFirst(at, "sendfile on;")}}
 				}
 				return d
 			},
-			func(d *parser.Directive) *Diagnostic {
+			func(d *parser.Directive) Diagnostic {
 				if commented(d) {
-					return p.ReportSeverity(Info, d, "sendfile is off where files are served, with a comment giving the reason (shared folders of VirtualBox or Vagrant, FreeBSD with ZFS need it off); if the reason no longer holds, write \"sendfile on;\"")
+					return p.DiagSev(Info, d, "sendfile is off where files are served, with a comment giving the reason (shared folders of VirtualBox or Vagrant, FreeBSD with ZFS need it off); if the reason no longer holds, write \"sendfile on;\"")
 				}
-				diag := p.Report(d, "sendfile is off where files are served: each one is copied through nginx's buffers instead of sent by the kernel")
+				diag := p.Diag(d, "sendfile is off where files are served: each one is copied through nginx's buffers instead of sent by the kernel")
 				diag.Fix = &Fix{Description: "turn sendfile on", Edits: []Edit{replaceArg(d, 0, "on")}}
 				return diag
 			})
 		p.each(func(d *parser.Directive, c *parser.Context) {
 			if d.Name == "tcp_nopush" && d.Arg(0) == "on" && !inStream(c) {
 				if s := p.Effective(c.Blocks, c.Root, "sendfile"); s.Complete && (!s.Found() || isOff(s.Last())) {
-					p.Report(d, "tcp_nopush works only together with sendfile, which is off here")
+					p.Reportf(d, "tcp_nopush works only together with sendfile, which is off here")
 				}
 			}
 		}, "tcp_nopush")
@@ -181,8 +181,8 @@ cache until open_file_cache_valid expires.`,
 	},
 	Check: func(p *Pass) {
 		reportStaticSetting(p, "open_file_cache", func(d *parser.Directive) bool { return d.Arg(0) == "off" }, nil,
-			func(at, first *parser.Directive, n int) *Diagnostic {
-				d := p.Report(at, "files are served without open_file_cache (%s); every request opens and stats them again (measured: the cache alone gave 2.04x on 1 KB files)", serversNote(first, n))
+			func(at, first *parser.Directive, n int) Diagnostic {
+				d := p.Diag(at, "files are served without open_file_cache (%s); every request opens and stats them again (measured: the cache alone gave 2.04x on 1 KB files)", serversNote(first, n))
 				if at.Name == parser.CtxHTTP {
 					d.Fix = &Fix{Description: "add open_file_cache to the http block", Edits: []Edit{
 						insertFirst(at, "open_file_cache max=10000 inactive=20s;"),
@@ -190,8 +190,8 @@ cache until open_file_cache_valid expires.`,
 				}
 				return d
 			},
-			func(d *parser.Directive) *Diagnostic {
-				return p.Report(d, "open_file_cache is off where files are served: every request opens and stats them again")
+			func(d *parser.Directive) Diagnostic {
+				return p.Diag(d, "open_file_cache is off where files are served: every request opens and stats them again")
 			})
 	},
 }
@@ -249,7 +249,7 @@ uncompressed to 3,291 at level 1 on our machine). "gzip_types *" compresses all 
 			var edits []Edit
 			for i, a := range d.Args {
 				if a.Value == "*" {
-					p.ReportArg(d, i, "gzip_types * compresses every response, including images, fonts, archives and video that are compressed already; list the text types instead")
+					p.ReportArgf(d, i, "gzip_types * compresses every response, including images, fonts, archives and video that are compressed already; list the text types instead")
 					return
 				}
 				if isCompressedType(a.Value) {
@@ -260,10 +260,11 @@ uncompressed to 3,291 at level 1 on our machine). "gzip_types *" compresses all 
 			if len(bad) == 0 {
 				return
 			}
-			diag := p.Report(d, "gzip_types lists %s, compressed already: gzip spends CPU on them for no gain", strings.Join(bad, ", "))
+			diag := p.Diag(d, "gzip_types lists %s, compressed already: gzip spends CPU on them for no gain", strings.Join(bad, ", "))
 			if len(bad) < len(d.Args) {
 				diag.Fix = &Fix{Description: "remove " + strings.Join(bad, ", ") + " from gzip_types", Edits: edits}
 			}
+			p.Report(diag)
 		}, "gzip_types")
 	},
 }
@@ -293,8 +294,9 @@ gzip is already the most expensive step per request: on our machine a 40 KB resp
 			if err != nil || n <= 6 {
 				return
 			}
-			diag := p.ReportArg(d, 0, "gzip_comp_level %d costs several times the CPU of level 5 for output barely smaller (measured on 40 KB: 3,291 rps at level 1, 714 at level 6); write \"gzip_comp_level 5;\", and \"gzip_static on;\" for files compressed ahead of time", n)
+			diag := p.DiagArg(d, 0, "gzip_comp_level %d costs several times the CPU of level 5 for output barely smaller (measured on 40 KB: 3,291 rps at level 1, 714 at level 6); write \"gzip_comp_level 5;\", and \"gzip_static on;\" for files compressed ahead of time", n)
 			diag.Fix = &Fix{Description: "set gzip_comp_level 5", Edits: []Edit{replaceArg(d, 0, "5")}}
+			p.Report(diag)
 		}, "gzip_comp_level")
 	},
 }
@@ -322,7 +324,7 @@ kept-alive HTTPS.`,
 					return // a health check or status page: one request per connection is its nature
 				}
 				if v := d.Arg(0); v == "0" || v == "0s" || v == "0ms" {
-					p.ReportArg(d, 0, "keepalive_timeout %s closes every client connection after one response; each request pays a new TCP (and TLS) handshake (3,531 new TLS handshakes/s against 79,169 kept requests/s); write \"keepalive_timeout 30s;\"", v)
+					p.ReportArgf(d, 0, "keepalive_timeout %s closes every client connection after one response; each request pays a new TCP (and TLS) handshake (3,531 new TLS handshakes/s against 79,169 kept requests/s); write \"keepalive_timeout 30s;\"", v)
 				}
 			}
 		}, "keepalive_timeout")
@@ -362,8 +364,9 @@ var accessLogUnbuffered = &Rule{
 			if len(d.Args) == 1 {
 				add = "combined " + add
 			}
-			diag := p.Report(d, "access_log %s writes each request's line with its own write(); add \"buffer=64k flush=5s\" to batch them", path)
+			diag := p.Diag(d, "access_log %s writes each request's line with its own write(); add \"buffer=64k flush=5s\" to batch them", path)
 			diag.Fix = &Fix{Description: fmt.Sprintf("add %s", add), Edits: []Edit{appendArgs(d, add)}}
+			p.Report(diag)
 		}, "access_log")
 	},
 }
@@ -402,8 +405,9 @@ turns gzip on and leaves its gzip_types line commented out.`,
 			if typesListed(p) {
 				return
 			}
-			diag := p.Report(d, "gzip is on but gzip_types is not set, so only text/html is compressed; add \"gzip_types %s;\"", gzipDefaultTypes)
+			diag := p.Diag(d, "gzip is on but gzip_types is not set, so only text/html is compressed; add \"gzip_types %s;\"", gzipDefaultTypes)
 			diag.Fix = &Fix{Description: "add gzip_types", Edits: []Edit{insertAfter(d, "gzip_types "+gzipDefaultTypes+";")}}
+			p.Report(diag)
 		}, "gzip")
 	},
 }

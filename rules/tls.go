@@ -69,11 +69,12 @@ sessions per megabyte.`,
 				if !set.Complete {
 					return
 				}
-				diag := p.ReportSeverity(sev, s, "this TLS server has no ssl_session_cache; %s; write \"ssl_session_cache shared:SSL:10m;\"", cost)
+				diag := p.DiagSev(sev, s, "this TLS server has no ssl_session_cache; %s; write \"ssl_session_cache shared:SSL:10m;\"", cost)
 				if http := c.Enclosing(parser.CtxHTTP); http != nil {
 					diag.Fix = &Fix{Description: "add a shared session cache to the http block",
 						Edits: []Edit{insertFirst(http, "ssl_session_cache shared:SSL:10m;")}}
 				}
+				p.Report(diag)
 				return
 			}
 			d := set.Last()
@@ -87,7 +88,7 @@ sessions per megabyte.`,
 				}
 			}
 			if !shared && !(none && !ticketsOff) {
-				p.ReportSeverity(sev, d, "ssl_session_cache %s keeps no cache shared by the workers; %s; use \"shared:SSL:10m\"", strings.Join(d.ArgValues(), " "), cost)
+				p.ReportSeverityf(sev, d, "ssl_session_cache %s keeps no cache shared by the workers; %s; use \"shared:SSL:10m\"", strings.Join(d.ArgValues(), " "), cost)
 			}
 		})
 	},
@@ -134,8 +135,9 @@ unknown directive "ssl" from then on. TLS is a property of the listening socket:
 			} else {
 				msg += "; delete it"
 			}
-			diag := p.ReportSeverity(sev, d, msg, d.Arg(0))
+			diag := p.DiagSev(sev, d, msg, d.Arg(0))
 			diag.Fix = fix
+			p.Report(diag)
 		}, "ssl")
 	},
 }
@@ -167,10 +169,11 @@ a shared address:port applies to every server on it whatever each one says.`,
 				if i < 0 {
 					continue
 				}
-				diag := p.ReportArg(l, i, `"listen ... http2" is deprecated since nginx 1.25.1; remove http2 here and write "http2 on;" in the server%s`,
+				diag := p.DiagArg(l, i, `"listen ... http2" is deprecated since nginx 1.25.1; remove http2 here and write "http2 on;" in the server%s`,
 					p.versionNote("1.25.1 and later"))
 				if !p.Version.Known() {
-					continue // the fix would break nginx before 1.25.1
+					p.Report(diag) // with no fix: it would break nginx before 1.25.1
+					continue
 				}
 				edits := []Edit{removeArg(l, i)}
 				if first && !hasDirective {
@@ -178,6 +181,7 @@ a shared address:port applies to every server on it whatever each one says.`,
 				}
 				first = false
 				diag.Fix = &Fix{Description: "move http2 from listen to http2 on;", Edits: edits}
+				p.Report(diag)
 			}
 		})
 	},

@@ -156,19 +156,21 @@ func checkWorkerFDLimit(p *Pass) {
 			if floor <= softLimit {
 				continue
 			}
-			diag := p.Report(m.wcDir, "worker_connections %d%s takes %d descriptors per worker when every slot is open, but without "+
+			diag := p.Diag(m.wcDir, "worker_connections %d%s takes %d descriptors per worker when every slot is open, but without "+
 				"worker_rlimit_nofile workers keep the limit nginx starts with, commonly %d; add \"worker_rlimit_nofile %d;\" (a socket and a file per slot)%s",
 				m.wc, cacheNote(m.cacheMax), floor, softLimit, need, m.proxyNote())
 			diag.Fix = p.rlimitFix(r, need)
+			p.Report(diag)
 			continue
 		}
 		if !m.rlimitSet || m.rlimit >= floor {
 			continue
 		}
-		diag := p.Report(m.rlimitDir, "worker_rlimit_nofile %d is below the %d descriptors worker_connections %d%s takes when every slot is open; write %d (a socket and a file per slot)%s",
+		diag := p.Diag(m.rlimitDir, "worker_rlimit_nofile %d is below the %d descriptors worker_connections %d%s takes when every slot is open; write %d (a socket and a file per slot)%s",
 			m.rlimit, floor, m.wc, cacheNote(m.cacheMax), need, m.proxyNote())
 		diag.Fix = &Fix{Description: fmt.Sprintf("raise worker_rlimit_nofile to %d", need),
 			Edits: []Edit{replaceArg(m.rlimitDir, 0, strconv.Itoa(need))}}
+		p.Report(diag)
 	}
 }
 
@@ -200,8 +202,9 @@ number equal to the quota is right: nginxtune lint --host checks that.)`,
 				if n == 1 {
 					msg = "worker_processes 1 uses one core whatever the host has (measured: 0.73-0.92x of auto on 1 KB files); write \"auto\""
 				}
-				diag := p.Report(d, "%s", msg)
+				diag := p.Diag(d, "%s", msg)
 				diag.Fix = &Fix{Description: "use worker_processes auto", Edits: []Edit{replaceArg(d, 0, "auto")}}
+				p.Report(diag)
 			}
 		}
 	},
