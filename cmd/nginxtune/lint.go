@@ -22,7 +22,7 @@ import (
 
 type lintFlags struct {
 	load         loadFlags
-	format       string
+	formats      []string
 	failOn       string
 	nginxVersion string
 	configPath   string
@@ -73,7 +73,7 @@ a tree not read whole), 3 internal error.`,
 	}
 	f.load.register(c)
 	fl := c.Flags()
-	fl.StringVarP(&f.format, "format", "f", "text", "output format: "+strings.Join(report.Formats, ", "))
+	fl.StringArrayVarP(&f.formats, "format", "f", []string{"text"}, "output format: "+strings.Join(report.Formats, ", ")+"; FORMAT=FILE writes it to FILE instead of standard output; repeatable, one run writes them all")
 	fl.StringVar(&f.failOn, "fail-on", "", "lowest severity that makes the exit code 1: error, warning, info or none (default warning)")
 	fl.StringVar(&f.nginxVersion, "nginx-version", "", "nginx version to lint for, e.g. 1.22.1 (default: from the config file or the installed nginx when linting the live tree)")
 	fl.StringVar(&f.configPath, "config", "", "settings file (default: .nginxtune.yaml in the linted path's directory or above)")
@@ -287,8 +287,15 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 	if err != nil {
 		return err
 	}
-	if !validFormat(f.format) {
-		return failf(ExitError, "--format %q: want %s", f.format, strings.Join(report.Formats, ", "))
+	outputs, err := parseOutputs(f.formats)
+	if err != nil {
+		return err
+	}
+	stdoutFormat := ""
+	for _, o := range outputs {
+		if o.path == "" {
+			stdoutFormat = o.format
+		}
 	}
 	color := false
 	switch f.color {
@@ -296,7 +303,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		color = true
 	case "never":
 	case "auto":
-		color = f.format == "text" && isTerminal(c.OutOrStdout()) && os.Getenv("NO_COLOR") == ""
+		color = stdoutFormat == "text" && isTerminal(c.OutOrStdout()) && os.Getenv("NO_COLOR") == ""
 	default:
 		return failf(ExitError, "--color %q: want auto, always or never", f.color)
 	}
@@ -399,14 +406,22 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: applied %d fix%s in %d file%s\n", total, pluralES(total), len(changed), pluralS(len(changed)))
 	}
 	m := report.Meta{ToolVersion: versionString(), NginxVersion: s.cfg.Version.String(), Path: relPath}
-	// buffered: 20,000 findings are then a few writes, not 20,000
-	out := bufio.NewWriterSize(c.OutOrStdout(), 64<<10)
-	err = report.Write(out, f.format, diags, m, color)
-	if ferr := out.Flush(); err == nil {
-		err = ferr
-	}
-	if err != nil {
-		return failf(ExitError, "writing output: %v", err)
+	for _, o := range outputs {
+		if o.path != "" {
+			if err := writeReportFile(o, diags, m); err != nil {
+				return err
+			}
+			continue
+		}
+		// buffered: 20,000 findings are then a few writes, not 20,000
+		out := bufio.NewWriterSize(c.OutOrStdout(), 64<<10)
+		err = report.Write(out, o.format, diags, m, color && o.format == "text")
+		if ferr := out.Flush(); err == nil {
+			err = ferr
+		}
+		if err != nil {
+			return failf(ExitError, "writing output: %v", err)
+		}
 	}
 	if broken {
 		return &exitError{code: ExitError}
@@ -780,4 +795,69 @@ func nginxTest(trees []*parser.Tree, target rules.Version) (res nginxcheck.Resul
 		return res, false
 	}
 	return nginxcheck.Run(bin, dir, filepath.Join(dir, rel)), true
+}
+
+// output is one --format: a format and the file it goes to ("" for
+// standard output).
+type output struct{ format, path string }
+
+// parseOutputs reads --format values: "sarif", or "sarif=out.sarif". At most
+// one goes to standard output, and no two to one file.
+func parseOutputs(values []string) ([]output, error) {
+	var out []output
+	toStdout, files := 0, map[string]bool{}
+	for _, v := range values {
+		name, path, hasPath := strings.Cut(v, "=")
+		if !validFormat(name) {
+			return nil, failf(ExitError, "--format %q: want %s, optionally =FILE", v, strings.Join(report.Formats, ", "))
+		}
+		switch {
+		case hasPath && path == "":
+			return nil, failf(ExitError, "--format %q: no file after =", v)
+		case hasPath:
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				return nil, failf(ExitError, "--format %q: %v", v, err)
+			}
+			if files[abs] {
+				return nil, failf(ExitError, "--format %q: %s is written by another --format", v, path)
+			}
+			files[abs] = true
+		default:
+			if toStdout++; toStdout > 1 {
+				return nil, failf(ExitError, "--format: only one format can go to standard output; give the others a file (--format sarif=out.sarif)")
+			}
+		}
+		out = append(out, output{name, path})
+	}
+	return out, nil
+}
+
+// writeReportFile writes one report to its file: a temporary file beside
+// it renamed into place, so that a failed run leaves the old report whole.
+func writeReportFile(o output, diags []rules.Diagnostic, m report.Meta) error {
+	dir := filepath.Dir(o.path)
+	tmp, err := os.CreateTemp(dir, ".nginxtune-report-*")
+	if err != nil {
+		return failf(ExitError, "--format %s=%s: %v", o.format, o.path, err)
+	}
+	w := bufio.NewWriterSize(tmp, 64<<10)
+	err = report.Write(w, o.format, diags, m, false)
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), o.path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return failf(ExitError, "--format %s=%s: %v", o.format, o.path, err)
+	}
+	return nil
 }
