@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // JSON shapes for "nginxtune parse". The native shape keeps every position;
@@ -289,7 +290,7 @@ func (t *Tree) Crossplane() CPPayload {
 func cpDirs(dirs []*Directive, idx map[*File]int) []CPDir {
 	out := make([]CPDir, 0, len(dirs))
 	for _, d := range dirs {
-		c := CPDir{Directive: d.Name, Line: d.Line, Args: d.ArgValues()}
+		c := CPDir{Directive: d.Name, Line: d.Line, Args: cpArgs(d)}
 		switch {
 		case d.RawBody != "":
 			// crossplane's Lua support hands the block body over as one argument
@@ -304,4 +305,41 @@ func cpDirs(dirs []*Directive, idx map[*File]int) []CPDir {
 		out = append(out, c)
 	}
 	return out
+}
+
+// cpArgs are a directive's arguments as crossplane writes them: quoted
+// arguments without their quotes but with backslash escapes as written
+// ("TEST\n" stays backslash-n; nginx's own reading, which the native
+// format keeps, turns it into a line feed), and the parentheses of an
+// "if" condition removed ("($arg_fail)" is "$arg_fail"), which crossplane's
+// builder puts back.
+func cpArgs(d *Directive) []string {
+	args := make([]string, 0, len(d.Args))
+	for _, a := range d.Args {
+		raw := a.Raw
+		if a.Quote != 0 && len(raw) >= 2 {
+			raw = raw[1 : len(raw)-1]
+		}
+		args = append(args, raw)
+	}
+	if d.Name != "if" || len(args) == 0 || !strings.HasPrefix(args[0], "(") || !strings.HasSuffix(args[len(args)-1], ")") {
+		return args
+	}
+	if len(args) == 1 {
+		inner := strings.TrimSpace(args[0][1 : len(args[0])-1])
+		if inner == "" {
+			return []string{}
+		}
+		return []string{inner}
+	}
+	args[0] = strings.TrimLeft(args[0][1:], " \t")
+	last := len(args) - 1
+	args[last] = strings.TrimRight(args[last][:len(args[last])-1], " \t")
+	if args[last] == "" {
+		args = args[:last]
+	}
+	if len(args) > 0 && args[0] == "" {
+		args = args[1:]
+	}
+	return args
 }
