@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/textdiff"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -220,6 +223,7 @@ func CheckFixture(t *testing.T, path string) {
 		}
 	}
 	diags := Run(tr, cfg)
+	checkFixed(t, path, cfg, regexp.MustCompile(`(?m)^# nginxtune-test:.*\bnginx-valid\b`).Match(tr.Roots[0].Src))
 	exps := expectations(t, tr)
 	for _, d := range diags {
 		matched := false
@@ -334,6 +338,14 @@ func TestFixtures(t *testing.T) {
 		if !covered[r.ID] {
 			t.Errorf("no fixture expects %s", r.ID)
 		}
+		// a rule whose Bad example carries a fix is fixable: some fixture's
+		// .fixed golden must check what its fix writes
+		for _, d := range lintText(t, r.Bad, Config{Disabled: onlyRules(r.ID)}) {
+			if d.Rule == r.ID && d.Fix != nil && !fixedRules[r.ID] {
+				t.Errorf("%s is fixable, but no fixture's .fixed golden file checks its fix", r.ID)
+				break
+			}
+		}
 	}
 }
 
@@ -380,5 +392,101 @@ func TestMessageFirstSentence(t *testing.T) {
 	}
 	if n < 50 {
 		t.Fatalf("only %d findings checked", n)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the .fixed golden files of the fixtures")
+
+// fixedRules records, across fixtures, the rules whose fixes a .fixed
+// golden file checks.
+var fixedRules = map[string]bool{}
+
+// checkFixed applies the fixtures' fixes as lint --fix does (passes until
+// none is left) to a copy of the fixture's folder, and compares every file
+// they change with the golden file beside the original, FILE.fixed
+// (go test ./rules -update writes them). A fixture marked nginx-valid must
+// stay valid for nginx -t after the fixes.
+func checkFixed(t *testing.T, path string, cfg Config, valid bool) {
+	t.Helper()
+	root, main := filepath.Dir(path), filepath.Base(path)
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		root, main = path, ""
+	}
+	tmp := t.TempDir()
+	if err := os.CopyFS(tmp, os.DirFS(root)); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(tmp, main)
+	mine := map[string]bool{} // the files of this fixture's tree
+	for pass := 0; pass < 5; pass++ {
+		tr, err := parser.Load(target, parser.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range tr.Files {
+			mine[f.Path] = true
+		}
+		inTree := map[string]bool{}
+		for _, f := range tr.Files {
+			inTree[f.Path] = strings.HasPrefix(f.Path, tmp+string(filepath.Separator))
+		}
+		diags := Run(tr, cfg)
+		set := SelectFixes(diags, func(file string) bool { return inTree[file] })
+		if set.Fixes == 0 {
+			break
+		}
+		for _, d := range diags {
+			if d.Fix != nil {
+				fixedRules[d.Rule] = true
+			}
+		}
+		for name, edits := range set.Edits {
+			src, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := ApplyEdits(src, edits)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if err := os.WriteFile(name, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	changed := 0
+	filepath.WalkDir(tmp, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !mine[p] {
+			return err
+		}
+		r, _ := filepath.Rel(tmp, p)
+		orig := filepath.Join(root, r)
+		got, _ := os.ReadFile(p)
+		before, _ := os.ReadFile(orig)
+		golden := orig + ".fixed"
+		want, gerr := os.ReadFile(golden)
+		switch {
+		case bytes.Equal(got, before) && gerr == nil:
+			t.Errorf("%s exists, but no fix changes %s", rel(golden), rel(orig))
+		case bytes.Equal(got, before):
+		case *update:
+			changed++
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		case gerr != nil:
+			t.Errorf("the fixes change %s; its golden %s is missing (go test ./rules -update writes it)", rel(orig), rel(golden))
+		case !bytes.Equal(got, want):
+			changed++
+			t.Errorf("the fixes turn %s into something else than %s:\n%s", rel(orig), rel(golden), textdiff.Unified(rel(golden), "fixed", string(want), string(got)))
+		default:
+			changed++
+		}
+		return nil
+	})
+	if changed > 0 && valid {
+		if res := nginxtest.CheckTree(t, target); !res.OK {
+			t.Errorf("the fixed fixture fails nginx -t: %s", res.Output)
+		}
 	}
 }

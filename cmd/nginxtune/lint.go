@@ -476,27 +476,6 @@ const maxFixPasses = 5
 // that changed since it was read is an error. Linear in the edits of a file
 // (after sorting), so a fix of a 20,000-server file is not quadratic.
 func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, force bool) (fixes int, files []string, err error) {
-	type span struct{ start, end int }
-	taken := map[string][]span{} // sorted by start, not overlapping
-	overlaps := func(e rules.Edit) bool {
-		sp := taken[e.File]
-		i := sort.Search(len(sp), func(i int) bool { return sp[i].end > e.Start || sp[i].end == e.Start && sp[i].start == sp[i].end })
-		for ; i < len(sp) && sp[i].start <= e.End; i++ {
-			s := sp[i]
-			if e.Start < s.end && s.start < e.End || e.Start == s.start && (e.Start == e.End || s.start == s.end) {
-				return true
-			}
-		}
-		return false
-	}
-	take := func(e rules.Edit) {
-		sp := taken[e.File]
-		i := sort.Search(len(sp), func(i int) bool { return sp[i].start > e.Start })
-		sp = append(sp, span{})
-		copy(sp[i+1:], sp[i:])
-		sp[i] = span{e.Start, e.End}
-		taken[e.File] = sp
-	}
 	source := map[string]*parser.File{}
 	outside := map[string]bool{}
 	for _, t := range trees {
@@ -507,46 +486,18 @@ func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, for
 			outside[p] = true
 		}
 	}
-	perFile := map[string][]rules.Edit{}
-	keys := map[string]bool{}
-	warned := map[string]bool{}
-	for _, d := range diags {
-		if d.Fix == nil || (d.Fix.Key != "" && keys[d.Fix.Key]) {
-			continue
-		}
-		ok := true
-		for _, e := range d.Fix.Edits {
-			if outside[e.File] || source[e.File] == nil {
-				ok = false
-				if !warned[e.File] {
-					warned[e.File] = true
-					fmt.Fprintf(w, "nginxtune: not fixed: %s is outside the linted tree\n", report.Escape(e.File))
-				}
-			}
-			if overlaps(e) {
-				ok = false
-			}
-		}
-		if !ok {
-			continue
-		}
-		for _, e := range d.Fix.Edits {
-			take(e)
-			perFile[e.File] = append(perFile[e.File], e)
-		}
-		if d.Fix.Key != "" {
-			keys[d.Fix.Key] = true
-		}
-		fixes++
+	set := rules.SelectFixes(diags, func(file string) bool { return !outside[file] && source[file] != nil })
+	for _, f := range set.Outside {
+		fmt.Fprintf(w, "nginxtune: not fixed: %s is outside the linted tree\n", report.Escape(f))
 	}
-	names := make([]string, 0, len(perFile))
-	for name := range perFile {
+	fixes = set.Fixes
+	names := make([]string, 0, len(set.Edits))
+	for name := range set.Edits {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	outs := map[string][]byte{}
 	for _, name := range names {
-		edits := perFile[name]
 		src, err := os.ReadFile(name)
 		if err != nil {
 			return 0, nil, err
@@ -554,21 +505,12 @@ func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, for
 		if !bytes.Equal(src, source[name].Src) {
 			return 0, nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", name)
 		}
-		sort.SliceStable(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
-		var out bytes.Buffer
-		out.Grow(len(src) + 64*len(edits))
-		at := 0
-		for _, e := range edits {
-			if e.End > len(src) || e.Start > e.End || e.Start < at {
-				return 0, nil, fmt.Errorf("%s: overlapping or out-of-range edits; nothing written", name)
-			}
-			out.Write(src[at:e.Start])
-			out.WriteString(e.New)
-			at = e.End
+		out, err := rules.ApplyEdits(src, set.Edits[name])
+		if err != nil {
+			return 0, nil, fmt.Errorf("%s: %v; nothing written", name, err)
 		}
-		out.Write(src[at:])
-		if !bytes.Equal(out.Bytes(), src) {
-			outs[name] = out.Bytes()
+		if !bytes.Equal(out, src) {
+			outs[name] = out
 		}
 	}
 	// All or nothing: every new file is written and synced beside its
