@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/nginxtune/nginxtune/knowledge"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -89,7 +90,7 @@ func TestCorpusLanguageAgreement(t *testing.T) {
 	}
 	wraps := map[string]string{"http": "main,http", "server": "main,http,server", "location": "main,http,server,location"}
 	lineRe := regexp.MustCompile(`:(\d+)"?$`)
-	cfg := Config{Version: MustVersion("1.22.1"), Disabled: map[string]bool{}}
+	cfg := Config{Version: knowledge.MustVersion("1.22.1"), Disabled: map[string]bool{}}
 	for _, r := range All {
 		if !langRuleIDs[r.ID] || r.ID == "syntax" {
 			cfg.Disabled[r.ID] = true

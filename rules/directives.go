@@ -156,7 +156,7 @@ func (p *Pass) knownIn(name string, ds []knowledge.Directive) (known, certain bo
 			}
 		}
 	}
-	sort.Slice(core, func(i, j int) bool { return MustVersion(core[i]).Less(MustVersion(core[j])) })
+	sort.Slice(core, func(i, j int) bool { return knowledge.MustVersion(core[i]).Less(knowledge.MustVersion(core[j])) })
 	if !p.Version.Known() {
 		return true, true, ""
 	}
@@ -165,12 +165,12 @@ func (p *Pass) knownIn(name string, ds []knowledge.Directive) (known, certain bo
 	// the table version of the same stable branch decides; between
 	// branches, and past the newest, only an absence everywhere is certain
 	for _, tv := range vs {
-		t := MustVersion(tv)
+		t := knowledge.MustVersion(tv)
 		if t.Major == v.Major && t.Minor == v.Minor && !v.Less(t) {
 			return seen[tv], true, strings.Join(core, ", ")
 		}
 	}
-	oldest := MustVersion(vs[0])
+	oldest := knowledge.MustVersion(vs[0])
 	if v.Less(oldest) && !seen[vs[0]] {
 		return false, true, strings.Join(core, ", ")
 	}
@@ -436,7 +436,7 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 			p.ReportSeverityf(Warning, d, "%s%s; if a module loaded with load_module provides it, list it under directives: in .nginxtune.yaml", msg, hint)
 		case !p.Version.Known():
 			p.ReportSeverityf(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; give --nginx-version to be sure)%s", msg, last, hint)
-		case MustVersion(last).Less(p.Version):
+		case knowledge.MustVersion(last).Less(p.Version):
 			p.ReportSeverityf(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; a directive added since is not in it)%s", msg, last, hint)
 		default:
 			p.Reportf(d, "%s%s", msg, hint)
@@ -478,7 +478,7 @@ func contextAt(p *Pass, d *parser.Directive, lc langCtx, in *nameInfo) {
 func (p *Pass) beyondTable() (bool, string) {
 	vs := knowledge.CoreVersions()
 	newest := vs[len(vs)-1]
-	n := MustVersion(newest)
+	n := knowledge.MustVersion(newest)
 	return !p.Version.Known() || p.Version.Major > n.Major || p.Version.Major == n.Major && p.Version.Minor > n.Minor, newest
 }
 

@@ -46,7 +46,7 @@ func TestDirectiveFixturesAgainstNginx(t *testing.T) {
 				t.Fatal(err)
 			}
 			found := false
-			for _, d := range Run(tr, Config{Version: MustVersion("1.22.1")}) {
+			for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1")}) {
 				if !langRuleIDs[d.Rule] || d.Severity != Error {
 					continue
 				}
@@ -72,7 +72,7 @@ func TestDirectiveVersions(t *testing.T) {
 	tr, _ := parser.Load(p, parser.Options{})
 	only := func(v string) []string {
 		var out []string
-		for _, d := range Run(tr, Config{Version: MustVersion(v)}) {
+		for _, d := range Run(tr, Config{Version: knowledge.MustVersion(v)}) {
 			if d.Rule == "unknown-directive" {
 				out = append(out, strings.Fields(d.Message)[2])
 			}

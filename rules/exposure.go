@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/nginxtune/nginxtune/knowledge"
 	"net"
 	"strings"
 
@@ -179,7 +180,7 @@ corruption in the resolver reachable through forged answers (CVE-2021-23017).`,
 				}
 				if ip, pub := publicIP(a.Value); pub {
 					extra := ""
-					if p.Version.Known() && p.Version.Less(Version{1, 20, 1}) {
+					if p.Version.Known() && p.Version.Less(knowledge.ResolverFix) {
 						extra = "; this nginx version also has the resolver memory bug CVE-2021-23017 (fixed in 1.20.1)"
 					}
 					p.ReportArgf(d, i, "resolver %s is a public DNS server reached over plain UDP: a forged answer sends proxied requests to an attacker%s; use a local caching resolver (127.0.0.53)", ip, extra)

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/nginxtune/nginxtune/knowledge"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,7 +39,7 @@ func FuzzLintFix(f *testing.F) {
 				clean = false
 			}
 		}
-		diags := Run(tr, Config{Version: MustVersion("1.22.1")})
+		diags := Run(tr, Config{Version: knowledge.MustVersion("1.22.1")})
 		perFile := map[string][]Edit{}
 		for _, d := range diags {
 			if d.Fix == nil {

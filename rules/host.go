@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"math"
 	"net"
 	"strconv"
@@ -64,15 +65,15 @@ func (p *Pass) mainSettings(r *parser.File) mainSettings {
 
 // floor is the descriptors the sockets and cached files take when every
 // slot is open; need is a limit that covers a file per slot too.
-func (m mainSettings) floor() int { return SocketsFloor(m.wc, m.cacheMax) }
-func (m mainSettings) need() int  { return FDsNeeded(m.wc, m.cacheMax) }
+func (m mainSettings) floor() int { return knowledge.SocketsFloor(m.wc, m.cacheMax) }
+func (m mainSettings) need() int  { return knowledge.FDsNeeded(m.wc, m.cacheMax) }
 
 // proxyNote says what worker_connections means for a proxy.
 func (m mainSettings) proxyNote() string {
 	if !m.proxying {
 		return ""
 	}
-	return fmt.Sprintf("; proxied requests take a second slot for the backend, so a worker proxies at most %d clients at once", ProxyClients(m.wc))
+	return fmt.Sprintf("; proxied requests take a second slot for the backend, so a worker proxies at most %d clients at once", knowledge.ProxyClients(m.wc))
 }
 
 // anchor is where a main-context finding about connections is reported.
@@ -422,51 +423,6 @@ func cpuWhy(f *host.Facts) string {
 	return strings.Join(parts, ", ")
 }
 
-// Memory model (docs/cost-model.md), module defaults on x86-64.
-const (
-	slotBytes     = 416               // ngx_connection_t and its two events, preallocated per slot
-	requestBytes  = 512 + 1024 + 4096 // connection_pool_size, client_header_buffer_size, request_pool_size
-	tlsBytes      = 16 * 1024         // ssl_buffer_size
-	proxyBytes    = 4096 + 8*4096     // proxy_buffer_size + proxy_buffers 8 4k (fastcgi_* alike)
-	upstreamBytes = 416 + 512         // the backend connection's slot and pool
-	// gzip: the deflate state nginx allocates for a response (window bits 15,
-	// memLevel 8: 8 KiB + 16 + 128 KiB + 128 KiB, ngx_http_gzip_filter_module.c)
-	// and gzip_buffers 32 4k, held only while a response is compressed.
-	gzipBytes = 8192 + 16 + (1 << 17) + (1 << 17) + 32*4096
-	// gzipShare is the part of busy connections assumed to be compressing at
-	// once: only text types are compressed, and only while the response is
-	// produced; images, fonts and files sent with sendfile hold no zlib state.
-	gzipShare = 4
-)
-
-// MemoryPerConnection estimates the memory one busy worker_connections slot
-// holds on average: the preallocated slot, the pools and header buffer of
-// its request, a TLS buffer, a quarter of the gzip state (see gzipShare), and
-// for a proxy the buffers of the proxied request, shared by the two slots
-// (client and backend) the request takes.
-func MemoryPerConnection(tls, gzip, proxy bool) (bytes int, parts []string) {
-	bytes = slotBytes + requestBytes
-	parts = []string{"5.9 KiB slot, pools and headers"}
-	if tls {
-		bytes += tlsBytes
-		parts = append(parts, "16 KiB TLS buffer")
-	}
-	if gzip {
-		bytes += gzipBytes / gzipShare
-		parts = append(parts, fmt.Sprintf("1 in %d compressing with %d KiB of gzip state", gzipShare, gzipBytes>>10))
-	}
-	if proxy {
-		bytes += proxyBytes + upstreamBytes
-		bytes /= 2
-		parts = append(parts, "36 KiB buffers per proxied request, which takes 2 slots")
-	}
-	return bytes, parts
-}
-
-// MemoryShare is the part of the host's memory nginx's connections may use
-// before host-memory reports it.
-const MemoryShare = 0.5
-
 var hostMemory = &Rule{
 	Doc: Doc{
 		ID:    "host-memory",
@@ -503,15 +459,15 @@ OOM killer ends nginx under exactly the load it was tuned for.`,
 					gzip = true
 				}
 			}, "listen", "gzip")
-			per, parts := MemoryPerConnection(tls, gzip, m.proxying)
+			per, parts := knowledge.MemoryPerConnection(tls, gzip, m.proxying)
 			total := float64(m.workers) * float64(m.wc) * float64(per)
 			mem := float64(p.Host.Memory())
-			if total <= mem*MemoryShare {
+			if total <= mem*knowledge.MemoryShare {
 				continue
 			}
 			p.Reportf(m.wcDir, "%d workers x %d connections x %s = %s when every slot is busy, more than half of the %s this host has (%s); per slot: %s; lower worker_connections to about %d",
 				m.workers, m.wc, human(float64(per)), human(total), human(mem),
-				memSource(p.Host), strings.Join(parts, ", "), int(math.Floor(mem*MemoryShare/float64(m.workers)/float64(per))))
+				memSource(p.Host), strings.Join(parts, ", "), int(math.Floor(mem*knowledge.MemoryShare/float64(m.workers)/float64(per))))
 		}
 	},
 }

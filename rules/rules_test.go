@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -168,7 +169,7 @@ func fixtureConfig(t *testing.T, src []byte) Config {
 			k, v, _ := strings.Cut(kv, "=")
 			switch k {
 			case "nginx-version":
-				ver, err := ParseVersion(v)
+				ver, err := knowledge.ParseVersion(v)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -359,7 +360,7 @@ func TestNoRulesOnHalfReadFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := Run(tr, Config{Version: MustVersion("1.22.1")})
+	ds := Run(tr, Config{Version: knowledge.MustVersion("1.22.1")})
 	if len(ds) != 1 || ds[0].Rule != "syntax" {
 		t.Errorf("want the syntax error alone, got %v", ds)
 	}

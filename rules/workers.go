@@ -53,35 +53,6 @@ func cutPrefix(s, p string) (string, bool) {
 // default soft limit since v240, and most shells' ulimit -n.
 const softLimit = 1024
 
-// The descriptor model (docs/cost-model.md). worker_connections counts every
-// connection a worker holds, the backend ones included, so sockets never
-// take more than worker_connections descriptors: a proxied request uses two
-// slots (client and backend), which is why a proxy serves at most half of
-// worker_connections clients per worker. Beyond the sockets, a worker holds
-// files: at most one per slot (a file being sent, or a proxied response
-// buffered to a temporary file), plus the open_file_cache entries, logs and
-// listening sockets.
-
-// SocketsFloor is the descriptors a worker holds when every slot is open:
-// the sockets and the open_file_cache entries. A limit below it makes
-// accept() and connect() fail with "Too many open files" before
-// worker_connections is reached (nginx warns at start when
-// worker_connections alone exceeds the limit).
-func SocketsFloor(workerConnections, cacheMax int) int {
-	return workerConnections + cacheMax
-}
-
-// FDsNeeded is a limit that cannot run out: a socket and a file per slot,
-// the open_file_cache entries, and 64 for logs, listening sockets and the
-// channel to the master.
-func FDsNeeded(workerConnections, cacheMax int) int {
-	return 2*workerConnections + cacheMax + 64
-}
-
-// ProxyClients is how many clients one worker can proxy at once: each
-// proxied request holds a client slot and a backend slot.
-func ProxyClients(workerConnections int) int { return workerConnections / 2 }
-
 // rlimitFix adds worker_rlimit_nofile before the events block of the root,
 // or returns nil when the events block is in another file.
 func (p *Pass) rlimitFix(r *parser.File, need int) *Fix {

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"io/fs"
 	"path"
 	"sort"
@@ -17,7 +18,6 @@ import (
 	"text/template"
 
 	"github.com/nginxtune/nginxtune/host"
-	"github.com/nginxtune/nginxtune/rules"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -115,7 +115,7 @@ type File struct {
 }
 
 // Render produces the files for a profile on a host and nginx version.
-func Render(p *Profile, f *host.Facts, v rules.Version, in Input) ([]File, Plan, error) {
+func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, Plan, error) {
 	if len(in.ServerNames) == 0 {
 		in.ServerNames = []string{"_"}
 	}

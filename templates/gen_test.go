@@ -3,6 +3,7 @@ package templates
 import (
 	"flag"
 	"fmt"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,7 +93,7 @@ func renderPlan(t *testing.T, c genCase, cert, key string) ([]File, Plan) {
 		in.TLS = &TLS{Cert: cert, Key: key}
 	}
 	in.ACME = c.acme
-	files, plan, err := Render(p, facts(t, c.host), rules.MustVersion(c.version), in)
+	files, plan, err := Render(p, facts(t, c.host), knowledge.MustVersion(c.version), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			// With the OS half installed, nothing at warning or above.
-			cfg := rules.Config{Version: rules.MustVersion(c.version), Host: WithOS(facts(t, c.host), plan)}
+			cfg := rules.Config{Version: knowledge.MustVersion(c.version), Host: WithOS(facts(t, c.host), plan)}
 			for _, d := range rules.Run(tr, cfg) {
 				if d.Severity >= rules.Warning {
 					t.Errorf("lint: %s:%d: %s [%s]", filepath.Base(d.File), d.Line, d.Message, d.Rule)
@@ -187,17 +188,17 @@ func TestProfileErrors(t *testing.T) {
 func TestSizing(t *testing.T) {
 	p, _ := LoadProfile("proxy")
 	f, _ := host.ParseSpec("cpus=64 quota=2 mem=2GiB")
-	pl := Size(p, f, rules.MustVersion("1.30.0"), Input{Upstreams: []string{"a:1", "b:1", "c:1"}})
+	pl := Size(p, f, knowledge.MustVersion("1.30.0"), Input{Upstreams: []string{"a:1", "b:1", "c:1"}})
 	if pl.Workers != "2" || !strings.Contains(pl.WorkersWhy, "quota") {
 		t.Errorf("workers %q (%s)", pl.Workers, pl.WorkersWhy)
 	}
-	if pl.RlimitNofile != rules.FDsNeeded(pl.WorkerConnections, 0) {
+	if pl.RlimitNofile != knowledge.FDsNeeded(pl.WorkerConnections, 0) {
 		t.Errorf("rlimit %d for %d connections", pl.RlimitNofile, pl.WorkerConnections)
 	}
 	if pl.UpstreamKeepalive != 32 || pl.KeepaliveHeaders || !pl.HTTP2Directive {
 		t.Errorf("plan %+v", pl)
 	}
-	old := Size(p, f, rules.MustVersion("1.22.1"), Input{})
+	old := Size(p, f, knowledge.MustVersion("1.22.1"), Input{})
 	if !old.KeepaliveHeaders || old.HTTP2Directive || !old.SessionTicketsOff {
 		t.Errorf("1.22 plan %+v", old)
 	}

@@ -2,16 +2,16 @@ package templates
 
 import (
 	"fmt"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/host"
-	"github.com/nginxtune/nginxtune/rules"
 )
 
 // The sizing formulas, each in one place. They use the same cost model as
-// the lint rules (rules.FDsNeeded, rules.MemoryPerConnection), so that what
+// the lint rules (knowledge.FDsNeeded, knowledge.MemoryPerConnection), so that what
 // gen writes passes lint on the same host. Sources: docs/cost-model.md.
 
 // Sysctl is a kernel setting the configuration relies on.
@@ -65,14 +65,8 @@ const (
 	memoryBudget = 0.25
 )
 
-var (
-	v1232 = rules.MustVersion("1.23.2")
-	v1251 = rules.MustVersion("1.25.1")
-	v1297 = rules.MustVersion("1.29.7")
-)
-
 // Size computes the plan for a profile on a host.
-func Size(p *Profile, f *host.Facts, v rules.Version, in Input) Plan {
+func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 	var pl Plan
 	tls := in.TLS != nil || in.ACME
 	proxy := p.Kind == "proxy" || p.Kind == "php"
@@ -104,12 +98,12 @@ func Size(p *Profile, f *host.Facts, v rules.Version, in Input) Plan {
 	if mem == 0 {
 		mem, memWhy = defaultMemory, "memory unknown, 1 GiB assumed"
 	}
-	per, parts := rules.MemoryPerConnection(tls, true, proxy)
+	per, parts := knowledge.MemoryPerConnection(tls, true, proxy)
 	wc := int(float64(mem) * memoryBudget / float64(pl.WorkerCount) / float64(per))
 	wc = max(minConns, min(maxConns, wc/connStep*connStep))
 	// nginx's own default, 512, unless even that would take more than the
 	// share of memory lint's host-memory allows
-	if wc < nginxDefaultConns && float64(nginxDefaultConns)*float64(pl.WorkerCount)*float64(per) <= float64(mem)*rules.MemoryShare {
+	if wc < nginxDefaultConns && float64(nginxDefaultConns)*float64(pl.WorkerCount)*float64(per) <= float64(mem)*knowledge.MemoryShare {
 		wc = nginxDefaultConns
 	}
 	pl.WorkerConnections = wc
@@ -119,7 +113,7 @@ func Size(p *Profile, f *host.Facts, v rules.Version, in Input) Plan {
 	case minConns, maxConns:
 		pl.ConnectionsWhy += fmt.Sprintf(", kept within %d-%d", minConns, maxConns)
 	case nginxDefaultConns:
-		pl.ConnectionsWhy += fmt.Sprintf(", raised to nginx's default %d (within %.0f%% of memory)", nginxDefaultConns, rules.MemoryShare*100)
+		pl.ConnectionsWhy += fmt.Sprintf(", raised to nginx's default %d (within %.0f%% of memory)", nginxDefaultConns, knowledge.MemoryShare*100)
 	}
 
 	// open_file_cache: 1,000 entries on small hosts, 10,000 otherwise;
@@ -137,7 +131,7 @@ func Size(p *Profile, f *host.Facts, v rules.Version, in Input) Plan {
 	// file per slot. Where no systemd runs, the LimitNOFILE drop-in reaches
 	// nothing, so the limit stays within the hard limit nginx is started
 	// with, and the connections within what that limit carries.
-	pl.RlimitNofile = rules.FDsNeeded(wc, pl.OpenFileCache)
+	pl.RlimitNofile = knowledge.FDsNeeded(wc, pl.OpenFileCache)
 	pl.RlimitWhy = fmt.Sprintf("2 x %d connections (a socket and a file per slot) + 64 spare", wc)
 	if pl.OpenFileCache > 0 {
 		pl.RlimitWhy = fmt.Sprintf("2 x %d connections (a socket and a file per slot) + %d open_file_cache entries + 64 spare", wc, pl.OpenFileCache)
@@ -159,7 +153,7 @@ func Size(p *Profile, f *host.Facts, v rules.Version, in Input) Plan {
 		}
 	}
 	if proxy {
-		pl.ConnectionsWhy += fmt.Sprintf("; a proxied request takes two slots (client and backend): %d clients per worker at once", rules.ProxyClients(wc))
+		pl.ConnectionsWhy += fmt.Sprintf("; a proxied request takes two slots (client and backend): %d clients per worker at once", knowledge.ProxyClients(wc))
 	}
 	if f.NrOpen.Known() && uint64(pl.RlimitNofile) > f.NrOpen.Value {
 		pl.Sysctls = append(pl.Sysctls, Sysctl{"fs.nr_open", fmt.Sprint(pl.RlimitNofile),
@@ -227,9 +221,9 @@ func Size(p *Profile, f *host.Facts, v rules.Version, in Input) Plan {
 		pl.SysctlNotes = append(pl.SysctlNotes, "net.ipv4.ip_local_port_range: not needed for a unix socket; over TCP each php-fpm request takes a port for 60 s (TIME-WAIT)")
 	}
 
-	pl.HTTP2Directive = !v.Less(v1251)
-	pl.KeepaliveHeaders = v.Less(v1297)
-	pl.SessionTicketsOff = v.Less(v1232)
+	pl.HTTP2Directive = !v.Less(knowledge.HTTP2Directive)
+	pl.KeepaliveHeaders = v.Less(knowledge.UpstreamKeepaliveDefault)
+	pl.SessionTicketsOff = v.Less(knowledge.SessionTicketKeyRotation)
 	return pl
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"io"
 	"io/fs"
 	"os"
@@ -124,24 +125,24 @@ func runGen(c *cobra.Command, f *genFlags) error {
 	version, versionWhy := rules.Version{}, ""
 	switch {
 	case f.nginxVersion != "":
-		if version, err = rules.ParseVersion(f.nginxVersion); err != nil {
+		if version, err = knowledge.ParseVersion(f.nginxVersion); err != nil {
 			return failf(ExitError, "--nginx-version: %v", err)
 		}
 	case facts.NginxVersion.Known():
-		version, err = rules.ParseVersion(facts.NginxVersion.Value)
+		version, err = knowledge.ParseVersion(facts.NginxVersion.Value)
 		versionWhy = "from " + facts.NginxVersion.Source
 	default:
 		// whatever sizing flags say, the nginx installed here reads the
 		// output unless the facts describe another host
 		if bin := nginxcheck.Binary(); bin != "" && f.factsFile == "" {
 			if out := nginxcheck.Version(bin); out != "" {
-				version, err = rules.ParseVersion(out)
+				version, err = knowledge.ParseVersion(out)
 				versionWhy = "the installed " + bin
 			}
 		}
 	}
 	if !version.Known() || err != nil {
-		version, versionWhy = rules.MustVersion(defaultGenVersion), "no nginx version given or installed: writing for the current stable "+defaultGenVersion
+		version, versionWhy = knowledge.MustVersion(defaultGenVersion), "no nginx version given or installed: writing for the current stable "+defaultGenVersion
 	}
 	if versionWhy != "" {
 		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: nginx %s (%s)\n", version, versionWhy)
@@ -357,8 +358,8 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version) error {
 		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: cannot read the installed nginx's version")
 		return nil
 	}
-	iv, err := rules.ParseVersion(installed)
-	if err != nil || (iv.Less(rules.MustVersion("1.25.1")) != v.Less(rules.MustVersion("1.25.1"))) {
+	iv, err := knowledge.ParseVersion(installed)
+	if err != nil || (iv.Less(knowledge.HTTP2Directive) != v.Less(knowledge.HTTP2Directive)) {
 		fmt.Fprintf(w, "nginxtune: not verified with nginx -t: the installed nginx %s reads different syntax than %s\n", installed, v)
 		return nil
 	}

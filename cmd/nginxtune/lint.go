@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"io"
 	"os"
 	"path/filepath"
@@ -174,7 +175,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		s.failOn = sev
 	}
 	if f.nginxVersion != "" {
-		v, err := rules.ParseVersion(f.nginxVersion)
+		v, err := knowledge.ParseVersion(f.nginxVersion)
 		if err != nil {
 			return nil, failf(ExitError, "--nginx-version: %v", err)
 		}
@@ -192,7 +193,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		sayProblems(c.ErrOrStderr(), s.cfg.Host)
 	}
 	if !s.cfg.Version.Known() && s.cfg.Host != nil && s.cfg.Host.NginxVersion.Known() {
-		if v, err := rules.ParseVersion(s.cfg.Host.NginxVersion.Value); err == nil {
+		if v, err := knowledge.ParseVersion(s.cfg.Host.NginxVersion.Value); err == nil {
 			s.cfg.Version = v
 		}
 	}
@@ -242,7 +243,7 @@ func liveVersion(path string) rules.Version {
 		return rules.Version{}
 	}
 	out := nginxcheck.Version(bin)
-	v, err := rules.ParseVersion(out)
+	v, err := knowledge.ParseVersion(out)
 	if err != nil {
 		return rules.Version{}
 	}
@@ -710,7 +711,7 @@ func nginxTest(trees []*parser.Tree, target rules.Version) (res nginxcheck.Resul
 		return res, false
 	}
 	if target.Known() {
-		iv, err := rules.ParseVersion(nginxcheck.Version(bin))
+		iv, err := knowledge.ParseVersion(nginxcheck.Version(bin))
 		if err != nil || iv.Major != target.Major || iv.Minor != target.Minor {
 			return res, false
 		}

@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"os"
 	"path/filepath"
 	"sort"
@@ -147,7 +148,7 @@ func Load(path string) (*File, error) {
 		case "nginx-version":
 			var s string
 			if s, err = scalar(); err == nil {
-				if f.NginxVersion, err = rules.ParseVersion(s); err != nil {
+				if f.NginxVersion, err = knowledge.ParseVersion(s); err != nil {
 					err = bad(v, "%v", err)
 				}
 			}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/nginxtune/nginxtune/knowledge"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,7 +37,7 @@ roots: [deploy/nginx/nginx.conf]
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.NginxVersion != rules.MustVersion("1.24.0") || f.FailOn != "error" || f.Disable[0] != "access-log-unbuffered" ||
+	if f.NginxVersion != knowledge.MustVersion("1.24.0") || f.FailOn != "error" || f.Disable[0] != "access-log-unbuffered" ||
 		f.Severity["worker-processes"] != rules.Warning || f.Maps["/etc/nginx"] != filepath.Join(dir, "deploy/nginx") ||
 		f.Prefix != filepath.Join(dir, "deploy/nginx") || f.Directives[0] != "my_directive" || f.Roots[0] != filepath.Join(dir, "deploy/nginx/nginx.conf") {
 		t.Errorf("loaded %+v", f)
