@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unsafe"
 )
 
 // maxDepth bounds block nesting. nginx accepts 10,000 nested locations (its
@@ -105,7 +106,7 @@ func (s *scanner) next() (token, *syntaxError) {
 			for end < len(s.src) && s.src[end] != '\n' {
 				end++
 			}
-			text := strings.TrimSuffix(string(s.src[start+1:end]), "\r")
+			text := strings.TrimSuffix(srcString(s.src[start+1:end]), "\r")
 			_, col := s.f.Position(start)
 			s.f.Comments = append(s.f.Comments, Comment{
 				Text: text, Line: line, Col: col, Offset: start, Trailing: s.lastTokLine == line,
@@ -151,7 +152,7 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 		return token{}, e
 	}
 	s.pos = i + 1
-	raw := string(s.src[start:s.pos])
+	raw := srcString(s.src[start:s.pos])
 	// nginx requires white space, ";", "{" or ")" right after a closing quote.
 	if s.pos < len(s.src) {
 		c := s.src[s.pos]
@@ -197,7 +198,7 @@ func (s *scanner) word() (token, *syntaxError) {
 		return token{}, e
 	}
 	s.pos = i
-	raw := string(s.src[start:i])
+	raw := srcString(s.src[start:i])
 	_, col := s.f.Position(start)
 	s.lastTokLine = s.line
 	return token{kind: tWord, off: start, line: line, arg: Arg{
@@ -409,4 +410,16 @@ func closeLong(src []byte, from, lvl int) int {
 		return from + k + len(closer)
 	}
 	return len(src)
+}
+
+// srcString is the text of a token without copying it: the string shares
+// the file's source buffer, which the tree keeps for as long as it lives and
+// which nothing writes after it is read (fixes build new buffers). On a
+// 20,000-server tree this saves a copy of every word of the source, a few
+// hundred thousand small allocations.
+func srcString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

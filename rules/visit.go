@@ -80,9 +80,14 @@ func collect(t *parser.Tree) *visits {
 					claimed[c] = true
 					blocks, names = append(c.Blocks, d), append(c.Names, d.Name)
 				} else {
-					n := len(c.Blocks) + 1
-					blocks = append(append(make([]*parser.Directive, 0, 2*n), c.Blocks...), d)
-					names = append(append(make([]string, 0, 2*len(c.Names)+2), c.Names...), d.Name)
+					// a block with blocks inside gets room for the first of
+					// them; a leaf (most locations) only what it holds
+					n, m := len(c.Blocks)+1, len(c.Names)+1
+					if holdsBlocks(d) {
+						n, m = 2*n, 2*m
+					}
+					blocks = append(append(make([]*parser.Directive, 0, n), c.Blocks...), d)
+					names = append(append(make([]string, 0, m), c.Names...), d.Name)
 				}
 				walk(d.Block, &parser.Context{Blocks: blocks, Names: names, Root: c.Root})
 			}
@@ -92,6 +97,17 @@ func collect(t *parser.Tree) *visits {
 		walk(r.Directives, &parser.Context{Names: append([]string(nil), r.Context...), Root: r})
 	}
 	return v
+}
+
+// holdsBlocks reports whether a block may hold blocks: one of its own, or
+// an include (whose files may).
+func holdsBlocks(d *parser.Directive) bool {
+	for _, x := range d.Block {
+		if x.Block != nil || x.Name == "include" {
+			return true
+		}
+	}
+	return false
 }
 
 // each calls fn for every directive with one of the names, in the order a
