@@ -105,6 +105,9 @@ type Input struct {
 	// unknown), and FPMWhy where it came from.
 	FPMMaxChildren int
 	FPMWhy         string
+	// Concurrency is how many requests the proxy profile expects in flight
+	// to its backends at once (0: unknown), to size the keepalive pool.
+	Concurrency int
 }
 
 // File is one generated file.

@@ -202,4 +202,15 @@ func TestSizing(t *testing.T) {
 	if !old.KeepaliveHeaders || old.HTTP2Directive || !old.SessionTicketsOff {
 		t.Errorf("1.22 plan %+v", old)
 	}
+	// the pool follows the requests expected in flight, per worker
+	busy := Size(p, f, knowledge.MustVersion("1.22.1"), Input{Concurrency: 400})
+	if busy.UpstreamKeepalive != 200 || !strings.Contains(busy.KeepaliveWhy, "--concurrency 400") {
+		t.Errorf("pool for 400 in flight on 2 workers: %d (%s)", busy.UpstreamKeepalive, busy.KeepaliveWhy)
+	}
+	if few := Size(p, f, knowledge.MustVersion("1.22.1"), Input{Concurrency: 3, Upstreams: []string{"a:1", "b:1", "c:1"}}); few.UpstreamKeepalive != 6 {
+		t.Errorf("pool for 3 in flight, 3 servers: %d, want 6 (two per server)", few.UpstreamKeepalive)
+	}
+	if huge := Size(p, f, knowledge.MustVersion("1.22.1"), Input{Concurrency: 10_000_000}); huge.UpstreamKeepalive > huge.WorkerConnections/2 {
+		t.Errorf("pool %d above half of %d slots", huge.UpstreamKeepalive, huge.WorkerConnections)
+	}
 }

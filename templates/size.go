@@ -177,12 +177,23 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 		pl.SessionCacheWhy = fmt.Sprintf("%d workers x %d connections x 4 sessions / ~4,000 per MB", pl.WorkerCount, wc)
 	}
 
-	// Upstream pool per worker: nginx's own default of 32, at least two
-	// per backend server.
+	// Upstream pool per worker: as many idle connections as requests a
+	// worker expects in flight to the backends, so that a burst finds them
+	// open; beyond the pool, each request opens a connection and closes it
+	// after (TIME-WAIT on the proxy's ports). Without a figure, nginx's own
+	// default of 32 (Caddy keeps 32 per backend as well; 128 gave 18,048
+	// rps in the published reference, docs/measurements.md), at least two
+	// per backend server, and never more than half a worker's slots.
 	if p.Kind == "proxy" {
 		servers := max(1, len(in.Upstreams))
-		pl.UpstreamKeepalive = max(32, 2*servers)
-		pl.KeepaliveWhy = fmt.Sprintf("idle connections kept per worker for %d server(s); nginx's default since 1.29.7 is 32; raise it to the concurrent requests per worker", servers)
+		if in.Concurrency > 0 {
+			per := (in.Concurrency + pl.WorkerCount - 1) / pl.WorkerCount
+			pl.UpstreamKeepalive = min(max(per, 2*servers), max(2*servers, wc/2))
+			pl.KeepaliveWhy = fmt.Sprintf("--concurrency %d requests in flight / %d workers: %d per worker kept open, so a burst of that size reuses connections instead of opening and closing them", in.Concurrency, pl.WorkerCount, pl.UpstreamKeepalive)
+		} else {
+			pl.UpstreamKeepalive = max(32, 2*servers)
+			pl.KeepaliveWhy = fmt.Sprintf("idle connections kept per worker for %d server(s): nginx's default since 1.29.7 is 32; requests beyond it open and close connections, so give gen --concurrency N (the requests in flight at peak) to size it", servers)
+		}
 	}
 	// FastCGI pool: php-fpm serves one connection per child, and a kept
 	// connection holds its child even while idle. Every worker keeps its

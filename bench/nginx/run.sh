@@ -31,6 +31,7 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+NGINX_VERSION=$("$NGINX" -v 2>&1 | sed 's/.*nginx\///')
 
 work=$(mktemp -d /tmp/nginxtune-bench.XXXXXX)
 chmod 755 "$work"
@@ -152,6 +153,16 @@ HZ=$(getconf CLK_TCK)
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print 0; else print a[int((NR+1)/2)]}'; }
 
+# winner RPS_STOCK RPS_GEN RPS_TUNED CPU_STOCK CPU_GEN CPU_TUNED: the most
+# requests per second, and the least nginx CPU per request
+winner() {
+  awk -v a="$1" -v b="$2" -v c="$3" -v x="$4" -v y="$5" -v z="$6" 'BEGIN {
+    r = "stock"; m = a; if (b > m) { r = "generated"; m = b }; if (c > m) { r = "hand-tuned" }
+    u = "stock"; n = x; if (y != "-" && y < n) { u = "generated"; n = y }; if (z != "-" && z < n) { u = "hand-tuned" }
+    printf "%s (rps), %s (CPU)", r, u
+  }'
+}
+
 rows=()
 static_case() { # NAME URL WRK-ARGS...
   local name=$1 url=$2; shift 2
@@ -170,8 +181,12 @@ static_case() { # NAME URL WRK-ARGS...
   s=$(tr ' ' '\n' <<<"${rps[stock]}" | grep . | median)
   g=$(tr ' ' '\n' <<<"${rps[generated]}" | grep . | median)
   t=$(tr ' ' '\n' <<<"${rps[tuned]}" | grep . | median)
-  rows+=("$(printf '| %s | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %s / %s / %s | %s / %s / %s |' "$name" "$s" "$g" "$(awk -v a="$g" -v b="$s" 'BEGIN{print a/b}')" "$t" "$(awk -v a="$t" -v b="$s" 'BEGIN{print a/b}')" \
-    "$(tr ' ' '\n' <<<"${cpu[stock]}" | grep . | median)" "$(tr ' ' '\n' <<<"${cpu[generated]}" | grep . | median)" "$(tr ' ' '\n' <<<"${cpu[tuned]}" | grep . | median)" \
+  local cs cg ct
+  cs=$(tr ' ' '\n' <<<"${cpu[stock]}" | grep . | median)
+  cg=$(tr ' ' '\n' <<<"${cpu[generated]}" | grep . | median)
+  ct=$(tr ' ' '\n' <<<"${cpu[tuned]}" | grep . | median)
+  rows+=("$(printf '| %s | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %s / %s / %s | %s | %s / %s / %s |' "$name" "$s" "$g" "$(awk -v a="$g" -v b="$s" 'BEGIN{print a/b}')" "$t" "$(awk -v a="$t" -v b="$s" 'BEGIN{print a/b}')" \
+    "$cs" "$cg" "$ct" "$(winner "$s" "$g" "$t" "$cs" "$cg" "$ct")" \
     "${errs[stock]}" "${errs[generated]}" "${errs[tuned]}")")
   echo "${rows[-1]}" >&2
 }
@@ -205,6 +220,27 @@ static_case "1 KB, HTTPS, new connection per request" "https://127.0.0.1:$PORT_T
 static_case "100 KB, HTTPS, keep-alive" "https://127.0.0.1:$PORT_TLS/100k.html"
 static_case "100 KB, HTTPS, new connection per request" "https://127.0.0.1:$PORT_TLS/100k.html" -H "Connection: close"
 
+# TLS session resumption: wrk resumes TLS 1.2 sessions but not TLS 1.3 ones,
+# openssl s_time -reuse resumes either (one connection at a time: a latency
+# figure, the same for all three)
+stime_rows=()
+for v in stock generated tuned; do
+  vals=() cpus=()
+  for r in $(seq "$RUNS"); do
+    start "$work/$v"
+    before=$(cpu_ticks "$work/$v")
+    out=$(timeout $((DURATION + 30)) "${PIN_CLIENT[@]}" openssl s_time -connect "127.0.0.1:$PORT_TLS" -www /1k.html -reuse -time "$DURATION" 2>&1 || true)
+    after=$(cpu_ticks "$work/$v")
+    stop "$work/$v"
+    n=$(awk '/connections in/ && !/user sec/ {print $1; exit}' <<<"$out")
+    [ -z "$n" ] && n=$(awk '/connections in/ {print $1; exit}' <<<"$out")
+    vals+=("$(awk -v n="${n:-0}" -v d="$DURATION" 'BEGIN{printf "%.0f", n/d}')")
+    cpus+=("$(awk -v t=$((after - before)) -v hz="$HZ" -v r="${n:-0}" 'BEGIN{ if (r>0) printf "%.0f", t/hz*1e6/r; else print "-" }')")
+  done
+  stime_rows+=("$(printf '%s\n' "${vals[@]}" | median) $(printf '%s\n' "${cpus[@]}" | median)")
+done
+echo "s_time -reuse: ${stime_rows[*]}" >&2
+
 # ab cross-check: ApacheBench speaks HTTP/1.0 (so nginx does not gzip for it)
 ab_rows=()
 for v in stock generated tuned; do
@@ -219,6 +255,7 @@ done
 echo "ab 1 KB keep-alive: ${ab_rows[*]}" >&2
 
 # --- reverse proxy -----------------------------------------------------------
+PROXY_MAX=400 # the most client connections a proxy case uses; gen sizes its pool for it
 backend=$(prefix backend)
 cat > "$backend/nginx.conf" <<EOF
 worker_processes 1;
@@ -228,7 +265,7 @@ http {
     access_log off;
     keepalive_requests 100000;
     server {
-        listen 127.0.0.1:$PORT_BACKEND backlog=4096;
+$(for k in $(seq 0 63); do echo "        listen 127.0.0.1:$((PORT_BACKEND + 100 + k)) backlog=4096;"; done)
         location / { return 200 "$(tr -d '\n' < "$docroot/1k.html" | cut -c1-1000)"; }
     }
 }
@@ -245,7 +282,7 @@ server {
 }
 EOF
 gproxy=$(prefix gen-proxy)
-"$work/nginxtune" gen --profile proxy --upstream "127.0.0.1:$PORT_BACKEND" --out "$gproxy/out" 2>"$gproxy/logs/gen.log"
+"$work/nginxtune" gen --profile proxy --upstream "127.0.0.1:$PORT_BACKEND" --concurrency "$PROXY_MAX" --out "$gproxy/out" 2>"$gproxy/logs/gen.log"
 cp "$gproxy/out/nginx.conf" "$gproxy/nginx.conf"
 mkdir -p "$gproxy/sites" && cp "$gproxy/out/sites/default.conf" "$gproxy/sites/"
 localize "$gproxy/nginx.conf" "$gproxy"
@@ -254,6 +291,21 @@ sed -i "s#include sites/\*.conf;#include $gproxy/sites/*.conf;#" "$gproxy/nginx.
 for p in "$backend" "$straight" "$gproxy"; do
   "$NGINX" -t -q -p "$p/" -c "$p/nginx.conf" -e stderr -g "pid $p/nginx.pid;" || { echo "run.sh: $p/nginx.conf fails nginx -t" >&2; exit 1; }
 done
+cp "$straight/sites-enabled/bench" "$straight/bench.orig"
+cp "$gproxy/sites/default.conf" "$gproxy/default.orig"
+# use_ports PREFIX K: the proxy listens on PORT_HTTP+200+K and passes to the
+# backend's PORT_BACKEND+100+K, ports no other run uses, so the TIME-WAIT
+# sockets counted after a run are that run's own
+RUN=0
+use_ports() {
+  local f=$((PORT_HTTP + 200 + $2)) b=$((PORT_BACKEND + 100 + $2))
+  if [ "$1" = "$straight" ]; then
+    sed -e "s#127.0.0.1:$PORT_HTTP;#127.0.0.1:$f;#" -e "s#127.0.0.1:$PORT_BACKEND;#127.0.0.1:$b;#" "$straight/bench.orig" > "$straight/sites-enabled/bench"
+  else
+    sed -e "s#127.0.0.1:$PORT_HTTP;#127.0.0.1:$f;#" -e "s#server 127.0.0.1:$PORT_BACKEND;#server 127.0.0.1:$b;#" "$gproxy/default.orig" > "$gproxy/sites/default.conf"
+  fi
+  echo "$f $b"
+}
 start "$backend"
 prows=()
 proxy_case() { # NAME SECS CONNS
@@ -265,25 +317,30 @@ proxy_case() { # NAME SECS CONNS
   for r in $(seq "$rounds"); do
     for i in 0 1; do
       local v=${variants[$(( (i + r - 1) % 2 ))]}
-      local tw_before tw
-      tw_before=$(ss -Htan state time-wait | wc -l)
-      read -r x e p50 p99 cpu < <(CONNS=$c load "$work/$v" "http://127.0.0.1:$PORT_HTTP/" "$secs")
-      tw=$(ss -Htan state time-wait | wc -l)
+      local tw fport bport
+      read -r fport bport < <(use_ports "$work/$v" "$RUN")
+      RUN=$((RUN + 1))
+      read -r x e p50 p99 cpu < <(CONNS=$c load "$work/$v" "http://127.0.0.1:$fport/" "$secs")
+      tw=$(ss -Htan state time-wait "( sport = :$fport or dport = :$fport or sport = :$bport or dport = :$bport )" | wc -l)
       res[$v]+="$x $e $p50 $p99 $cpu $tw;"
-      sleep 1
     done
   done
+  local sr
   for v in straight gen-proxy; do
     local med errs p50 p99 cpu tw
     med=$(tr ';' '\n' <<<"${res[$v]}" | grep . | awk '{print $1}' | median)
     errs=$(tr ';' '\n' <<<"${res[$v]}" | grep . | awk '{s+=$2} END {print s+0}')
     read -r _ _ p50 p99 cpu tw < <(tr ';' '\n' <<<"${res[$v]}" | grep . | sort -g | awk -v m="$med" '$1==m {print; exit}')
-    prows+=("$(printf '| %s | %s | %.0f | %s | %s / %s | %s | %s |' "$name" "$v" "$med" "$errs" "$p50" "$p99" "$cpu" "$tw")")
+    local vs="-"
+    if [ "$v" = straight ]; then sr=$med; else vs=$(awk -v a="$med" -v b="$sr" 'BEGIN{printf "%.2fx", a/b}'); fi
+    prows+=("$(printf '| %s | %s | %.0f | %s | %s | %s / %s | %s | %s |' "$name" "$v" "$med" "$vs" "$errs" "$p50" "$p99" "$cpu" "$tw")")
     echo "${prows[-1]}" >&2
   done
 }
-echo "proxy: ${RUNS} rounds of ${DURATION}s, then one run of ${LONG}s with 100 connections" >&2
-proxy_case "1 KB through the proxy, ${DURATION}s" "$DURATION" "$CONNS"
+echo "proxy: ${RUNS} rounds of ${DURATION}s with $CONNS, 100 and $PROXY_MAX connections, then one run of ${LONG}s with 100" >&2
+proxy_case "1 KB through the proxy, ${DURATION}s, $CONNS connections" "$DURATION" "$CONNS"
+proxy_case "1 KB through the proxy, ${DURATION}s, 100 connections" "$DURATION" 100
+proxy_case "1 KB through the proxy, ${DURATION}s, $PROXY_MAX connections" "$DURATION" "$PROXY_MAX"
 proxy_case "1 KB through the proxy, ${LONG}s, 100 connections" "$LONG" 100
 stop "$backend"
 
@@ -304,21 +361,23 @@ stop "$backend"
   echo
   echo "\"stock\" is Debian's /etc/nginx/nginx.conf with a server for the files; \"generated\" is \`nginxtune gen --profile static\` for this host (worker_rlimit_nofile ${limit}); \"hand-tuned\" is the published tuned configuration (docs/measurements.md: worker_processes 1, open_file_cache max=200000, ...)."
   echo
-  echo "HTTPS with a new connection per request: the hand-tuned configuration sets no ssl_protocols, and nginx before 1.23.4 then offers TLS 1.2 at most; wrk resumes TLS 1.2 sessions (an abbreviated handshake, about half the CPU) but not TLS 1.3 ones. Stock Debian and the generated configuration (Mozilla intermediate) enable TLS 1.3, so every wrk connection pays a full handshake. Removing ssl_protocols from the generated configuration alone took this case from about 1,300 to about 2,500 rps on this machine. Browsers do resume TLS 1.3 sessions (the generated shared session cache serves them), so this row measures the client as much as the server."
+  echo "Where the hand-tuned configuration spends less CPU per request, it is by choices the generated one does not make on purpose: it logs nothing (access_log off; the generated one keeps a buffered access log), serves / without try_files, runs one worker (which on a machine that also runs the client leaves wrk a core of its own; on a server whose clients are elsewhere one worker per CPU wins, docs/measurements.md: worker_processes 1 at 0.80-0.87x of auto for 40 KB over HTTPS), and, with no ssl_protocols, offers TLS 1.2 at most before nginx 1.23.4. The last one decides the HTTPS rows with a new connection per request: wrk resumes TLS 1.2 sessions (an abbreviated handshake, no key exchange) but not TLS 1.3 ones, so every wrk connection to stock Debian and to the generated configuration (Mozilla intermediate: TLS 1.2 and 1.3) pays a full handshake. The s_time row resumes both: a TLS 1.3 resumption still makes an ECDHE key exchange (forward secrecy, OpenSSL's psk_dhe_ke), so it costs more than a TLS 1.2 one; that is the price of TLS 1.3, which the generated configuration keeps. With nginx before 1.23.2 the generated configuration turns session tickets off (their keys never rotate there) and resumes from the shared session cache instead."
   echo
-  echo "On a machine this small the load generator also needs a core: the hand-tuned worker_processes 1 leaves wrk one of its own. On a server whose clients are elsewhere, one worker per CPU wins (docs/measurements.md: worker_processes 1 at 0.80-0.87x of auto for 40 KB over HTTPS)."
+  echo "Every figure is nginx ${NGINX_VERSION} (Debian's nginx-full), client and server on this machine."
   echo
-  echo "| case | stock rps | generated rps (vs stock) | hand-tuned rps (vs stock) | CPU µs/request stock / generated / hand-tuned | errors |"
-  echo "|---|---|---|---|---|---|"
+  echo "| case | stock rps | generated rps (vs stock) | hand-tuned rps (vs stock) | CPU µs/request stock / generated / hand-tuned | winner | errors |"
+  echo "|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
-  printf '| 1 KB, HTTP, keep-alive, ab -k (cross-check) | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | - | - |\n' "${ab_rows[0]}" "${ab_rows[1]}" "$(awk -v a="${ab_rows[1]}" -v b="${ab_rows[0]}" 'BEGIN{print a/b}')" "${ab_rows[2]}" "$(awk -v a="${ab_rows[2]}" -v b="${ab_rows[0]}" 'BEGIN{print a/b}')"
+  printf '| 1 KB, HTTP, keep-alive, ab -k (cross-check) | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | - | %s | - |\n' "${ab_rows[0]}" "${ab_rows[1]}" "$(awk -v a="${ab_rows[1]}" -v b="${ab_rows[0]}" 'BEGIN{print a/b}')" "${ab_rows[2]}" "$(awk -v a="${ab_rows[2]}" -v b="${ab_rows[0]}" 'BEGIN{print a/b}')" "$(winner "${ab_rows[0]}" "${ab_rows[1]}" "${ab_rows[2]}" - - - | sed 's/, .*//')"
+  read -r s1 c1 <<<"${stime_rows[0]}"; read -r s2 c2 <<<"${stime_rows[1]}"; read -r s3 c3 <<<"${stime_rows[2]}"
+  printf '| 1 KB, HTTPS, new connection per request, session resumed (openssl s_time -reuse: TLS 1.3 / 1.3 / 1.2) | %s | %s (%.2fx) | %s (%.2fx) | %s / %s / %s | %s | - |\n' "$s1" "$s2" "$(awk -v a="$s2" -v b="$s1" 'BEGIN{print (b>0)?a/b:0}')" "$s3" "$(awk -v a="$s3" -v b="$s1" 'BEGIN{print (b>0)?a/b:0}')" "$c1" "$c2" "$c3" "$(winner "$s1" "$s2" "$s3" "$c1" "$c2" "$c3")"
   echo
   echo "## Reverse proxy"
   echo
-  echo "A backend nginx on 127.0.0.1:${PORT_BACKEND} answers 1 KB. \"straight\" is Debian's stock configuration with \`proxy_pass http://127.0.0.1:${PORT_BACKEND};\` (HTTP/1.0, a new backend connection per request); \"gen-proxy\" is \`nginxtune gen --profile proxy --upstream 127.0.0.1:${PORT_BACKEND}\` (upstream with keepalive). TIME-WAIT is the count of sockets in that state on the machine after the run. net.ipv4.tcp_tw_reuse is $(cat /proc/sys/net/ipv4/tcp_tw_reuse), the local port range $(tr '\t' '-' < /proc/sys/net/ipv4/ip_local_port_range)."
+  echo "A backend nginx on 127.0.0.1:${PORT_BACKEND} answers 1 KB. \"straight\" is Debian's stock configuration with \`proxy_pass http://127.0.0.1:${PORT_BACKEND};\` (HTTP/1.0, a new backend connection per request); \"gen-proxy\" is \`nginxtune gen --profile proxy --upstream 127.0.0.1:${PORT_BACKEND}\` (upstream with keepalive, pool sized by \`--concurrency ${PROXY_MAX}\`: $(grep -oE 'keepalive [0-9]+' "$gproxy/default.orig" | head -1) per worker). Every run listens and reaches the backend on ports of its own (the backend listens on 64), so TIME-WAIT counts the sockets in that state with the run's ports after it: the ones that run left, client and backend sides together. net.ipv4.tcp_tw_reuse is $(cat /proc/sys/net/ipv4/tcp_tw_reuse), the local port range $(tr '\t' '-' < /proc/sys/net/ipv4/ip_local_port_range)."
   echo
-  echo "| run | config | rps | errors | latency p50 / p99 | CPU µs/request | TIME-WAIT |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| run | config | rps | vs straight | errors | latency p50 / p99 | CPU µs/request | TIME-WAIT |"
+  echo "|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${prows[@]}"
 } > "$OUT"
 cat "$OUT"

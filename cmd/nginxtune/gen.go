@@ -41,6 +41,7 @@ type genFlags struct {
 	force, diff          bool
 	verify               bool
 	fpmMaxChildren       int
+	concurrency          int
 	fpmPool              string
 }
 
@@ -88,6 +89,7 @@ to replace existing files unless --force; --diff shows what would change.`,
 	fl.StringVarP(&f.out, "out", "o", "", "write the files into DIR")
 	fl.BoolVar(&f.force, "force", false, "replace existing files in --out")
 	fl.BoolVar(&f.diff, "diff", false, "show what would change in --out, write nothing")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "proxy profile: requests you expect to be in flight to the backends at once, to size the upstream keepalive pool (default: nginx's 32 per worker)")
 	fl.IntVar(&f.fpmMaxChildren, "fpm-max-children", 0, "php profile: php-fpm's pm.max_children, to size the kept FastCGI connections (default: none kept)")
 	fl.StringVar(&f.fpmPool, "fpm-pool", "", "php profile: read pm.max_children from this php-fpm pool file (e.g. /etc/php/8.2/fpm/pool.d/www.conf)")
 	fl.BoolVar(&f.verify, "verify", true, "check the output with nginx -t when a compatible nginx is installed and gen runs as root")
@@ -168,6 +170,13 @@ func runGen(c *cobra.Command, f *genFlags) error {
 			}
 		}
 	}
+	switch {
+	case f.concurrency < 0:
+		return failf(ExitError, "--concurrency %d: want a positive number", f.concurrency)
+	case f.concurrency > 0 && prof.Kind != "proxy":
+		return failf(ExitError, "--concurrency goes with the proxy profile, not %s", prof.Name)
+	}
+	in.Concurrency = f.concurrency
 	if prof.Kind != "php" && (f.fpmMaxChildren != 0 || f.fpmPool != "") {
 		return failf(ExitError, "--fpm-max-children and --fpm-pool go with a php profile, not %s", prof.Name)
 	}
