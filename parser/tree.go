@@ -225,13 +225,14 @@ func columnOf(b []byte) int {
 	return n
 }
 
-// Severity of a diagnostic produced while loading.
+// Severity of a finding: of a problem found while loading, and of a rule's
+// finding (rules.Severity is this type). Greater is more severe.
 type Severity int
 
 const (
-	SevError Severity = iota
+	SevInfo Severity = iota
 	SevWarning
-	SevInfo
+	SevError
 )
 
 func (s Severity) String() string {
@@ -243,6 +244,9 @@ func (s Severity) String() string {
 	}
 	return "info"
 }
+
+// MarshalText lets severities appear as words in JSON and YAML.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // Diagnostic is a problem found while loading: a syntax error, a missing
 // include, an include cycle.

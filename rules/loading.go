@@ -1,7 +1,5 @@
 package rules
 
-import "github.com/nginxtune/nginxtune/parser"
-
 // Rules that report what the parser found while reading the tree.
 
 func fromLoader(kind string) func(*Pass) {
@@ -10,14 +8,7 @@ func fromLoader(kind string) func(*Pass) {
 			if d.Kind != kind {
 				continue
 			}
-			sev := Error
-			switch d.Severity {
-			case parser.SevWarning:
-				sev = Warning
-			case parser.SevInfo:
-				sev = Info
-			}
-			*p.diags = append(*p.diags, Diagnostic{Rule: p.rule.ID, Severity: sev, File: d.File,
+			*p.diags = append(*p.diags, Diagnostic{Rule: p.rule.ID, Severity: d.Severity, File: d.File,
 				Line: d.Line, Col: d.Col, EndLine: max(d.Line, d.NginxLine), Offset: d.Offset, Message: d.Message})
 		}
 	}

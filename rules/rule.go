@@ -17,24 +17,14 @@ import (
 	"github.com/nginxtune/nginxtune/parser"
 )
 
-// Severity of a finding.
-type Severity int
+// Severity of a finding: the one severity type, parser.Severity.
+type Severity = parser.Severity
 
 const (
-	Info Severity = iota
-	Warning
-	Error
+	Info    = parser.SevInfo
+	Warning = parser.SevWarning
+	Error   = parser.SevError
 )
-
-func (s Severity) String() string {
-	switch s {
-	case Error:
-		return "error"
-	case Warning:
-		return "warning"
-	}
-	return "info"
-}
 
 // ParseSeverity reads "error", "warning" or "info".
 func ParseSeverity(s string) (Severity, error) {
@@ -48,9 +38,6 @@ func ParseSeverity(s string) (Severity, error) {
 	}
 	return 0, fmt.Errorf("unknown severity %q (want error, warning or info)", s)
 }
-
-// MarshalText lets severities appear as words in JSON and YAML.
-func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // Doc is everything a user reads about a rule. `nginxtune explain`,
 // docs/rules.md and SARIF rule metadata are all generated from it.
