@@ -11,15 +11,13 @@ package host
 import (
 	"context"
 	"fmt"
+	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/shirou/gopsutil/v4/common"
 	"github.com/shirou/gopsutil/v4/mem"
@@ -629,85 +627,12 @@ func splitArgs(s string) []string {
 	return out
 }
 
-// RunNginxV runs the installed nginx's "nginx -V", bounded in time. The
-// answer is kept in the user's cache directory under the binary's identity
-// (path, device, inode, size, modification time): a package upgrade
-// replaces the file and so misses the cache, and a pre-commit hook that
-// lints on every commit does not start nginx each time. NGINXTUNE_NO_CACHE=1
-// turns the cache off.
+// RunNginxV runs the installed nginx's "nginx -V" (nginxcheck finds the
+// binary and caches the answer under its identity).
 func RunNginxV() (string, error) {
-	bin, err := exec.LookPath("nginx")
-	if err != nil {
-		if _, err2 := os.Stat("/usr/sbin/nginx"); err2 != nil {
-			return "", fmt.Errorf("no nginx binary on PATH or at /usr/sbin/nginx")
-		}
-		bin = "/usr/sbin/nginx"
+	bin := nginxcheck.Binary()
+	if bin == "" {
+		return "", fmt.Errorf("no nginx binary on PATH or in /usr/sbin, /usr/local/sbin, /usr/local/nginx/sbin")
 	}
-	key, cache := nginxVCacheKey(bin)
-	if cache != "" {
-		if b, err := os.ReadFile(cache); err == nil {
-			if k, out, ok := strings.Cut(string(b), "\n"); ok && k == key {
-				return out, nil
-			}
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "-V").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("%s -V: %v", bin, err)
-	}
-	if cache != "" {
-		writeCache(cache, key+"\n"+string(out))
-	}
-	return string(out), nil
-}
-
-// nginxVCacheKey names a binary by what changes when it is replaced, and
-// returns the cache file for it ("" when there is no cache).
-func nginxVCacheKey(bin string) (key, file string) {
-	if os.Getenv("NGINXTUNE_NO_CACHE") != "" {
-		return "", ""
-	}
-	abs, err := filepath.Abs(bin)
-	if err != nil {
-		return "", ""
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = r
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return "", ""
-	}
-	id := ""
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		id = fmt.Sprintf("%d:%d", sys.Dev, sys.Ino)
-	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return "", ""
-	}
-	key = fmt.Sprintf("nginx-V v1 %s %s %d %d", abs, id, st.Size(), st.ModTime().UnixNano())
-	return key, filepath.Join(dir, "nginxtune", "nginx-V")
-}
-
-// writeCache replaces a cache file atomically; failures only cost the next
-// run the time the cache would have saved.
-func writeCache(file, content string) {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".nginx-V-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.WriteString(content)
-	if cerr := tmp.Close(); werr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return
-	}
-	if os.Rename(tmp.Name(), file) != nil {
-		os.Remove(tmp.Name())
-	}
+	return nginxcheck.V(bin)
 }

@@ -12,6 +12,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"os"
 	"os/exec"
@@ -19,6 +20,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -111,17 +113,92 @@ func StockFiles(dir string) {
 	}
 }
 
-// Version returns the version nginx -v prints, or "".
+// Version returns the version of the nginx at bin, or "" (from V, so
+// cached like it).
 func Version(bin string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "-v").CombinedOutput()
+	out, err := V(bin)
 	if err != nil {
 		return ""
 	}
-	_, v, ok := strings.Cut(string(out), "nginx/")
+	_, v, ok := strings.Cut(out, "nginx/")
 	if !ok {
 		return ""
 	}
 	return strings.Fields(v + " ")[0]
+}
+
+// V runs "bin -V", bounded in time, the one way nginxtune asks nginx what
+// it is (version, modules, configure arguments). The answer is kept in the
+// user's cache directory under the binary's identity (path, device, inode,
+// size, modification time): a package upgrade replaces the file and so
+// misses the cache, and a pre-commit hook that lints on every commit does
+// not start nginx each time. NGINXTUNE_NO_CACHE=1 turns the cache off.
+func V(bin string) (string, error) {
+	key, cache := nginxVCacheKey(bin)
+	if cache != "" {
+		if b, err := os.ReadFile(cache); err == nil {
+			if k, out, ok := strings.Cut(string(b), "\n"); ok && k == key {
+				return out, nil
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "-V").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s -V: %v", bin, err)
+	}
+	if cache != "" {
+		writeCache(cache, key+"\n"+string(out))
+	}
+	return string(out), nil
+}
+
+// nginxVCacheKey names a binary by what changes when it is replaced, and
+// returns the cache file for it ("" when there is no cache).
+func nginxVCacheKey(bin string) (key, file string) {
+	if os.Getenv("NGINXTUNE_NO_CACHE") != "" {
+		return "", ""
+	}
+	abs, err := filepath.Abs(bin)
+	if err != nil {
+		return "", ""
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", ""
+	}
+	id := ""
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		id = fmt.Sprintf("%d:%d", sys.Dev, sys.Ino)
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", ""
+	}
+	key = fmt.Sprintf("nginx-V v1 %s %s %d %d", abs, id, st.Size(), st.ModTime().UnixNano())
+	return key, filepath.Join(dir, "nginxtune", "nginx-V")
+}
+
+// writeCache replaces a cache file atomically; failures only cost the next
+// run the time the cache would have saved.
+func writeCache(file, content string) {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".nginx-V-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.WriteString(content)
+	if cerr := tmp.Close(); werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	if os.Rename(tmp.Name(), file) != nil {
+		os.Remove(tmp.Name())
+	}
 }
