@@ -37,33 +37,82 @@ func (c *Context) Enclosing(name string) *Directive {
 }
 
 // Walk calls fn for every directive reachable from the roots, following
-// includes in place. A file included from several places is visited once
-// per place. Returning false from fn skips the directive's block (and, for
-// include, the included files). The Context passed to fn is reused; copy
-// what you keep.
+// includes in place, in the order nginx reads them. A file included from
+// several places is visited once per place. Returning false from fn skips
+// the directive's block (and, for include, the included files).
+//
+// The directives of one block share one Context, which stays valid after
+// the walk: keep it, but do not modify it. The first block inside a context
+// extends the context's slices in place (a chain of nested blocks shares one
+// array) and its siblings copy, so a chain of 10,000 nested locations costs
+// linear memory, not quadratic; a block with no block inside gets slices of
+// its size.
 func (t *Tree) Walk(fn func(d *Directive, c *Context) bool) {
+	claimed := map[*Context]bool{}
 	for _, r := range t.Roots {
-		c := &Context{Names: append([]string(nil), r.Context...), Root: r}
-		walk(r.Directives, c, fn)
+		walk(r.Directives, &Context{Names: append([]string(nil), r.Context...), Root: r}, fn, claimed)
 	}
 }
 
-func walk(dirs []*Directive, c *Context, fn func(*Directive, *Context) bool) {
+func walk(dirs []*Directive, c *Context, fn func(*Directive, *Context) bool, claimed map[*Context]bool) {
 	for _, d := range dirs {
 		if !fn(d, c) {
 			continue
 		}
 		for _, inc := range d.Includes {
-			walk(inc.Directives, c, fn)
+			walk(inc.Directives, c, fn, claimed)
 		}
-		if d.Block != nil && !IsDataBlock(d.Name) {
-			c.Blocks = append(c.Blocks, d)
-			c.Names = append(c.Names, d.Name)
-			walk(d.Block, c, fn)
-			c.Blocks = c.Blocks[:len(c.Blocks)-1]
-			c.Names = c.Names[:len(c.Names)-1]
+		if d.Block == nil || IsDataBlock(d.Name) {
+			continue
+		}
+		var blocks []*Directive
+		var names []string
+		if !claimed[c] && cap(c.Blocks) > len(c.Blocks) && cap(c.Names) > len(c.Names) {
+			claimed[c] = true
+			blocks, names = append(c.Blocks, d), append(c.Names, d.Name)
+		} else {
+			n, m := len(c.Blocks)+1, len(c.Names)+1
+			if holdsBlocks(d) {
+				n, m = 2*n, 2*m
+			}
+			blocks = append(append(make([]*Directive, 0, n), c.Blocks...), d)
+			names = append(append(make([]string, 0, m), c.Names...), d.Name)
+		}
+		walk(d.Block, &Context{Blocks: blocks, Names: names, Root: c.Root}, fn, claimed)
+	}
+}
+
+// Visits returns how many directives Walk meets (a file included from
+// several places counted once per place), without building contexts.
+func (t *Tree) Visits() int {
+	n := 0
+	var count func(dirs []*Directive)
+	count = func(dirs []*Directive) {
+		for _, d := range dirs {
+			n++
+			for _, inc := range d.Includes {
+				count(inc.Directives)
+			}
+			if d.Block != nil && !IsDataBlock(d.Name) {
+				count(d.Block)
+			}
 		}
 	}
+	for _, r := range t.Roots {
+		count(r.Directives)
+	}
+	return n
+}
+
+// holdsBlocks reports whether a block may hold blocks: one of its own, or
+// an include (whose files may).
+func holdsBlocks(d *Directive) bool {
+	for _, x := range d.Block {
+		if x.Block != nil || x.Name == "include" {
+			return true
+		}
+	}
+	return false
 }
 
 // Copy returns a snapshot of the context that stays valid after the walk.
