@@ -1,0 +1,472 @@
+package host
+
+// Reading the facts of a Linux machine below Reader.Root: /proc, /sys (cgroup
+// v1 and v2), systemd's unit files and limits.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/shirou/gopsutil/v4/common"
+	"github.com/shirou/gopsutil/v4/mem"
+	"github.com/shirou/gopsutil/v4/process"
+)
+
+// Reader reads facts below Root ("/" for this machine).
+type Reader struct {
+	Root string
+	// Nginx runs "nginx -V" and returns its output; nil skips the nginx
+	// facts. Tests replace it.
+	Nginx func() (string, error)
+	// SelfPID is the process whose affinity is read ("self" by default).
+	SelfPID string
+}
+
+func (r *Reader) path(p string) string { return filepath.Join(r.Root, p) }
+
+func (r *Reader) read(p string) (string, string, error) {
+	b, err := os.ReadFile(r.path(p))
+	if err != nil {
+		return "", "", err
+	}
+	return strings.TrimSpace(string(b)), p, nil
+}
+
+func (r *Reader) ctx() context.Context {
+	root := r.Root
+	if root == "" {
+		root = "/"
+	}
+	return context.WithValue(context.Background(), common.EnvKey, common.EnvMap{
+		common.HostProcEnvKey: filepath.Join(root, "proc"),
+		common.HostSysEnvKey:  filepath.Join(root, "sys"),
+		common.HostEtcEnvKey:  filepath.Join(root, "etc"),
+	})
+}
+
+// Read gathers every fact.
+func (r *Reader) Read() *Facts {
+	f := &Facts{}
+	f.CPUOnline = r.cpuOnline()
+	f.CPUAffinity = r.cpuAffinity()
+	f.CPUQuota = r.cpuQuota()
+	f.MemTotal = r.memTotal()
+	f.MemLimit = r.memLimit()
+	f.NoFile = r.noFile()
+	f.FileMax = readUint(r, "proc/sys/fs/file-max")
+	f.NrOpen = readUint(r, "proc/sys/fs/nr_open")
+	f.Somaxconn = readInt(r, "proc/sys/net/core/somaxconn")
+	f.TCPTwReuse = readInt(r, "proc/sys/net/ipv4/tcp_tw_reuse")
+	f.TCPMaxSynBack = readInt(r, "proc/sys/net/ipv4/tcp_max_syn_backlog")
+	f.PortRange = r.portRange()
+	if _, err := os.Stat(r.path("run/systemd/system")); err == nil {
+		f.Systemd = known(true, "run/systemd/system exists")
+	} else {
+		f.Systemd = known(false, "no run/systemd/system")
+	}
+	if s, src, err := r.read("proc/sys/kernel/osrelease"); err == nil {
+		f.Kernel = known(s, src)
+	} else {
+		f.Kernel = unknown[string](err)
+	}
+	if r.Nginx != nil {
+		out, err := r.Nginx()
+		if err != nil {
+			f.NginxVersion = unknown[string](fmt.Errorf("nginx -V: %w", err))
+		} else {
+			v, args := ParseNginxV(out)
+			if v == "" {
+				f.NginxVersion = unknown[string](fmt.Errorf("nginx -V printed no version"))
+			} else {
+				f.NginxVersion = known(v, "nginx -V")
+				f.NginxConfigure = known(args, "nginx -V")
+			}
+		}
+	}
+	return f
+}
+
+func readUint(r *Reader, p string) Fact[uint64] {
+	s, src, err := r.read(p)
+	if err != nil {
+		return unknown[uint64](err)
+	}
+	v, err := strconv.ParseUint(strings.Fields(s + " ")[0], 10, 64)
+	if err != nil {
+		return unknown[uint64](fmt.Errorf("%s: %v", p, err))
+	}
+	return known(v, src)
+}
+
+func readInt(r *Reader, p string) Fact[int] {
+	s, src, err := r.read(p)
+	if err != nil {
+		return unknown[int](err)
+	}
+	v, err := strconv.Atoi(strings.Fields(s + " ")[0])
+	if err != nil {
+		return unknown[int](fmt.Errorf("%s: %v", p, err))
+	}
+	return known(v, src)
+}
+
+func (r *Reader) portRange() Fact[PortRange] {
+	s, src, err := r.read("proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return unknown[PortRange](err)
+	}
+	f := strings.Fields(s)
+	if len(f) != 2 {
+		return unknown[PortRange](fmt.Errorf("%s: %q", src, s))
+	}
+	lo, err1 := strconv.Atoi(f[0])
+	hi, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil || hi < lo {
+		return unknown[PortRange](fmt.Errorf("%s: %q", src, s))
+	}
+	return known(PortRange{lo, hi}, src)
+}
+
+// cpuList counts the CPUs of a list such as "0-3,8,10-11".
+func cpuList(s string) (int, error) {
+	n := 0
+	for _, part := range strings.Split(strings.TrimSpace(s), ",") {
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return 0, fmt.Errorf("cpu list %q", s)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return 0, fmt.Errorf("cpu list %q", s)
+			}
+		}
+		n += b - a + 1
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("empty cpu list")
+	}
+	return n, nil
+}
+
+// cpuOnline counts the online CPUs as sysconf(_SC_NPROCESSORS_ONLN) does,
+// which is what nginx's "worker_processes auto" uses. gopsutil counts the
+// processors in /proc/cpuinfo instead; it is the fallback.
+func (r *Reader) cpuOnline() Fact[int] {
+	if s, src, err := r.read("sys/devices/system/cpu/online"); err == nil {
+		if n, err := cpuList(s); err == nil {
+			return known(n, src)
+		}
+	}
+	if s, _, err := r.read("proc/cpuinfo"); err == nil {
+		n := 0
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "processor") {
+				n++
+			}
+		}
+		if n > 0 {
+			return known(n, "proc/cpuinfo")
+		}
+	}
+	return unknown[int](fmt.Errorf("neither sys/devices/system/cpu/online nor proc/cpuinfo could be read"))
+}
+
+func (r *Reader) cpuAffinity() Fact[int] {
+	pid := r.SelfPID
+	if pid == "" {
+		pid = "self"
+	}
+	s, src, err := r.read("proc/" + pid + "/status")
+	if err != nil {
+		return unknown[int](err)
+	}
+	for _, l := range strings.Split(s, "\n") {
+		if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+			n, err := cpuList(v)
+			if err != nil {
+				return unknown[int](err)
+			}
+			return known(n, src+" Cpus_allowed_list")
+		}
+	}
+	return unknown[int](fmt.Errorf("%s has no Cpus_allowed_list", src))
+}
+
+// cgroupPaths returns the cgroup v2 path of the process and its v1 paths by
+// controller, from proc/self/cgroup.
+func (r *Reader) cgroupPaths() (v2 string, v1 map[string]string) {
+	v1 = map[string]string{}
+	s, _, err := r.read("proc/self/cgroup")
+	if err != nil {
+		return "/", v1
+	}
+	v2 = ""
+	for _, l := range strings.Split(s, "\n") {
+		parts := strings.SplitN(l, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[0] == "0" && parts[1] == "" {
+			v2 = parts[2]
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			v1[c] = parts[2]
+		}
+	}
+	return v2, v1
+}
+
+// walkUp calls fn for dir and each parent up to the cgroup root.
+func walkUp(dir string, fn func(string) bool) {
+	for {
+		if !fn(dir) {
+			return
+		}
+		if dir == "/" || dir == "." || dir == "" {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// cpuQuota reads the cgroup CPU quota: cpu.max (v2) or cpu.cfs_quota_us /
+// cpu.cfs_period_us (v1), the smallest along the path to the root.
+func (r *Reader) cpuQuota() Fact[float64] {
+	v2, v1 := r.cgroupPaths()
+	if _, err := os.Stat(r.path("sys/fs/cgroup/cgroup.controllers")); err == nil {
+		best, src := 0.0, ""
+		walkUp(v2, func(dir string) bool {
+			p := filepath.Join("sys/fs/cgroup", dir, "cpu.max")
+			s, _, err := r.read(p)
+			if err != nil {
+				return true
+			}
+			f := strings.Fields(s)
+			if len(f) == 2 && f[0] != "max" {
+				q, err1 := strconv.ParseFloat(f[0], 64)
+				per, err2 := strconv.ParseFloat(f[1], 64)
+				if err1 == nil && err2 == nil && per > 0 && (best == 0 || q/per < best) {
+					best, src = q/per, p
+				}
+			}
+			return true
+		})
+		if src == "" {
+			return known(0.0, "sys/fs/cgroup (cgroup v2, no cpu.max quota)")
+		}
+		return known(best, src)
+	}
+	for _, ctl := range []string{"cpu,cpuacct", "cpu", "cpuacct,cpu"} {
+		base := filepath.Join("sys/fs/cgroup", ctl)
+		if _, err := os.Stat(r.path(base)); err != nil {
+			continue
+		}
+		best, src := 0.0, ""
+		walkUp(v1["cpu"], func(dir string) bool {
+			qs, _, err1 := r.read(filepath.Join(base, dir, "cpu.cfs_quota_us"))
+			ps, _, err2 := r.read(filepath.Join(base, dir, "cpu.cfs_period_us"))
+			if err1 == nil && err2 == nil {
+				q, _ := strconv.ParseFloat(qs, 64)
+				p, _ := strconv.ParseFloat(ps, 64)
+				if q > 0 && p > 0 && (best == 0 || q/p < best) {
+					best, src = q/p, filepath.Join(base, dir, "cpu.cfs_quota_us")
+				}
+			}
+			return true
+		})
+		if src == "" {
+			return known(0.0, base+" (cgroup v1, no CPU quota)")
+		}
+		return known(best, src)
+	}
+	return unknown[float64](fmt.Errorf("no cgroup file system under sys/fs/cgroup"))
+}
+
+func (r *Reader) memTotal() Fact[uint64] {
+	vm, err := mem.VirtualMemoryWithContext(r.ctx())
+	if err != nil {
+		return unknown[uint64](err)
+	}
+	return known(vm.Total, "proc/meminfo MemTotal (gopsutil)")
+}
+
+// unlimitedV1 is the value cgroup v1 reports for no memory limit (a page
+// count near 2^63).
+const unlimitedV1 = 1 << 60
+
+func (r *Reader) memLimit() Fact[uint64] {
+	v2, v1 := r.cgroupPaths()
+	if _, err := os.Stat(r.path("sys/fs/cgroup/cgroup.controllers")); err == nil {
+		var best uint64
+		src := ""
+		walkUp(v2, func(dir string) bool {
+			p := filepath.Join("sys/fs/cgroup", dir, "memory.max")
+			if s, _, err := r.read(p); err == nil && s != "max" {
+				if v, err := strconv.ParseUint(s, 10, 64); err == nil && (best == 0 || v < best) {
+					best, src = v, p
+				}
+			}
+			return true
+		})
+		if src == "" {
+			return known[uint64](0, "sys/fs/cgroup (cgroup v2, memory.max is max)")
+		}
+		return known(best, src)
+	}
+	base := "sys/fs/cgroup/memory"
+	if _, err := os.Stat(r.path(base)); err != nil {
+		return unknown[uint64](fmt.Errorf("no cgroup file system under sys/fs/cgroup"))
+	}
+	var best uint64
+	src := ""
+	walkUp(v1["memory"], func(dir string) bool {
+		p := filepath.Join(base, dir, "memory.limit_in_bytes")
+		if s, _, err := r.read(p); err == nil {
+			if v, err := strconv.ParseUint(s, 10, 64); err == nil && v < unlimitedV1 && (best == 0 || v < best) {
+				best, src = v, p
+			}
+		}
+		return true
+	})
+	if src == "" {
+		return known[uint64](0, base+" (cgroup v1, no limit)")
+	}
+	return known(best, src)
+}
+
+// systemd's limits for services since v240 when nothing sets LimitNOFILE.
+var systemdDefault = Limit{Soft: 1024, Hard: 524288}
+
+// noFile finds the open-file limit nginx's master runs with: from a running
+// master, else from the systemd unit and its drop-ins, else systemd's
+// default.
+func (r *Reader) noFile() Fact[Limit] {
+	for _, pidFile := range []string{"run/nginx.pid", "var/run/nginx.pid", "usr/local/nginx/logs/nginx.pid"} {
+		s, src, err := r.read(pidFile)
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(s)
+		if err != nil {
+			continue
+		}
+		// gopsutil reads <root>/proc/PID/limits; its constructor would
+		// check the pid against this machine, not the root given.
+		p := &process.Process{Pid: int32(pid)}
+		lims, err := p.RlimitWithContext(r.ctx())
+		if err != nil {
+			continue
+		}
+		for _, l := range lims {
+			if l.Resource == process.RLIMIT_NOFILE {
+				return known(Limit{Soft: l.Soft, Hard: l.Hard}, fmt.Sprintf("proc/%d/limits (running master, pid from %s)", pid, src))
+			}
+		}
+	}
+	if lim, src, ok := r.systemdNoFile(); ok {
+		return known(lim, src)
+	}
+	if _, err := os.Stat(r.path("run/systemd/system")); err != nil {
+		// No systemd on this machine: nginx started from here inherits
+		// this process's limit.
+		p := &process.Process{Pid: int32(os.Getpid())}
+		if r.SelfPID != "" {
+			if n, err := strconv.Atoi(r.SelfPID); err == nil {
+				p.Pid = int32(n)
+			}
+		}
+		if lims, err := p.RlimitWithContext(r.ctx()); err == nil {
+			for _, l := range lims {
+				if l.Resource == process.RLIMIT_NOFILE {
+					return known(Limit{Soft: l.Soft, Hard: l.Hard}, fmt.Sprintf("proc/%d/limits (no systemd running: nginx started from here inherits this limit)", p.Pid))
+				}
+			}
+		}
+	}
+	return known(systemdDefault, "systemd default for services (1024 soft, 524288 hard; no running nginx, no LimitNOFILE in nginx.service)")
+}
+
+// systemdNoFile reads LimitNOFILE from nginx.service, its drop-ins (later
+// ones win, as systemd applies them) and systemd's DefaultLimitNOFILE.
+func (r *Reader) systemdNoFile() (Limit, string, bool) {
+	var lim Limit
+	src := ""
+	apply := func(file string) {
+		s, _, err := r.read(file)
+		if err != nil {
+			return
+		}
+		for _, l := range strings.Split(s, "\n") {
+			l = strings.TrimSpace(l)
+			key, val, ok := strings.Cut(l, "=")
+			if !ok || (strings.TrimSpace(key) != "LimitNOFILE" && strings.TrimSpace(key) != "DefaultLimitNOFILE") {
+				continue
+			}
+			if v, ok := parseLimit(strings.TrimSpace(val)); ok {
+				lim, src = v, file
+			}
+		}
+	}
+	for _, f := range []string{"etc/systemd/system.conf"} {
+		apply(f)
+	}
+	confd, _ := filepath.Glob(r.path("etc/systemd/system.conf.d/*.conf"))
+	sort.Strings(confd)
+	for _, f := range confd {
+		rel, _ := filepath.Rel(r.Root, f)
+		apply(rel)
+	}
+	for _, dir := range []string{"usr/lib/systemd/system", "lib/systemd/system", "etc/systemd/system", "run/systemd/system"} {
+		apply(filepath.Join(dir, "nginx.service"))
+	}
+	// drop-ins: sorted by file name across directories, /etc over /run over /usr
+	byName := map[string]string{}
+	for _, dir := range []string{"usr/lib/systemd/system", "lib/systemd/system", "run/systemd/system", "etc/systemd/system"} {
+		files, _ := filepath.Glob(r.path(filepath.Join(dir, "nginx.service.d", "*.conf")))
+		for _, f := range files {
+			rel, _ := filepath.Rel(r.Root, f)
+			byName[filepath.Base(f)] = rel
+		}
+	}
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		apply(byName[n])
+	}
+	return lim, src, src != ""
+}
+
+// parseLimit reads systemd's "N", "SOFT:HARD" or "infinity".
+func parseLimit(s string) (Limit, bool) {
+	one := func(v string) (uint64, bool) {
+		if v == "infinity" {
+			return 0, true
+		}
+		n, err := strconv.ParseUint(v, 10, 64)
+		return n, err == nil
+	}
+	soft, hard, pair := strings.Cut(s, ":")
+	a, ok := one(soft)
+	if !ok {
+		return Limit{}, false
+	}
+	if !pair {
+		return Limit{Soft: a, Hard: a}, true
+	}
+	b, ok := one(hard)
+	return Limit{Soft: a, Hard: b}, ok
+}

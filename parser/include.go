@@ -1,0 +1,375 @@
+package parser
+
+// Include resolution: what an include names, where that is on this machine
+// (links, path maps, the guessed prefix of a fragment), and whether it may
+// be read (inside the tree, not a system path).
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// inside reports whether p is below the configuration directory or a
+// path map's local directory.
+func (l *loader) inside(p string) bool {
+	if l.under(p, l.prefix) {
+		return true
+	}
+	for _, m := range l.opt.Maps {
+		if l.under(p, m.To) {
+			return true
+		}
+	}
+	for _, m := range l.tree.Inferred {
+		if l.under(p, m.To) {
+			return true
+		}
+	}
+	return false
+}
+
+// allowed reports whether p lies in a directory the user allowed.
+func (l *loader) allowed(p string) bool {
+	for _, d := range l.opt.AllowOutside {
+		if l.under(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// under reports whether the real path p is dir or below it, dir's own
+// links resolved (once per directory and lint: it is asked per file read).
+func (l *loader) under(p, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	real, ok := l.realDirs[dir]
+	if !ok {
+		abs, err := filepath.Abs(dir)
+		if err == nil {
+			if r, err := filepath.EvalSymlinks(abs); err == nil {
+				abs = r
+			}
+			real = abs
+		}
+		if l.realDirs == nil {
+			l.realDirs = map[string]string{}
+		}
+		l.realDirs[dir] = real
+	}
+	return real != "" && (p == real || strings.HasPrefix(p, strings.TrimSuffix(real, "/")+"/"))
+}
+
+// realPath resolves the symbolic links of p one component at a time, as
+// the kernel does, except that an absolute link target goes through the
+// path maps first: a copy of a server's tree whose links point at
+// /etc/nginx/... is read from the copy, not from this machine's /etc/nginx.
+func (l *loader) realPath(p string) string {
+	parts := strings.Split(filepath.Clean(p), "/")[1:]
+	cur := "/"
+	for i, hops := 0, 0; i < len(parts); i++ {
+		next := filepath.Join(cur, parts[i])
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{cur}, parts[i:]...)...)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops++; hops > 40 {
+			return p // a loop: reading fails with the kernel's error
+		}
+		t, err := os.Readlink(next)
+		if err != nil {
+			return p
+		}
+		if filepath.IsAbs(t) {
+			t = l.mapLinkTarget(filepath.Clean(t))
+		} else {
+			t = filepath.Join(cur, t)
+		}
+		parts = append(strings.Split(filepath.Clean(t), "/")[1:], parts[i+1:]...)
+		cur, i = "/", -1
+	}
+	return cur
+}
+
+// mapLinkTarget applies the path maps to an absolute link target, and
+// when the target lies outside the configuration directory but its tail
+// exists inside it (a copy whose links name the server's paths), maps it
+// there.
+func (l *loader) mapLinkTarget(t string) string {
+	if m := l.localPath(t); m != t {
+		return m
+	}
+	if l.inside(t) || len(l.opt.Maps) > 0 {
+		return t
+	}
+	parts := strings.Split(t, "/")[1:]
+	for i := 1; i < len(parts); i++ {
+		cand := filepath.Join(l.prefix, filepath.Join(parts[i:]...))
+		if _, err := os.Lstat(cand); err == nil {
+			l.tree.Inferred = append(l.tree.Inferred, PathMap{From: "/" + filepath.Join(parts[:i]...), To: l.prefix})
+			return cand
+		}
+	}
+	return t
+}
+
+// stockFiles are the files nginx packages install next to nginx.conf;
+// repositories of site configurations often include them without
+// carrying a copy.
+var stockFiles = map[string]bool{
+	"mime.types": true, "fastcgi_params": true, "fastcgi.conf": true, "scgi_params": true,
+	"uwsgi_params": true, "proxy_params": true, "koi-utf": true, "koi-win": true, "win-utf": true,
+	"fastcgi-php.conf": true, "snakeoil.conf": true,
+}
+
+func hasGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
+
+// optionalInclude reports the "name[.]conf" idiom: a pattern that matches
+// one file name exactly, written as a pattern only so that nginx accepts the
+// file's absence.
+func optionalInclude(p string) bool {
+	base := filepath.Base(p)
+	return !strings.ContainsAny(filepath.Dir(p), "*?[") && !strings.ContainsAny(base, "*?") &&
+		oneCharClass.MatchString(base)
+}
+
+var oneCharClass = regexp.MustCompile(`^[^\[\]]*(\[[^\]]\][^\[\]]*)+$`)
+
+// placeholder reports whether an include path still holds a template
+// variable (%home%, <VAR>, {{ var }}, ${VAR}, @VAR@) of a tool that renders
+// the configuration.
+func placeholder(p string) bool {
+	return Templated(p) || strings.Contains(p, "${") // include paths take no variables
+}
+
+// Templated reports whether a value still holds a template placeholder of
+// a tool that renders configurations (%name%, {{ name }}, <name>, @name@).
+func Templated(v string) bool {
+	return strings.Count(v, "%") >= 2 || strings.Contains(v, "{{") || strings.Contains(v, "<") && strings.Contains(v, ">") ||
+		strings.Count(v, "@") >= 2
+}
+
+// resolve returns the local paths an include directive names, sorted as
+// nginx's glob() returns them, with hidden files left out of wildcard
+// matches. Problems become diagnostics.
+func (l *loader) resolve(d *Directive) []string {
+	if len(d.Args) != 1 {
+		l.diag(d, "syntax", SevError, "invalid number of arguments in \"include\" directive: want one path, have %d", len(d.Args))
+		return nil
+	}
+	target := d.Arg(0)
+	local := l.localPath(target)
+	glob := hasGlob(target)
+	// A copy of a server's tree names the server's absolute paths: read the
+	// copy's files rather than this machine's when the copy has them.
+	if _, isOS := l.src.(osSource); isOS && filepath.IsAbs(target) && local == filepath.Clean(target) && !l.inside(local) {
+		if alt, ok := l.inferMap(target); ok {
+			if !glob {
+				return []string{alt}
+			}
+			local = alt
+		}
+	}
+	if !glob {
+		if !l.src.exists(local) {
+			if alt, ok := l.inferMap(target); ok {
+				return []string{alt}
+			}
+			if stockFiles[filepath.Base(target)] {
+				l.diag(d, "include-missing", SevInfo, "include %q: %s is not here; nginx packages ship this file in the configuration directory, so nginx on the server likely has it%s",
+					Clip(target), l.display(local), l.mapHint(target))
+				return nil
+			}
+			switch {
+			case placeholder(target):
+				l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", Clip(target))
+			case !filepath.IsAbs(target) && l.noMain && l.opt.Prefix == "":
+				l.diag(d, "include-missing", SevInfo, "include %q: %s does not exist; nginx resolves it from its prefix (the directory of the main nginx.conf), and no nginx.conf above this file says where that is: lint from the main file, or give --prefix", Clip(target), l.display(local))
+			case filepath.IsAbs(target) && !l.opt.Live && !l.inside(local):
+				l.diag(d, "include-missing", SevInfo, "include %q: %s is not in this copy of the configuration; nginx -t fails if it is missing on the server too%s", Clip(target), l.display(local), l.mapHint(target))
+			default:
+				l.diag(d, "include-missing", SevError, "include %q: %s does not exist; nginx -t fails with \"open() failed\"%s", Clip(target), l.display(local), l.mapHint(target))
+			}
+			return nil
+		}
+		return []string{local}
+	}
+	matches, err := l.src.glob(local)
+	if err != nil {
+		l.diag(d, "include-missing", SevError, "include %q: bad pattern: %v", Clip(target), err)
+		return nil
+	}
+	if len(matches) == 0 && optionalInclude(target) {
+		return nil // "file[.]conf": an include meant to read nothing when the file is absent
+	}
+	if len(matches) == 0 && placeholder(target) {
+		l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", Clip(target))
+		return nil
+	}
+	if len(matches) == 0 && !l.tree.Dump && !l.src.isDir(dirOf(local, l.tree.Dump)) {
+		// nginx accepts a pattern that matches nothing, even in a missing
+		// directory (the "[.]" optional-include idiom relies on it); in an
+		// nginx -T dump an empty match is no news at all
+		if alt, ok := l.inferMap(target); ok {
+			matches, _ = l.src.glob(alt)
+		} else {
+			l.diag(d, "include-missing", SevInfo, "include %q: directory %s does not exist, so the pattern matches nothing (nginx accepts that; check the path if files were meant to be read)%s", Clip(target), l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
+			return nil
+		}
+	}
+	if len(matches) > MaxGlobMatches {
+		l.diag(d, "include-missing", SevError, "include %q matches %d paths, more than nginxtune reads for one include (%d); none read", Clip(target), len(matches), MaxGlobMatches)
+		l.tree.Unreadable = append(l.tree.Unreadable, d.File.Path)
+		return nil
+	}
+	var out []string
+	baseHasGlob := hasGlob(filepath.Base(target))
+	for _, m := range matches {
+		if baseHasGlob && strings.HasPrefix(filepath.Base(m), ".") {
+			continue
+		}
+		if l.src.isDir(m) {
+			continue
+		}
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func dirOf(p string, dump bool) string {
+	for hasGlob(p) {
+		if dump {
+			p = path.Dir(p)
+		} else {
+			p = filepath.Dir(p)
+		}
+	}
+	return p
+}
+
+func (l *loader) mapHint(target string) string {
+	if strings.HasPrefix(target, "/") && !l.tree.Dump && len(l.opt.Maps) == 0 {
+		return fmt.Sprintf(" (reading a copy of the server's files? map the path with --map %s=LOCAL_DIR)", dirOf(filepath.Dir(target), false))
+	}
+	return ""
+}
+
+// localPath applies the prefix and path maps to an include path.
+func (l *loader) localPath(p string) string {
+	if l.tree.Dump {
+		if !path.IsAbs(p) {
+			p = path.Join(l.prefix, p)
+		}
+		return path.Clean(p)
+	}
+	if !filepath.IsAbs(p) {
+		return filepath.Join(l.prefix, p)
+	}
+	p = filepath.Clean(p)
+	// the most specific map wins, whatever the order they were given in;
+	// given maps before guessed ones
+	for _, maps := range [][]PathMap{l.opt.Maps, l.tree.Inferred} {
+		best := -1
+		for i, m := range maps {
+			if (p == m.From || strings.HasPrefix(p, m.From+"/")) && (best < 0 || len(m.From) > len(maps[best].From)) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			to, _ := filepath.Abs(maps[best].To)
+			return filepath.Join(to, strings.TrimPrefix(p, maps[best].From))
+		}
+	}
+	return p
+}
+
+// inferMap handles a checkout of a server's configuration directory: when
+// an absolute include such as /etc/nginx/conf.d/*.conf does not exist as
+// written but its tail does below the prefix, it maps the head onto the
+// prefix (and remembers the map for the includes that follow).
+func (l *loader) inferMap(target string) (string, bool) {
+	if l.tree.Dump || len(l.opt.Maps) > 0 || !filepath.IsAbs(target) {
+		return "", false
+	}
+	parts := strings.Split(filepath.Clean(target), "/")[1:]
+	// keep at least a directory and a file name of a pattern's tail; a
+	// plain file (mime.types) may stand alone, since it exists; a bare
+	// "*.conf" never stands for a directory nginxtune guessed
+	last := len(parts) - 1
+	if !hasGlob(target) {
+		last = len(parts)
+	}
+	for i := 1; i < last; i++ {
+		tail := filepath.Join(parts[i:]...)
+		cand := filepath.Join(l.prefix, tail)
+		if (hasGlob(tail) && l.src.isDir(dirOf(cand, false))) || (!hasGlob(tail) && l.src.exists(cand)) {
+			from := "/" + filepath.Join(parts[:i]...)
+			l.tree.Inferred = append(l.tree.Inferred, PathMap{From: from, To: l.prefix})
+			return cand, true
+		}
+	}
+	return "", false
+}
+
+// ancestorMain returns the nearest directory at or above dir that holds an
+// nginx.conf, not above the top of a git work tree; "" when there is none.
+func ancestorMain(dir string) string {
+	for i := 0; i < 8; i++ {
+		if st, err := os.Stat(filepath.Join(dir, "nginx.conf")); err == nil && !st.IsDir() {
+			return dir
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return ""
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
+	return ""
+}
+
+// throughInferred reports whether an absolute include path is read through
+// a path map nginxtune guessed rather than one it was given.
+func (l *loader) throughInferred(target string) bool {
+	if !filepath.IsAbs(target) {
+		return false
+	}
+	p := filepath.Clean(target)
+	for _, m := range l.opt.Maps {
+		if p == m.From || strings.HasPrefix(p, m.From+"/") {
+			return false
+		}
+	}
+	for _, m := range l.tree.Inferred {
+		if p == m.From || strings.HasPrefix(p, m.From+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// cachedRealPath is realPath, once per path.
+func (l *loader) cachedRealPath(p string) string {
+	if r, ok := l.reals[p]; ok {
+		return r
+	}
+	if l.reals == nil {
+		l.reals = map[string]string{}
+	}
+	r := l.realPath(p)
+	l.reals[p] = r
+	return r
+}

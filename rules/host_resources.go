@@ -1,0 +1,255 @@
+package rules
+
+// Host rules about what the machine offers: CPUs, memory, the modules the
+// installed nginx was built with.
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/host"
+	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+var hostWorkers = &Rule{
+	Doc: Doc{
+		ID:    "host-workers",
+		Title: "More workers than the CPUs this host lets nginx use",
+		Why: `Workers beyond the usable CPUs only add context switches and memory. "auto" counts the
+online CPUs and ignores a cgroup CPU quota and the CPU affinity mask: in a container limited
+to 2 CPUs on a 64-CPU host, auto starts 64 workers (one report had a 2-CPU pod start 128 and
+get OOM-killed together with a large worker_connections).`,
+		Fix:      `Set worker_processes to the usable CPU count (the quota rounded up) where auto overshoots it.`,
+		Bad:      "# nginxtune-facts: cpus=64 quota=2\nworker_processes auto;\nevents {}\n",
+		Good:     "# nginxtune-facts: cpus=64 quota=2\nworker_processes 2;\nevents {}\n",
+		Severity: Warning,
+		Since:    "0.1.0",
+		Versions: "all",
+		Sources:  []string{"nginx src/os/unix/ngx_posix_init.c (auto = _SC_NPROCESSORS_ONLN)", "nginx-gateway-fabric#5374"},
+	},
+	Check: func(p *Pass) {
+		if p.Host == nil {
+			return
+		}
+		usable := p.Host.UsableCPUs()
+		if usable == 0 {
+			return
+		}
+		for _, r := range mainRoots(p.Tree) {
+			m := p.mainSettings(r)
+			if m.workersDir == nil {
+				continue
+			}
+			why := cpuWhy(p.Host)
+			switch {
+			case m.auto && m.workers > usable:
+				diag := p.DiagArg(m.workersDir, 0, "worker_processes auto starts %d workers (the online CPUs), but only %d CPU(s) are usable here (%s); write worker_processes %d",
+					m.workers, usable, why, usable)
+				diag.Fix = &Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
+				p.Report(diag)
+			case !m.auto && m.workers > usable:
+				diag := p.DiagArg(m.workersDir, 0, "worker_processes %d is more than the %d CPU(s) usable here (%s)", m.workers, usable, why)
+				diag.Fix = &Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
+				p.Report(diag)
+			}
+		}
+	},
+}
+
+func cpuWhy(f *host.Facts) string {
+	var parts []string
+	if f.CPUOnline.Known() {
+		parts = append(parts, fmt.Sprintf("%d online", f.CPUOnline.Value))
+	}
+	if f.CPUAffinity.Known() {
+		parts = append(parts, fmt.Sprintf("affinity %d", f.CPUAffinity.Value))
+	}
+	if f.CPUQuota.Known() && f.CPUQuota.Value > 0 {
+		parts = append(parts, fmt.Sprintf("cgroup quota %.2g CPUs from %s", f.CPUQuota.Value, f.CPUQuota.Source))
+	}
+	return strings.Join(parts, ", ")
+}
+
+var hostMemory = &Rule{
+	Doc: Doc{
+		ID:    "host-memory",
+		Title: "Connection slots and buffers can outgrow the host's memory",
+		Why: `Each worker preallocates worker_connections slots (416 bytes each on x86-64) at start,
+and every busy connection adds pools, header buffers, a 16 KiB TLS buffer, proxy buffers and,
+while gzip compresses a response, about 392 KiB of zlib state and buffers (counted for one
+busy connection in four: only text is compressed, and only while it is produced). Workers times
+connections times that must fit in memory with room to spare, or the host swaps or the
+OOM killer ends nginx under exactly the load it was tuned for.`,
+		Fix:      `Lower worker_connections (or the worker count) until workers x connections x per-connection memory fits in half the memory, or give the host more.`,
+		Bad:      "# nginxtune-facts: cpus=4 mem=1GiB\nworker_processes auto;\nevents { worker_connections 65535; }\nhttp { gzip on; server { listen 443 ssl; } }\n",
+		Good:     "# nginxtune-facts: cpus=4 mem=1GiB\nworker_processes auto;\nevents { worker_connections 256; }\nhttp { gzip on; server { listen 443 ssl; } }\n",
+		Severity: Warning,
+		Since:    "0.1.0",
+		Versions: "all",
+		Sources:  []string{"docs/cost-model.md (slot size measured against nginx source; module buffer defaults; gzip state from ngx_http_gzip_filter_module.c)"},
+	},
+	Check: func(p *Pass) {
+		if p.Host == nil || p.Host.Memory() == 0 {
+			return
+		}
+		for _, r := range mainRoots(p.Tree) {
+			m := p.mainSettings(r)
+			if m.wcDir == nil {
+				continue
+			}
+			tls, gzip := false, false
+			p.each(func(d *parser.Directive, c *parser.Context) {
+				switch {
+				case d.Name == "listen" && (hasArg(d, "ssl") >= 0 || hasArg(d, "quic") >= 0):
+					tls = true
+				case d.Name == "gzip" && d.Arg(0) == "on":
+					gzip = true
+				}
+			}, "listen", "gzip")
+			per, parts := knowledge.MemoryPerConnection(tls, gzip, m.proxying)
+			total := float64(m.workers) * float64(m.wc) * float64(per)
+			mem := float64(p.Host.Memory())
+			if total <= mem*knowledge.MemoryShare {
+				continue
+			}
+			p.Reportf(m.wcDir, "%d workers x %d connections x %s = %s when every slot is busy, more than half of the %s this host has (%s); per slot: %s; lower worker_connections to about %d",
+				m.workers, m.wc, human(float64(per)), human(total), human(mem),
+				memSource(p.Host), strings.Join(parts, ", "), int(math.Floor(mem*knowledge.MemoryShare/float64(m.workers)/float64(per))))
+		}
+	},
+}
+
+func memSource(f *host.Facts) string {
+	if f.MemLimit.Known() && f.MemLimit.Value > 0 && f.MemLimit.Value == f.Memory() {
+		return f.MemLimit.Source
+	}
+	return f.MemTotal.Source
+}
+
+func human(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.1f KiB", b/1024)
+}
+
+// moduleOf maps directives (and listen parameters, as "listen:http2") to
+// the build option that provides them and a name fragment of the dynamic
+// module or third-party source that provides them instead.
+var moduleOf = map[string][2]string{
+	"listen:ssl":           {"--with-http_ssl_module", ""},
+	"ssl_certificate":      {"--with-http_ssl_module", ""},
+	"listen:http2":         {"--with-http_v2_module", ""},
+	"http2":                {"--with-http_v2_module", ""},
+	"listen:quic":          {"--with-http_v3_module", ""},
+	"http3":                {"--with-http_v3_module", ""},
+	"gzip_static":          {"--with-http_gzip_static_module", ""},
+	"gunzip":               {"--with-http_gunzip_module", ""},
+	"stub_status":          {"--with-http_stub_status_module", ""},
+	"sub_filter":           {"--with-http_sub_module", ""},
+	"set_real_ip_from":     {"--with-http_realip_module", ""},
+	"real_ip_header":       {"--with-http_realip_module", ""},
+	"auth_request":         {"--with-http_auth_request_module", ""},
+	"secure_link":          {"--with-http_secure_link_module", ""},
+	"slice":                {"--with-http_slice_module", ""},
+	"dav_methods":          {"--with-http_dav_module", ""},
+	"mp4":                  {"--with-http_mp4_module", ""},
+	"flv":                  {"--with-http_flv_module", ""},
+	"add_before_body":      {"--with-http_addition_module", ""},
+	"add_after_body":       {"--with-http_addition_module", ""},
+	"random_index":         {"--with-http_random_index_module", ""},
+	"thread_pool":          {"--with-threads", ""},
+	"geoip_country":        {"--with-http_geoip_module", "geoip_module"},
+	"image_filter":         {"--with-http_image_filter_module", "image_filter"},
+	"xslt_stylesheet":      {"--with-http_xslt_module", "xslt"},
+	"perl":                 {"--with-http_perl_module", "perl"},
+	"stream":               {"--with-stream", "ngx_stream_module"},
+	"mail":                 {"--with-mail", "ngx_mail_module"},
+	"more_set_headers":     {"", "headers-more"},
+	"more_clear_headers":   {"", "headers-more"},
+	"brotli":               {"", "brotli"},
+	"brotli_static":        {"", "brotli"},
+	"content_by_lua_block": {"", "lua"},
+	"access_by_lua_block":  {"", "lua"},
+	"js_import":            {"", "js"},
+	"js_content":           {"", "js"},
+}
+
+var hostModuleMissing = &Rule{
+	Doc: Doc{
+		ID:    "host-module-missing",
+		Title: "A directive whose module the installed nginx was not built with",
+		Why: `nginx -t fails with "unknown directive" (or "invalid parameter" for listen) when the
+binary lacks the module: a configuration written for another build breaks the reload.`,
+		Fix:      `Install a build with the module (Debian: nginx-full or nginx-extras, or the libnginx-mod-* package), load the dynamic module with load_module, or remove the directive.`,
+		Bad:      "# nginxtune-facts: configure=--with-http_ssl_module\nevents {}\nhttp { server { listen 443 ssl http2; } }\n",
+		Good:     "# nginxtune-facts: configure=--with-http_ssl_module,--with-http_v2_module\nevents {}\nhttp { server { listen 443 ssl http2; } }\n",
+		Severity: Error,
+		Since:    "0.1.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: Building nginx from Sources (configure options)"},
+	},
+	Check: func(p *Pass) {
+		if p.Host == nil || !p.Host.NginxConfigure.Known() {
+			return
+		}
+		args := p.Host.NginxConfigure.Value
+		var loaded []string
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			if d.Name == "load_module" {
+				loaded = append(loaded, d.Arg(0))
+			}
+		}, "load_module")
+		has := func(key string) bool {
+			opt, frag := moduleOf[key][0], moduleOf[key][1]
+			for _, a := range args {
+				if opt != "" && (a == opt || a == opt+"=dynamic") {
+					return true
+				}
+				if frag != "" && (strings.HasPrefix(a, "--add-module=") || strings.HasPrefix(a, "--add-dynamic-module=")) && strings.Contains(a, frag) {
+					return true
+				}
+			}
+			for _, l := range loaded {
+				if frag != "" && strings.Contains(l, frag) {
+					return true
+				}
+				if opt != "" && strings.Contains(l, strings.TrimPrefix(strings.TrimPrefix(opt, "--with-"), "http_")) {
+					return true
+				}
+			}
+			return false
+		}
+		report := func(d *parser.Directive, key, what string) {
+			opt, frag := moduleOf[key][0], moduleOf[key][1]
+			need := opt
+			if need == "" {
+				need = "the third-party " + frag + " module"
+			}
+			p.Reportf(d, "%s needs %s, which this nginx (%s) was not built or loaded with: nginx -t fails", what, need, p.Host.NginxConfigure.Source)
+		}
+		p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+			if d.Name == "listen" {
+				for _, param := range []string{"ssl", "http2", "quic"} {
+					if hasArg(d, param) >= 0 && !has("listen:"+param) {
+						report(d, "listen:"+param, "listen ... "+param)
+					}
+				}
+				return
+			}
+			key := d.Name
+			if d.Name == "aio" && d.Arg(0) == "threads" {
+				key = "thread_pool"
+			}
+			if _, ok := moduleOf[key]; ok && !has(key) {
+				report(d, key, d.Name)
+			}
+		})
+	},
+}
