@@ -344,9 +344,9 @@ func inferContext(dirs []*Directive) []string {
 	return append([]string(nil), inferOrder[best].stack...)
 }
 
-// ParseContextSpec turns "http,server" (as written in a
+// parseContextSpec turns "http,server" (as written in a
 // "# nginxtune: context=" comment) into a full stack starting at main.
-func ParseContextSpec(spec string) []string {
+func parseContextSpec(spec string) []string {
 	stack := []string{CtxMain}
 	for _, p := range strings.Split(spec, ",") {
 		p = strings.TrimSpace(p)

@@ -88,8 +88,8 @@ func splitDump(b []byte) (*dumpSource, bool) {
 	return d, len(d.order) > 0
 }
 
-// IsDump reports whether b looks like nginx -T output.
-func IsDump(b []byte) bool {
+// isDump reports whether b looks like nginx -T output.
+func isDump(b []byte) bool {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {

@@ -239,7 +239,7 @@ func Load(p string, opt Options) (*Tree, error) {
 		if len(b) > MaxTreeBytes {
 			return nil, fmt.Errorf("standard input: more than %d MiB; not read", MaxTreeBytes>>20)
 		}
-		if IsDump(b) {
+		if isDump(b) {
 			return l.loadDump(b)
 		}
 		f := &File{Path: "<stdin>", Src: b}
@@ -282,7 +282,7 @@ func Load(p string, opt Options) (*Tree, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", p, unwrapPathErr(err))
 			}
-			if IsDump(b) {
+			if isDump(b) {
 				return l.loadDump(b)
 			}
 			roots = []string{abs}
@@ -481,7 +481,7 @@ func sortDiagnostics(ds []Diagnostic) {
 func (l *loader) settleContext(f *File) {
 	for _, c := range f.Comments {
 		if spec, ok := strings.CutPrefix(strings.TrimSpace(c.Text), "nginxtune: context="); ok {
-			f.Context = ParseContextSpec(strings.Fields(spec + " ")[0])
+			f.Context = parseContextSpec(strings.Fields(spec + " ")[0])
 			f.ContextSource = "declared"
 			return
 		}

@@ -16,7 +16,6 @@ package parser
 import (
 	"bytes"
 	"strconv"
-	"strings"
 )
 
 // Arg is one parameter of a directive.
@@ -57,9 +56,6 @@ type Directive struct {
 	// order nginx reads them.
 	Includes []*File
 }
-
-// IsBlock reports whether the directive opens a block.
-func (d *Directive) IsBlock() bool { return d.Block != nil }
 
 // ArgValues returns the unquoted argument values.
 func (d *Directive) ArgValues() []string {
@@ -186,22 +182,6 @@ func (f *File) SrcText(start, end int) string {
 		return ""
 	}
 	return string(f.Src[start:end])
-}
-
-// LineText returns the text of a 1-based line without its line ending.
-func (f *File) LineText(line int) string {
-	if f.lineStarts == nil {
-		f.lineStarts = lineStarts(f.Src)
-	}
-	if line < 1 || line > len(f.lineStarts) {
-		return ""
-	}
-	start := f.lineStarts[line-1]
-	end := len(f.Src)
-	if line < len(f.lineStarts) {
-		end = f.lineStarts[line]
-	}
-	return strings.TrimRight(string(f.Src[start:end]), "\r\n")
 }
 
 func lineStarts(src []byte) []int {

@@ -37,7 +37,7 @@ func TestCorpusLints(t *testing.T) {
 			perRule[d.Rule]++
 			if len(samples[d.Rule]) < 3 {
 				rel, _ := filepath.Rel(dir, d.File)
-				samples[d.Rule] = append(samples[d.Rule], rel+":"+itoa(d.Line)+": "+d.Message)
+				samples[d.Rule] = append(samples[d.Rule], rel+":"+strconv.Itoa(d.Line)+": "+d.Message)
 			}
 		}
 		return nil
@@ -57,17 +57,6 @@ func TestCorpusLints(t *testing.T) {
 			t.Logf("    %s", s)
 		}
 	}
-}
-
-func itoa(n int) string {
-	s := ""
-	if n == 0 {
-		return "0"
-	}
-	for ; n > 0; n /= 10 {
-		s = string(rune('0'+n%10)) + s
-	}
-	return s
 }
 
 // TestCorpusLanguageAgreement compares the language rules, linting for
@@ -132,7 +121,7 @@ func TestCorpusLanguageAgreement(t *testing.T) {
 		if ok {
 			for _, d := range diags {
 				if d.Severity == Error && d.Rule != "syntax" && d.File == tr.Roots[0].Path {
-					falseErrors = append(falseErrors, path+":"+itoa(d.Line)+": "+d.Message)
+					falseErrors = append(falseErrors, path+":"+strconv.Itoa(d.Line)+": "+d.Message)
 				}
 			}
 			continue

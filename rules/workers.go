@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -32,7 +33,7 @@ func (p *Pass) openFileCacheMax() int {
 	m := 0
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		for _, a := range d.Args {
-			if v, ok := cutPrefix(a.Value, "max="); ok {
+			if v, ok := strings.CutPrefix(a.Value, "max="); ok {
 				if n, err := strconv.Atoi(v); err == nil && n > m {
 					m = n
 				}
@@ -40,13 +41,6 @@ func (p *Pass) openFileCacheMax() int {
 		}
 	}, "open_file_cache")
 	return m
-}
-
-func cutPrefix(s, p string) (string, bool) {
-	if len(s) >= len(p) && s[:len(p)] == p {
-		return s[len(p):], true
-	}
-	return "", false
 }
 
 // softLimit is the open-file limit services commonly start with: systemd's
