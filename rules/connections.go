@@ -32,24 +32,26 @@ reconnects every few requests. The default has been 1000 since nginx 1.19.10 (10
 		Versions: "all (default 1000 since 1.19.10)",
 		Sources:  []string{"nginx docs: ngx_http_core_module keepalive_requests, ngx_http_upstream_module keepalive_requests", "docs/measurements.md: TLS handshakes per second"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) {
-				return
-			}
-			n, err := strconv.Atoi(d.Arg(0))
-			if err != nil || n >= lowRequests || n <= 0 {
-				return
-			}
-			who := "clients reconnect, over HTTPS with a new TLS handshake"
-			if c.In() == parser.CtxUpstream {
-				who = "nginx reconnects to the backend"
-			}
-			diag := p.DiagArg(d, 0, "keepalive_requests %d closes each connection after %d request%s: %s each time; the default is 1000 (since nginx 1.19.10)", n, n, pluralS(n), who)
-			diag.Fix = &Fix{Description: "raise keepalive_requests to 1000", Edits: []Edit{replaceArg(d, 0, "1000")}}
-			p.Report(diag)
-		}, "keepalive_requests")
-	},
+	Check: checkKeepaliveRequestsLow,
+}
+
+func checkKeepaliveRequestsLow(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) {
+			return
+		}
+		n, err := strconv.Atoi(d.Arg(0))
+		if err != nil || n >= lowRequests || n <= 0 {
+			return
+		}
+		who := "clients reconnect, over HTTPS with a new TLS handshake"
+		if c.In() == parser.CtxUpstream {
+			who = "nginx reconnects to the backend"
+		}
+		diag := p.DiagArg(d, 0, "keepalive_requests %d closes each connection after %d request%s: %s each time; the default is 1000 (since nginx 1.19.10)", n, n, pluralS(n), who)
+		diag.Fix = &Fix{Description: "raise keepalive_requests to 1000", Edits: []Edit{replaceArg(d, 0, "1000")}}
+		p.Report(diag)
+	}, "keepalive_requests")
 }
 
 var tcpNodelayOff = &Rule{
@@ -69,16 +71,18 @@ tcp_nopush, nginx already sends full packets; tcp_nodelay on costs nothing there
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module tcp_nodelay", "RFC 1122 4.2.3.2 (delayed acknowledgements), RFC 896 (Nagle)"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Arg(0) != "off" || inStream(c) {
-				return
-			}
-			diag := p.DiagArg(d, 0, "tcp_nodelay off lets the kernel hold back the last packet of each response on kept-alive, TLS and websocket connections (up to about 40 ms on Linux); remove it (the default is on)")
-			diag.Fix = &Fix{Description: "turn tcp_nodelay on", Edits: []Edit{replaceArg(d, 0, "on")}}
-			p.Report(diag)
-		}, "tcp_nodelay")
-	},
+	Check: checkTcpNodelayOff,
+}
+
+func checkTcpNodelayOff(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Arg(0) != "off" || inStream(c) {
+			return
+		}
+		diag := p.DiagArg(d, 0, "tcp_nodelay off lets the kernel hold back the last packet of each response on kept-alive, TLS and websocket connections (up to about 40 ms on Linux); remove it (the default is on)")
+		diag.Fix = &Fix{Description: "turn tcp_nodelay on", Edits: []Edit{replaceArg(d, 0, "on")}}
+		p.Report(diag)
+	}, "tcp_nodelay")
 }
 
 var errorLogDebug = &Rule{
@@ -97,17 +101,19 @@ that closes a kept-alive connection. It is a troubleshooting setting.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_core_module error_log, debugging log (debugging_log.xml), events debug_connection"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			for i, a := range d.Args {
-				if i > 0 && strings.EqualFold(a.Value, "debug") {
-					diag := p.DiagArg(d, i, "error_log at the debug level logs every event of every request (with --with-debug) or every info message: a troubleshooting setting; write \"warn\" or \"error\", and debug_connection for one client")
-					diag.Fix = &Fix{Description: "log at warn", Edits: []Edit{replaceArg(d, i, "warn")}}
-					p.Report(diag)
-				}
+	Check: checkErrorLogDebug,
+}
+
+func checkErrorLogDebug(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		for i, a := range d.Args {
+			if i > 0 && strings.EqualFold(a.Value, "debug") {
+				diag := p.DiagArg(d, i, "error_log at the debug level logs every event of every request (with --with-debug) or every info message: a troubleshooting setting; write \"warn\" or \"error\", and debug_connection for one client")
+				diag.Fix = &Fix{Description: "log at warn", Edits: []Edit{replaceArg(d, i, "warn")}}
+				p.Report(diag)
 			}
-		}, "error_log")
-	},
+		}
+	}, "error_log")
 }
 
 func pluralS(n int) string {

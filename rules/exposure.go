@@ -27,38 +27,40 @@ nothing to hide.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module server_tokens", "gixy: version_disclosure (the check's idea; written anew here)"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if v := d.Arg(0); v == "on" || v == "build" {
-				p.ReportArgf(d, 0, "server_tokens %s puts nginx's version in every Server header and error page; write \"server_tokens off;\"", v)
-			}
-		}, "server_tokens")
-		roots := map[*parser.File]bool{}
-		for _, r := range mainRoots(p.Tree) {
-			roots[r] = true
+	Check: checkServerTokens,
+}
+
+func checkServerTokens(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if v := d.Arg(0); v == "on" || v == "build" {
+			p.ReportArgf(d, 0, "server_tokens %s puts nginx's version in every Server header and error page; write \"server_tokens off;\"", v)
 		}
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Block == nil || c.In() != parser.CtxMain || !roots[c.Root] {
-				return
-			}
-			if len(p.index.find(d.Block, "server_tokens")) > 0 {
-				return
-			}
-			servers, hidden := 0, 0
-			for _, s := range level(d.Block) {
-				if s.Name == "server" && s.Block != nil {
-					servers++
-					if st := p.index.find(s.Block, "server_tokens"); len(st) > 0 && st[len(st)-1].Arg(0) == "off" {
-						hidden++
-					}
+	}, "server_tokens")
+	roots := map[*parser.File]bool{}
+	for _, r := range mainRoots(p.Tree) {
+		roots[r] = true
+	}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Block == nil || c.In() != parser.CtxMain || !roots[c.Root] {
+			return
+		}
+		if len(p.index.find(d.Block, "server_tokens")) > 0 {
+			return
+		}
+		servers, hidden := 0, 0
+		for _, s := range level(d.Block) {
+			if s.Name == "server" && s.Block != nil {
+				servers++
+				if st := p.index.find(s.Block, "server_tokens"); len(st) > 0 && st[len(st)-1].Arg(0) == "off" {
+					hidden++
 				}
 			}
-			if servers > 0 && hidden == servers {
-				return
-			}
-			p.Reportf(d, "server_tokens is on by default: every Server header and error page says which nginx version runs here; add \"server_tokens off;\" to http")
-		}, "http")
-	},
+		}
+		if servers > 0 && hidden == servers {
+			return
+		}
+		p.Reportf(d, "server_tokens is on by default: every Server header and error page says which nginx version runs here; add \"server_tokens off;\" to http")
+	}, "http")
 }
 
 // hstsSet reports whether a block level sends Strict-Transport-Security.
@@ -94,44 +96,46 @@ https:// only, for max-age seconds, before any request leaves it.`,
 		Versions: "all",
 		Sources:  []string{"RFC 6797 (HTTP Strict Transport Security)", "Mozilla Server Side TLS guidelines (HSTS)"},
 	},
-	Check: func(p *Pass) {
-		p.httpServers(func(s *parser.Directive, c *parser.Context) {
-			if !isTLSServer(s) {
-				return
+	Check: checkHstsMissing,
+}
+
+func checkHstsMissing(p *Pass) {
+	p.httpServers(func(s *parser.Directive, c *parser.Context) {
+		if !isTLSServer(s) {
+			return
+		}
+		fastcgi := false
+		walkLevels(s.Block, func(x *parser.Directive) {
+			fastcgi = fastcgi || x.Name == protoFastCGI || x.Name == protoUWSGI || x.Name == protoSCGI
+			if x.Name == "ssl_reject_handshake" && x.Arg(0) == "on" {
+				fastcgi = false
 			}
-			fastcgi := false
-			walkLevels(s.Block, func(x *parser.Directive) {
-				fastcgi = fastcgi || x.Name == protoFastCGI || x.Name == protoUWSGI || x.Name == protoSCGI
-				if x.Name == "ssl_reject_handshake" && x.Arg(0) == "on" {
-					fastcgi = false
-				}
-			})
-			if !servesFiles(s) && !fastcgi {
-				return // a proxy (the backend may send it) or a server that only redirects
-			}
-			unread := false
-			walkLevels(s.Block, func(x *parser.Directive) {
-				unread = unread || x.Name == "include" && len(x.Includes) == 0
-			})
-			if unread {
-				return // an include nginxtune could not read may set it
-			}
-			if p.hstsSet(append(append([]*parser.Directive(nil), c.Blocks...), s), c.Root) {
-				return
-			}
-			// set in some location: where it is not, header-inheritance says why
-			found := false
-			walkLevels(s.Block, func(x *parser.Directive) {
-				if (x.Name == "add_header" || x.Name == "more_set_headers") && strings.Contains(strings.ToLower(x.Arg(0)+x.Arg(1)), "strict-transport-security") {
-					found = true
-				}
-			})
-			if found {
-				return
-			}
-			p.Reportf(s, "this TLS server (%s) sends no Strict-Transport-Security: a visitor's first http:// request can be intercepted before the redirect; add \"add_header Strict-Transport-Security \"max-age=63072000\" always;\"", clip(serverName(s)))
 		})
-	},
+		if !servesFiles(s) && !fastcgi {
+			return // a proxy (the backend may send it) or a server that only redirects
+		}
+		unread := false
+		walkLevels(s.Block, func(x *parser.Directive) {
+			unread = unread || x.Name == "include" && len(x.Includes) == 0
+		})
+		if unread {
+			return // an include nginxtune could not read may set it
+		}
+		if p.hstsSet(append(append([]*parser.Directive(nil), c.Blocks...), s), c.Root) {
+			return
+		}
+		// set in some location: where it is not, header-inheritance says why
+		found := false
+		walkLevels(s.Block, func(x *parser.Directive) {
+			if (x.Name == "add_header" || x.Name == "more_set_headers") && strings.Contains(strings.ToLower(x.Arg(0)+x.Arg(1)), "strict-transport-security") {
+				found = true
+			}
+		})
+		if found {
+			return
+		}
+		p.Reportf(s, "this TLS server (%s) sends no Strict-Transport-Security: a visitor's first http:// request can be intercepted before the redirect; add \"add_header Strict-Transport-Security \"max-age=63072000\" always;\"", clip(serverName(s)))
+	})
 }
 
 // publicIP reports whether an address (host or host:port) is a literal IP
@@ -172,23 +176,25 @@ corruption in the resolver reachable through forged answers (CVE-2021-23017).`,
 		Versions: "all (CVE-2021-23017 before 1.20.1)",
 		Sources:  []string{"nginx docs: ngx_http_core_module resolver", "nginx security advisories: CVE-2021-23017 (1-byte memory overwrite in resolver, fixed in 1.20.1 and 1.21.0)"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			for i, a := range d.Args {
-				if strings.Contains(a.Value, "=") {
-					continue
-				}
-				if ip, pub := publicIP(a.Value); pub {
-					extra := ""
-					if p.Version.Known() && p.Version.Less(knowledge.ResolverFix) {
-						extra = "; this nginx version also has the resolver memory bug CVE-2021-23017 (fixed in 1.20.1)"
-					}
-					p.ReportArgf(d, i, "resolver %s is a public DNS server reached over plain UDP: a forged answer sends proxied requests to an attacker%s; use a local caching resolver (127.0.0.53)", ip, extra)
-					return
-				}
+	Check: checkResolverPublic,
+}
+
+func checkResolverPublic(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		for i, a := range d.Args {
+			if strings.Contains(a.Value, "=") {
+				continue
 			}
-		}, "resolver")
-	},
+			if ip, pub := publicIP(a.Value); pub {
+				extra := ""
+				if p.Version.Known() && p.Version.Less(knowledge.ResolverFix) {
+					extra = "; this nginx version also has the resolver memory bug CVE-2021-23017 (fixed in 1.20.1)"
+				}
+				p.ReportArgf(d, i, "resolver %s is a public DNS server reached over plain UDP: a forged answer sends proxied requests to an attacker%s; use a local caching resolver (127.0.0.53)", ip, extra)
+				return
+			}
+		}
+	}, "resolver")
 }
 
 // dnsName reports whether a backend address is a host name (not an IP,
@@ -225,45 +231,47 @@ https://$api;") with a resolver, which re-resolves as the record's TTL (or valid
 		Versions: "all (the upstream server's resolve parameter from 1.27.3)",
 		Sources:  []string{"nginx docs: ngx_http_upstream_module server (resolve, 1.27.3)", "nginx docs: ngx_http_proxy_module proxy_pass (names resolved at start-up; variables through resolver)"},
 	},
-	Check: func(p *Pass) {
-		ups := p.httpUpstreams()
-		full := len(mainRoots(p.Tree)) > 0
-		how := func() string {
-			if p.Version.Known() && p.AtLeast(vResolve) {
-				return "put it in an upstream with \"zone\" and \"server NAME resolve;\" and a resolver"
-			}
-			if !p.Version.Known() {
-				return "from nginx 1.27.3 \"server NAME resolve;\" in an upstream with a zone and a resolver; before, a variable in proxy_pass with a resolver"
-			}
-			return "this nginx (before 1.27.3) re-resolves only names in variables: \"set $b NAME; proxy_pass http://$b;\" with a resolver"
+	Check: checkProxyDNSStatic,
+}
+
+func checkProxyDNSStatic(p *Pass) {
+	ups := p.httpUpstreams()
+	full := len(mainRoots(p.Tree)) > 0
+	how := func() string {
+		if p.Version.Known() && p.AtLeast(vResolve) {
+			return "put it in an upstream with \"zone\" and \"server NAME resolve;\" and a resolver"
 		}
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) {
+		if !p.Version.Known() {
+			return "from nginx 1.27.3 \"server NAME resolve;\" in an upstream with a zone and a resolver; before, a variable in proxy_pass with a resolver"
+		}
+		return "this nginx (before 1.27.3) re-resolves only names in variables: \"set $b NAME; proxy_pass http://$b;\" with a resolver"
+	}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) {
+			return
+		}
+		if d.Name == "server" {
+			if c.In() != parser.CtxUpstream || d.Block != nil || hasArg(d, "resolve") >= 0 {
 				return
 			}
-			if d.Name == "server" {
-				if c.In() != parser.CtxUpstream || d.Block != nil || hasArg(d, "resolve") >= 0 {
-					return
-				}
-				if h, ok := dnsName(d.Arg(0)); ok && strings.Contains(h, ".") {
-					p.ReportArgf(d, 0, "%s is resolved once, when nginx starts: later address changes are ignored until a reload; %s", clip(h), how())
-				}
-				return
+			if h, ok := dnsName(d.Arg(0)); ok && strings.Contains(h, ".") {
+				p.ReportArgf(d, 0, "%s is resolved once, when nginx starts: later address changes are ignored until a reload; %s", clip(h), how())
 			}
-			_, target, _, ok := passTarget(d)
-			if !ok {
-				return
-			}
-			if _, isUp := ups[target]; isUp {
-				return
-			}
-			h, ok := dnsName(target)
-			if !ok || !strings.Contains(h, ".") && (!full || !strings.Contains(target, ":")) {
-				return // a bare name may be an upstream defined elsewhere
-			}
-			p.ReportArgf(d, 0, "%s is resolved once, when nginx starts: later address changes are ignored until a reload; %s", clip(h), how())
-		}, "server", protoHTTP, protoFastCGI, protoGRPC, protoUWSGI, protoSCGI)
-	},
+			return
+		}
+		_, target, _, ok := passTarget(d)
+		if !ok {
+			return
+		}
+		if _, isUp := ups[target]; isUp {
+			return
+		}
+		h, ok := dnsName(target)
+		if !ok || !strings.Contains(h, ".") && (!full || !strings.Contains(target, ":")) {
+			return // a bare name may be an upstream defined elsewhere
+		}
+		p.ReportArgf(d, 0, "%s is resolved once, when nginx starts: later address changes are ignored until a reload; %s", clip(h), how())
+	}, "server", protoHTTP, protoFastCGI, protoGRPC, protoUWSGI, protoSCGI)
 }
 
 // walkLevels calls fn for every statement below dirs, reading included

@@ -44,44 +44,46 @@ events { worker_connections 4096; }
 			"systemd: default LimitNOFILE 1024:524288 since v240",
 		},
 	},
-	Check: func(p *Pass) {
-		if p.Host == nil || !p.Host.NoFile.Known() {
-			return
+	Check: checkHostFDLimit,
+}
+
+func checkHostFDLimit(p *Pass) {
+	if p.Host == nil || !p.Host.NoFile.Known() {
+		return
+	}
+	for _, r := range mainRoots(p.Tree) {
+		m := p.mainSettings(r)
+		at := m.anchor()
+		if at == nil {
+			continue
 		}
-		for _, r := range mainRoots(p.Tree) {
-			m := p.mainSettings(r)
-			at := m.anchor()
-			if at == nil {
-				continue
-			}
-			need, floor := m.need(), m.floor()
-			nf := p.Host.NoFile
-			raise := fmt.Sprintf("set LimitNOFILE=%d for nginx.service", need)
-			if p.Host.Systemd.Known() && !p.Host.Systemd.Value {
-				raise = "raise the hard limit of what starts nginx (ulimit -Hn, or the container's nofile ulimit)"
-			}
-			if m.rlimitDir == nil {
-				if nf.Value.Soft != 0 && uint64(floor) > nf.Value.Soft {
-					diag := p.Diag(at, "worker_connections %d%s needs %d descriptors per worker when every slot is open, but the workers keep the master's soft limit of %d (%s): accept() fails with \"Too many open files\" first; add \"worker_rlimit_nofile %d;\"%s",
-						m.wc, cacheNote(m.cacheMax), floor, nf.Value.Soft, nf.Source, need, m.proxyNote())
-					diag.Fix = p.rlimitFix(r, need)
-					p.Report(diag)
-				}
-				continue
-			}
-			switch {
-			case p.Host.NrOpen.Known() && uint64(m.rlimit) > p.Host.NrOpen.Value:
-				p.Reportf(m.rlimitDir, "worker_rlimit_nofile %d is above fs.nr_open %d (%s): setrlimit fails and the workers keep the master's limit",
-					m.rlimit, p.Host.NrOpen.Value, p.Host.NrOpen.Source)
-			case nf.Value.Hard != 0 && uint64(m.rlimit) > nf.Value.Hard:
-				p.Reportf(m.rlimitDir, "worker_rlimit_nofile %d is above the hard limit %d (%s): raising it needs CAP_SYS_RESOURCE, which a container often lacks; %s",
-					m.rlimit, nf.Value.Hard, nf.Source, raise)
-			case m.rlimit < floor:
-				p.Reportf(m.rlimitDir, "worker_rlimit_nofile %d is below the %d descriptors worker_connections %d%s takes when every slot is open; %d also covers a file per slot%s",
-					m.rlimit, floor, m.wc, cacheNote(m.cacheMax), need, m.proxyNote())
-			}
+		need, floor := m.need(), m.floor()
+		nf := p.Host.NoFile
+		raise := fmt.Sprintf("set LimitNOFILE=%d for nginx.service", need)
+		if p.Host.Systemd.Known() && !p.Host.Systemd.Value {
+			raise = "raise the hard limit of what starts nginx (ulimit -Hn, or the container's nofile ulimit)"
 		}
-	},
+		if m.rlimitDir == nil {
+			if nf.Value.Soft != 0 && uint64(floor) > nf.Value.Soft {
+				diag := p.Diag(at, "worker_connections %d%s needs %d descriptors per worker when every slot is open, but the workers keep the master's soft limit of %d (%s): accept() fails with \"Too many open files\" first; add \"worker_rlimit_nofile %d;\"%s",
+					m.wc, cacheNote(m.cacheMax), floor, nf.Value.Soft, nf.Source, need, m.proxyNote())
+				diag.Fix = p.rlimitFix(r, need)
+				p.Report(diag)
+			}
+			continue
+		}
+		switch {
+		case p.Host.NrOpen.Known() && uint64(m.rlimit) > p.Host.NrOpen.Value:
+			p.Reportf(m.rlimitDir, "worker_rlimit_nofile %d is above fs.nr_open %d (%s): setrlimit fails and the workers keep the master's limit",
+				m.rlimit, p.Host.NrOpen.Value, p.Host.NrOpen.Source)
+		case nf.Value.Hard != 0 && uint64(m.rlimit) > nf.Value.Hard:
+			p.Reportf(m.rlimitDir, "worker_rlimit_nofile %d is above the hard limit %d (%s): raising it needs CAP_SYS_RESOURCE, which a container often lacks; %s",
+				m.rlimit, nf.Value.Hard, nf.Source, raise)
+		case m.rlimit < floor:
+			p.Reportf(m.rlimitDir, "worker_rlimit_nofile %d is below the %d descriptors worker_connections %d%s takes when every slot is open; %d also covers a file per slot%s",
+				m.rlimit, floor, m.wc, cacheNote(m.cacheMax), need, m.proxyNote())
+		}
+	}
 }
 
 func cacheNote(n int) string {
@@ -106,26 +108,28 @@ per-process limit is reached.`,
 		Versions: "all",
 		Sources:  []string{"Linux Documentation/admin-guide/sysctl/fs.rst (file-max)"},
 	},
-	Check: func(p *Pass) {
-		if p.Host == nil || !p.Host.FileMax.Known() {
-			return
-		}
-		for _, r := range mainRoots(p.Tree) {
-			m := p.mainSettings(r)
-			per := uint64(m.rlimit)
-			if m.rlimitDir == nil {
-				if !p.Host.NoFile.Known() || p.Host.NoFile.Value.Soft == 0 {
-					continue
-				}
-				per = p.Host.NoFile.Value.Soft
+	Check: checkHostFileMax,
+}
+
+func checkHostFileMax(p *Pass) {
+	if p.Host == nil || !p.Host.FileMax.Known() {
+		return
+	}
+	for _, r := range mainRoots(p.Tree) {
+		m := p.mainSettings(r)
+		per := uint64(m.rlimit)
+		if m.rlimitDir == nil {
+			if !p.Host.NoFile.Known() || p.Host.NoFile.Value.Soft == 0 {
+				continue
 			}
-			total := uint64(m.workers) * per
-			if total > p.Host.FileMax.Value && m.anchor() != nil {
-				p.Reportf(m.anchor(), "%d workers x %d open files = %d, above fs.file-max %d (%s): the system runs out of file handles first; raise fs.file-max",
-					m.workers, per, total, p.Host.FileMax.Value, p.Host.FileMax.Source)
-			}
+			per = p.Host.NoFile.Value.Soft
 		}
-	},
+		total := uint64(m.workers) * per
+		if total > p.Host.FileMax.Value && m.anchor() != nil {
+			p.Reportf(m.anchor(), "%d workers x %d open files = %d, above fs.file-max %d (%s): the system runs out of file handles first; raise fs.file-max",
+				m.workers, per, total, p.Host.FileMax.Value, p.Host.FileMax.Source)
+		}
+	}
 }
 
 // defaultBacklog is nginx's listen backlog on Linux.
@@ -147,39 +151,41 @@ default is cut to 128: bursts beyond it are dropped or reset.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module listen backlog", "Linux Documentation/networking/ip-sysctl.rst (somaxconn)"},
 	},
-	Check: func(p *Pass) {
-		if p.Host == nil || !p.Host.Somaxconn.Known() {
+	Check: checkHostSomaxconn,
+}
+
+func checkHostSomaxconn(p *Pass) {
+	if p.Host == nil || !p.Host.Somaxconn.Known() {
+		return
+	}
+	limit := p.Host.Somaxconn.Value
+	seen := map[string]bool{}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name != "listen" || len(d.Args) == 0 || c.Has(parser.CtxMail) {
 			return
 		}
-		limit := p.Host.Somaxconn.Value
-		seen := map[string]bool{}
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Name != "listen" || len(d.Args) == 0 || c.Has(parser.CtxMail) {
-				return
-			}
-			backlog, explicit := defaultBacklog, -1
-			for i, a := range d.Args {
-				if v, ok := strings.CutPrefix(a.Value, "backlog="); ok {
-					if n, err := strconv.Atoi(v); err == nil {
-						backlog, explicit = n, i
-					}
+		backlog, explicit := defaultBacklog, -1
+		for i, a := range d.Args {
+			if v, ok := strings.CutPrefix(a.Value, "backlog="); ok {
+				if n, err := strconv.Atoi(v); err == nil {
+					backlog, explicit = n, i
 				}
 			}
-			if backlog <= limit {
-				return
-			}
-			if explicit >= 0 {
-				p.ReportArgf(d, explicit, "backlog=%d is above net.core.somaxconn %d (%s): the kernel silently cuts the queue to %d; raise net.core.somaxconn",
-					backlog, limit, p.Host.Somaxconn.Source, limit)
-				return
-			}
-			if !seen[d.Arg(0)] {
-				seen[d.Arg(0)] = true
-				p.Reportf(d, "nginx's default listen backlog of %d is above net.core.somaxconn %d (%s): the kernel cuts the queue to %d; raise net.core.somaxconn",
-					defaultBacklog, limit, p.Host.Somaxconn.Source, limit)
-			}
-		}, "listen")
-	},
+		}
+		if backlog <= limit {
+			return
+		}
+		if explicit >= 0 {
+			p.ReportArgf(d, explicit, "backlog=%d is above net.core.somaxconn %d (%s): the kernel silently cuts the queue to %d; raise net.core.somaxconn",
+				backlog, limit, p.Host.Somaxconn.Source, limit)
+			return
+		}
+		if !seen[d.Arg(0)] {
+			seen[d.Arg(0)] = true
+			p.Reportf(d, "nginx's default listen backlog of %d is above net.core.somaxconn %d (%s): the kernel cuts the queue to %d; raise net.core.somaxconn",
+				defaultBacklog, limit, p.Host.Somaxconn.Source, limit)
+		}
+	}, "listen")
 }
 
 // timeWait is how long Linux keeps a closed connection in TIME-WAIT.
@@ -204,56 +210,58 @@ ports for loopback backends only, so a backend on another host is exposed.`,
 		Versions: "all",
 		Sources:  []string{"Linux Documentation/networking/ip-sysctl.rst (ip_local_port_range, tcp_tw_reuse)", "docs/measurements.md: TIME-WAIT measurements"},
 	},
-	Check: func(p *Pass) {
-		if p.Host == nil || !p.Host.PortRange.Known() {
+	Check: checkHostEphemeralPorts,
+}
+
+func checkHostEphemeralPorts(p *Pass) {
+	if p.Host == nil || !p.Host.PortRange.Known() {
+		return
+	}
+	ups := p.httpUpstreams()
+	rng := p.Host.PortRange.Value
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name != "proxy_pass" || inStream(c) {
 			return
 		}
-		ups := p.httpUpstreams()
-		rng := p.Host.PortRange.Value
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Name != "proxy_pass" || inStream(c) {
+		_, hostPort, _, ok := proxyTarget(d.Arg(0))
+		if !ok || strings.HasPrefix(hostPort, "unix:") {
+			return
+		}
+		addrs := []string{hostPort}
+		if up, isUp := ups[hostPort]; isUp {
+			if len(findIn(up.Block, "keepalive")) > 0 || !p.Before(vUpstreamKeepalive) {
 				return
 			}
-			_, hostPort, _, ok := proxyTarget(d.Arg(0))
-			if !ok || strings.HasPrefix(hostPort, "unix:") {
-				return
+			addrs = nil
+			for _, s := range findIn(up.Block, "server") {
+				addrs = append(addrs, s.Arg(0))
 			}
-			addrs := []string{hostPort}
-			if up, isUp := ups[hostPort]; isUp {
-				if len(findIn(up.Block, "keepalive")) > 0 || !p.Before(vUpstreamKeepalive) {
-					return
-				}
-				addrs = nil
-				for _, s := range findIn(up.Block, "server") {
-					addrs = append(addrs, s.Arg(0))
-				}
+		}
+		// Who closes first? With HTTP/1.0 the backend does and keeps the
+		// TIME-WAIT; with HTTP/1.1 and no pool, nginx does.
+		version := "1.0"
+		if !p.Before(vUpstreamKeepalive) {
+			version = "1.1"
+		}
+		if pv := p.Effective(c.Blocks, c.Root, "proxy_http_version"); pv.Found() {
+			version = pv.Last().Arg(0)
+		} else if !p.Version.Known() {
+			return // the default depends on the version
+		}
+		if version == "1.0" {
+			return
+		}
+		for _, a := range addrs {
+			if isLoopback(a) && p.Host.TCPTwReuse.Known() && p.Host.TCPTwReuse.Value >= 1 {
+				continue // tcp_tw_reuse lets loopback connections reuse TIME-WAIT ports
 			}
-			// Who closes first? With HTTP/1.0 the backend does and keeps the
-			// TIME-WAIT; with HTTP/1.1 and no pool, nginx does.
-			version := "1.0"
-			if !p.Before(vUpstreamKeepalive) {
-				version = "1.1"
+			if p.Host.TCPTwReuse.Known() && p.Host.TCPTwReuse.Value == 1 {
+				continue
 			}
-			if pv := p.Effective(c.Blocks, c.Root, "proxy_http_version"); pv.Found() {
-				version = pv.Last().Arg(0)
-			} else if !p.Version.Known() {
-				return // the default depends on the version
-			}
-			if version == "1.0" {
-				return
-			}
-			for _, a := range addrs {
-				if isLoopback(a) && p.Host.TCPTwReuse.Known() && p.Host.TCPTwReuse.Value >= 1 {
-					continue // tcp_tw_reuse lets loopback connections reuse TIME-WAIT ports
-				}
-				if p.Host.TCPTwReuse.Known() && p.Host.TCPTwReuse.Value == 1 {
-					continue
-				}
-				p.Reportf(d, "without backend keepalive nginx opens and closes a connection to %s per request, each holding a local port for %ds after it closes; with ports %d-%d (%s) that caps new connections at about %d per second, after which connect() fails (measured: 627 rps and 44,005 errors); use an upstream with keepalive",
-					a, timeWait, rng.Low, rng.High, p.Host.PortRange.Source, rng.Size()/timeWait)
-			}
-		}, "proxy_pass")
-	},
+			p.Reportf(d, "without backend keepalive nginx opens and closes a connection to %s per request, each holding a local port for %ds after it closes; with ports %d-%d (%s) that caps new connections at about %d per second, after which connect() fails (measured: 627 rps and 44,005 errors); use an upstream with keepalive",
+				a, timeWait, rng.Low, rng.High, p.Host.PortRange.Source, rng.Size()/timeWait)
+		}
+	}, "proxy_pass")
 }
 
 func isLoopback(hostPort string) bool {

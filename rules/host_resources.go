@@ -30,33 +30,35 @@ get OOM-killed together with a large worker_connections).`,
 		Versions: "all",
 		Sources:  []string{"nginx src/os/unix/ngx_posix_init.c (auto = _SC_NPROCESSORS_ONLN)", "nginx-gateway-fabric#5374"},
 	},
-	Check: func(p *Pass) {
-		if p.Host == nil {
-			return
+	Check: checkHostWorkers,
+}
+
+func checkHostWorkers(p *Pass) {
+	if p.Host == nil {
+		return
+	}
+	usable := p.Host.UsableCPUs()
+	if usable == 0 {
+		return
+	}
+	for _, r := range mainRoots(p.Tree) {
+		m := p.mainSettings(r)
+		if m.workersDir == nil {
+			continue
 		}
-		usable := p.Host.UsableCPUs()
-		if usable == 0 {
-			return
+		why := cpuWhy(p.Host)
+		switch {
+		case m.auto && m.workers > usable:
+			diag := p.DiagArg(m.workersDir, 0, "worker_processes auto starts %d workers (the online CPUs), but only %d CPU(s) are usable here (%s); write worker_processes %d",
+				m.workers, usable, why, usable)
+			diag.Fix = &Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
+			p.Report(diag)
+		case !m.auto && m.workers > usable:
+			diag := p.DiagArg(m.workersDir, 0, "worker_processes %d is more than the %d CPU(s) usable here (%s)", m.workers, usable, why)
+			diag.Fix = &Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
+			p.Report(diag)
 		}
-		for _, r := range mainRoots(p.Tree) {
-			m := p.mainSettings(r)
-			if m.workersDir == nil {
-				continue
-			}
-			why := cpuWhy(p.Host)
-			switch {
-			case m.auto && m.workers > usable:
-				diag := p.DiagArg(m.workersDir, 0, "worker_processes auto starts %d workers (the online CPUs), but only %d CPU(s) are usable here (%s); write worker_processes %d",
-					m.workers, usable, why, usable)
-				diag.Fix = &Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
-				p.Report(diag)
-			case !m.auto && m.workers > usable:
-				diag := p.DiagArg(m.workersDir, 0, "worker_processes %d is more than the %d CPU(s) usable here (%s)", m.workers, usable, why)
-				diag.Fix = &Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
-				p.Report(diag)
-			}
-		}
-	},
+	}
 }
 
 func cpuWhy(f *host.Facts) string {
@@ -91,35 +93,37 @@ OOM killer ends nginx under exactly the load it was tuned for.`,
 		Versions: "all",
 		Sources:  []string{"docs/cost-model.md (slot size measured against nginx source; module buffer defaults; gzip state from ngx_http_gzip_filter_module.c)"},
 	},
-	Check: func(p *Pass) {
-		if p.Host == nil || p.Host.Memory() == 0 {
-			return
+	Check: checkHostMemory,
+}
+
+func checkHostMemory(p *Pass) {
+	if p.Host == nil || p.Host.Memory() == 0 {
+		return
+	}
+	for _, r := range mainRoots(p.Tree) {
+		m := p.mainSettings(r)
+		if m.wcDir == nil {
+			continue
 		}
-		for _, r := range mainRoots(p.Tree) {
-			m := p.mainSettings(r)
-			if m.wcDir == nil {
-				continue
+		tls, gzip := false, false
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			switch {
+			case d.Name == "listen" && (hasArg(d, "ssl") >= 0 || hasArg(d, "quic") >= 0):
+				tls = true
+			case d.Name == "gzip" && d.Arg(0) == "on":
+				gzip = true
 			}
-			tls, gzip := false, false
-			p.each(func(d *parser.Directive, c *parser.Context) {
-				switch {
-				case d.Name == "listen" && (hasArg(d, "ssl") >= 0 || hasArg(d, "quic") >= 0):
-					tls = true
-				case d.Name == "gzip" && d.Arg(0) == "on":
-					gzip = true
-				}
-			}, "listen", "gzip")
-			per, parts := knowledge.MemoryPerConnection(tls, gzip, m.proxying)
-			total := float64(m.workers) * float64(m.wc) * float64(per)
-			mem := float64(p.Host.Memory())
-			if total <= mem*knowledge.MemoryShare {
-				continue
-			}
-			p.Reportf(m.wcDir, "%d workers x %d connections x %s = %s when every slot is busy, more than half of the %s this host has (%s); per slot: %s; lower worker_connections to about %d",
-				m.workers, m.wc, human(float64(per)), human(total), human(mem),
-				memSource(p.Host), strings.Join(parts, ", "), int(math.Floor(mem*knowledge.MemoryShare/float64(m.workers)/float64(per))))
+		}, "listen", "gzip")
+		per, parts := knowledge.MemoryPerConnection(tls, gzip, m.proxying)
+		total := float64(m.workers) * float64(m.wc) * float64(per)
+		mem := float64(p.Host.Memory())
+		if total <= mem*knowledge.MemoryShare {
+			continue
 		}
-	},
+		p.Reportf(m.wcDir, "%d workers x %d connections x %s = %s when every slot is busy, more than half of the %s this host has (%s); per slot: %s; lower worker_connections to about %d",
+			m.workers, m.wc, human(float64(per)), human(total), human(mem),
+			memSource(p.Host), strings.Join(parts, ", "), int(math.Floor(mem*knowledge.MemoryShare/float64(m.workers)/float64(per))))
+	}
 }
 
 func memSource(f *host.Facts) string {
@@ -195,61 +199,63 @@ binary lacks the module: a configuration written for another build breaks the re
 		Versions: "all",
 		Sources:  []string{"nginx docs: Building nginx from Sources (configure options)"},
 	},
-	Check: func(p *Pass) {
-		if p.Host == nil || !p.Host.NginxConfigure.Known() {
+	Check: checkHostModuleMissing,
+}
+
+func checkHostModuleMissing(p *Pass) {
+	if p.Host == nil || !p.Host.NginxConfigure.Known() {
+		return
+	}
+	args := p.Host.NginxConfigure.Value
+	var loaded []string
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name == "load_module" {
+			loaded = append(loaded, d.Arg(0))
+		}
+	}, "load_module")
+	has := func(key string) bool {
+		opt, frag := moduleOf[key][0], moduleOf[key][1]
+		for _, a := range args {
+			if opt != "" && (a == opt || a == opt+"=dynamic") {
+				return true
+			}
+			if frag != "" && (strings.HasPrefix(a, "--add-module=") || strings.HasPrefix(a, "--add-dynamic-module=")) && strings.Contains(a, frag) {
+				return true
+			}
+		}
+		for _, l := range loaded {
+			if frag != "" && strings.Contains(l, frag) {
+				return true
+			}
+			if opt != "" && strings.Contains(l, strings.TrimPrefix(strings.TrimPrefix(opt, "--with-"), "http_")) {
+				return true
+			}
+		}
+		return false
+	}
+	report := func(d *parser.Directive, key, what string) {
+		opt, frag := moduleOf[key][0], moduleOf[key][1]
+		need := opt
+		if need == "" {
+			need = "the third-party " + frag + " module"
+		}
+		p.Reportf(d, "%s needs %s, which this nginx (%s) was not built or loaded with: nginx -t fails", what, need, p.Host.NginxConfigure.Source)
+	}
+	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+		if d.Name == "listen" {
+			for _, param := range []string{"ssl", "http2", "quic"} {
+				if hasArg(d, param) >= 0 && !has("listen:"+param) {
+					report(d, "listen:"+param, "listen ... "+param)
+				}
+			}
 			return
 		}
-		args := p.Host.NginxConfigure.Value
-		var loaded []string
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Name == "load_module" {
-				loaded = append(loaded, d.Arg(0))
-			}
-		}, "load_module")
-		has := func(key string) bool {
-			opt, frag := moduleOf[key][0], moduleOf[key][1]
-			for _, a := range args {
-				if opt != "" && (a == opt || a == opt+"=dynamic") {
-					return true
-				}
-				if frag != "" && (strings.HasPrefix(a, "--add-module=") || strings.HasPrefix(a, "--add-dynamic-module=")) && strings.Contains(a, frag) {
-					return true
-				}
-			}
-			for _, l := range loaded {
-				if frag != "" && strings.Contains(l, frag) {
-					return true
-				}
-				if opt != "" && strings.Contains(l, strings.TrimPrefix(strings.TrimPrefix(opt, "--with-"), "http_")) {
-					return true
-				}
-			}
-			return false
+		key := d.Name
+		if d.Name == "aio" && d.Arg(0) == "threads" {
+			key = "thread_pool"
 		}
-		report := func(d *parser.Directive, key, what string) {
-			opt, frag := moduleOf[key][0], moduleOf[key][1]
-			need := opt
-			if need == "" {
-				need = "the third-party " + frag + " module"
-			}
-			p.Reportf(d, "%s needs %s, which this nginx (%s) was not built or loaded with: nginx -t fails", what, need, p.Host.NginxConfigure.Source)
+		if _, ok := moduleOf[key]; ok && !has(key) {
+			report(d, key, d.Name)
 		}
-		p.eachDirective(func(d *parser.Directive, c *parser.Context) {
-			if d.Name == "listen" {
-				for _, param := range []string{"ssl", "http2", "quic"} {
-					if hasArg(d, param) >= 0 && !has("listen:"+param) {
-						report(d, "listen:"+param, "listen ... "+param)
-					}
-				}
-				return
-			}
-			key := d.Name
-			if d.Name == "aio" && d.Arg(0) == "threads" {
-				key = "thread_pool"
-			}
-			if _, ok := moduleOf[key]; ok && !has(key) {
-				report(d, key, d.Name)
-			}
-		})
-	},
+	})
 }

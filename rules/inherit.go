@@ -176,40 +176,42 @@ client's encoding.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_proxy_module proxy_pass (a URI part, variables)", "docs/security.md", "gixy-next: proxy_pass_normalized (the check's idea; written anew here)"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) || len(d.Args) == 0 || !strings.Contains(d.Arg(0), "://") {
-				return
+	Check: checkProxyPassNormalized,
+}
+
+func checkProxyPassNormalized(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) || len(d.Args) == 0 || !strings.Contains(d.Arg(0), "://") {
+			return
+		}
+		uri := strings.TrimPrefix(d.Arg(0), backendPart(d))
+		if uri == "" {
+			return
+		}
+		if strings.Contains(uri, "$") {
+			t := p.taintOf(uri, d, c)
+			if t.decoded && !t.newline && t.reserved { // with a line break, header-injection reports it
+				p.ReportSeverityf(Warning, d, "proxy_pass passes %s, the decoded path: %%3F becomes a \"?\" that starts a query string and %%2F a \"/\" the backend routes on; pass $request_uri, or no URI part", t.via)
 			}
-			uri := strings.TrimPrefix(d.Arg(0), backendPart(d))
-			if uri == "" {
-				return
-			}
-			if strings.Contains(uri, "$") {
-				t := p.taintOf(uri, d, c)
-				if t.decoded && !t.newline && t.reserved { // with a line break, header-injection reports it
-					p.ReportSeverityf(Warning, d, "proxy_pass passes %s, the decoded path: %%3F becomes a \"?\" that starts a query string and %%2F a \"/\" the backend routes on; pass $request_uri, or no URI part", t.via)
-				}
-				return
-			}
-			if strings.Contains(d.Arg(0), "$") {
-				return // with variables the URI part replaces the whole path: nothing of the client's is passed
-			}
-			loc := c.Enclosing(parser.CtxLocation)
-			if loc == nil || c.In() != parser.CtxLocation {
-				return
-			}
-			prefix, ok := locationIsPrefix(loc)
-			if !ok && !(len(loc.Args) == 2 && loc.Arg(0) == "=") {
-				return
-			}
-			if !ok {
-				prefix = loc.Arg(1)
-			}
-			p.ReportArgf(d, 0, "with the URI part %s nginx replaces the prefix %s in its own decoded, normalized copy of the path, not the client's: %%2F arrives as \"/\", /a/../b as /b; write the address without a URI part if the backend can take the original path",
-				clip(uri), clip(prefix))
-		}, protoHTTP)
-	},
+			return
+		}
+		if strings.Contains(d.Arg(0), "$") {
+			return // with variables the URI part replaces the whole path: nothing of the client's is passed
+		}
+		loc := c.Enclosing(parser.CtxLocation)
+		if loc == nil || c.In() != parser.CtxLocation {
+			return
+		}
+		prefix, ok := locationIsPrefix(loc)
+		if !ok && !(len(loc.Args) == 2 && loc.Arg(0) == "=") {
+			return
+		}
+		if !ok {
+			prefix = loc.Arg(1)
+		}
+		p.ReportArgf(d, 0, "with the URI part %s nginx replaces the prefix %s in its own decoded, normalized copy of the path, not the client's: %%2F arrives as \"/\", /a/../b as /b; write the address without a URI part if the backend can take the original path",
+			clip(uri), clip(prefix))
+	}, protoHTTP)
 }
 
 // accessDirectives are checked in nginx's access phase, after rewrite.
@@ -231,26 +233,28 @@ Redirects and error codes are usually harmless; a 2xx with content is the guarde
 		Versions: "all",
 		Sources:  []string{"nginx docs: Development guide, HTTP phases (rewrite before access)", "nginx docs: ngx_http_rewrite_module return"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) || len(d.Args) == 0 || c.In() == parser.CtxMain || c.In() == parser.CtxHTTP {
-				return
+	Check: checkReturnBypassesAccess,
+}
+
+func checkReturnBypassesAccess(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) || len(d.Args) == 0 || c.In() == parser.CtxMain || c.In() == parser.CtxHTTP {
+			return
+		}
+		code := d.Arg(0)
+		if !strings.HasPrefix(code, "2") || code == "204" || len(code) != 3 {
+			return // redirects, errors and empty answers give nothing away
+		}
+		for _, name := range accessDirectives {
+			s := p.Effective(c.Blocks, c.Root, name)
+			if !s.Found() || s.Last().Arg(0) == "off" || name == "satisfy" {
+				continue
 			}
-			code := d.Arg(0)
-			if !strings.HasPrefix(code, "2") || code == "204" || len(code) != 3 {
-				return // redirects, errors and empty answers give nothing away
-			}
-			for _, name := range accessDirectives {
-				s := p.Effective(c.Blocks, c.Root, name)
-				if !s.Found() || s.Last().Arg(0) == "off" || name == "satisfy" {
-					continue
-				}
-				diag := p.Diag(d, "return %s answers in the rewrite phase, before the %s at %s is checked: everyone gets this answer; check the client in the rewrite phase (geo/map + if) or serve it from a handler",
-					code, name, where(s.Last()))
-				diag.Related = []Related{relatedTo(s.Last(), "the "+name+" this return bypasses")}
-				p.Report(diag)
-				return
-			}
-		}, "return")
-	},
+			diag := p.Diag(d, "return %s answers in the rewrite phase, before the %s at %s is checked: everyone gets this answer; check the client in the rewrite phase (geo/map + if) or serve it from a handler",
+				code, name, where(s.Last()))
+			diag.Related = []Related{relatedTo(s.Last(), "the "+name+" this return bypasses")}
+			p.Report(diag)
+			return
+		}
+	}, "return")
 }

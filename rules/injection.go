@@ -64,21 +64,23 @@ anchored regex of the allowed names; keep request data in the path, after a fixe
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_proxy_module proxy_pass (variables)", "docs/security.md (what the request controls)", "gixy: ssrf (the check's idea; written anew here)"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) || len(d.Args) == 0 {
-				return
-			}
-			part := backendPart(d)
-			if !strings.Contains(part, "$") {
-				return
-			}
-			if t := p.taintOf(part, d, c); t.picks {
-				p.ReportArgf(d, 0, "%s takes its backend from %s, which the client sends: it can make nginx connect anywhere (internal services, 169.254.169.254); map the allowed values to fixed backends",
-					d.Name, t.via)
-			}
-		}, passNames...)
-	},
+	Check: checkSsrf,
+}
+
+func checkSsrf(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) || len(d.Args) == 0 {
+			return
+		}
+		part := backendPart(d)
+		if !strings.Contains(part, "$") {
+			return
+		}
+		if t := p.taintOf(part, d, c); t.picks {
+			p.ReportArgf(d, 0, "%s takes its backend from %s, which the client sends: it can make nginx connect anywhere (internal services, 169.254.169.254); map the allowed values to fixed backends",
+				d.Name, t.via)
+		}
+	}, passNames...)
 }
 
 // headerValue returns the argument of d that goes into a header (or a
@@ -142,31 +144,33 @@ keep %0d%0a as written; "." in a regex does not match a line feed, "[^/]" does.`
 		Versions: "all",
 		Sources:  []string{"docs/security.md (measured on nginx 1.22.1)", "RFC 9110 5.5 (field values)", "gixy: http_splitting (the check's idea; written anew here)"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) {
-				return
+	Check: checkHeaderInjection,
+}
+
+func checkHeaderInjection(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) {
+			return
+		}
+		if d.Name == protoHTTP {
+			// the URI part of proxy_pass goes into the request line
+			if t := p.taintOf(strings.TrimPrefix(d.Arg(0), backendPart(d)), d, c); t.newline {
+				p.ReportArgf(d, 0, "proxy_pass sends %s, which holds the decoded path and can carry %%0d%%0a, in the request line to the backend (request splitting); use $request_uri, or a capture that excludes line breaks", t.via)
 			}
-			if d.Name == protoHTTP {
-				// the URI part of proxy_pass goes into the request line
-				if t := p.taintOf(strings.TrimPrefix(d.Arg(0), backendPart(d)), d, c); t.newline {
-					p.ReportArgf(d, 0, "proxy_pass sends %s, which holds the decoded path and can carry %%0d%%0a, in the request line to the backend (request splitting); use $request_uri, or a capture that excludes line breaks", t.via)
-				}
-				return
+			return
+		}
+		i := headerValue(d)
+		if i < 0 {
+			return
+		}
+		if t := p.taintOf(d.Arg(i), d, c); t.newline {
+			what := "the header"
+			if d.Name == "return" || d.Name == "rewrite" {
+				what = "the redirect's Location"
 			}
-			i := headerValue(d)
-			if i < 0 {
-				return
-			}
-			if t := p.taintOf(d.Arg(i), d, c); t.newline {
-				what := "the header"
-				if d.Name == "return" || d.Name == "rewrite" {
-					what = "the redirect's Location"
-				}
-				p.ReportArgf(d, i, "%s puts %s into %s; it can carry %%0d%%0a and add headers of the client's choosing; use $request_uri or a capture that excludes line breaks", d.Name, t.via, what)
-			}
-		}, "add_header", "add_trailer", "proxy_set_header", "grpc_set_header", "more_set_headers", "more_set_input_headers", "return", "rewrite", protoHTTP)
-	},
+			p.ReportArgf(d, i, "%s puts %s into %s; it can carry %%0d%%0a and add headers of the client's choosing; use $request_uri or a capture that excludes line breaks", d.Name, t.via, what)
+		}
+	}, "add_header", "add_trailer", "proxy_set_header", "grpc_set_header", "more_set_headers", "more_set_input_headers", "return", "rewrite", protoHTTP)
 }
 
 var hostSpoofing = &Rule{
@@ -187,35 +191,37 @@ a link into one to evil.example. X-Forwarded-Host is a header the client writes 
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module $host, $http_name", "docs/security.md", "gixy: host_spoofing (the check's idea; written anew here)"},
 	},
-	Check: func(p *Pass) {
-		raw := regexp.MustCompile(`\$\{?(http_host|http_x_forwarded_host)\b`)
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) {
+	Check: checkHostSpoofing,
+}
+
+func checkHostSpoofing(p *Pass) {
+	raw := regexp.MustCompile(`\$\{?(http_host|http_x_forwarded_host)\b`)
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) {
+			return
+		}
+		var i int
+		switch d.Name {
+		case "proxy_set_header", "grpc_set_header":
+			if !strings.EqualFold(d.Arg(0), "Host") || len(d.Args) < 2 {
 				return
 			}
-			var i int
-			switch d.Name {
-			case "proxy_set_header", "grpc_set_header":
-				if !strings.EqualFold(d.Arg(0), "Host") || len(d.Args) < 2 {
-					return
-				}
-				i = 1
-			default:
-				if i = headerValue(d); i < 0 || d.Name == "add_header" {
-					return
-				}
-			}
-			m := raw.FindStringSubmatch(d.Arg(i))
-			if m == nil {
+			i = 1
+		default:
+			if i = headerValue(d); i < 0 || d.Name == "add_header" {
 				return
 			}
-			if d.Name == "proxy_set_header" || d.Name == "grpc_set_header" {
-				p.ReportArgf(d, i, "the backend gets the Host header as the client wrote it ($%s: any port, and any name on a catch-all server); write \"%s Host $host;\"", m[1], d.Name)
-				return
-			}
-			p.ReportArgf(d, i, "the redirect is built from $%s, which the client writes (any port, or userinfo such as example.com:@evil.example); use $host", m[1])
-		}, "proxy_set_header", "grpc_set_header", "return", "rewrite")
-	},
+		}
+		m := raw.FindStringSubmatch(d.Arg(i))
+		if m == nil {
+			return
+		}
+		if d.Name == "proxy_set_header" || d.Name == "grpc_set_header" {
+			p.ReportArgf(d, i, "the backend gets the Host header as the client wrote it ($%s: any port, and any name on a catch-all server); write \"%s Host $host;\"", m[1], d.Name)
+			return
+		}
+		p.ReportArgf(d, i, "the redirect is built from $%s, which the client writes (any port, or userinfo such as example.com:@evil.example); use $host", m[1])
+	}, "proxy_set_header", "grpc_set_header", "return", "rewrite")
 }
 
 // domainLit finds a domain name written in a pattern ("example\.com").
@@ -295,55 +301,57 @@ matches then lets the attacker's page read its users' data.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_rewrite_module if, ngx_http_map_module, ngx_http_referer_module", "Fetch standard: CORS protocol", "gixy: origins (the check's idea; written anew here)"},
 	},
-	Check: func(p *Pass) {
-		report := func(d *parser.Directive, i int, header, pattern, attack string) {
-			sev := Error
-			if header != "Origin" {
-				sev = Warning // a referer check guards less than a CORS answer
-			}
-			diag := p.DiagSev(sev, d, "the %s regex %s also accepts %q; anchor it (^...$) and escape the dots", header, clip(pattern), attack)
-			if i < len(d.Args) {
-				diag.Line, diag.Col, diag.Offset = d.Args[i].Line, d.Args[i].Col, d.Args[i].Offset
-			}
-			p.Report(diag)
+	Check: checkOriginRegex,
+}
+
+func checkOriginRegex(p *Pass) {
+	report := func(d *parser.Directive, i int, header, pattern, attack string) {
+		sev := Error
+		if header != "Origin" {
+			sev = Warning // a referer check guards less than a CORS answer
 		}
-		header := map[string]string{"$http_origin": "Origin", "$http_referer": "Referer"}
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) {
+		diag := p.DiagSev(sev, d, "the %s regex %s also accepts %q; anchor it (^...$) and escape the dots", header, clip(pattern), attack)
+		if i < len(d.Args) {
+			diag.Line, diag.Col, diag.Offset = d.Args[i].Line, d.Args[i].Col, d.Args[i].Offset
+		}
+		p.Report(diag)
+	}
+	header := map[string]string{"$http_origin": "Origin", "$http_referer": "Referer"}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) {
+			return
+		}
+		switch d.Name {
+		case "if":
+			v, op, re, ok := ifCondition(d)
+			if !ok || header[v] == "" || strings.TrimPrefix(op, "!") != "~" && strings.TrimPrefix(op, "!") != "~*" {
 				return
 			}
-			switch d.Name {
-			case "if":
-				v, op, re, ok := ifCondition(d)
-				if !ok || header[v] == "" || strings.TrimPrefix(op, "!") != "~" && strings.TrimPrefix(op, "!") != "~*" {
-					return
+			if a := originBypass(re, strings.HasSuffix(op, "*"), true, header[v] == "Referer"); a != "" {
+				report(d, len(d.Args)-2, header[v], re, a)
+			}
+		case "map":
+			if d.Block == nil || header[d.Arg(0)] == "" {
+				return
+			}
+			for _, e := range d.Block {
+				if !strings.HasPrefix(e.Name, "~") {
+					continue
 				}
-				if a := originBypass(re, strings.HasSuffix(op, "*"), true, header[v] == "Referer"); a != "" {
-					report(d, len(d.Args)-2, header[v], re, a)
+				re := strings.TrimPrefix(e.Name[1:], "*")
+				if a := originBypass(re, strings.HasPrefix(e.Name, "~*"), true, header[d.Arg(0)] == "Referer"); a != "" {
+					report(e, len(e.Args), header[d.Arg(0)], re, a)
 				}
-			case "map":
-				if d.Block == nil || header[d.Arg(0)] == "" {
-					return
-				}
-				for _, e := range d.Block {
-					if !strings.HasPrefix(e.Name, "~") {
-						continue
-					}
-					re := strings.TrimPrefix(e.Name[1:], "*")
-					if a := originBypass(re, strings.HasPrefix(e.Name, "~*"), true, header[d.Arg(0)] == "Referer"); a != "" {
-						report(e, len(e.Args), header[d.Arg(0)], re, a)
-					}
-				}
-			case "valid_referers":
-				for i, a := range d.Args {
-					if strings.HasPrefix(a.Value, "~") {
-						// matched case-insensitively against the Referer without its scheme
-						if at := originBypass(a.Value[1:], true, false, true); at != "" {
-							report(d, i, "Referer", a.Value[1:], at)
-						}
+			}
+		case "valid_referers":
+			for i, a := range d.Args {
+				if strings.HasPrefix(a.Value, "~") {
+					// matched case-insensitively against the Referer without its scheme
+					if at := originBypass(a.Value[1:], true, false, true); at != "" {
+						report(d, i, "Referer", a.Value[1:], at)
 					}
 				}
 			}
-		}, "if", "map", "valid_referers")
-	},
+		}
+	}, "if", "map", "valid_referers")
 }

@@ -58,31 +58,33 @@ path keyed "~\.php" misclassifies the same way.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module location", "PHP manual: php-fpm security.limit_extensions"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) {
+	Check: checkRegexUnanchored,
+}
+
+func checkRegexUnanchored(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) {
+			return
+		}
+		switch d.Name {
+		case "location":
+			if len(d.Args) == 2 && (d.Arg(0) == "~" || d.Arg(0) == "~*") && suffixPattern.MatchString(d.Arg(1)) {
+				ext := strings.Trim(strings.TrimPrefix(strings.TrimPrefix(d.Arg(1), `\.`), "(?:"), "()")
+				ext, _, _ = strings.Cut(ext, "|")
+				p.ReportArgf(d, 1, "%s matches anywhere in the path: /uploads/x.%s.png and /x.%s/y take this location too; end it with $", clip(d.Arg(1)), clip(ext), clip(ext))
+			}
+		case "map":
+			if d.Block == nil || !pathVars[strings.TrimPrefix(d.Arg(0), "$")] {
 				return
 			}
-			switch d.Name {
-			case "location":
-				if len(d.Args) == 2 && (d.Arg(0) == "~" || d.Arg(0) == "~*") && suffixPattern.MatchString(d.Arg(1)) {
-					ext := strings.Trim(strings.TrimPrefix(strings.TrimPrefix(d.Arg(1), `\.`), "(?:"), "()")
-					ext, _, _ = strings.Cut(ext, "|")
-					p.ReportArgf(d, 1, "%s matches anywhere in the path: /uploads/x.%s.png and /x.%s/y take this location too; end it with $", clip(d.Arg(1)), clip(ext), clip(ext))
-				}
-			case "map":
-				if d.Block == nil || !pathVars[strings.TrimPrefix(d.Arg(0), "$")] {
-					return
-				}
-				for _, e := range d.Block {
-					re := strings.TrimPrefix(strings.TrimPrefix(e.Name, "~"), "*")
-					if strings.HasPrefix(e.Name, "~") && suffixPattern.MatchString(re) {
-						p.Reportf(e, "the map key %s matches anywhere in %s, not only at the end; end it with $", clip(e.Name), d.Arg(0))
-					}
+			for _, e := range d.Block {
+				re := strings.TrimPrefix(strings.TrimPrefix(e.Name, "~"), "*")
+				if strings.HasPrefix(e.Name, "~") && suffixPattern.MatchString(re) {
+					p.Reportf(e, "the map key %s matches anywhere in %s, not only at the end; end it with $", clip(e.Name), d.Arg(0))
 				}
 			}
-		}, "location", "map")
-	},
+		}
+	}, "location", "map")
 }
 
 // redosGroup reports the first repeated group of a pattern whose body can
@@ -268,41 +270,43 @@ of that worker waits. The client chooses the input: it is the path, a header or 
 		Versions: "all",
 		Sources:  []string{"PCRE2 documentation: pcre2perform (backtracking), match_limit", "OWASP: Regular expression Denial of Service"},
 	},
-	Check: func(p *Pass) {
-		check := func(d *parser.Directive, i int, re string) {
-			if g := redosGroup(re); g != "" {
-				p.ReportArgf(d, i, "%s repeats a group that can match the same text in several ways: a crafted request makes PCRE backtrack exponentially; make each round need a separator, or repeat one class", clip(g))
+	Check: checkRegexRedos,
+}
+
+func checkRegexRedos(p *Pass) {
+	check := func(d *parser.Directive, i int, re string) {
+		if g := redosGroup(re); g != "" {
+			p.ReportArgf(d, i, "%s repeats a group that can match the same text in several ways: a crafted request makes PCRE backtrack exponentially; make each round need a separator, or repeat one class", clip(g))
+		}
+	}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		switch d.Name {
+		case "location":
+			if len(d.Args) == 2 && strings.HasPrefix(d.Arg(0), "~") {
+				check(d, 1, d.Arg(1))
+			}
+		case "rewrite":
+			check(d, 0, d.Arg(0))
+		case "if":
+			if _, op, re, ok := ifCondition(d); ok && strings.HasPrefix(strings.TrimPrefix(op, "!"), "~") {
+				check(d, len(d.Args)-2, re)
+			}
+		case "server_name":
+			for i, a := range d.Args {
+				if strings.HasPrefix(a.Value, "~") {
+					check(d, i, a.Value[1:])
+				}
+			}
+		case "map":
+			for _, e := range d.Block {
+				if strings.HasPrefix(e.Name, "~") {
+					if g := redosGroup(strings.TrimPrefix(e.Name[1:], "*")); g != "" {
+						p.Reportf(e, "%s repeats a group that can match the same text in several ways: a crafted value makes PCRE backtrack exponentially; make each round need a separator, or repeat one class", clip(g))
+					}
+				}
 			}
 		}
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			switch d.Name {
-			case "location":
-				if len(d.Args) == 2 && strings.HasPrefix(d.Arg(0), "~") {
-					check(d, 1, d.Arg(1))
-				}
-			case "rewrite":
-				check(d, 0, d.Arg(0))
-			case "if":
-				if _, op, re, ok := ifCondition(d); ok && strings.HasPrefix(strings.TrimPrefix(op, "!"), "~") {
-					check(d, len(d.Args)-2, re)
-				}
-			case "server_name":
-				for i, a := range d.Args {
-					if strings.HasPrefix(a.Value, "~") {
-						check(d, i, a.Value[1:])
-					}
-				}
-			case "map":
-				for _, e := range d.Block {
-					if strings.HasPrefix(e.Name, "~") {
-						if g := redosGroup(strings.TrimPrefix(e.Name[1:], "*")); g != "" {
-							p.Reportf(e, "%s repeats a group that can match the same text in several ways: a crafted value makes PCRE backtrack exponentially; make each round need a separator, or repeat one class", clip(g))
-						}
-					}
-				}
-			}
-		}, "location", "rewrite", "if", "server_name", "map")
-	},
+	}, "location", "rewrite", "if", "server_name", "map")
 }
 
 // denyValues are the values a map uses to say "no".
@@ -325,77 +329,79 @@ empty, not 0, and is let through.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_map_module (default: an empty string)"},
 	},
-	Check: func(p *Pass) {
-		maps := map[string]*parser.Directive{}
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Block == nil || len(d.Args) != 2 || inStream(c) {
-				return
-			}
-			for _, e := range d.Block {
-				if e.Name == "default" || e.Name == "include" {
-					return // an included list may hold the default
-				}
-			}
-			maps[strings.TrimPrefix(d.Arg(1), "$")] = d
-		}, "map")
-		if len(maps) == 0 {
+	Check: checkMapDefaultMissing,
+}
+
+func checkMapDefaultMissing(p *Pass) {
+	maps := map[string]*parser.Directive{}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Block == nil || len(d.Args) != 2 || inStream(c) {
 			return
 		}
-		// a source drawn from a fixed range (set_random $v 1 3) may be listed whole
-		random := map[string]bool{}
-		p.each(func(d *parser.Directive, c *parser.Context) { random[d.Arg(0)] = true }, "set_random")
-		for n, m := range maps {
-			if random[m.Arg(0)] {
-				delete(maps, n)
+		for _, e := range d.Block {
+			if e.Name == "default" || e.Name == "include" {
+				return // an included list may hold the default
 			}
 		}
-		reported := map[*parser.Directive]bool{}
-		report := func(m *parser.Directive, use *parser.Directive, how string) {
-			if reported[m] {
+		maps[strings.TrimPrefix(d.Arg(1), "$")] = d
+	}, "map")
+	if len(maps) == 0 {
+		return
+	}
+	// a source drawn from a fixed range (set_random $v 1 3) may be listed whole
+	random := map[string]bool{}
+	p.each(func(d *parser.Directive, c *parser.Context) { random[d.Arg(0)] = true }, "set_random")
+	for n, m := range maps {
+		if random[m.Arg(0)] {
+			delete(maps, n)
+		}
+	}
+	reported := map[*parser.Directive]bool{}
+	report := func(m *parser.Directive, use *parser.Directive, how string) {
+		if reported[m] {
+			return
+		}
+		reported[m] = true
+		diag := p.Diag(m, "map %s has no default: a value it does not list gives an empty string, and %s at %s then %s; add \"default ...;\"", m.Arg(1), use.Name, where(use), how)
+		diag.Related = []Related{relatedTo(use, "where "+m.Arg(1)+" is used")}
+		p.Report(diag)
+	}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		switch d.Name {
+		case "if":
+			v, op, operand, ok := ifCondition(d)
+			if !ok || op != "=" || !denyValues[strings.ToLower(operand)] {
 				return
 			}
-			reported[m] = true
-			diag := p.Diag(m, "map %s has no default: a value it does not list gives an empty string, and %s at %s then %s; add \"default ...;\"", m.Arg(1), use.Name, where(use), how)
-			diag.Related = []Related{relatedTo(use, "where "+m.Arg(1)+" is used")}
-			p.Report(diag)
-		}
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			switch d.Name {
-			case "if":
-				v, op, operand, ok := ifCondition(d)
-				if !ok || op != "=" || !denyValues[strings.ToLower(operand)] {
+			m := maps[strings.TrimPrefix(v, "$")]
+			if m == nil {
+				return
+			}
+			for _, x := range level(d.Block) {
+				if x.Name == "return" && (strings.HasPrefix(x.Arg(0), "4") || x.Arg(0) == "444") {
+					report(m, d, "lets it through")
 					return
-				}
-				m := maps[strings.TrimPrefix(v, "$")]
-				if m == nil {
-					return
-				}
-				for _, x := range level(d.Block) {
-					if x.Name == "return" && (strings.HasPrefix(x.Arg(0), "4") || x.Arg(0) == "444") {
-						report(m, d, "lets it through")
-						return
-					}
-				}
-			default:
-				if len(d.Args) == 0 {
-					return
-				}
-				arg := d.Arg(0)
-				if d.Name == "return" {
-					if len(d.Args) < 2 {
-						return
-					}
-					arg = d.Arg(1)
-				}
-				for _, r := range varsIn(arg) {
-					if m := maps[r.name]; m != nil && !guarded(c, r.name) {
-						report(m, d, "has no target")
-						return
-					}
 				}
 			}
-		}, "if", "proxy_pass", "fastcgi_pass", "grpc_pass", "uwsgi_pass", "scgi_pass", "root", "alias", "return")
-	},
+		default:
+			if len(d.Args) == 0 {
+				return
+			}
+			arg := d.Arg(0)
+			if d.Name == "return" {
+				if len(d.Args) < 2 {
+					return
+				}
+				arg = d.Arg(1)
+			}
+			for _, r := range varsIn(arg) {
+				if m := maps[r.name]; m != nil && !guarded(c, r.name) {
+					report(m, d, "has no target")
+					return
+				}
+			}
+		}
+	}, "if", "proxy_pass", "fastcgi_pass", "grpc_pass", "uwsgi_pass", "scgi_pass", "root", "alias", "return")
 }
 
 // guarded reports whether the place is inside an "if" that tests the

@@ -44,24 +44,26 @@ the aliased directory can be read.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module alias", "gixy: alias_traversal (the check's idea; written anew here)"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) || c.In() != parser.CtxLocation || !strings.HasSuffix(d.Arg(0), "/") {
-				return
-			}
-			loc := c.Enclosing(parser.CtxLocation)
-			path, ok := locationIsPrefix(loc)
-			if !ok || strings.HasSuffix(path, "/") || templated(path) || len(findIn(loc.Block, "return")) > 0 {
-				return // a return answers before any file is read
-			}
-			diag := p.DiagArg(d, 0, "alias %s under \"location %s\" lets %s../ reach the directory above %s; write \"location %s/\"",
-				clip(d.Arg(0)), clip(path), clip(path), clip(d.Arg(0)), clip(path))
-			if i := len(loc.Args) - 1; i >= 0 {
-				diag.Fix = &Fix{Description: "end the location with a slash", Edits: []Edit{replaceArg(loc, i, loc.Args[i].Raw+"/")}}
-			}
-			p.Report(diag)
-		}, "alias")
-	},
+	Check: checkAliasTraversal,
+}
+
+func checkAliasTraversal(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) || c.In() != parser.CtxLocation || !strings.HasSuffix(d.Arg(0), "/") {
+			return
+		}
+		loc := c.Enclosing(parser.CtxLocation)
+		path, ok := locationIsPrefix(loc)
+		if !ok || strings.HasSuffix(path, "/") || templated(path) || len(findIn(loc.Block, "return")) > 0 {
+			return // a return answers before any file is read
+		}
+		diag := p.DiagArg(d, 0, "alias %s under \"location %s\" lets %s../ reach the directory above %s; write \"location %s/\"",
+			clip(d.Arg(0)), clip(path), clip(path), clip(d.Arg(0)), clip(path))
+		if i := len(loc.Args) - 1; i >= 0 {
+			diag.Fix = &Fix{Description: "end the location with a slash", Edits: []Edit{replaceArg(loc, i, loc.Args[i].Raw+"/")}}
+		}
+		p.Report(diag)
+	}, "alias")
 }
 
 var errorLogOff = &Rule{
@@ -79,13 +81,15 @@ looks, and the errors that explain an outage are lost to the people who need the
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_core_module error_log"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Arg(0) == "off" {
-				p.ReportArgf(d, 0, "error_log off writes errors to a file named \"off\" in nginx's prefix; write \"error_log /var/log/nginx/error.log crit;\" (or /dev/null) instead")
-			}
-		}, "error_log")
-	},
+	Check: checkErrorLogOff,
+}
+
+func checkErrorLogOff(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Arg(0) == "off" {
+			p.ReportArgf(d, 0, "error_log off writes errors to a file named \"off\" in nginx's prefix; write \"error_log /var/log/nginx/error.log crit;\" (or /dev/null) instead")
+		}
+	}, "error_log")
 }
 
 var validReferersNone = &Rule{
@@ -104,13 +108,15 @@ a script, curl).`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_referer_module valid_referers"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if i := hasArg(d, "none"); i >= 0 {
-				p.ReportArgf(d, i, "valid_referers none accepts every request that sends no Referer header, which any client can omit; remove \"none\" where $invalid_referer protects something")
-			}
-		}, "valid_referers")
-	},
+	Check: checkValidReferersNone,
+}
+
+func checkValidReferersNone(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if i := hasArg(d, "none"); i >= 0 {
+			p.ReportArgf(d, i, "valid_referers none accepts every request that sends no Referer header, which any client can omit; remove \"none\" where $invalid_referer protects something")
+		}
+	}, "valid_referers")
 }
 
 var headerMultiline = &Rule{
@@ -128,16 +134,18 @@ from parts of the request becomes header injection.`,
 		Versions: "all",
 		Sources:  []string{"RFC 9110 5.5 (field values do not contain CR or LF)", "nginx docs: add_header, proxy_set_header"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			for i, a := range d.Args {
-				if i > 0 && strings.ContainsAny(a.Value, "\r\n") || d.Name == "more_set_headers" && strings.ContainsAny(a.Value, "\r\n") {
-					p.ReportArgf(d, i, "the value of %s holds a line break, which splits the header in two or breaks the message; write it on one line", d.Name)
-					return
-				}
+	Check: checkHeaderMultiline,
+}
+
+func checkHeaderMultiline(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		for i, a := range d.Args {
+			if i > 0 && strings.ContainsAny(a.Value, "\r\n") || d.Name == "more_set_headers" && strings.ContainsAny(a.Value, "\r\n") {
+				p.ReportArgf(d, i, "the value of %s holds a line break, which splits the header in two or breaks the message; write it on one line", d.Name)
+				return
 			}
-		}, "add_header", "add_trailer", "proxy_set_header", "grpc_set_header", "more_set_headers", "more_set_input_headers")
-	},
+		}
+	}, "add_header", "add_trailer", "proxy_set_header", "grpc_set_header", "more_set_headers", "more_set_input_headers")
 }
 
 var autoindexOn = &Rule{
@@ -155,14 +163,16 @@ meant, it is usually meant for some people only.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_autoindex_module"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Arg(0) != "on" || p.restricted(c) {
-				return
-			}
-			p.Reportf(d, "autoindex on lists the files of every directory here to anyone; limit it with allow/deny or auth_basic, or turn it off")
-		}, "autoindex", "fancyindex")
-	},
+	Check: checkAutoindexOn,
+}
+
+func checkAutoindexOn(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Arg(0) != "on" || p.restricted(c) {
+			return
+		}
+		p.Reportf(d, "autoindex on lists the files of every directory here to anyone; limit it with allow/deny or auth_basic, or turn it off")
+	}, "autoindex", "fancyindex")
 }
 
 // restricted reports whether access to a place is limited: deny, auth or
@@ -191,17 +201,19 @@ and, for api, an interface that can change the configuration.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_stub_status_module", "nginx docs: ngx_http_api_module"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) || c.In() != parser.CtxLocation || p.restricted(c) || listensOnLoopbackOnly(c) {
-				return // "status" is also a match block's test; not that
-			}
-			if len(findIn(c.Blocks[len(c.Blocks)-1].Block, "internal")) > 0 {
-				return // reachable only through internal redirects
-			}
-			p.Reportf(d, "%s answers anyone who asks; add \"allow <monitoring host>; deny all;\" or auth", d.Name)
-		}, "stub_status", "api", "status")
-	},
+	Check: checkStatusPageExposed,
+}
+
+func checkStatusPageExposed(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) || c.In() != parser.CtxLocation || p.restricted(c) || listensOnLoopbackOnly(c) {
+			return // "status" is also a match block's test; not that
+		}
+		if len(findIn(c.Blocks[len(c.Blocks)-1].Block, "internal")) > 0 {
+			return // reachable only through internal redirects
+		}
+		p.Reportf(d, "%s answers anyone who asks; add \"allow <monitoring host>; deny all;\" or auth", d.Name)
+	}, "stub_status", "api", "status")
 }
 
 // listensOnLoopbackOnly reports whether the server around a place listens
@@ -239,41 +251,43 @@ site happens to be first, with its certificate.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: How nginx processes a request (default server)", "nginx docs: ngx_http_core_module listen default_server"},
 	},
-	Check: func(p *Pass) {
-		if len(mainRoots(p.Tree)) == 0 {
-			return // a fragment: other servers on the address may be elsewhere
-		}
-		type addr struct{ servers []*parser.Directive }
-		byAddr := map[string]*addr{}
-		var order []string
-		marked := map[string]bool{}
-		p.httpServers(func(s *parser.Directive, c *parser.Context) {
-			for _, l := range findIn(s.Block, "listen") {
-				a := l.Arg(0)
-				if !strings.Contains(a, ":") && !strings.HasPrefix(a, "unix:") {
-					a = "*:" + a
-				}
-				if hasArg(l, "default_server") >= 0 || hasArg(l, "default") >= 0 {
-					marked[a] = true
-				}
-				if byAddr[a] == nil {
-					byAddr[a] = &addr{}
-					order = append(order, a)
-				}
-				if n := len(byAddr[a].servers); n == 0 || byAddr[a].servers[n-1] != s {
-					byAddr[a].servers = append(byAddr[a].servers, s)
-				}
+	Check: checkDefaultServerMissing,
+}
+
+func checkDefaultServerMissing(p *Pass) {
+	if len(mainRoots(p.Tree)) == 0 {
+		return // a fragment: other servers on the address may be elsewhere
+	}
+	type addr struct{ servers []*parser.Directive }
+	byAddr := map[string]*addr{}
+	var order []string
+	marked := map[string]bool{}
+	p.httpServers(func(s *parser.Directive, c *parser.Context) {
+		for _, l := range findIn(s.Block, "listen") {
+			a := l.Arg(0)
+			if !strings.Contains(a, ":") && !strings.HasPrefix(a, "unix:") {
+				a = "*:" + a
 			}
-		})
-		for _, a := range order {
-			if marked[a] || len(byAddr[a].servers) < 2 {
-				continue
+			if hasArg(l, "default_server") >= 0 || hasArg(l, "default") >= 0 {
+				marked[a] = true
 			}
-			first := byAddr[a].servers[0]
-			p.Reportf(first, "%d servers listen on %s and none is default_server: requests for unknown names go to the first in file order, %s; mark the one you mean",
-				len(byAddr[a].servers), a, serverName(first))
+			if byAddr[a] == nil {
+				byAddr[a] = &addr{}
+				order = append(order, a)
+			}
+			if n := len(byAddr[a].servers); n == 0 || byAddr[a].servers[n-1] != s {
+				byAddr[a].servers = append(byAddr[a].servers, s)
+			}
 		}
-	},
+	})
+	for _, a := range order {
+		if marked[a] || len(byAddr[a].servers) < 2 {
+			continue
+		}
+		first := byAddr[a].servers[0]
+		p.Reportf(first, "%d servers listen on %s and none is default_server: requests for unknown names go to the first in file order, %s; mark the one you mean",
+			len(byAddr[a].servers), a, serverName(first))
+	}
 }
 
 var tryFilesProxy = &Rule{
@@ -292,19 +306,21 @@ or files that were never meant to be public.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module try_files"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if c.In() != parser.CtxLocation || inStream(c) {
-				return
-			}
-			loc := c.Blocks[len(c.Blocks)-1]
-			if pp := findIn(loc.Block, "proxy_pass"); len(pp) > 0 {
-				diag := p.Diag(d, "try_files serves any matching file from disk before proxy_pass at %s sees the request; send the fallback to a named location that proxies", where(pp[0]))
-				diag.Related = []Related{relatedTo(pp[0], "the proxy_pass")}
-				p.Report(diag)
-			}
-		}, "try_files")
-	},
+	Check: checkTryFilesProxy,
+}
+
+func checkTryFilesProxy(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if c.In() != parser.CtxLocation || inStream(c) {
+			return
+		}
+		loc := c.Blocks[len(c.Blocks)-1]
+		if pp := findIn(loc.Block, "proxy_pass"); len(pp) > 0 {
+			diag := p.Diag(d, "try_files serves any matching file from disk before proxy_pass at %s sees the request; send the fallback to a named location that proxies", where(pp[0]))
+			diag.Related = []Related{relatedTo(pp[0], "the proxy_pass")}
+			p.Report(diag)
+		}
+	}, "try_files")
 }
 
 // weakProtocols and weakCipherWords are below Mozilla's intermediate
@@ -328,38 +344,40 @@ them helps no real client and lets an attacker in the middle pick the weakest.`,
 		Versions: "all (TLSv1 and TLSv1.1 are off by default since 1.27.3)",
 		Sources:  []string{"Mozilla Server Side TLS guidelines 5.7 (intermediate)", "RFC 8996 (TLS 1.0 and 1.1 deprecated)", "RFC 7465 (RC4 prohibited)"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			switch d.Name {
-			case "ssl_protocols", "proxy_ssl_protocols":
-				var weak []string
-				for _, a := range d.Args {
-					if weakProtocols[a.Value] {
-						weak = append(weak, a.Value)
-					}
-				}
-				if len(weak) > 0 {
-					p.Reportf(d, "%s offers %s, broken or deprecated (RFC 8996) and refused by current browsers; write \"%s TLSv1.2 TLSv1.3;\"", d.Name, strings.Join(weak, ", "), d.Name)
-				}
-			default:
-				var weak []string
-				for _, part := range strings.FieldsFunc(d.Arg(0), func(r rune) bool { return r == ':' || r == ' ' || r == ',' }) {
-					if strings.HasPrefix(part, "!") || strings.HasPrefix(part, "-") {
-						continue
-					}
-					for _, w := range weakCipherWords {
-						if strings.Contains(part, w) {
-							weak = append(weak, part)
-							break
-						}
-					}
-				}
-				if len(weak) > 0 {
-					p.ReportArgf(d, 0, "%s allows %s, breakable or unauthenticated suites; use Mozilla's intermediate list", d.Name, clip(strings.Join(weak, ", ")))
+	Check: checkWeakTLS,
+}
+
+func checkWeakTLS(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		switch d.Name {
+		case "ssl_protocols", "proxy_ssl_protocols":
+			var weak []string
+			for _, a := range d.Args {
+				if weakProtocols[a.Value] {
+					weak = append(weak, a.Value)
 				}
 			}
-		}, "ssl_protocols", "proxy_ssl_protocols", "ssl_ciphers", "proxy_ssl_ciphers")
-	},
+			if len(weak) > 0 {
+				p.Reportf(d, "%s offers %s, broken or deprecated (RFC 8996) and refused by current browsers; write \"%s TLSv1.2 TLSv1.3;\"", d.Name, strings.Join(weak, ", "), d.Name)
+			}
+		default:
+			var weak []string
+			for _, part := range strings.FieldsFunc(d.Arg(0), func(r rune) bool { return r == ':' || r == ' ' || r == ',' }) {
+				if strings.HasPrefix(part, "!") || strings.HasPrefix(part, "-") {
+					continue
+				}
+				for _, w := range weakCipherWords {
+					if strings.Contains(part, w) {
+						weak = append(weak, part)
+						break
+					}
+				}
+			}
+			if len(weak) > 0 {
+				p.ReportArgf(d, 0, "%s allows %s, breakable or unauthenticated suites; use Mozilla's intermediate list", d.Name, clip(strings.Join(weak, ", ")))
+			}
+		}
+	}, "ssl_protocols", "proxy_ssl_protocols", "ssl_ciphers", "proxy_ssl_ciphers")
 }
 
 // systemRoots are directories no web server should serve from.
@@ -380,23 +398,25 @@ itself are one request away wherever a location without a handler reaches files.
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module root", "gixy: root at / (the check's idea; written anew here)"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			v := strings.TrimSuffix(d.Arg(0), "/")
-			if v == "" && d.Arg(0) == "/" {
-				p.ReportArgf(d, 0, "%s / serves the whole filesystem (/etc/passwd, keys, this configuration) wherever files are served; point it at the site's own directory", d.Name)
+	Check: checkRootFilesystem,
+}
+
+func checkRootFilesystem(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		v := strings.TrimSuffix(d.Arg(0), "/")
+		if v == "" && d.Arg(0) == "/" {
+			p.ReportArgf(d, 0, "%s / serves the whole filesystem (/etc/passwd, keys, this configuration) wherever files are served; point it at the site's own directory", d.Name)
+			return
+		}
+		for _, s := range systemRoots {
+			// the directory itself; a subdirectory (/etc/nginx/errors) is
+			// someone's deliberate choice
+			if v == s || (s == "/proc" || s == "/sys" || s == "/dev") && strings.HasPrefix(v, s+"/") && v != "/dev/null" {
+				p.ReportArgf(d, 0, "%s %s serves a system directory; point it at the site's own directory", d.Name, clip(d.Arg(0)))
 				return
 			}
-			for _, s := range systemRoots {
-				// the directory itself; a subdirectory (/etc/nginx/errors) is
-				// someone's deliberate choice
-				if v == s || (s == "/proc" || s == "/sys" || s == "/dev") && strings.HasPrefix(v, s+"/") && v != "/dev/null" {
-					p.ReportArgf(d, 0, "%s %s serves a system directory; point it at the site's own directory", d.Name, clip(d.Arg(0)))
-					return
-				}
-			}
-		}, "root", "alias")
-	},
+		}
+	}, "root", "alias")
 }
 
 var sslStaplingNoResolver = &Rule{
@@ -415,29 +435,31 @@ defined to resolve ..." and staples nothing, so clients check revocation themsel
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_ssl_module ssl_stapling, ssl_stapling_file; ngx_http_core_module resolver"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Arg(0) != "on" || inStream(c) {
+	Check: checkSslStaplingNoResolver,
+}
+
+func checkSslStaplingNoResolver(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Arg(0) != "on" || inStream(c) {
+			return
+		}
+		for _, name := range []string{"resolver", "ssl_stapling_file", "ssl_stapling_responder"} {
+			if s := p.Effective(c.Blocks, c.Root, name); s.Found() || !s.Complete {
 				return
 			}
-			for _, name := range []string{"resolver", "ssl_stapling_file", "ssl_stapling_responder"} {
-				if s := p.Effective(c.Blocks, c.Root, name); s.Found() || !s.Complete {
-					return
-				}
-			}
-			// servers below may bring their own
-			below := false
-			if len(c.Blocks) > 0 {
-				walkDirs(c.Blocks[len(c.Blocks)-1].Block, func(x *parser.Directive) {
-					below = below || x.Name == "resolver" || x.Name == "ssl_stapling_file" || x.Name == "ssl_stapling_responder"
-				})
-			}
-			if below {
-				return
-			}
-			p.Reportf(d, "ssl_stapling on without a resolver: nginx cannot look up the OCSP responder and staples nothing; add \"resolver <DNS server> valid=300s;\"")
-		}, "ssl_stapling")
-	},
+		}
+		// servers below may bring their own
+		below := false
+		if len(c.Blocks) > 0 {
+			walkDirs(c.Blocks[len(c.Blocks)-1].Block, func(x *parser.Directive) {
+				below = below || x.Name == "resolver" || x.Name == "ssl_stapling_file" || x.Name == "ssl_stapling_responder"
+			})
+		}
+		if below {
+			return
+		}
+		p.Reportf(d, "ssl_stapling on without a resolver: nginx cannot look up the OCSP responder and staples nothing; add \"resolver <DNS server> valid=300s;\"")
+	}, "ssl_stapling")
 }
 
 var allowWithoutDeny = &Rule{
@@ -455,45 +477,47 @@ help: an inner block's own allow/deny list replaces the inherited one.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_access_module"},
 	},
-	Check: func(p *Pass) {
-		done := map[*parser.Directive]bool{}
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) || done[d] || d.Arg(0) == "all" {
+	Check: checkAllowWithoutDeny,
+}
+
+func checkAllowWithoutDeny(p *Pass) {
+	done := map[*parser.Directive]bool{}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) || done[d] || d.Arg(0) == "all" {
+			return
+		}
+		if len(c.Blocks) == 0 && c.Root != nil && c.Root.ContextSource != "root" {
+			return // a snippet of allow lines, included where the deny follows
+		}
+		var dirs []*parser.Directive
+		if len(c.Blocks) > 0 {
+			dirs = c.Blocks[len(c.Blocks)-1].Block
+		} else if c.Root != nil {
+			dirs = c.Root.Directives
+		}
+		lvl := level(dirs)
+		for _, x := range lvl {
+			if x.Name == "allow" {
+				done[x] = true
+			}
+		}
+		for _, x := range lvl {
+			if x.Name == "deny" {
 				return
 			}
-			if len(c.Blocks) == 0 && c.Root != nil && c.Root.ContextSource != "root" {
-				return // a snippet of allow lines, included where the deny follows
+		}
+		outer := ""
+		var related []Related
+		if len(c.Blocks) > 0 {
+			if s := p.Effective(c.Blocks[:len(c.Blocks)-1], c.Root, "deny"); s.Found() {
+				outer = fmt.Sprintf(" (the deny at %s does not help: this block's own allow list replaces the inherited one)", where(s.Last()))
+				related = append(related, relatedTo(s.Last(), "the outer deny, replaced here"))
 			}
-			var dirs []*parser.Directive
-			if len(c.Blocks) > 0 {
-				dirs = c.Blocks[len(c.Blocks)-1].Block
-			} else if c.Root != nil {
-				dirs = c.Root.Directives
-			}
-			lvl := level(dirs)
-			for _, x := range lvl {
-				if x.Name == "allow" {
-					done[x] = true
-				}
-			}
-			for _, x := range lvl {
-				if x.Name == "deny" {
-					return
-				}
-			}
-			outer := ""
-			var related []Related
-			if len(c.Blocks) > 0 {
-				if s := p.Effective(c.Blocks[:len(c.Blocks)-1], c.Root, "deny"); s.Found() {
-					outer = fmt.Sprintf(" (the deny at %s does not help: this block's own allow list replaces the inherited one)", where(s.Last()))
-					related = append(related, relatedTo(s.Last(), "the outer deny, replaced here"))
-				}
-			}
-			diag := p.Diag(d, "allow %s with no deny in this block lets every address in (the default is to allow)%s; add \"deny all;\" after the allow lines", clip(d.Arg(0)), outer)
-			diag.Related = related
-			p.Report(diag)
-		}, "allow")
-	},
+		}
+		diag := p.Diag(d, "allow %s with no deny in this block lets every address in (the default is to allow)%s; add \"deny all;\" after the allow lines", clip(d.Arg(0)), outer)
+		diag.Related = related
+		p.Report(diag)
+	}, "allow")
 }
 
 // ifSafe are the directives that behave as written inside "if" in a
@@ -517,25 +541,27 @@ combinations crash workers. return, rewrite ... last/break and set are the safe 
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_rewrite_module if", "nginx wiki: If is Evil"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Block == nil || inStream(c) || c.In() != parser.CtxLocation {
+	Check: checkIfIsEvil,
+}
+
+func checkIfIsEvil(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Block == nil || inStream(c) || c.In() != parser.CtxLocation {
+			return
+		}
+		lvl := level(d.Block)
+		for _, x := range lvl {
+			if x.Name == "return" {
+				return // the request ends in the rewrite phase: nothing else here takes effect on it but logging
+			}
+		}
+		for _, x := range lvl {
+			if !ifSafe[x.Name] {
+				p.Reportf(x, "%s inside \"if\" in a location runs in a location nginx makes for the if, with its own inheritance; keep return, rewrite or set there and move %s out", x.Name, x.Name)
 				return
 			}
-			lvl := level(d.Block)
-			for _, x := range lvl {
-				if x.Name == "return" {
-					return // the request ends in the rewrite phase: nothing else here takes effect on it but logging
-				}
-			}
-			for _, x := range lvl {
-				if !ifSafe[x.Name] {
-					p.Reportf(x, "%s inside \"if\" in a location runs in a location nginx makes for the if, with its own inheritance; keep return, rewrite or set there and move %s out", x.Name, x.Name)
-					return
-				}
-			}
-		}, "if")
-	},
+		}
+	}, "if")
 }
 
 // captureGroups counts the capture groups of a PCRE pattern: "(" that is
@@ -568,42 +594,44 @@ built from it quietly points somewhere else (often the root of the site).`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_rewrite_module rewrite", "nginx docs: ngx_http_core_module location"},
 	},
-	Check: func(p *Pass) {
-		check := func(d *parser.Directive, groups int, values []parser.Arg, what string) {
-			for _, a := range values {
-				for _, m := range captureRef.FindAllStringSubmatch(a.Value, -1) {
-					if n := int(m[1][0] - '0'); n > groups {
-						p.ReportArgf(d, argIndex(d, a), "$%d refers to group %d, but %s has %d; it is empty at run time", n, n, what, groups)
-						return
-					}
-				}
-			}
-		}
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if inStream(c) {
-				return
-			}
-			if d.Name == "rewrite" && len(d.Args) >= 2 {
-				check(d, captureGroups(d.Arg(0)), d.Args[1:2], "the rewrite's expression "+clip(d.Arg(0)))
-				return
-			}
-			// directives that read the location's captures
-			loc := c.Enclosing(parser.CtxLocation)
-			if loc == nil || len(loc.Args) != 2 || (loc.Arg(0) != "~" && loc.Arg(0) != "~*") || c.In() != parser.CtxLocation {
-				return
-			}
-			// a rewrite earlier in the block replaces the captures
-			for _, x := range loc.Block {
-				if x == d {
-					break
-				}
-				if x.Name == "rewrite" || x.Name == "if" {
+	Check: checkRegexCaptureMissing,
+}
+
+func checkRegexCaptureMissing(p *Pass) {
+	check := func(d *parser.Directive, groups int, values []parser.Arg, what string) {
+		for _, a := range values {
+			for _, m := range captureRef.FindAllStringSubmatch(a.Value, -1) {
+				if n := int(m[1][0] - '0'); n > groups {
+					p.ReportArgf(d, argIndex(d, a), "$%d refers to group %d, but %s has %d; it is empty at run time", n, n, what, groups)
 					return
 				}
 			}
-			check(d, captureGroups(loc.Arg(1)), d.Args, "the location's expression "+clip(loc.Arg(1)))
-		}, "rewrite", "alias", "root", "proxy_pass", "fastcgi_param", "try_files", "return")
-	},
+		}
+	}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) {
+			return
+		}
+		if d.Name == "rewrite" && len(d.Args) >= 2 {
+			check(d, captureGroups(d.Arg(0)), d.Args[1:2], "the rewrite's expression "+clip(d.Arg(0)))
+			return
+		}
+		// directives that read the location's captures
+		loc := c.Enclosing(parser.CtxLocation)
+		if loc == nil || len(loc.Args) != 2 || (loc.Arg(0) != "~" && loc.Arg(0) != "~*") || c.In() != parser.CtxLocation {
+			return
+		}
+		// a rewrite earlier in the block replaces the captures
+		for _, x := range loc.Block {
+			if x == d {
+				break
+			}
+			if x.Name == "rewrite" || x.Name == "if" {
+				return
+			}
+		}
+		check(d, captureGroups(loc.Arg(1)), d.Args, "the location's expression "+clip(loc.Arg(1)))
+	}, "rewrite", "alias", "root", "proxy_pass", "fastcgi_param", "try_files", "return")
 }
 
 func argIndex(d *parser.Directive, a parser.Arg) int {

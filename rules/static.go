@@ -123,32 +123,34 @@ with OpenSSL 3), so servers that only listen with ssl or quic are left out.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module sendfile, tcp_nopush"},
 	},
-	Check: func(p *Pass) {
-		isOff := func(d *parser.Directive) bool { return d.Arg(0) != "on" }
-		reportStaticSetting(p, "sendfile", isOff, func(s *parser.Directive, c *parser.Context) bool { return tlsOnly(p, s, c) },
-			func(at, first *parser.Directive, n int) Diagnostic {
-				d := p.Diag(at, "files are served without sendfile (%s); it is off by default, so each file is copied through nginx's buffers; write \"sendfile on;\"", serversNote(first, n))
-				if at.Name == parser.CtxHTTP {
-					d.Fix = &Fix{Description: "add sendfile on; to the http block", Edits: []Edit{insertFirst(at, "sendfile on;")}}
-				}
-				return d
-			},
-			func(d *parser.Directive) Diagnostic {
-				if commented(d) {
-					return p.DiagSev(Info, d, "sendfile is off where files are served, with a comment giving the reason (shared folders of VirtualBox or Vagrant, FreeBSD with ZFS need it off); if the reason no longer holds, write \"sendfile on;\"")
-				}
-				diag := p.Diag(d, "sendfile is off where files are served: each one is copied through nginx's buffers instead of sent by the kernel")
-				diag.Fix = &Fix{Description: "turn sendfile on", Edits: []Edit{replaceArg(d, 0, "on")}}
-				return diag
-			})
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Name == "tcp_nopush" && d.Arg(0) == "on" && !inStream(c) {
-				if s := p.Effective(c.Blocks, c.Root, "sendfile"); s.Complete && (!s.Found() || isOff(s.Last())) {
-					p.Reportf(d, "tcp_nopush works only together with sendfile, which is off here")
-				}
+	Check: checkSendfileOff,
+}
+
+func checkSendfileOff(p *Pass) {
+	isOff := func(d *parser.Directive) bool { return d.Arg(0) != "on" }
+	reportStaticSetting(p, "sendfile", isOff, func(s *parser.Directive, c *parser.Context) bool { return tlsOnly(p, s, c) },
+		func(at, first *parser.Directive, n int) Diagnostic {
+			d := p.Diag(at, "files are served without sendfile (%s); it is off by default, so each file is copied through nginx's buffers; write \"sendfile on;\"", serversNote(first, n))
+			if at.Name == parser.CtxHTTP {
+				d.Fix = &Fix{Description: "add sendfile on; to the http block", Edits: []Edit{insertFirst(at, "sendfile on;")}}
 			}
-		}, "tcp_nopush")
-	},
+			return d
+		},
+		func(d *parser.Directive) Diagnostic {
+			if commented(d) {
+				return p.DiagSev(Info, d, "sendfile is off where files are served, with a comment giving the reason (shared folders of VirtualBox or Vagrant, FreeBSD with ZFS need it off); if the reason no longer holds, write \"sendfile on;\"")
+			}
+			diag := p.Diag(d, "sendfile is off where files are served: each one is copied through nginx's buffers instead of sent by the kernel")
+			diag.Fix = &Fix{Description: "turn sendfile on", Edits: []Edit{replaceArg(d, 0, "on")}}
+			return diag
+		})
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name == "tcp_nopush" && d.Arg(0) == "on" && !inStream(c) {
+			if s := p.Effective(c.Blocks, c.Root, "sendfile"); s.Complete && (!s.Found() || isOff(s.Last())) {
+				p.Reportf(d, "tcp_nopush works only together with sendfile, which is off here")
+			}
+		}
+	}, "tcp_nopush")
 }
 
 // insertFirst adds a statement as the first one of block b.
@@ -179,21 +181,23 @@ cache until open_file_cache_valid expires.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module open_file_cache", "docs/measurements.md: open_file_cache alone 2.04x"},
 	},
-	Check: func(p *Pass) {
-		reportStaticSetting(p, "open_file_cache", func(d *parser.Directive) bool { return d.Arg(0) == "off" }, nil,
-			func(at, first *parser.Directive, n int) Diagnostic {
-				d := p.Diag(at, "files are served without open_file_cache (%s); every request opens and stats them again (measured: the cache alone gave 2.04x on 1 KB files)", serversNote(first, n))
-				if at.Name == parser.CtxHTTP {
-					d.Fix = &Fix{Description: "add open_file_cache to the http block", Edits: []Edit{
-						insertFirst(at, "open_file_cache max=10000 inactive=20s;"),
-					}}
-				}
-				return d
-			},
-			func(d *parser.Directive) Diagnostic {
-				return p.Diag(d, "open_file_cache is off where files are served: every request opens and stats them again")
-			})
-	},
+	Check: checkOpenFileCache,
+}
+
+func checkOpenFileCache(p *Pass) {
+	reportStaticSetting(p, "open_file_cache", func(d *parser.Directive) bool { return d.Arg(0) == "off" }, nil,
+		func(at, first *parser.Directive, n int) Diagnostic {
+			d := p.Diag(at, "files are served without open_file_cache (%s); every request opens and stats them again (measured: the cache alone gave 2.04x on 1 KB files)", serversNote(first, n))
+			if at.Name == parser.CtxHTTP {
+				d.Fix = &Fix{Description: "add open_file_cache to the http block", Edits: []Edit{
+					insertFirst(at, "open_file_cache max=10000 inactive=20s;"),
+				}}
+			}
+			return d
+		},
+		func(d *parser.Directive) Diagnostic {
+			return p.Diag(d, "open_file_cache is off where files are served: every request opens and stats them again")
+		})
 }
 
 // compressedTypes are MIME types whose bodies are already compressed.
@@ -240,33 +244,35 @@ uncompressed to 3,291 at level 1 on our machine). "gzip_types *" compresses all 
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_gzip_module gzip_types", "docs/measurements.md: gzip CPU cost"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Name != "gzip_types" {
+	Check: checkGzipCompressedTypes,
+}
+
+func checkGzipCompressedTypes(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name != "gzip_types" {
+			return
+		}
+		var bad []string
+		var edits []Edit
+		for i, a := range d.Args {
+			if a.Value == "*" {
+				p.ReportArgf(d, i, "gzip_types * compresses every response, including images, fonts, archives and video that are compressed already; list the text types instead")
 				return
 			}
-			var bad []string
-			var edits []Edit
-			for i, a := range d.Args {
-				if a.Value == "*" {
-					p.ReportArgf(d, i, "gzip_types * compresses every response, including images, fonts, archives and video that are compressed already; list the text types instead")
-					return
-				}
-				if isCompressedType(a.Value) {
-					bad = append(bad, a.Value)
-					edits = append(edits, removeArg(d, i))
-				}
+			if isCompressedType(a.Value) {
+				bad = append(bad, a.Value)
+				edits = append(edits, removeArg(d, i))
 			}
-			if len(bad) == 0 {
-				return
-			}
-			diag := p.Diag(d, "gzip_types lists %s, compressed already: gzip spends CPU on them for no gain", strings.Join(bad, ", "))
-			if len(bad) < len(d.Args) {
-				diag.Fix = &Fix{Description: "remove " + strings.Join(bad, ", ") + " from gzip_types", Edits: edits}
-			}
-			p.Report(diag)
-		}, "gzip_types")
-	},
+		}
+		if len(bad) == 0 {
+			return
+		}
+		diag := p.Diag(d, "gzip_types lists %s, compressed already: gzip spends CPU on them for no gain", strings.Join(bad, ", "))
+		if len(bad) < len(d.Args) {
+			diag.Fix = &Fix{Description: "remove " + strings.Join(bad, ", ") + " from gzip_types", Edits: edits}
+		}
+		p.Report(diag)
+	}, "gzip_types")
 }
 
 var gzipCompLevel = &Rule{
@@ -285,20 +291,22 @@ gzip is already the most expensive step per request: on our machine a 40 KB resp
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_gzip_module gzip_comp_level", "h5bp/server-configs-nginx: level 5", "docs/measurements.md: gzip CPU cost"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Name != "gzip_comp_level" {
-				return
-			}
-			n, err := strconv.Atoi(d.Arg(0))
-			if err != nil || n <= 6 {
-				return
-			}
-			diag := p.DiagArg(d, 0, "gzip_comp_level %d costs several times the CPU of level 5 for output barely smaller (measured on 40 KB: 3,291 rps at level 1, 714 at level 6); write \"gzip_comp_level 5;\", and \"gzip_static on;\" for files compressed ahead of time", n)
-			diag.Fix = &Fix{Description: "set gzip_comp_level 5", Edits: []Edit{replaceArg(d, 0, "5")}}
-			p.Report(diag)
-		}, "gzip_comp_level")
-	},
+	Check: checkGzipCompLevel,
+}
+
+func checkGzipCompLevel(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name != "gzip_comp_level" {
+			return
+		}
+		n, err := strconv.Atoi(d.Arg(0))
+		if err != nil || n <= 6 {
+			return
+		}
+		diag := p.DiagArg(d, 0, "gzip_comp_level %d costs several times the CPU of level 5 for output barely smaller (measured on 40 KB: 3,291 rps at level 1, 714 at level 6); write \"gzip_comp_level 5;\", and \"gzip_static on;\" for files compressed ahead of time", n)
+		diag.Fix = &Fix{Description: "set gzip_comp_level 5", Edits: []Edit{replaceArg(d, 0, "5")}}
+		p.Report(diag)
+	}, "gzip_comp_level")
 }
 
 var keepaliveDisabled = &Rule{
@@ -317,18 +325,20 @@ kept-alive HTTPS.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module keepalive_timeout", "docs/measurements.md: TLS handshakes per second"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Name == "keepalive_timeout" && c.In() != parser.CtxUpstream && !inStream(c) {
-				if c.In() == parser.CtxLocation && probeLocation(c.Blocks[len(c.Blocks)-1]) {
-					return // a health check or status page: one request per connection is its nature
-				}
-				if v := d.Arg(0); v == "0" || v == "0s" || v == "0ms" {
-					p.ReportArgf(d, 0, "keepalive_timeout %s closes every client connection after one response; each request pays a new TCP (and TLS) handshake (3,531 new TLS handshakes/s against 79,169 kept requests/s); write \"keepalive_timeout 30s;\"", v)
-				}
+	Check: checkKeepaliveDisabled,
+}
+
+func checkKeepaliveDisabled(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name == "keepalive_timeout" && c.In() != parser.CtxUpstream && !inStream(c) {
+			if c.In() == parser.CtxLocation && probeLocation(c.Blocks[len(c.Blocks)-1]) {
+				return // a health check or status page: one request per connection is its nature
 			}
-		}, "keepalive_timeout")
-	},
+			if v := d.Arg(0); v == "0" || v == "0s" || v == "0ms" {
+				p.ReportArgf(d, 0, "keepalive_timeout %s closes every client connection after one response; each request pays a new TCP (and TLS) handshake (3,531 new TLS handshakes/s against 79,169 kept requests/s); write \"keepalive_timeout 30s;\"", v)
+			}
+		}
+	}, "keepalive_timeout")
 }
 
 var accessLogUnbuffered = &Rule{
@@ -346,29 +356,31 @@ var accessLogUnbuffered = &Rule{
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_log_module access_log", "docs/measurements.md: buffered access log"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Name != "access_log" || inStream(c) || len(d.Args) == 0 {
+	Check: checkAccessLogUnbuffered,
+}
+
+func checkAccessLogUnbuffered(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name != "access_log" || inStream(c) || len(d.Args) == 0 {
+			return
+		}
+		path := d.Arg(0)
+		if path == "off" || strings.HasPrefix(path, "syslog:") || strings.Contains(path, "$") {
+			return
+		}
+		for _, a := range d.Args[1:] {
+			if strings.HasPrefix(a.Value, "buffer=") {
 				return
 			}
-			path := d.Arg(0)
-			if path == "off" || strings.HasPrefix(path, "syslog:") || strings.Contains(path, "$") {
-				return
-			}
-			for _, a := range d.Args[1:] {
-				if strings.HasPrefix(a.Value, "buffer=") {
-					return
-				}
-			}
-			add := "buffer=64k flush=5s"
-			if len(d.Args) == 1 {
-				add = "combined " + add
-			}
-			diag := p.Diag(d, "access_log %s writes each request's line with its own write(); add \"buffer=64k flush=5s\" to batch them", path)
-			diag.Fix = &Fix{Description: fmt.Sprintf("add %s", add), Edits: []Edit{appendArgs(d, add)}}
-			p.Report(diag)
-		}, "access_log")
-	},
+		}
+		add := "buffer=64k flush=5s"
+		if len(d.Args) == 1 {
+			add = "combined " + add
+		}
+		diag := p.Diag(d, "access_log %s writes each request's line with its own write(); add \"buffer=64k flush=5s\" to batch them", path)
+		diag.Fix = &Fix{Description: fmt.Sprintf("add %s", add), Edits: []Edit{appendArgs(d, add)}}
+		p.Report(diag)
+	}, "access_log")
 }
 
 // gzipDefaultTypes is what gen and the fix write: text that compresses well.
@@ -389,27 +401,29 @@ turns gzip on and leaves its gzip_types line commented out.`,
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_gzip_module gzip_types (default text/html)"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Arg(0) != "on" || inStream(c) {
-				return
-			}
-			if s := p.Effective(c.Blocks, c.Root, "gzip_types"); s.Found() || !s.Complete {
-				return
-			}
-			if loc := c.Enclosing(parser.CtxLocation); loc != nil && htmlOnly(loc) {
-				return // the location serves HTML, which gzip compresses anyway
-			}
-			// types listed anywhere below may be where it compresses;
-			// only a tree that lists none for sure compresses text/html alone
-			if typesListed(p) {
-				return
-			}
-			diag := p.Diag(d, "gzip is on but gzip_types is not set, so only text/html is compressed; add \"gzip_types %s;\"", gzipDefaultTypes)
-			diag.Fix = &Fix{Description: "add gzip_types", Edits: []Edit{insertAfter(d, "gzip_types "+gzipDefaultTypes+";")}}
-			p.Report(diag)
-		}, "gzip")
-	},
+	Check: checkGzipTypesMissing,
+}
+
+func checkGzipTypesMissing(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Arg(0) != "on" || inStream(c) {
+			return
+		}
+		if s := p.Effective(c.Blocks, c.Root, "gzip_types"); s.Found() || !s.Complete {
+			return
+		}
+		if loc := c.Enclosing(parser.CtxLocation); loc != nil && htmlOnly(loc) {
+			return // the location serves HTML, which gzip compresses anyway
+		}
+		// types listed anywhere below may be where it compresses;
+		// only a tree that lists none for sure compresses text/html alone
+		if typesListed(p) {
+			return
+		}
+		diag := p.Diag(d, "gzip is on but gzip_types is not set, so only text/html is compressed; add \"gzip_types %s;\"", gzipDefaultTypes)
+		diag.Fix = &Fix{Description: "add gzip_types", Edits: []Edit{insertAfter(d, "gzip_types "+gzipDefaultTypes+";")}}
+		p.Report(diag)
+	}, "gzip")
 }
 
 // typesListed reports whether the tree sets gzip_types anywhere.

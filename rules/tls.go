@@ -50,48 +50,50 @@ sessions per megabyte.`,
 		Versions: "all (warning with ssl_session_tickets off)",
 		Sources:  []string{"nginx docs: ngx_http_ssl_module ssl_session_cache, ssl_session_tickets", "nginx CHANGES 1.23.2: ticket keys in the shared session cache", "docs/measurements.md: TLS handshakes per second"},
 	},
-	Check: func(p *Pass) {
-		p.httpServers(func(s *parser.Directive, c *parser.Context) {
-			if !isTLSServer(s) {
+	Check: checkSslSessionCache,
+}
+
+func checkSslSessionCache(p *Pass) {
+	p.httpServers(func(s *parser.Directive, c *parser.Context) {
+		if !isTLSServer(s) {
+			return
+		}
+		if rj := p.EffectiveIn(c, s, "ssl_reject_handshake"); rj.Found() && rj.Last().Arg(0) == "on" {
+			return // a catch-all that refuses every handshake
+		}
+		tickets := p.EffectiveIn(c, s, "ssl_session_tickets")
+		ticketsOff := tickets.Found() && tickets.Last().Arg(0) == "off"
+		sev, cost := Info, "returning clients resume with session tickets (on by default), but a reload changes their keys and clients without tickets pay a full handshake"
+		if ticketsOff {
+			sev, cost = Warning, fmt.Sprintf("with ssl_session_tickets off (%s) every returning client pays a full handshake", where(tickets.Last()))
+		}
+		set := p.EffectiveIn(c, s, "ssl_session_cache")
+		if !set.Found() {
+			if !set.Complete {
 				return
 			}
-			if rj := p.EffectiveIn(c, s, "ssl_reject_handshake"); rj.Found() && rj.Last().Arg(0) == "on" {
-				return // a catch-all that refuses every handshake
+			diag := p.DiagSev(sev, s, "this TLS server has no ssl_session_cache; %s; write \"ssl_session_cache shared:SSL:10m;\"", cost)
+			if http := c.Enclosing(parser.CtxHTTP); http != nil {
+				diag.Fix = &Fix{Description: "add a shared session cache to the http block",
+					Edits: []Edit{insertFirst(http, "ssl_session_cache shared:SSL:10m;")}}
 			}
-			tickets := p.EffectiveIn(c, s, "ssl_session_tickets")
-			ticketsOff := tickets.Found() && tickets.Last().Arg(0) == "off"
-			sev, cost := Info, "returning clients resume with session tickets (on by default), but a reload changes their keys and clients without tickets pay a full handshake"
-			if ticketsOff {
-				sev, cost = Warning, fmt.Sprintf("with ssl_session_tickets off (%s) every returning client pays a full handshake", where(tickets.Last()))
+			p.Report(diag)
+			return
+		}
+		d := set.Last()
+		shared, none := false, false
+		for _, a := range d.Args {
+			if strings.HasPrefix(a.Value, "shared:") {
+				shared = true
 			}
-			set := p.EffectiveIn(c, s, "ssl_session_cache")
-			if !set.Found() {
-				if !set.Complete {
-					return
-				}
-				diag := p.DiagSev(sev, s, "this TLS server has no ssl_session_cache; %s; write \"ssl_session_cache shared:SSL:10m;\"", cost)
-				if http := c.Enclosing(parser.CtxHTTP); http != nil {
-					diag.Fix = &Fix{Description: "add a shared session cache to the http block",
-						Edits: []Edit{insertFirst(http, "ssl_session_cache shared:SSL:10m;")}}
-				}
-				p.Report(diag)
-				return
+			if a.Value == "none" || a.Value == "off" {
+				none = true
 			}
-			d := set.Last()
-			shared, none := false, false
-			for _, a := range d.Args {
-				if strings.HasPrefix(a.Value, "shared:") {
-					shared = true
-				}
-				if a.Value == "none" || a.Value == "off" {
-					none = true
-				}
-			}
-			if !shared && !(none && !ticketsOff) {
-				p.ReportSeverityf(sev, d, "ssl_session_cache %s keeps no cache shared by the workers; %s; use \"shared:SSL:10m\"", strings.Join(d.ArgValues(), " "), cost)
-			}
-		})
-	},
+		}
+		if !shared && !(none && !ticketsOff) {
+			p.ReportSeverityf(sev, d, "ssl_session_cache %s keeps no cache shared by the workers; %s; use \"shared:SSL:10m\"", strings.Join(d.ArgValues(), " "), cost)
+		}
+	})
 }
 
 var sslDirectiveRemoved = &Rule{
@@ -109,37 +111,39 @@ unknown directive "ssl" from then on. TLS is a property of the listening socket:
 		Versions: "deprecated since 1.15.0, removed in 1.25.1",
 		Sources:  []string{"nginx CHANGES 1.25.1: the ssl directive was removed", "nginx docs: ngx_http_ssl_module ssl"},
 	},
-	Check: func(p *Pass) {
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			if d.Name != "ssl" || (d.Arg(0) != "on" && d.Arg(0) != "off") {
-				return
-			}
-			sev := Error
-			msg := `"ssl %s" was removed in nginx 1.25.1 (nginx -t fails with unknown directive "ssl")`
-			if p.Version.Known() && p.Version.Less(vHTTP2Directive) {
-				sev = Warning
-				msg = `"ssl %s" is deprecated since nginx 1.15.0 and removed in 1.25.1`
-			}
-			fix := &Fix{Description: `remove "ssl ` + d.Arg(0) + `;"`, Edits: []Edit{removeStatement(d)}}
-			if d.Arg(0) == "on" {
-				msg += `; write "listen ... ssl" instead`
-				if len(c.Blocks) > 0 {
-					for _, l := range findIn(c.Blocks[len(c.Blocks)-1].Block, "listen") {
-						if hasArg(l, "ssl") < 0 && hasArg(l, "quic") < 0 && len(l.Args) > 0 {
-							fix.Edits = append(fix.Edits, Edit{File: l.File.Path, Start: l.Args[0].Offset + len(l.Args[0].Raw),
-								End: l.Args[0].Offset + len(l.Args[0].Raw), New: " ssl"})
-						}
+	Check: checkSslDirectiveRemoved,
+}
+
+func checkSslDirectiveRemoved(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name != "ssl" || (d.Arg(0) != "on" && d.Arg(0) != "off") {
+			return
+		}
+		sev := Error
+		msg := `"ssl %s" was removed in nginx 1.25.1 (nginx -t fails with unknown directive "ssl")`
+		if p.Version.Known() && p.Version.Less(vHTTP2Directive) {
+			sev = Warning
+			msg = `"ssl %s" is deprecated since nginx 1.15.0 and removed in 1.25.1`
+		}
+		fix := &Fix{Description: `remove "ssl ` + d.Arg(0) + `;"`, Edits: []Edit{removeStatement(d)}}
+		if d.Arg(0) == "on" {
+			msg += `; write "listen ... ssl" instead`
+			if len(c.Blocks) > 0 {
+				for _, l := range findIn(c.Blocks[len(c.Blocks)-1].Block, "listen") {
+					if hasArg(l, "ssl") < 0 && hasArg(l, "quic") < 0 && len(l.Args) > 0 {
+						fix.Edits = append(fix.Edits, Edit{File: l.File.Path, Start: l.Args[0].Offset + len(l.Args[0].Raw),
+							End: l.Args[0].Offset + len(l.Args[0].Raw), New: " ssl"})
 					}
 				}
-				fix.Description = `remove "ssl on;" and add ssl to the listen directives`
-			} else {
-				msg += "; delete it"
 			}
-			diag := p.DiagSev(sev, d, msg, d.Arg(0))
-			diag.Fix = fix
-			p.Report(diag)
-		}, "ssl")
-	},
+			fix.Description = `remove "ssl on;" and add ssl to the listen directives`
+		} else {
+			msg += "; delete it"
+		}
+		diag := p.DiagSev(sev, d, msg, d.Arg(0))
+		diag.Fix = fix
+		p.Report(diag)
+	}, "ssl")
 }
 
 var listenHTTP2Deprecated = &Rule{
@@ -157,32 +161,34 @@ a shared address:port applies to every server on it whatever each one says.`,
 		Versions: "1.25.1 and later",
 		Sources:  []string{"nginx CHANGES 1.25.1: the http2 directive; listen ... http2 deprecated", "nginx docs: ngx_http_v2_module http2"},
 	},
-	Check: func(p *Pass) {
-		if !p.AtLeast(vHTTP2Directive) {
-			return
-		}
-		p.httpServers(func(s *parser.Directive, c *parser.Context) {
-			hasDirective := len(findIn(s.Block, "http2")) > 0
-			first := true
-			for _, l := range findIn(s.Block, "listen") {
-				i := hasArg(l, "http2")
-				if i < 0 {
-					continue
-				}
-				diag := p.DiagArg(l, i, `"listen ... http2" is deprecated since nginx 1.25.1; remove http2 here and write "http2 on;" in the server%s`,
-					p.versionNote("1.25.1 and later"))
-				if !p.Version.Known() {
-					p.Report(diag) // with no fix: it would break nginx before 1.25.1
-					continue
-				}
-				edits := []Edit{removeArg(l, i)}
-				if first && !hasDirective {
-					edits = append(edits, insertAfter(l, "http2 on;"))
-				}
-				first = false
-				diag.Fix = &Fix{Description: "move http2 from listen to http2 on;", Edits: edits}
-				p.Report(diag)
+	Check: checkListenHTTP2Deprecated,
+}
+
+func checkListenHTTP2Deprecated(p *Pass) {
+	if !p.AtLeast(vHTTP2Directive) {
+		return
+	}
+	p.httpServers(func(s *parser.Directive, c *parser.Context) {
+		hasDirective := len(findIn(s.Block, "http2")) > 0
+		first := true
+		for _, l := range findIn(s.Block, "listen") {
+			i := hasArg(l, "http2")
+			if i < 0 {
+				continue
 			}
-		})
-	},
+			diag := p.DiagArg(l, i, `"listen ... http2" is deprecated since nginx 1.25.1; remove http2 here and write "http2 on;" in the server%s`,
+				p.versionNote("1.25.1 and later"))
+			if !p.Version.Known() {
+				p.Report(diag) // with no fix: it would break nginx before 1.25.1
+				continue
+			}
+			edits := []Edit{removeArg(l, i)}
+			if first && !hasDirective {
+				edits = append(edits, insertAfter(l, "http2 on;"))
+			}
+			first = false
+			diag.Fix = &Fix{Description: "move http2 from listen to http2 on;", Edits: edits}
+			p.Report(diag)
+		}
+	})
 }

@@ -156,21 +156,23 @@ number equal to the quota is right: nginxtune lint --host checks that.)`,
 		Versions: "all (auto since 1.3.8 / 1.2.5)",
 		Sources:  []string{"nginx docs: ngx_core_module worker_processes", "docs/measurements.md: worker_processes 1 against auto"},
 	},
-	Check: func(p *Pass) {
-		for _, r := range mainRoots(p.Tree) {
-			for _, d := range findIn(r.Directives, "worker_processes") {
-				n, err := strconv.Atoi(d.Arg(0))
-				if err != nil {
-					continue
-				}
-				msg := fmt.Sprintf("worker_processes %d is fixed: \"auto\" starts one worker per CPU of the host it runs on", n)
-				if n == 1 {
-					msg = "worker_processes 1 uses one core whatever the host has (measured: 0.73-0.92x of auto on 1 KB files); write \"auto\""
-				}
-				diag := p.Diag(d, "%s", msg)
-				diag.Fix = &Fix{Description: "use worker_processes auto", Edits: []Edit{replaceArg(d, 0, "auto")}}
-				p.Report(diag)
+	Check: checkWorkerProcesses,
+}
+
+func checkWorkerProcesses(p *Pass) {
+	for _, r := range mainRoots(p.Tree) {
+		for _, d := range findIn(r.Directives, "worker_processes") {
+			n, err := strconv.Atoi(d.Arg(0))
+			if err != nil {
+				continue
 			}
+			msg := fmt.Sprintf("worker_processes %d is fixed: \"auto\" starts one worker per CPU of the host it runs on", n)
+			if n == 1 {
+				msg = "worker_processes 1 uses one core whatever the host has (measured: 0.73-0.92x of auto on 1 KB files); write \"auto\""
+			}
+			diag := p.Diag(d, "%s", msg)
+			diag.Fix = &Fix{Description: "use worker_processes auto", Edits: []Edit{replaceArg(d, 0, "auto")}}
+			p.Report(diag)
 		}
-	},
+	}
 }
