@@ -104,34 +104,25 @@ func checkHstsMissing(p *Pass) {
 		if !isTLSServer(s) {
 			return
 		}
-		fastcgi := false
+		// one walk of the server: what answers, and what may already say HSTS
+		var fastcgi, rejects, unread, found bool
 		walkLevels(s.Block, func(x *parser.Directive) {
-			fastcgi = fastcgi || x.Name == protoFastCGI || x.Name == protoUWSGI || x.Name == protoSCGI
-			if x.Name == "ssl_reject_handshake" && x.Arg(0) == "on" {
-				fastcgi = false
+			switch x.Name {
+			case protoFastCGI, protoUWSGI, protoSCGI:
+				fastcgi = true
+			case "ssl_reject_handshake":
+				rejects = rejects || x.Arg(0) == "on"
+			case "include":
+				unread = unread || len(x.Includes) == 0 // an include nginxtune could not read may set it
+			case "add_header", "more_set_headers":
+				// set in some location: where it is not, header-inheritance says why
+				found = found || strings.Contains(strings.ToLower(x.Arg(0)+x.Arg(1)), "strict-transport-security")
 			}
 		})
-		if !servesFiles(s) && !fastcgi {
-			return // a proxy (the backend may send it) or a server that only redirects
-		}
-		unread := false
-		walkLevels(s.Block, func(x *parser.Directive) {
-			unread = unread || x.Name == "include" && len(x.Includes) == 0
-		})
-		if unread {
-			return // an include nginxtune could not read may set it
+		if rejects || unread || found || !servesFiles(s) && !fastcgi {
+			return // a proxy (the backend may send it), a server that only redirects or rejects
 		}
 		if p.hstsSet(append(append([]*parser.Directive(nil), c.Blocks...), s), c.Root) {
-			return
-		}
-		// set in some location: where it is not, header-inheritance says why
-		found := false
-		walkLevels(s.Block, func(x *parser.Directive) {
-			if (x.Name == "add_header" || x.Name == "more_set_headers") && strings.Contains(strings.ToLower(x.Arg(0)+x.Arg(1)), "strict-transport-security") {
-				found = true
-			}
-		})
-		if found {
 			return
 		}
 		p.Reportf(s, "this TLS server (%s) sends no Strict-Transport-Security: a visitor's first http:// request can be intercepted before the redirect; add \"add_header Strict-Transport-Security \"max-age=63072000\" always;\"", clip(serverName(s)))
@@ -141,23 +132,18 @@ func checkHstsMissing(p *Pass) {
 // publicIP reports whether an address (host or host:port) is a literal IP
 // on the public internet.
 func publicIP(addr string) (net.IP, bool) {
-	h := addr
-	if strings.HasPrefix(h, "[") {
-		h = strings.TrimPrefix(h, "[")
-		h, _, _ = strings.Cut(h, "]")
-	} else if strings.Count(h, ":") == 1 {
-		h, _, _ = strings.Cut(h, ":")
-	}
-	ip := net.ParseIP(h)
+	ip := net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(hostOf(addr), "["), "]"))
 	if ip == nil {
 		return nil, false
 	}
-	_, cgnat, _ := net.ParseCIDR("100.64.0.0/10")
-	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() || cgnat.Contains(ip) {
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() || carrierNAT.Contains(ip) {
 		return ip, false
 	}
 	return ip, true
 }
+
+// carrierNAT is the shared address space of RFC 6598 (not the internet).
+var carrierNAT = func() *net.IPNet { _, n, _ := net.ParseCIDR("100.64.0.0/10"); return n }()
 
 var resolverPublic = &Rule{
 	Doc: Doc{
