@@ -143,48 +143,6 @@ func human(b float64) string {
 	return fmt.Sprintf("%.1f KiB", b/1024)
 }
 
-// moduleOf maps directives (and listen parameters, as "listen:http2") to
-// the build option that provides them and a name fragment of the dynamic
-// module or third-party source that provides them instead.
-var moduleOf = map[string][2]string{
-	"listen:ssl":           {"--with-http_ssl_module", ""},
-	"ssl_certificate":      {"--with-http_ssl_module", ""},
-	"listen:http2":         {"--with-http_v2_module", ""},
-	"http2":                {"--with-http_v2_module", ""},
-	"listen:quic":          {"--with-http_v3_module", ""},
-	"http3":                {"--with-http_v3_module", ""},
-	"gzip_static":          {"--with-http_gzip_static_module", ""},
-	"gunzip":               {"--with-http_gunzip_module", ""},
-	"stub_status":          {"--with-http_stub_status_module", ""},
-	"sub_filter":           {"--with-http_sub_module", ""},
-	"set_real_ip_from":     {"--with-http_realip_module", ""},
-	"real_ip_header":       {"--with-http_realip_module", ""},
-	"auth_request":         {"--with-http_auth_request_module", ""},
-	"secure_link":          {"--with-http_secure_link_module", ""},
-	"slice":                {"--with-http_slice_module", ""},
-	"dav_methods":          {"--with-http_dav_module", ""},
-	"mp4":                  {"--with-http_mp4_module", ""},
-	"flv":                  {"--with-http_flv_module", ""},
-	"add_before_body":      {"--with-http_addition_module", ""},
-	"add_after_body":       {"--with-http_addition_module", ""},
-	"random_index":         {"--with-http_random_index_module", ""},
-	"thread_pool":          {"--with-threads", ""},
-	"geoip_country":        {"--with-http_geoip_module", "geoip_module"},
-	"image_filter":         {"--with-http_image_filter_module", "image_filter"},
-	"xslt_stylesheet":      {"--with-http_xslt_module", "xslt"},
-	"perl":                 {"--with-http_perl_module", "perl"},
-	"stream":               {"--with-stream", "ngx_stream_module"},
-	"mail":                 {"--with-mail", "ngx_mail_module"},
-	"more_set_headers":     {"", "headers-more"},
-	"more_clear_headers":   {"", "headers-more"},
-	"brotli":               {"", "brotli"},
-	"brotli_static":        {"", "brotli"},
-	"content_by_lua_block": {"", "lua"},
-	"access_by_lua_block":  {"", "lua"},
-	"js_import":            {"", "js"},
-	"js_content":           {"", "js"},
-}
-
 var hostModuleMissing = &Rule{
 	Doc: Doc{
 		ID:    "host-module-missing",
@@ -214,7 +172,7 @@ func checkHostModuleMissing(p *Pass) {
 		}
 	}, "load_module")
 	has := func(key string) bool {
-		opt, frag := moduleOf[key][0], moduleOf[key][1]
+		opt, frag := knowledge.ModuleOf[key][0], knowledge.ModuleOf[key][1]
 		for _, a := range args {
 			if opt != "" && (a == opt || a == opt+"=dynamic") {
 				return true
@@ -234,7 +192,7 @@ func checkHostModuleMissing(p *Pass) {
 		return false
 	}
 	report := func(d *parser.Directive, key, what string) {
-		opt, frag := moduleOf[key][0], moduleOf[key][1]
+		opt, frag := knowledge.ModuleOf[key][0], knowledge.ModuleOf[key][1]
 		need := opt
 		if need == "" {
 			need = "the third-party " + frag + " module"
@@ -254,7 +212,7 @@ func checkHostModuleMissing(p *Pass) {
 		if d.Name == "aio" && d.Arg(0) == "threads" {
 			key = "thread_pool"
 		}
-		if _, ok := moduleOf[key]; ok && !has(key) {
+		if _, ok := knowledge.ModuleOf[key]; ok && !has(key) {
 			report(d, key, d.Name)
 		}
 	})

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -113,15 +114,6 @@ func (p *Pass) EffectiveIn(c *parser.Context, d *parser.Directive, name string) 
 	return p.Effective(blocks, c.Root, name)
 }
 
-// handlers are directives that produce the response of a location, so that
-// it does not serve files from disk.
-var handlers = map[string]bool{
-	"proxy_pass": true, "fastcgi_pass": true, "uwsgi_pass": true, "scgi_pass": true,
-	"grpc_pass": true, "memcached_pass": true, "return": true, "content_by_lua": true,
-	"content_by_lua_block": true, "content_by_lua_file": true, "js_content": true,
-	"perl": true, "stub_status": true, "echo": true, "empty_gif": true, "api": true,
-}
-
 // locations returns the location blocks of a server, nested ones included,
 // through includes.
 func locations(dirs []*parser.Directive) []*parser.Directive {
@@ -138,7 +130,7 @@ func locations(dirs []*parser.Directive) []*parser.Directive {
 // hasHandler reports whether a block level produces responses itself.
 func hasHandler(dirs []*parser.Directive) bool {
 	for _, d := range level(dirs) {
-		if handlers[d.Name] {
+		if knowledge.Handlers[d.Name] {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -200,34 +201,6 @@ func checkOpenFileCache(p *Pass) {
 		})
 }
 
-// compressedTypes are MIME types whose bodies are already compressed.
-var compressedTypes = map[string]bool{
-	"image/jpeg": true, "image/jpg": true, "image/pjpeg": true, "image/png": true, "image/gif": true,
-	"image/webp": true, "image/avif": true, "image/heic": true, "image/heif": true, "image/jxl": true,
-	"application/zip": true, "application/gzip": true, "application/x-gzip": true,
-	"application/x-bzip2": true, "application/x-7z-compressed": true, "application/x-rar-compressed": true,
-	"application/vnd.rar": true, "application/x-xz": true, "application/zstd": true, "application/x-zstd": true,
-	"application/x-compress": true, "application/x-brotli": true,
-	"font/woff": true, "font/woff2": true, "application/font-woff": true, "application/font-woff2": true,
-	"application/x-font-woff": true, "application/ogg": true,
-}
-
-// uncompressedAudio are audio types that are not compressed.
-var uncompressedAudio = map[string]bool{"audio/wav": true, "audio/x-wav": true, "audio/wave": true, "audio/midi": true, "audio/x-midi": true}
-
-func isCompressedType(t string) bool {
-	t = strings.ToLower(t)
-	switch {
-	case compressedTypes[t]:
-		return true
-	case strings.HasPrefix(t, "video/"):
-		return true
-	case strings.HasPrefix(t, "audio/"):
-		return !uncompressedAudio[t]
-	}
-	return false
-}
-
 var gzipCompressedTypes = &Rule{
 	Doc: Doc{
 		ID:    "gzip-compressed-types",
@@ -259,7 +232,7 @@ func checkGzipCompressedTypes(p *Pass) {
 				p.ReportArgf(d, i, "gzip_types * compresses every response, including images, fonts, archives and video that are compressed already; list the text types instead")
 				return
 			}
-			if isCompressedType(a.Value) {
+			if knowledge.IsCompressedType(a.Value) {
 				bad = append(bad, a.Value)
 				edits = append(edits, removeArg(d, i))
 			}
@@ -383,9 +356,6 @@ func checkAccessLogUnbuffered(p *Pass) {
 	}, "access_log")
 }
 
-// gzipDefaultTypes is what gen and the fix write: text that compresses well.
-const gzipDefaultTypes = "text/plain text/css text/javascript application/javascript application/json application/xml image/svg+xml"
-
 var gzipTypesMissing = &Rule{
 	Doc: Doc{
 		ID:    "gzip-types-missing",
@@ -393,7 +363,7 @@ var gzipTypesMissing = &Rule{
 		Why: `gzip_types defaults to text/html alone, so "gzip on;" without it leaves CSS, JavaScript,
 JSON and SVG uncompressed: usually most of a page's text bytes. Debian's stock nginx.conf
 turns gzip on and leaves its gzip_types line commented out.`,
-		Fix:      `Add "gzip_types ` + gzipDefaultTypes + `;" next to "gzip on;" (text/html is always compressed).`,
+		Fix:      `Add "gzip_types ` + knowledge.GzipTypes + `;" next to "gzip on;" (text/html is always compressed).`,
 		Bad:      "events {}\nhttp {\n    gzip on;\n}\n",
 		Good:     "events {}\nhttp {\n    gzip on;\n    gzip_types text/css application/javascript application/json image/svg+xml;\n}\n",
 		Severity: Info,
@@ -420,8 +390,8 @@ func checkGzipTypesMissing(p *Pass) {
 		if typesListed(p) {
 			return
 		}
-		diag := p.Diag(d, "gzip is on but gzip_types is not set, so only text/html is compressed; add \"gzip_types %s;\"", gzipDefaultTypes)
-		diag.Fix = &Fix{Description: "add gzip_types", Edits: []Edit{insertAfter(d, "gzip_types "+gzipDefaultTypes+";")}}
+		diag := p.Diag(d, "gzip is on but gzip_types is not set, so only text/html is compressed; add \"gzip_types %s;\"", knowledge.GzipTypes)
+		diag.Fix = &Fix{Description: "add gzip_types", Edits: []Edit{insertAfter(d, "gzip_types "+knowledge.GzipTypes+";")}}
 		p.Report(diag)
 	}, "gzip")
 }

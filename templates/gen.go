@@ -84,6 +84,12 @@ func ParseProfile(b []byte, name string) (*Profile, error) {
 	if p.KeepaliveTimeout == "" || p.ClientMaxBodySize == "" || len(p.GzipTypes) == 0 {
 		return nil, fmt.Errorf("%s: keepalive_timeout, client_max_body_size and gzip_types are required", name)
 	}
+	for _, t := range p.GzipTypes {
+		if knowledge.IsCompressedType(t) {
+			// what lint's gzip-compressed-types would report in the output
+			return nil, fmt.Errorf("%s: gzip_types lists %s, compressed already: gzip would spend CPU on it for nothing", name, t)
+		}
+	}
 	return &p, nil
 }
 

@@ -172,6 +172,9 @@ func TestGolden(t *testing.T) {
 }
 
 func TestProfileErrors(t *testing.T) {
+	if _, err := ParseProfile([]byte("name: x\nkind: static\nroot: /a\nindex: [i]\ntry_files: a\nkeepalive_timeout: 1s\nclient_max_body_size: 1m\ngzip_types: [text/css, image/png]\n"), "mine.yaml"); err == nil || !strings.Contains(err.Error(), "image/png") {
+		t.Errorf("a profile that gzips PNG: %v", err)
+	}
 	if _, err := ParseProfile([]byte("name: x\nkind: static\nroot: /a\nindex: [i]\ntry_files: a\nkeepalive_timeout: 1s\nclient_max_body_size: 1m\ngzip_types: [text/css]\ncolour: blue\n"), "mine.yaml"); err == nil || !strings.Contains(err.Error(), "colour") {
 		t.Errorf("unknown key: %v", err)
 	}
