@@ -12,17 +12,25 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 CGO_ENABLED=0 go build -o "$work/nginxtune" ./cmd/nginxtune
 "$work/nginxtune" lint --changed "$FILE" >/dev/null 2>&1 || true # the first run fills the nginx -V cache
-TIMEFORMAT=%3R
+# bash's $EPOCHREALTIME: microseconds, and no process started to read the clock
+elapsed() { # FILE COMMAND...: appends the command's wall time in seconds to FILE
+	local out=$1 t0 t1
+	shift
+	t0=$EPOCHREALTIME
+	"$@" >/dev/null 2>&1 || true
+	t1=$EPOCHREALTIME
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$out"
+}
 for _ in $(seq "$RUNS"); do
-	{ time "$NGINX" -t -q >/dev/null 2>&1; } 2>>"$work/nginx" || true
-	{ time "$work/nginxtune" lint --changed "$FILE" >/dev/null 2>&1; } 2>>"$work/lint" || true
+	elapsed "$work/nginx" "$NGINX" -t -q
+	elapsed "$work/lint" "$work/nginxtune" lint --changed "$FILE"
 done
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 n=$(median <"$work/nginx")
 l=$(median <"$work/lint")
 awk -v n="$n" -v l="$l" -v runs="$RUNS" -v file="$FILE" 'BEGIN {
 	printf "%d runs each, alternating, on %s\n", runs, file
-	printf "%-28s %6.1f ms\n", "nginx -t", n * 1000
-	printf "%-28s %6.1f ms\n", "nginxtune lint --changed", l * 1000
+	printf "%-28s %6.2f ms\n", "nginx -t", n * 1000
+	printf "%-28s %6.2f ms\n", "nginxtune lint --changed", l * 1000
 	printf "ratio %.2f (goal <= 0.5)\n", l / n
 }'
