@@ -220,6 +220,43 @@ static_case "1 KB, HTTPS, new connection per request" "https://127.0.0.1:$PORT_T
 static_case "100 KB, HTTPS, keep-alive" "https://127.0.0.1:$PORT_TLS/100k.html"
 static_case "100 KB, HTTPS, new connection per request" "https://127.0.0.1:$PORT_TLS/100k.html" -H "Connection: close"
 
+# What each deliberate choice of the generated configuration costs: the same
+# configuration without it, on the two 1 KB keep-alive cases
+variant() { # NAME SED-EXPRESSION FILE...: a copy of the generated prefix, edited
+  local v=$1 expr=$2; shift 2
+  rm -rf "$work/$v"
+  cp -a "$gen" "$work/$v"
+  sed -i "s#$gen/#$work/$v/#g" "$work/$v/nginx.conf" "$work/$v/sites/default.conf"
+  for f in "$@"; do sed -i -E "$expr" "$work/$v/$f"; done
+  "$NGINX" -t -q -p "$work/$v/" -c "$work/$v/nginx.conf" -e stderr -g "pid $work/$v/nginx.pid;" || { echo "run.sh: variant $v fails nginx -t" >&2; exit 1; }
+}
+variant gen-nolog 's#^( *)access_log [^;]*;#\1access_log off;#' nginx.conf
+variant gen-notry 's#^ *try_files .*##' sites/default.conf
+variant gen-1worker 's#^worker_processes .*#worker_processes 1;#' nginx.conf
+variant gen-tls12 's#^( *)ssl_protocols .*#\1ssl_protocols TLSv1.2;#' nginx.conf sites/default.conf
+arows=()
+ablation_case() { # NAME URL WRK-ARGS...
+  local name=$1 url=$2; shift 2
+  declare -A rps cpu
+  local variants=(generated gen-nolog gen-notry gen-1worker gen-tls12)
+  for r in $(seq "$RUNS"); do
+    for i in 0 1 2 3 4; do
+      local v=${variants[$(( (i + r - 1) % 5 ))]}
+      read -r x _ _ _ c < <(load "$work/$v" "$url" "$DURATION" "$@")
+      rps[$v]+="$x "; cpu[$v]+="$c "
+    done
+  done
+  local line="| $name"
+  for v in "${variants[@]}"; do
+    line+=" | $(tr ' ' '\n' <<<"${rps[$v]}" | grep . | median | awk '{printf "%.0f", $1}') / $(tr ' ' '\n' <<<"${cpu[$v]}" | grep . | median)"
+  done
+  arows+=("$line |")
+  echo "${arows[-1]}" >&2
+}
+ablation_case "1 KB, HTTP, keep-alive" "http://127.0.0.1:$PORT_HTTP/1k.html"
+ablation_case "1 KB, HTTPS, keep-alive" "https://127.0.0.1:$PORT_TLS/1k.html"
+ablation_case "1 KB, HTTPS, new connection per request" "https://127.0.0.1:$PORT_TLS/1k.html" -H "Connection: close"
+
 # TLS session resumption: wrk resumes TLS 1.2 sessions but not TLS 1.3 ones,
 # openssl s_time -reuse resumes either (one connection at a time: a latency
 # figure, the same for all three)
@@ -371,6 +408,14 @@ stop "$backend"
   printf '| 1 KB, HTTP, keep-alive, ab -k (cross-check) | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | - | %s | - |\n' "${ab_rows[0]}" "${ab_rows[1]}" "$(awk -v a="${ab_rows[1]}" -v b="${ab_rows[0]}" 'BEGIN{print a/b}')" "${ab_rows[2]}" "$(awk -v a="${ab_rows[2]}" -v b="${ab_rows[0]}" 'BEGIN{print a/b}')" "$(winner "${ab_rows[0]}" "${ab_rows[1]}" "${ab_rows[2]}" - - - | sed 's/, .*//')"
   read -r s1 c1 <<<"${stime_rows[0]}"; read -r s2 c2 <<<"${stime_rows[1]}"; read -r s3 c3 <<<"${stime_rows[2]}"
   printf '| 1 KB, HTTPS, new connection per request, session resumed (openssl s_time -reuse: TLS 1.3 / 1.3 / 1.2) | %s | %s (%.2fx) | %s (%.2fx) | %s / %s / %s | %s | - |\n' "$s1" "$s2" "$(awk -v a="$s2" -v b="$s1" 'BEGIN{print (b>0)?a/b:0}')" "$s3" "$(awk -v a="$s3" -v b="$s1" 'BEGIN{print (b>0)?a/b:0}')" "$c1" "$c2" "$c3" "$(winner "$s1" "$s2" "$s3" "$c1" "$c2" "$c3")"
+  echo
+  echo "### What each deliberate choice costs"
+  echo
+  echo "The generated configuration beside copies of it without one choice each (nginx ${NGINX_VERSION}): \"no access log\" writes access_log off instead of the buffered log, \"no try_files\" serves / without it, \"one worker\" sets worker_processes 1, \"TLS 1.2 only\" drops TLS 1.3. Each cell is rps / nginx CPU µs per request, medians of ${RUNS} rounds of ${DURATION} s."
+  echo
+  echo "| case | generated | no access log | no try_files | one worker | TLS 1.2 only |"
+  echo "|---|---|---|---|---|---|"
+  printf '%s\n' "${arows[@]}"
   echo
   echo "## Reverse proxy"
   echo
