@@ -254,39 +254,66 @@ site happens to be first, with its certificate.`,
 	Check: checkDefaultServerMissing,
 }
 
-func checkDefaultServerMissing(p *Pass) {
-	if len(mainRoots(p.Tree)) == 0 {
-		return // a fragment: other servers on the address may be elsewhere
+// listenGroup is the http servers that listen on one address, in file
+// order, and the one marked default_server there (nil when none is).
+type listenGroup struct {
+	addr    string // "80" is written "*:80", as nginx reads it
+	servers []*parser.Directive
+	marked  *parser.Directive
+}
+
+// defaultServer is the server that answers names no server_name matches.
+func (g *listenGroup) defaultServer() *parser.Directive {
+	if g.marked != nil {
+		return g.marked
 	}
-	type addr struct{ servers []*parser.Directive }
-	byAddr := map[string]*addr{}
-	var order []string
-	marked := map[string]bool{}
+	return g.servers[0]
+}
+
+// listenGroups groups the http servers by the addresses they listen on, in
+// the order the addresses first appear, and lists apart the servers with
+// no listen directive (nginx puts them on *:80, or *:8000 without root).
+func (p *Pass) listenGroups() (groups []*listenGroup, noListen []*parser.Directive) {
+	byAddr := map[string]*listenGroup{}
 	p.httpServers(func(s *parser.Directive, c *parser.Context) {
-		for _, l := range findIn(s.Block, "listen") {
+		listens := p.index.find(s.Block, "listen")
+		if len(listens) == 0 {
+			noListen = append(noListen, s)
+		}
+		for _, l := range listens {
 			a := l.Arg(0)
 			if !strings.Contains(a, ":") && !strings.HasPrefix(a, "unix:") {
 				a = "*:" + a
 			}
-			if hasArg(l, "default_server") >= 0 || hasArg(l, "default") >= 0 {
-				marked[a] = true
+			g := byAddr[a]
+			if g == nil {
+				g = &listenGroup{addr: a}
+				byAddr[a] = g
+				groups = append(groups, g)
 			}
-			if byAddr[a] == nil {
-				byAddr[a] = &addr{}
-				order = append(order, a)
+			if g.marked == nil && (hasArg(l, "default_server") >= 0 || hasArg(l, "default") >= 0) {
+				g.marked = s
 			}
-			if n := len(byAddr[a].servers); n == 0 || byAddr[a].servers[n-1] != s {
-				byAddr[a].servers = append(byAddr[a].servers, s)
+			if n := len(g.servers); n == 0 || g.servers[n-1] != s {
+				g.servers = append(g.servers, s)
 			}
 		}
 	})
-	for _, a := range order {
-		if marked[a] || len(byAddr[a].servers) < 2 {
+	return groups, noListen
+}
+
+func checkDefaultServerMissing(p *Pass) {
+	if len(mainRoots(p.Tree)) == 0 {
+		return // a fragment: other servers on the address may be elsewhere
+	}
+	groups, _ := p.listenGroups()
+	for _, g := range groups {
+		if g.marked != nil || len(g.servers) < 2 {
 			continue
 		}
-		first := byAddr[a].servers[0]
+		first := g.servers[0]
 		p.Reportf(first, "%d servers listen on %s and none is default_server: requests for unknown names go to the first in file order, %s; mark the one you mean",
-			len(byAddr[a].servers), a, serverName(first))
+			len(g.servers), g.addr, serverName(first))
 	}
 }
 

@@ -342,28 +342,15 @@ func (p *Pass) catchAll(srv *parser.Directive) bool {
 	}
 	ts := p.taintScope()
 	ts.defaultsOnce.Do(func() {
+		groups, noListen := p.listenGroups()
 		ts.defaults = map[*parser.Directive]bool{}
-		first := map[string]*parser.Directive{}
-		marked := map[string]bool{}
-		p.httpServers(func(s *parser.Directive, c *parser.Context) {
-			listens := p.index.find(s.Block, "listen")
-			for _, l := range listens {
-				a := l.Arg(0)
-				if hasArg(l, "default_server") >= 0 || hasArg(l, "default") >= 0 {
-					ts.defaults[s], marked[a] = true, true
-				}
-				if first[a] == nil {
-					first[a] = s
-				}
-			}
-			if len(listens) == 0 && first["*:80"] == nil {
-				first["*:80"] = s
-			}
-		})
-		for a, s := range first {
-			if !marked[a] {
-				ts.defaults[s] = true
-			}
+		port80 := false
+		for _, g := range groups {
+			ts.defaults[g.defaultServer()] = true
+			port80 = port80 || g.addr == "*:80"
+		}
+		if len(noListen) > 0 && !port80 {
+			ts.defaults[noListen[0]] = true // alone on *:80
 		}
 	})
 	if ts.defaults[srv] {
