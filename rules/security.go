@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
@@ -604,8 +603,6 @@ func captureGroups(re string) int {
 	return n
 }
 
-var captureRef = regexp.MustCompile(`\$(\d)`)
-
 var regexCaptureMissing = &Rule{
 	Doc: Doc{
 		ID:    "regex-capture-missing",
@@ -627,8 +624,11 @@ built from it quietly points somewhere else (often the root of the site).`,
 func checkRegexCaptureMissing(p *Pass) {
 	check := func(d *parser.Directive, groups int, values []parser.Arg, what string) {
 		for _, a := range values {
-			for _, m := range captureRef.FindAllStringSubmatch(a.Value, -1) {
-				if n := int(m[1][0] - '0'); n > groups {
+			for _, r := range varsIn(a.Value) {
+				if r.end-r.start != 2 || r.name[0] < '1' || r.name[0] > '9' {
+					continue // a named variable, or a capture written ${N}
+				}
+				if n := int(r.name[0] - '0'); n > groups {
 					p.ReportArgf(d, argIndex(d, a), "$%d refers to group %d, but %s has %d; it is empty at run time", n, n, what, groups)
 					return
 				}
