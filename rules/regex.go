@@ -332,19 +332,26 @@ empty, not 0, and is let through.`,
 	Check: checkMapDefaultMissing,
 }
 
-func checkMapDefaultMissing(p *Pass) {
-	maps := map[string]*parser.Directive{}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Block == nil || len(d.Args) != 2 || inStream(c) {
-			return
+// mayHaveDefault reports whether a map has a default, or an include whose
+// list may hold one.
+func mayHaveDefault(m *parser.Directive) bool {
+	for _, e := range m.Block {
+		if e.Name == "default" || e.Name == "include" {
+			return true
 		}
-		for _, e := range d.Block {
-			if e.Name == "default" || e.Name == "include" {
-				return // an included list may hold the default
+	}
+	return false
+}
+
+func checkMapDefaultMissing(p *Pass) {
+	maps := map[string]*parser.Directive{} // by variable, the (last) map without a default
+	for name, list := range p.taintScope().maps {
+		for _, d := range list {
+			if !mayHaveDefault(d) {
+				maps[name] = d
 			}
 		}
-		maps[strings.TrimPrefix(d.Arg(1), "$")] = d
-	}, "map")
+	}
 	if len(maps) == 0 {
 		return
 	}
