@@ -716,10 +716,10 @@ func reportVariableProxy(p *Pass, d *parser.Directive, ups map[string]*parser.Di
 	if !strings.Contains(host, "$") {
 		return
 	}
-	maps := p.mapsByVariable()
+	maps := p.taintScope().maps
 	for _, r := range varsIn(host) {
-		mp, ok := maps["$"+r.name]
-		if !ok || !mapsToUpstreams(mp, ups) {
+		ms := maps[r.name]
+		if len(ms) == 0 || !mapsToUpstreams(ms[len(ms)-1], ups) {
 			pool := "map the variable onto the names of upstream blocks with keepalive"
 			if p.AtLeast(vResolve) {
 				pool += ", or (nginx 1.27.3 and later) name the backend in an upstream with \"server NAME resolve;\" and a resolver"
@@ -728,18 +728,6 @@ func reportVariableProxy(p *Pass, d *parser.Directive, ups map[string]*parser.Di
 			return
 		}
 	}
-}
-
-// mapsByVariable returns the map blocks of the http context by the variable
-// they define.
-func (p *Pass) mapsByVariable() map[string]*parser.Directive {
-	out := map[string]*parser.Directive{}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Block != nil && len(d.Args) >= 2 && !inStream(c) {
-			out[d.Arg(1)] = d
-		}
-	}, "map")
-	return out
 }
 
 // mapsToUpstreams reports whether every value of a map names an upstream.
