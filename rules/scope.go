@@ -11,12 +11,21 @@ import (
 // a whole by any occurrence in an inner block.
 
 // level returns the statements of one block level with include directives
-// replaced by the statements of the files they include.
+// replaced by the statements of the files they include. A level without
+// includes is returned as it is (capacity clipped, so that an append by
+// the caller copies); callers read it and never write to it.
 func level(dirs []*parser.Directive) []*parser.Directive {
-	var out []*parser.Directive
-	for _, d := range dirs {
-		if d.Name == "include" && len(d.Includes) > 0 {
-			for _, f := range d.Includes {
+	i := 0
+	for i < len(dirs) && !(dirs[i].Name == "include" && len(dirs[i].Includes()) > 0) {
+		i++
+	}
+	if i == len(dirs) {
+		return dirs[:len(dirs):len(dirs)]
+	}
+	out := append([]*parser.Directive(nil), dirs[:i]...)
+	for _, d := range dirs[i:] {
+		if d.Name == "include" && len(d.Includes()) > 0 {
+			for _, f := range d.Includes() {
 				out = append(out, level(f.Directives)...)
 			}
 			continue
@@ -26,8 +35,14 @@ func level(dirs []*parser.Directive) []*parser.Directive {
 	return out
 }
 
+// smallLevel is the size up to which a block level is searched directly:
+// a map per level costs more to build than a few string comparisons.
+const smallLevel = 16
+
 // levelIndex caches, per block level, its statements by name: the http
-// level of a large tree is looked up once per server and location.
+// level of a large tree is looked up once per server and location. Levels
+// of at most smallLevel statements without includes (most servers and
+// locations) are searched directly and not cached.
 type levelIndex struct {
 	m map[*parser.Directive]map[string][]*parser.Directive
 }
@@ -38,6 +53,11 @@ func (ix *levelIndex) find(dirs []*parser.Directive, name string) []*parser.Dire
 	}
 	if ix == nil {
 		return findIn(dirs, name)
+	}
+	if len(dirs) <= smallLevel {
+		if out, ok := findFlat(dirs, name); ok {
+			return out
+		}
 	}
 	if ix.m == nil {
 		ix.m = map[*parser.Directive]map[string][]*parser.Directive{}
@@ -52,6 +72,21 @@ func (ix *levelIndex) find(dirs []*parser.Directive, name string) []*parser.Dire
 		ix.m[key] = byName
 	}
 	return byName[name]
+}
+
+// findFlat returns the directives named name at a level, and false when
+// the level has an include that read files (the caller then expands it).
+func findFlat(dirs []*parser.Directive, name string) ([]*parser.Directive, bool) {
+	var out []*parser.Directive
+	for _, d := range dirs {
+		if d.Name == "include" && len(d.Includes()) > 0 {
+			return nil, false
+		}
+		if d.Name == name {
+			out = append(out, d)
+		}
+	}
+	return out, true
 }
 
 // findIn returns the directives named name at one block level.
