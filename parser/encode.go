@@ -212,8 +212,8 @@ func jsonDiags(ds []Diagnostic) []JSONDiag {
 func jsonDirs(dirs []*Directive, idx map[*File]int) []JSONDirective {
 	out := make([]JSONDirective, 0, len(dirs))
 	for _, d := range dirs {
-		jd := JSONDirective{Name: d.Name, Args: d.ArgValues(), Line: d.Line, Col: d.Col,
-			EndLine: d.EndLine, Start: d.Start, End: d.End, RawBody: d.RawBody}
+		jd := JSONDirective{Name: d.Name, Args: d.ArgValues(), Line: int(d.Line), Col: int(d.Col),
+			EndLine: int(d.EndLine), Start: int(d.Start), End: int(d.End), RawBody: d.RawBody()}
 		for _, a := range d.Args {
 			if a.Raw != a.Value {
 				jd.Raw = make([]string, len(d.Args))
@@ -226,7 +226,7 @@ func jsonDirs(dirs []*Directive, idx map[*File]int) []JSONDirective {
 		if d.Block != nil {
 			jd.Block = jsonDirs(d.Block, idx)
 		}
-		for _, inc := range d.Includes {
+		for _, inc := range d.Includes() {
 			jd.Includes = append(jd.Includes, idx[inc])
 		}
 		out = append(out, jd)
@@ -290,16 +290,16 @@ func (t *Tree) Crossplane() CPPayload {
 func cpDirs(dirs []*Directive, idx map[*File]int) []CPDir {
 	out := make([]CPDir, 0, len(dirs))
 	for _, d := range dirs {
-		c := CPDir{Directive: d.Name, Line: d.Line, Args: cpArgs(d)}
+		c := CPDir{Directive: d.Name, Line: int(d.Line), Args: cpArgs(d)}
 		switch {
-		case d.RawBody != "":
+		case d.RawBody() != "":
 			// crossplane's Lua support hands the block body over as one argument
-			c.Args = append(c.Args, d.RawBody)
+			c.Args = append(c.Args, d.RawBody())
 		case d.Block != nil:
 			b := cpDirs(d.Block, idx)
 			c.Block = &b
 		}
-		for _, inc := range d.Includes {
+		for _, inc := range d.Includes() {
 			c.Includes = append(c.Includes, idx[inc])
 		}
 		out = append(out, c)

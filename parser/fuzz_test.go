@@ -27,17 +27,17 @@ func FuzzParse(f *testing.F) {
 		var check func(ds []*Directive)
 		check = func(ds []*Directive) {
 			for _, d := range ds {
-				if d.Start < 0 || d.End > len(src) || d.Start >= d.End && !file.Broken {
+				if d.Start < 0 || int(d.End) > len(src) || d.Start >= d.End && !file.Broken {
 					t.Fatalf("%q: range %d-%d of %d", d.Name, d.Start, d.End, len(src))
 				}
 				if d.Line < 1 || d.Col < 1 || d.EndLine < d.Line && !file.Broken {
 					t.Fatalf("%q: position %d:%d-%d", d.Name, d.Line, d.Col, d.EndLine)
 				}
-				if line, col := file.Position(d.Start); line != d.Line || col != d.Col {
+				if line, col := file.Position(int(d.Start)); line != int(d.Line) || col != int(d.Col) {
 					t.Fatalf("%q: recorded %d:%d, offset gives %d:%d", d.Name, d.Line, d.Col, line, col)
 				}
 				for _, a := range d.Args {
-					if a.Offset < 0 || a.Offset+len(a.Raw) > len(src) || string(src[a.Offset:a.Offset+len(a.Raw)]) != a.Raw {
+					if a.Offset < 0 || int(a.Offset)+len(a.Raw) > len(src) || string(src[a.Offset:int(a.Offset)+len(a.Raw)]) != a.Raw {
 						t.Fatalf("arg %q does not match its offset", a.Raw)
 					}
 				}
@@ -53,7 +53,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func firstRaw(src []byte, d *Directive) string {
-	if len(src) > d.Start && (src[d.Start] == '"' || src[d.Start] == '\'') {
+	if len(src) > int(d.Start) && (src[d.Start] == '"' || src[d.Start] == '\'') {
 		return string(src[d.Start : d.Start+1])
 	}
 	return ""

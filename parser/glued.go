@@ -21,7 +21,7 @@ func gluedStatements(f *File, known func(string) bool) []Diagnostic {
 		if d.Parent != nil && IsDataBlock(d.Parent.Name) {
 			return
 		}
-		prevLine, prevEnd := d.Line, d.Start+len(d.Name)
+		prevLine, prevEnd := d.Line, int(d.Start)+len(d.Name)
 		for i, a := range d.Args {
 			if a.Line > prevLine && a.Quote == 0 && known(a.Value) && !paramWords[d.Name][a.Value] {
 				line, col := f.Position(prevEnd)
@@ -30,13 +30,13 @@ func gluedStatements(f *File, known func(string) bool) []Diagnostic {
 					before += " " + b.Raw
 				}
 				out = append(out, Diagnostic{
-					Kind: "syntax", Severity: SevError, File: f.Path, Line: line, Col: col, Offset: prevEnd, NginxLine: d.EndLine,
+					Kind: "syntax", Severity: SevError, File: f.Path, Line: line, Col: col, Offset: prevEnd, NginxLine: int(d.EndLine),
 					Message: fmt.Sprintf("missing \";\" after %q: nginx reads %q on line %d as one more argument of %q",
 						truncate(before, 40), a.Value, a.Line, d.Name),
 				})
 				break
 			}
-			prevLine, prevEnd = a.Line, a.Offset+len(a.Raw)
+			prevLine, prevEnd = a.Line, int(a.Offset)+len(a.Raw)
 		}
 	})
 	return out

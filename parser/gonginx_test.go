@@ -41,7 +41,7 @@ func TestAgreesWithGonginx(t *testing.T) {
 				ours = append(ours, d.Name)
 				return
 			}
-			ours = append(ours, d.Name+"@"+itoaT(d.EndLine))
+			ours = append(ours, d.Name+"@"+itoaT(int(d.EndLine)))
 		})
 		var visit func(ds []config.IDirective)
 		visit = func(ds []config.IDirective) {

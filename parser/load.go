@@ -432,7 +432,7 @@ func (l *loader) finish(roots []string) {
 	}
 	for _, f := range l.tree.Files {
 		walkFileDirs(f.Directives, func(d *Directive) {
-			for _, inc := range d.Includes {
+			for _, inc := range d.Includes() {
 				if inc != f {
 					included[inc] = true
 				}
@@ -551,7 +551,7 @@ func (l *loader) expand(f *File) {
 				l.diag(d, "include-cycle", SevError, "include %q leads back to %s, which is already being read: nginx would include it again and again", Clip(d.Arg(0)), l.display(inc.Path))
 				continue
 			}
-			d.Includes = append(d.Includes, inc)
+			d.rareParts().includes = append(d.Includes(), inc)
 			l.expand(inc)
 		}
 	})
@@ -560,7 +560,7 @@ func (l *loader) expand(f *File) {
 
 func (l *loader) diag(d *Directive, kind string, sev Severity, format string, args ...any) {
 	l.tree.Diagnostics = append(l.tree.Diagnostics, Diagnostic{
-		Kind: kind, Severity: sev, File: d.File.Path, Line: d.Line, Col: d.Col, Offset: d.Start,
+		Kind: kind, Severity: sev, File: d.File.Path, Line: int(d.Line), Col: int(d.Col), Offset: int(d.Start),
 		Message: fmt.Sprintf(format, args...),
 	})
 }
@@ -621,14 +621,14 @@ func (l *loader) checkEvents(r *File) {
 				main = true
 			case "include":
 				if depth < 16 {
-					for _, inc := range d.Includes {
+					for _, inc := range d.Includes() {
 						if inc.Broken {
 							hasEvents = true // cannot tell
 						}
 						visit(inc.Directives, depth+1)
 					}
 				}
-				if len(d.Includes) == 0 {
+				if len(d.Includes()) == 0 {
 					hasEvents = true // an include nginxtune could not read may hold it
 				}
 			}
@@ -659,7 +659,7 @@ func (l *loader) boundVisits() {
 		n := 0
 		walkFileDirs(f.Directives, func(d *Directive) {
 			n++
-			for _, inc := range d.Includes {
+			for _, inc := range d.Includes() {
 				if n <= MaxDirectiveVisits {
 					n += cost(inc, depth+1)
 				}
@@ -679,9 +679,9 @@ func (l *loader) boundVisits() {
 	worstN := 0
 	for _, f := range l.tree.Files {
 		walkFileDirs(f.Directives, func(d *Directive) {
-			if len(d.Includes) > 0 {
+			if len(d.Includes()) > 0 {
 				n := 0
-				for _, inc := range d.Includes {
+				for _, inc := range d.Includes() {
 					n += memo[inc]
 				}
 				if n > worstN || worst == nil {
@@ -691,7 +691,11 @@ func (l *loader) boundVisits() {
 		})
 	}
 	for _, f := range l.tree.Files {
-		walkFileDirs(f.Directives, func(d *Directive) { d.Includes = nil })
+		walkFileDirs(f.Directives, func(d *Directive) {
+			if d.rare != nil {
+				d.rare.includes = nil
+			}
+		})
 	}
 	if worst != nil {
 		l.diag(worst, "include-missing", SevError, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", Clip(worst.Arg(0)), MaxDirectiveVisits)

@@ -146,8 +146,8 @@ func TestPositionsAndValues(t *testing.T) {
 	cases := []struct {
 		name      string
 		nth       int
-		line, col int
-		endLine   int
+		line, col int32
+		endLine   int32
 		args      []string
 		ctx       string
 	}{
@@ -204,8 +204,8 @@ func TestCRLFAndBOM(t *testing.T) {
 func TestLuaBlocks(t *testing.T) {
 	tr := mustLoad(t, filepath.Join(fixtures, "parser/loads/openresty.conf"), Options{})
 	d, _ := find(t, tr, "init_by_lua_block", 0)
-	if !strings.Contains(d.RawBody, `local s = [==[ ]] } ]==]`) || d.EndLine != 11 {
-		t.Errorf("init_by_lua_block body %q ends %d", d.RawBody, d.EndLine)
+	if !strings.Contains(d.RawBody(), `local s = [==[ ]] } ]==]`) || d.EndLine != 11 {
+		t.Errorf("init_by_lua_block body %q ends %d", d.RawBody(), d.EndLine)
 	}
 	d, ctx := find(t, tr, "content_by_lua_block", 0)
 	if d.Line != 16 || d.EndLine != 19 || ctx.In() != "location" {
@@ -234,7 +234,7 @@ func TestIncludeGlobSharedFile(t *testing.T) {
 	var places []string
 	tr.Walk(func(d *Directive, c *Context) bool {
 		if d.Name == "proxy_http_version" {
-			places = append(places, strings.Join(c.Names, "/")+"@"+filepath.Base(d.File.Path)+":"+strconv.Itoa(d.Line))
+			places = append(places, strings.Join(c.Names, "/")+"@"+filepath.Base(d.File.Path)+":"+strconv.Itoa(int(d.Line)))
 		}
 		return true
 	})

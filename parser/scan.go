@@ -43,6 +43,55 @@ type scanner struct {
 	pos         int
 	line        int
 	lastTokLine int // line of the last token, to tell trailing comments
+
+	// Statements, their arguments and the lists of a block's statements
+	// live in slabs shared by the file: a large file then costs a few
+	// hundred allocations instead of three per statement, and no slice is
+	// left with spare capacity (see slab). A statement's arguments are
+	// written straight into their slab (nothing else is read between
+	// them); a block's statements are gathered on stack, since the blocks
+	// inside it are read in between, and copied out when it closes.
+	stack []*Directive
+	dirs  slab[Directive]
+	args  slab[Arg]
+	ptrs  slab[*Directive]
+}
+
+// slab hands out pieces of larger arrays, each new array twice the last
+// (from 8 up to 512 elements), so that a small file stays small. A piece
+// has no spare capacity: appending to it copies.
+type slab[T any] struct {
+	arr  []T
+	used int
+	next int
+}
+
+func (s *slab[T]) grow(n int) {
+	s.next = min(max(2*s.next, 8), 512)
+	s.arr, s.used = make([]T, max(n, s.next)), 0
+}
+
+func (s *slab[T]) take(n int) []T {
+	if s.used+n > len(s.arr) {
+		s.grow(n)
+	}
+	out := s.arr[s.used : s.used+n : s.used+n]
+	s.used += n
+	return out
+}
+
+// push extends run, the last piece taken (or nil), by v in place, moving
+// it to a new array when this one is full, and returns it.
+func (s *slab[T]) push(run []T, v T) []T {
+	if s.used == len(s.arr) {
+		old := run
+		s.grow(2*len(old) + 1)
+		s.used = copy(s.arr, old)
+	}
+	start := s.used - len(run)
+	s.arr[s.used] = v
+	s.used++
+	return s.arr[start:s.used:s.used]
 }
 
 // parseFile parses src into f. A syntax error is returned as a Diagnostic;
@@ -163,7 +212,7 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 	_, col := s.f.Position(start)
 	s.lastTokLine = s.line
 	return token{kind: tWord, off: start, line: line, arg: Arg{
-		Raw: raw, Value: unescape(raw[1 : len(raw)-1]), Quote: q, Line: line, Col: col, Offset: start,
+		Raw: raw, Value: unescape(raw[1 : len(raw)-1]), Quote: q, Line: int32(line), Col: int32(col), Offset: int32(start),
 	}}, nil
 }
 
@@ -202,7 +251,7 @@ func (s *scanner) word() (token, *syntaxError) {
 	_, col := s.f.Position(start)
 	s.lastTokLine = s.line
 	return token{kind: tWord, off: start, line: line, arg: Arg{
-		Raw: raw, Value: unescape(raw), Line: line, Col: col, Offset: start,
+		Raw: raw, Value: unescape(raw), Line: int32(line), Col: int32(col), Offset: int32(start),
 	}}, nil
 }
 
@@ -243,44 +292,55 @@ func unescape(s string) string {
 // block reads statements until the closing brace of parent (or the end of
 // the file at the top level).
 func (s *scanner) block(parent *Directive, depth int) ([]*Directive, *syntaxError) {
-	dirs := []*Directive{}
+	base := len(s.stack)
+	dirs := func() []*Directive {
+		if len(s.stack) == base {
+			return []*Directive{} // a block, even empty, is never nil
+		}
+		out := s.ptrs.take(len(s.stack) - base)
+		copy(out, s.stack[base:])
+		clear(s.stack[base:])
+		s.stack = s.stack[:base]
+		return out
+	}
 	for {
 		t, err := s.next()
 		if err != nil {
-			return dirs, err
+			return dirs(), err
 		}
 		switch t.kind {
 		case tEOF:
 			if parent != nil {
-				e := s.errAt(parent.BlockOpen, s.lineAt(parent.BlockOpen, parent),
+				e := s.errAt(int(parent.BlockOpen), s.lineAt(int(parent.BlockOpen), parent),
 					"unexpected end of file, expecting \"}\": the %q block opened here is never closed", Clip(parent.Name))
 				e.d.NginxLine = s.eofLine()
-				return dirs, e
+				return dirs(), e
 			}
-			return dirs, nil
+			return dirs(), nil
 		case tClose:
 			if parent == nil {
-				return dirs, s.errAt(t.off, t.line, "unexpected \"}\"")
+				return dirs(), s.errAt(t.off, t.line, "unexpected \"}\"")
 			}
-			parent.End = t.off + 1
-			parent.EndLine = t.line
-			return dirs, nil
+			parent.End = int32(t.off + 1)
+			parent.EndLine = int32(t.line)
+			return dirs(), nil
 		case tSemi:
-			return dirs, s.errAt(t.off, t.line, "unexpected \";\"")
+			return dirs(), s.errAt(t.off, t.line, "unexpected \";\"")
 		case tOpen:
-			return dirs, s.errAt(t.off, t.line, "unexpected \"{\"")
+			return dirs(), s.errAt(t.off, t.line, "unexpected \"{\"")
 		}
-		d := &Directive{
-			Name: t.arg.Value, File: s.f, Line: t.line, Col: t.arg.Col,
-			Start: t.off, BlockOpen: -1, Parent: parent,
+		d := &s.dirs.take(1)[0]
+		*d = Directive{
+			Name: t.arg.Value, File: s.f, Line: int32(t.line), Col: t.arg.Col,
+			Start: int32(t.off), BlockOpen: -1, Parent: parent,
 		}
 		if err := s.statement(d, depth); err != nil {
 			if d.Block != nil {
-				dirs = append(dirs, d) // keep the partial block for callers that look
+				s.stack = append(s.stack, d) // keep the partial block for callers that look
 			}
-			return dirs, err
+			return dirs(), err
 		}
-		dirs = append(dirs, d)
+		s.stack = append(s.stack, d)
 	}
 }
 
@@ -297,18 +357,18 @@ func (s *scanner) statement(d *Directive, depth int) *syntaxError {
 		}
 		switch t.kind {
 		case tWord:
-			d.Args = append(d.Args, t.arg)
+			d.Args = s.args.push(d.Args, t.arg)
 		case tSemi:
-			d.End, d.EndLine = t.off+1, t.line
+			d.End, d.EndLine = int32(t.off+1), int32(t.line)
 			return nil
 		case tClose:
 			return s.errAt(t.off, t.line, "unexpected \"}\": the %q directive is not terminated by \";\"", Clip(d.Name))
 		case tEOF:
-			e := s.errAt(d.Start, d.Line, "unexpected end of file, expecting \";\" or \"}\": the %q directive is not terminated", Clip(d.Name))
+			e := s.errAt(int(d.Start), int(d.Line), "unexpected end of file, expecting \";\" or \"}\": the %q directive is not terminated", Clip(d.Name))
 			e.d.NginxLine = s.eofLine()
 			return e
 		case tOpen:
-			d.BlockOpen = t.off
+			d.BlockOpen = int32(t.off)
 			d.Block = []*Directive{}
 			if strings.HasSuffix(d.Name, "_by_lua_block") {
 				return s.luaBody(d)
@@ -319,7 +379,7 @@ func (s *scanner) statement(d *Directive, depth int) *syntaxError {
 			body, err := s.block(d, depth+1)
 			d.Block = body
 			if err != nil {
-				d.End, d.EndLine = len(s.src), s.line
+				d.End, d.EndLine = int32(len(s.src)), int32(s.line)
 			}
 			return err
 		}
@@ -371,8 +431,8 @@ func (s *scanner) luaBody(d *Directive) *syntaxError {
 		case c == '}':
 			depth--
 			if depth == 0 {
-				d.RawBody = string(src[s.pos:i])
-				d.End, d.EndLine = i+1, s.line
+				d.rareParts().rawBody = string(src[s.pos:i])
+				d.End, d.EndLine = int32(i+1), int32(s.line)
 				s.pos = i + 1
 				s.lastTokLine = s.line
 				return nil
@@ -381,7 +441,7 @@ func (s *scanner) luaBody(d *Directive) *syntaxError {
 		adv(i + 1)
 	}
 	s.pos = len(src)
-	e := s.errAt(d.BlockOpen, d.Line, "unexpected end of file, expecting \"}\": the %q block opened here is never closed", Clip(d.Name))
+	e := s.errAt(int(d.BlockOpen), int(d.Line), "unexpected end of file, expecting \"}\": the %q block opened here is never closed", Clip(d.Name))
 	e.d.NginxLine = s.line
 	return e
 }

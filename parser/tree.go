@@ -20,12 +20,14 @@ import (
 
 // Arg is one parameter of a directive.
 type Arg struct {
-	Raw    string // the text as written, with quotes and escapes
-	Value  string // the value nginx sees: quotes removed, escapes applied
-	Quote  byte   // '"', '\'' or 0
-	Line   int
-	Col    int
-	Offset int // byte offset of Raw in the file
+	Raw   string // the text as written, with quotes and escapes
+	Value string // the value nginx sees: quotes removed, escapes applied
+	Quote byte   // '"', '\'' or 0
+	// Positions are 32-bit (a tree holds at most MaxTreeBytes): an
+	// argument takes 48 bytes instead of 64, a directive 144 instead of 176.
+	Line   int32
+	Col    int32
+	Offset int32 // byte offset of Raw in the file
 }
 
 // Directive is one statement: a simple directive ending in ";" or a block.
@@ -34,27 +36,54 @@ type Directive struct {
 	Args []Arg
 
 	File    *File
-	Line    int // line of the first byte of the name
-	Col     int // column (1-based, in characters) of the name
-	EndLine int // line of the closing ";" or "}"
-	Start   int // byte offset of the name
-	End     int // byte offset just past the closing ";" or "}"
+	Line    int32 // line of the first byte of the name
+	Col     int32 // column (1-based, in characters) of the name
+	EndLine int32 // line of the closing ";" or "}"
+	Start   int32 // byte offset of the name
+	End     int32 // byte offset just past the closing ";" or "}"
+	// BlockOpen is the byte offset of "{" for block directives, else -1.
+	BlockOpen int32
 
 	// Block is non-nil for block directives (possibly empty).
 	Block []*Directive
-	// BlockOpen is the byte offset of "{" for block directives, else -1.
-	BlockOpen int
-	// RawBody holds the text between the braces of blocks whose body nginx
-	// does not parse as directives (*_by_lua_block).
-	RawBody string
 
 	// Parent is the enclosing block directive in the same file, nil at the
 	// top level of a file.
 	Parent *Directive
 
-	// Includes lists the files an include directive resolved to, in the
-	// order nginx reads them.
-	Includes []*File
+	// what few statements have (Includes, RawBody), kept apart so that a
+	// directive takes 112 bytes, not 144
+	rare *rareParts
+}
+
+type rareParts struct {
+	includes []*File
+	rawBody  string
+}
+
+// Includes lists the files an include directive resolved to, in the order
+// nginx reads them.
+func (d *Directive) Includes() []*File {
+	if d.rare == nil {
+		return nil
+	}
+	return d.rare.includes
+}
+
+// RawBody holds the text between the braces of blocks whose body nginx does
+// not parse as directives (*_by_lua_block).
+func (d *Directive) RawBody() string {
+	if d.rare == nil {
+		return ""
+	}
+	return d.rare.rawBody
+}
+
+func (d *Directive) rareParts() *rareParts {
+	if d.rare == nil {
+		d.rare = &rareParts{}
+	}
+	return d.rare
 }
 
 // ArgValues returns the unquoted argument values.
@@ -120,7 +149,7 @@ type File struct {
 	// hold the statements completed before the error.
 	Broken bool
 
-	lineStarts []int
+	lineStarts []int32
 	newline    string
 	// the last Position answered, to count columns on from it
 	posLine, posOff, posCol int
@@ -152,13 +181,13 @@ func (f *File) Position(off int) (line, col int) {
 	lo, hi := 0, len(f.lineStarts)
 	for lo+1 < hi {
 		mid := (lo + hi) / 2
-		if f.lineStarts[mid] <= off {
+		if int(f.lineStarts[mid]) <= off {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	start := f.lineStarts[lo]
+	start := int(f.lineStarts[lo])
 	if start == 0 && off >= 3 && len(f.Src) >= 3 && f.Src[0] == 0xEF && f.Src[1] == 0xBB && f.Src[2] == 0xBF {
 		start = 3 // editors do not count a byte order mark as a column
 	}
@@ -184,11 +213,12 @@ func (f *File) SrcText(start, end int) string {
 	return string(f.Src[start:end])
 }
 
-func lineStarts(src []byte) []int {
-	starts := []int{0}
+// lineStarts returns the offset of each line's first byte, sized exactly.
+func lineStarts(src []byte) []int32 {
+	starts := make([]int32, 1, bytes.Count(src, []byte{'\n'})+1)
 	for i, b := range src {
 		if b == '\n' {
-			starts = append(starts, i+1)
+			starts = append(starts, int32(i+1))
 		}
 	}
 	return starts

@@ -10,6 +10,10 @@ type Context struct {
 	Names []string
 	// Root is the root file the walk started from.
 	Root *File
+
+	// claimed is set once a nested block has extended Blocks and Names
+	// in place; its siblings then copy.
+	claimed bool
 }
 
 // In reports the innermost context name.
@@ -48,27 +52,26 @@ func (c *Context) Enclosing(name string) *Directive {
 // linear memory, not quadratic; a block with no block inside gets slices of
 // its size.
 func (t *Tree) Walk(fn func(d *Directive, c *Context) bool) {
-	claimed := map[*Context]bool{}
 	for _, r := range t.Roots {
-		walk(r.Directives, &Context{Names: append([]string(nil), r.Context...), Root: r}, fn, claimed)
+		walk(r.Directives, &Context{Names: append([]string(nil), r.Context...), Root: r}, fn)
 	}
 }
 
-func walk(dirs []*Directive, c *Context, fn func(*Directive, *Context) bool, claimed map[*Context]bool) {
+func walk(dirs []*Directive, c *Context, fn func(*Directive, *Context) bool) {
 	for _, d := range dirs {
 		if !fn(d, c) {
 			continue
 		}
-		for _, inc := range d.Includes {
-			walk(inc.Directives, c, fn, claimed)
+		for _, inc := range d.Includes() {
+			walk(inc.Directives, c, fn)
 		}
 		if d.Block == nil || IsDataBlock(d.Name) {
 			continue
 		}
 		var blocks []*Directive
 		var names []string
-		if !claimed[c] && cap(c.Blocks) > len(c.Blocks) && cap(c.Names) > len(c.Names) {
-			claimed[c] = true
+		if !c.claimed && cap(c.Blocks) > len(c.Blocks) && cap(c.Names) > len(c.Names) {
+			c.claimed = true
 			blocks, names = append(c.Blocks, d), append(c.Names, d.Name)
 		} else {
 			n, m := len(c.Blocks)+1, len(c.Names)+1
@@ -78,7 +81,7 @@ func walk(dirs []*Directive, c *Context, fn func(*Directive, *Context) bool, cla
 			blocks = append(append(make([]*Directive, 0, n), c.Blocks...), d)
 			names = append(append(make([]string, 0, m), c.Names...), d.Name)
 		}
-		walk(d.Block, &Context{Blocks: blocks, Names: names, Root: c.Root}, fn, claimed)
+		walk(d.Block, &Context{Blocks: blocks, Names: names, Root: c.Root}, fn)
 	}
 }
 
@@ -90,7 +93,7 @@ func (t *Tree) Visits() int {
 	count = func(dirs []*Directive) {
 		for _, d := range dirs {
 			n++
-			for _, inc := range d.Includes {
+			for _, inc := range d.Includes() {
 				count(inc.Directives)
 			}
 			if d.Block != nil && !IsDataBlock(d.Name) {

@@ -483,10 +483,10 @@ func (p *Pass) beyondTable() (bool, string) {
 }
 
 func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nameInfo) {
-	if lc.key == "" && c.In() != parser.CtxMain || d.RawBody != "" || len(in.ds) == 0 {
+	if lc.key == "" && c.In() != parser.CtxMain || d.RawBody() != "" || len(in.ds) == 0 {
 		return
 	}
-	if n := len(d.Args); n > 0 && templated(d.File.SrcText(d.Args[0].Offset, d.Args[n-1].Offset+len(d.Args[n-1].Raw))) {
+	if n := len(d.Args); n > 0 && templated(d.File.SrcText(int(d.Args[0].Offset), int(d.Args[n-1].Offset)+len(d.Args[n-1].Raw))) {
 		return // a template's placeholder ("<http or https>") splits into words
 	}
 	certain := lc.certain

@@ -23,7 +23,7 @@ func newline(f *parser.File) string { return f.Newline() }
 // space precedes d on it, else -1.
 func lineStart(d *parser.Directive) int {
 	src := d.File.Src
-	i := d.Start
+	i := int(d.Start)
 	for i > 0 && (src[i-1] == ' ' || src[i-1] == '\t') {
 		i--
 	}
@@ -38,17 +38,17 @@ func insertAfter(d *parser.Directive, stmt string) Edit {
 	nl := newline(d.File)
 	ind := indentOf(d)
 	if ind == "" && lineStart(d) < 0 {
-		return Edit{File: d.File.Path, Start: d.End, End: d.End, New: " " + stmt}
+		return Edit{File: d.File.Path, Start: int(d.End), End: int(d.End), New: " " + stmt}
 	}
 	// after a trailing comment, so the comment stays with its statement
-	if eol, ok := restOfLine(d.File.Src, d.End); ok {
+	if eol, ok := restOfLine(d.File.Src, int(d.End)); ok {
 		at := eol
 		if at > 0 && d.File.Src[at-1] == '\r' {
 			at--
 		}
 		return Edit{File: d.File.Path, Start: at, End: at, New: nl + ind + stmt}
 	}
-	return Edit{File: d.File.Path, Start: d.End, End: d.End, New: nl + ind + stmt}
+	return Edit{File: d.File.Path, Start: int(d.End), End: int(d.End), New: nl + ind + stmt}
 }
 
 // restOfLine returns the offset of the line end after off and whether only
@@ -72,7 +72,7 @@ func insertBefore(d *parser.Directive, stmt string) Edit {
 	if ls := lineStart(d); ls >= 0 {
 		return Edit{File: d.File.Path, Start: ls, End: ls, New: indentOf(d) + stmt + nl}
 	}
-	return Edit{File: d.File.Path, Start: d.Start, End: d.Start, New: stmt + " "}
+	return Edit{File: d.File.Path, Start: int(d.Start), End: int(d.Start), New: stmt + " "}
 }
 
 // insertInBlock adds a statement as the last one of block b, indented like
@@ -82,13 +82,13 @@ func insertInBlock(b *parser.Directive, stmt string) Edit {
 		return insertAfter(b.Block[len(b.Block)-1], stmt)
 	}
 	close := b.End - 1
-	return Edit{File: b.File.Path, Start: close, End: close, New: " " + stmt + " "}
+	return Edit{File: b.File.Path, Start: int(close), End: int(close), New: " " + stmt + " "}
 }
 
 // removeStatement deletes d, with its line when nothing else is on it.
 func removeStatement(d *parser.Directive) Edit {
 	src := d.File.Src
-	start, end := d.Start, d.End
+	start, end := int(d.Start), int(d.End)
 	if ls := lineStart(d); ls >= 0 {
 		// the whole line, with a trailing comment that belongs to it
 		if eol, ok := restOfLine(src, end); ok {
@@ -102,25 +102,25 @@ func removeStatement(d *parser.Directive) Edit {
 // removeArg deletes argument i of d with the white space before it.
 func removeArg(d *parser.Directive, i int) Edit {
 	a := d.Args[i]
-	start := a.Offset
+	start := int(a.Offset)
 	src := d.File.Src
 	for start > 0 && (src[start-1] == ' ' || src[start-1] == '\t') {
 		start--
 	}
-	return Edit{File: d.File.Path, Start: start, End: a.Offset + len(a.Raw)}
+	return Edit{File: d.File.Path, Start: start, End: int(a.Offset) + len(a.Raw)}
 }
 
 // replaceArg replaces argument i of d.
 func replaceArg(d *parser.Directive, i int, s string) Edit {
 	a := d.Args[i]
-	return Edit{File: d.File.Path, Start: a.Offset, End: a.Offset + len(a.Raw), New: s}
+	return Edit{File: d.File.Path, Start: int(a.Offset), End: int(a.Offset) + len(a.Raw), New: s}
 }
 
 // appendArgs adds text after the last argument of d.
 func appendArgs(d *parser.Directive, s string) Edit {
-	end := d.Start + len(d.Name)
+	end := int(d.Start) + len(d.Name)
 	if n := len(d.Args); n > 0 {
-		end = d.Args[n-1].Offset + len(d.Args[n-1].Raw)
+		end = int(d.Args[n-1].Offset) + len(d.Args[n-1].Raw)
 	}
 	return Edit{File: d.File.Path, Start: end, End: end, New: " " + s}
 }

@@ -113,7 +113,7 @@ func checkHstsMissing(p *Pass) {
 			case "ssl_reject_handshake":
 				rejects = rejects || x.Arg(0) == "on"
 			case "include":
-				unread = unread || len(x.Includes) == 0 // an include nginxtune could not read may set it
+				unread = unread || len(x.Includes()) == 0 // an include nginxtune could not read may set it
 			case "add_header", "more_set_headers":
 				// set in some location: where it is not, header-inheritance says why
 				found = found || strings.Contains(strings.ToLower(x.Arg(0)+x.Arg(1)), "strict-transport-security")

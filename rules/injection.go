@@ -312,7 +312,7 @@ func checkOriginRegex(p *Pass) {
 		}
 		diag := p.DiagSev(sev, d, "the %s regex %s also accepts %q; anchor it (^...$) and escape the dots", header, clip(pattern), attack)
 		if i < len(d.Args) {
-			diag.Line, diag.Col, diag.Offset = d.Args[i].Line, d.Args[i].Col, d.Args[i].Offset
+			diag.Line, diag.Col, diag.Offset = int(d.Args[i].Line), int(d.Args[i].Col), int(d.Args[i].Offset)
 		}
 		p.Report(diag)
 	}

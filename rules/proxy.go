@@ -643,7 +643,7 @@ func includesFile(d *parser.Directive, f *parser.File, depth int) bool {
 	if depth > 32 {
 		return false
 	}
-	for _, inc := range d.Includes {
+	for _, inc := range d.Includes() {
 		if inc == f {
 			return true
 		}

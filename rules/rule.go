@@ -128,8 +128,8 @@ func (p *Pass) Report(d Diagnostic) {
 // rule to complete (a fix, related places) and Report.
 func (p *Pass) Diag(d *parser.Directive, format string, args ...any) Diagnostic {
 	return Diagnostic{
-		Rule: p.rule.ID, Severity: p.rule.Severity, File: d.File.Path, Line: d.Line, Col: d.Col,
-		EndLine: d.EndLine, Offset: d.Start, Message: fmt.Sprintf(format, args...),
+		Rule: p.rule.ID, Severity: p.rule.Severity, File: d.File.Path, Line: int(d.Line), Col: int(d.Col),
+		EndLine: int(d.EndLine), Offset: int(d.Start), Message: fmt.Sprintf(format, args...),
 	}
 }
 
@@ -137,7 +137,7 @@ func (p *Pass) Diag(d *parser.Directive, format string, args ...any) Diagnostic 
 func (p *Pass) DiagArg(d *parser.Directive, i int, format string, args ...any) Diagnostic {
 	diag := p.Diag(d, format, args...)
 	if i < len(d.Args) {
-		diag.Line, diag.Col, diag.Offset = d.Args[i].Line, d.Args[i].Col, d.Args[i].Offset
+		diag.Line, diag.Col, diag.Offset = int(d.Args[i].Line), int(d.Args[i].Col), int(d.Args[i].Offset)
 	}
 	return diag
 }
@@ -171,7 +171,7 @@ type Related struct {
 
 // relatedTo names a directive as a related place.
 func relatedTo(d *parser.Directive, what string) Related {
-	return Related{File: d.File.Path, Line: d.Line, Col: d.Col, Message: what}
+	return Related{File: d.File.Path, Line: int(d.Line), Col: int(d.Col), Message: what}
 }
 
 // Config selects and tunes rules.

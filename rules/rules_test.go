@@ -143,7 +143,7 @@ func expectations(t *testing.T, tr *parser.Tree) []*expectation {
 			line := c.Line
 			if !c.Trailing && !embedded {
 				if d := nextDirective(f.Directives, c.Offset); d != nil {
-					line = d.Line
+					line = int(d.Line)
 				}
 			}
 			for _, tok := range wantTok.FindAllStringSubmatch(m[1], -1) {

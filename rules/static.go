@@ -95,7 +95,7 @@ func tlsOnly(p *Pass, s *parser.Directive, c *parser.Context) bool {
 // on the line before: an informed choice, with its reason written down.
 func commented(d *parser.Directive) bool {
 	for _, c := range d.File.Comments {
-		if c.Line == d.EndLine && c.Trailing || c.Line == d.Line-1 && !c.Trailing {
+		if c.Line == int(d.EndLine) && c.Trailing || c.Line == int(d.Line)-1 && !c.Trailing {
 			// nginxtune's own comments (suppressions, and the "want"
 			// expectations of its fixtures) give no reason
 			t := strings.TrimSpace(c.Text)

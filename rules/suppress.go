@@ -66,9 +66,9 @@ func parseSuppressions(f *parser.File) []*suppression {
 			if flat == nil {
 				flat = flatten(f.Directives, nil)
 			}
-			i := sort.Search(len(flat), func(i int) bool { return flat[i].Start > c.Offset })
+			i := sort.Search(len(flat), func(i int) bool { return int(flat[i].Start) > c.Offset })
 			if i < len(flat) {
-				s.start, s.end = flat[i].Start, flat[i].End
+				s.start, s.end = int(flat[i].Start), int(flat[i].End)
 			}
 		}
 		out = append(out, s)
@@ -86,10 +86,10 @@ func flatten(dirs []*parser.Directive, out []*parser.Directive) []*parser.Direct
 // nextDirective returns the first statement that starts after off.
 func nextDirective(dirs []*parser.Directive, off int) *parser.Directive {
 	for _, d := range dirs {
-		if d.Start > off {
+		if int(d.Start) > off {
 			return d
 		}
-		if d.Block != nil && d.End > off {
+		if d.Block != nil && int(d.End) > off {
 			if n := nextDirective(d.Block, off); n != nil {
 				return n
 			}

@@ -131,8 +131,8 @@ func checkSslDirectiveRemoved(p *Pass) {
 			if len(c.Blocks) > 0 {
 				for _, l := range findIn(c.Blocks[len(c.Blocks)-1].Block, "listen") {
 					if hasArg(l, "ssl") < 0 && hasArg(l, "quic") < 0 && len(l.Args) > 0 {
-						fix.Edits = append(fix.Edits, Edit{File: l.File.Path, Start: l.Args[0].Offset + len(l.Args[0].Raw),
-							End: l.Args[0].Offset + len(l.Args[0].Raw), New: " ssl"})
+						fix.Edits = append(fix.Edits, Edit{File: l.File.Path, Start: int(l.Args[0].Offset) + len(l.Args[0].Raw),
+							End: int(l.Args[0].Offset) + len(l.Args[0].Raw), New: " ssl"})
 					}
 				}
 			}
