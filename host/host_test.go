@@ -2,9 +2,11 @@ package host
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -148,6 +150,32 @@ func TestNoSystemdUsesOwnLimit(t *testing.T) {
 	f := (&Reader{Root: tree(t, m), SelfPID: "777"}).Read()
 	if f.NoFile.Value != (Limit{20000, 40000}) || !strings.Contains(f.NoFile.Source, "no systemd") {
 		t.Errorf("nofile %v", f.NoFile)
+	}
+}
+
+func TestOpenFilesLimitLine(t *testing.T) {
+	header := "Limit                     Soft Limit           Hard Limit           Units     \n"
+	root := tree(t, with(map[string]string{
+		"proc/1/limits": header + "Max processes             95000                95000                processes \nMax open files            unlimited            unlimited            files     \n",
+		"proc/2/limits": header + "Max open files            1024                 x                    files     \n",
+		"proc/3/limits": header,
+	}))
+	r := &Reader{Root: root}
+	if lim, ok := r.openFiles(1); !ok || lim != (Limit{math.MaxUint64, math.MaxUint64}) {
+		t.Errorf("unlimited read as %v %v", lim, ok)
+	}
+	for _, pid := range []int{2, 3, 4} {
+		if lim, ok := r.openFiles(pid); ok {
+			t.Errorf("pid %d: a bad or missing line read as %v", pid, lim)
+		}
+	}
+	// this process's own limits, as the kernel writes them
+	var want syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &want); err != nil {
+		t.Skip(err)
+	}
+	if lim, ok := (&Reader{Root: "/"}).openFiles(os.Getpid()); !ok || lim.Soft != want.Cur || lim.Hard != want.Max {
+		t.Errorf("own limits %v %v, getrlimit says %d/%d", lim, ok, want.Cur, want.Max)
 	}
 }
 

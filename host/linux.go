@@ -6,6 +6,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/shirou/gopsutil/v4/common"
 	"github.com/shirou/gopsutil/v4/mem"
-	"github.com/shirou/gopsutil/v4/process"
 )
 
 // Reader reads facts below Root ("/" for this machine).
@@ -52,28 +52,64 @@ func (r *Reader) ctx() context.Context {
 // Read gathers every fact.
 func (r *Reader) Read() *Facts {
 	f := &Facts{}
-	f.CPUOnline = r.cpuOnline()
-	f.CPUAffinity = r.cpuAffinity()
-	f.CPUQuota = r.cpuQuota()
-	f.MemTotal = r.memTotal()
-	f.MemLimit = r.memLimit()
-	f.NoFile = r.noFile()
-	f.FileMax = readUint(r, "proc/sys/fs/file-max")
-	f.NrOpen = readUint(r, "proc/sys/fs/nr_open")
-	f.Somaxconn = readInt(r, "proc/sys/net/core/somaxconn")
-	f.TCPTwReuse = readInt(r, "proc/sys/net/ipv4/tcp_tw_reuse")
-	f.TCPMaxSynBack = readInt(r, "proc/sys/net/ipv4/tcp_max_syn_backlog")
-	f.PortRange = r.portRange()
-	if _, err := os.Stat(r.path("run/systemd/system")); err == nil {
-		f.Systemd = known(true, "run/systemd/system exists")
-	} else {
-		f.Systemd = known(false, "no run/systemd/system")
+	for g := range groups {
+		r.readGroup(g, f)
 	}
-	if s, src, err := r.read("proc/sys/kernel/osrelease"); err == nil {
-		f.Kernel = known(s, src)
-	} else {
-		f.Kernel = unknown[string](err)
+	return f
+}
+
+// group is a set of facts read together (see Source).
+type group int
+
+const (
+	groupCPU    group = iota // CPUOnline, CPUAffinity, CPUQuota
+	groupMemory              // MemTotal, MemLimit
+	groupFiles               // NoFile, FileMax, NrOpen, Systemd
+	groupBacklog             // Somaxconn, TCPMaxSynBack
+	groupPorts               // PortRange, TCPTwReuse
+	groupKernel              // Kernel
+	groupNginx               // NginxVersion, NginxConfigure
+	groups
+)
+
+// readGroup fills one group of facts in f.
+func (r *Reader) readGroup(g group, f *Facts) {
+	switch g {
+	case groupCPU:
+		f.CPUOnline = r.cpuOnline()
+		f.CPUAffinity = r.cpuAffinity()
+		f.CPUQuota = r.cpuQuota()
+	case groupMemory:
+		f.MemTotal = r.memTotal()
+		f.MemLimit = r.memLimit()
+	case groupFiles:
+		f.NoFile = r.noFile()
+		f.FileMax = readUint(r, "proc/sys/fs/file-max")
+		f.NrOpen = readUint(r, "proc/sys/fs/nr_open")
+		if _, err := os.Stat(r.path("run/systemd/system")); err == nil {
+			f.Systemd = known(true, "run/systemd/system exists")
+		} else {
+			f.Systemd = known(false, "no run/systemd/system")
+		}
+	case groupBacklog:
+		f.Somaxconn = readInt(r, "proc/sys/net/core/somaxconn")
+		f.TCPMaxSynBack = readInt(r, "proc/sys/net/ipv4/tcp_max_syn_backlog")
+	case groupPorts:
+		f.TCPTwReuse = readInt(r, "proc/sys/net/ipv4/tcp_tw_reuse")
+		f.PortRange = r.portRange()
+	case groupKernel:
+		if s, src, err := r.read("proc/sys/kernel/osrelease"); err == nil {
+			f.Kernel = known(s, src)
+		} else {
+			f.Kernel = unknown[string](err)
+		}
+	case groupNginx:
+		r.readNginx(f)
 	}
+}
+
+// readNginx runs the Nginx function (nginx -V) when there is one.
+func (r *Reader) readNginx(f *Facts) {
 	if r.Nginx != nil {
 		out, err := r.Nginx()
 		if err != nil {
@@ -88,7 +124,6 @@ func (r *Reader) Read() *Facts {
 			}
 		}
 	}
-	return f
 }
 
 func readUint(r *Reader, p string) Fact[uint64] {
@@ -361,17 +396,8 @@ func (r *Reader) noFile() Fact[Limit] {
 		if err != nil {
 			continue
 		}
-		// gopsutil reads <root>/proc/PID/limits; its constructor would
-		// check the pid against this machine, not the root given.
-		p := &process.Process{Pid: int32(pid)}
-		lims, err := p.RlimitWithContext(r.ctx())
-		if err != nil {
-			continue
-		}
-		for _, l := range lims {
-			if l.Resource == process.RLIMIT_NOFILE {
-				return known(Limit{Soft: l.Soft, Hard: l.Hard}, fmt.Sprintf("proc/%d/limits (running master, pid from %s)", pid, src))
-			}
+		if lim, ok := r.openFiles(pid); ok {
+			return known(lim, fmt.Sprintf("proc/%d/limits (running master, pid from %s)", pid, src))
 		}
 	}
 	if lim, src, ok := r.systemdNoFile(); ok {
@@ -380,21 +406,52 @@ func (r *Reader) noFile() Fact[Limit] {
 	if _, err := os.Stat(r.path("run/systemd/system")); err != nil {
 		// No systemd on this machine: nginx started from here inherits
 		// this process's limit.
-		p := &process.Process{Pid: int32(os.Getpid())}
+		pid := os.Getpid()
 		if r.SelfPID != "" {
 			if n, err := strconv.Atoi(r.SelfPID); err == nil {
-				p.Pid = int32(n)
+				pid = n
 			}
 		}
-		if lims, err := p.RlimitWithContext(r.ctx()); err == nil {
-			for _, l := range lims {
-				if l.Resource == process.RLIMIT_NOFILE {
-					return known(Limit{Soft: l.Soft, Hard: l.Hard}, fmt.Sprintf("proc/%d/limits (no systemd running: nginx started from here inherits this limit)", p.Pid))
-				}
-			}
+		if lim, ok := r.openFiles(pid); ok {
+			return known(lim, fmt.Sprintf("proc/%d/limits (no systemd running: nginx started from here inherits this limit)", pid))
 		}
 	}
 	return known(systemdDefault, "systemd default for services (1024 soft, 524288 hard; no running nginx, no LimitNOFILE in nginx.service)")
+}
+
+// openFiles reads the "Max open files" line of <root>/proc/PID/limits:
+// the name, the soft and hard limits ("unlimited" or a number), the unit.
+// (Read here rather than through gopsutil's process package, whose
+// package initialisation reads /proc/stat twice on every run.)
+func (r *Reader) openFiles(pid int) (Limit, bool) {
+	s, _, err := r.read(filepath.Join("proc", strconv.Itoa(pid), "limits"))
+	if err != nil {
+		return Limit{}, false
+	}
+	for _, line := range strings.Split(s, "\n") {
+		rest, ok := strings.CutPrefix(line, "Max open files")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			return Limit{}, false
+		}
+		soft, ok1 := rlimitValue(f[0])
+		hard, ok2 := rlimitValue(f[1])
+		return Limit{Soft: soft, Hard: hard}, ok1 && ok2
+	}
+	return Limit{}, false
+}
+
+// rlimitValue reads one limit of /proc/PID/limits; "unlimited" is the
+// largest value, as the kernel's RLIM_INFINITY.
+func rlimitValue(s string) (uint64, bool) {
+	if s == "unlimited" {
+		return math.MaxUint64, true
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	return v, err == nil
 }
 
 // systemdNoFile reads LimitNOFILE from nginx.service, its drop-ins (later

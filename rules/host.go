@@ -14,7 +14,7 @@ import (
 // mainSettings are the main-context numbers host rules need.
 type mainSettings struct {
 	root       *parser.File
-	workers    int // workers nginx starts on this host
+	workers    int // workers nginx starts on this host (see countWorkers)
 	workersDir *parser.Directive
 	auto       bool
 	wc         int
@@ -33,9 +33,6 @@ func (p *Pass) mainSettings(r *parser.File) mainSettings {
 		m.workersDir = ds[len(ds)-1]
 		if m.workersDir.Arg(0) == "auto" {
 			m.auto = true
-			if p.Host != nil && p.Host.CPUOnline.Known() {
-				m.workers = p.Host.CPUOnline.Value
-			}
 		} else if n, err := strconv.Atoi(m.workersDir.Arg(0)); err == nil {
 			m.workers = n
 		}
@@ -57,6 +54,15 @@ func (p *Pass) mainSettings(r *parser.File) mainSettings {
 	m.proxying = p.proxies()
 	m.cacheMax = p.openFileCacheMax()
 	return m
+}
+
+// countWorkers fills in the workers "worker_processes auto" starts: one per
+// online CPU of the host (which reads the host's CPU facts, so rules call
+// it once they know they will report).
+func (p *Pass) countWorkers(m *mainSettings) {
+	if m.auto && p.Host != nil && p.Host.CPUOnline().Known() {
+		m.workers = p.Host.CPUOnline().Value
+	}
 }
 
 // floor is the descriptors the sockets and cached files take when every

@@ -48,19 +48,22 @@ events { worker_connections 4096; }
 }
 
 func checkHostFDLimit(p *Pass) {
-	if p.Host == nil || !p.Host.NoFile.Known() {
+	if p.Host == nil {
 		return
 	}
 	for _, r := range mainRoots(p.Tree) {
 		m := p.mainSettings(r)
-		at := m.anchor()
-		if at == nil {
+		at := m.anchor() // the findings' place (the rlimit directive when there is one)
+		if at == nil || !p.wanted(at) {
 			continue
 		}
+		if !p.Host.NoFile().Known() {
+			return
+		}
 		need, floor := m.need(), m.floor()
-		nf := p.Host.NoFile
+		nf := p.Host.NoFile()
 		raise := fmt.Sprintf("set LimitNOFILE=%d for nginx.service", need)
-		if p.Host.Systemd.Known() && !p.Host.Systemd.Value {
+		if p.Host.Systemd().Known() && !p.Host.Systemd().Value {
 			raise = "raise the hard limit of what starts nginx (ulimit -Hn, or the container's nofile ulimit)"
 		}
 		if m.rlimitDir == nil {
@@ -73,9 +76,9 @@ func checkHostFDLimit(p *Pass) {
 			continue
 		}
 		switch {
-		case p.Host.NrOpen.Known() && uint64(m.rlimit) > p.Host.NrOpen.Value:
+		case p.Host.NrOpen().Known() && uint64(m.rlimit) > p.Host.NrOpen().Value:
 			p.Reportf(m.rlimitDir, "worker_rlimit_nofile %d is above fs.nr_open %d (%s): setrlimit fails and the workers keep the master's limit",
-				m.rlimit, p.Host.NrOpen.Value, p.Host.NrOpen.Source)
+				m.rlimit, p.Host.NrOpen().Value, p.Host.NrOpen().Source)
 		case nf.Value.Hard != 0 && uint64(m.rlimit) > nf.Value.Hard:
 			p.Reportf(m.rlimitDir, "worker_rlimit_nofile %d is above the hard limit %d (%s): raising it needs CAP_SYS_RESOURCE, which a container often lacks; %s",
 				m.rlimit, nf.Value.Hard, nf.Source, raise)
@@ -112,22 +115,29 @@ per-process limit is reached.`,
 }
 
 func checkHostFileMax(p *Pass) {
-	if p.Host == nil || !p.Host.FileMax.Known() {
+	if p.Host == nil {
 		return
 	}
 	for _, r := range mainRoots(p.Tree) {
 		m := p.mainSettings(r)
+		if m.anchor() == nil || !p.wanted(m.anchor()) {
+			continue
+		}
+		if !p.Host.FileMax().Known() {
+			return
+		}
+		p.countWorkers(&m)
 		per := uint64(m.rlimit)
 		if m.rlimitDir == nil {
-			if !p.Host.NoFile.Known() || p.Host.NoFile.Value.Soft == 0 {
+			if !p.Host.NoFile().Known() || p.Host.NoFile().Value.Soft == 0 {
 				continue
 			}
-			per = p.Host.NoFile.Value.Soft
+			per = p.Host.NoFile().Value.Soft
 		}
 		total := uint64(m.workers) * per
-		if total > p.Host.FileMax.Value && m.anchor() != nil {
+		if total > p.Host.FileMax().Value {
 			p.Reportf(m.anchor(), "%d workers x %d open files = %d, above fs.file-max %d (%s): the system runs out of file handles first; raise fs.file-max",
-				m.workers, per, total, p.Host.FileMax.Value, p.Host.FileMax.Source)
+				m.workers, per, total, p.Host.FileMax().Value, p.Host.FileMax().Source)
 		}
 	}
 }
@@ -155,15 +165,18 @@ default is cut to 128: bursts beyond it are dropped or reset.`,
 }
 
 func checkHostSomaxconn(p *Pass) {
-	if p.Host == nil || !p.Host.Somaxconn.Known() {
+	if p.Host == nil {
 		return
 	}
-	limit := p.Host.Somaxconn.Value
 	seen := map[string]bool{}
 	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Name != "listen" || len(d.Args) == 0 || c.Has(parser.CtxMail) {
+		if d.Name != "listen" || len(d.Args) == 0 || c.Has(parser.CtxMail) || !p.wanted(d) {
 			return
 		}
+		if !p.Host.Somaxconn().Known() {
+			return
+		}
+		limit := p.Host.Somaxconn().Value
 		backlog, explicit := defaultBacklog, -1
 		for i, a := range d.Args {
 			if v, ok := strings.CutPrefix(a.Value, "backlog="); ok {
@@ -177,13 +190,13 @@ func checkHostSomaxconn(p *Pass) {
 		}
 		if explicit >= 0 {
 			p.ReportArgf(d, explicit, "backlog=%d is above net.core.somaxconn %d (%s): the kernel silently cuts the queue to %d; raise net.core.somaxconn",
-				backlog, limit, p.Host.Somaxconn.Source, limit)
+				backlog, limit, p.Host.Somaxconn().Source, limit)
 			return
 		}
 		if !seen[d.Arg(0)] {
 			seen[d.Arg(0)] = true
 			p.Reportf(d, "nginx's default listen backlog of %d is above net.core.somaxconn %d (%s): the kernel cuts the queue to %d; raise net.core.somaxconn",
-				defaultBacklog, limit, p.Host.Somaxconn.Source, limit)
+				defaultBacklog, limit, p.Host.Somaxconn().Source, limit)
 		}
 	}, "listen")
 }
@@ -214,15 +227,18 @@ ports for loopback backends only, so a backend on another host is exposed.`,
 }
 
 func checkHostEphemeralPorts(p *Pass) {
-	if p.Host == nil || !p.Host.PortRange.Known() {
+	if p.Host == nil {
 		return
 	}
 	ups := p.httpUpstreams()
-	rng := p.Host.PortRange.Value
 	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Name != "proxy_pass" || inStream(c) {
+		if d.Name != "proxy_pass" || inStream(c) || !p.wanted(d) {
 			return
 		}
+		if !p.Host.PortRange().Known() {
+			return
+		}
+		rng := p.Host.PortRange().Value
 		_, hostPort, _, ok := proxyTarget(d.Arg(0))
 		if !ok || strings.HasPrefix(hostPort, "unix:") {
 			return
@@ -252,14 +268,14 @@ func checkHostEphemeralPorts(p *Pass) {
 			return
 		}
 		for _, a := range addrs {
-			if isLoopback(a) && p.Host.TCPTwReuse.Known() && p.Host.TCPTwReuse.Value >= 1 {
+			if isLoopback(a) && p.Host.TCPTwReuse().Known() && p.Host.TCPTwReuse().Value >= 1 {
 				continue // tcp_tw_reuse lets loopback connections reuse TIME-WAIT ports
 			}
-			if p.Host.TCPTwReuse.Known() && p.Host.TCPTwReuse.Value == 1 {
+			if p.Host.TCPTwReuse().Known() && p.Host.TCPTwReuse().Value == 1 {
 				continue
 			}
 			p.Reportf(d, "without backend keepalive nginx opens and closes a connection to %s per request, each holding a local port for %ds after it closes; with ports %d-%d (%s) that caps new connections at about %d per second, after which connect() fails (measured: 627 rps and 44,005 errors); use an upstream with keepalive",
-				a, timeWait, rng.Low, rng.High, p.Host.PortRange.Source, rng.Size()/timeWait)
+				a, timeWait, rng.Low, rng.High, p.Host.PortRange().Source, rng.Size()/timeWait)
 		}
 	}, "proxy_pass")
 }

@@ -37,16 +37,17 @@ func checkHostWorkers(p *Pass) {
 	if p.Host == nil {
 		return
 	}
-	usable := p.Host.UsableCPUs()
-	if usable == 0 {
-		return
-	}
 	for _, r := range mainRoots(p.Tree) {
 		m := p.mainSettings(r)
-		if m.workersDir == nil {
+		if m.workersDir == nil || !p.wanted(m.workersDir) {
 			continue
 		}
-		why := cpuWhy(p.Host)
+		usable := p.Host.UsableCPUs()
+		if usable == 0 {
+			return
+		}
+		p.countWorkers(&m)
+		why := cpuWhy(p.Host.CPUs())
 		switch {
 		case m.auto && m.workers > usable:
 			diag := p.DiagArg(m.workersDir, 0, "worker_processes auto starts %d workers (the online CPUs), but only %d CPU(s) are usable here (%s); write worker_processes %d",
@@ -97,14 +98,18 @@ OOM killer ends nginx under exactly the load it was tuned for.`,
 }
 
 func checkHostMemory(p *Pass) {
-	if p.Host == nil || p.Host.Memory() == 0 {
+	if p.Host == nil {
 		return
 	}
 	for _, r := range mainRoots(p.Tree) {
 		m := p.mainSettings(r)
-		if m.wcDir == nil {
+		if m.wcDir == nil || !p.wanted(m.wcDir) {
 			continue
 		}
+		if p.Host.Memory() == 0 {
+			return
+		}
+		p.countWorkers(&m)
 		tls, gzip := false, false
 		p.each(func(d *parser.Directive, c *parser.Context) {
 			switch {
@@ -122,7 +127,7 @@ func checkHostMemory(p *Pass) {
 		}
 		p.Reportf(m.wcDir, "%d workers x %d connections x %s = %s when every slot is busy, more than half of the %s this host has (%s); per slot: %s; lower worker_connections to about %d",
 			m.workers, m.wc, human(float64(per)), human(total), human(mem),
-			memSource(p.Host), strings.Join(parts, ", "), int(math.Floor(mem*knowledge.MemoryShare/float64(m.workers)/float64(per))))
+			memSource(p.Host.MemoryFacts()), strings.Join(parts, ", "), int(math.Floor(mem*knowledge.MemoryShare/float64(m.workers)/float64(per))))
 	}
 }
 
@@ -161,10 +166,10 @@ binary lacks the module: a configuration written for another build breaks the re
 }
 
 func checkHostModuleMissing(p *Pass) {
-	if p.Host == nil || !p.Host.NginxConfigure.Known() {
+	if p.Host == nil || !p.Host.NginxConfigure().Known() {
 		return
 	}
-	args := p.Host.NginxConfigure.Value
+	args := p.Host.NginxConfigure().Value
 	var loaded []string
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		if d.Name == "load_module" {
@@ -197,7 +202,7 @@ func checkHostModuleMissing(p *Pass) {
 		if need == "" {
 			need = "the third-party " + frag + " module"
 		}
-		p.Reportf(d, "%s needs %s, which this nginx (%s) was not built or loaded with: nginx -t fails", what, need, p.Host.NginxConfigure.Source)
+		p.Reportf(d, "%s needs %s, which this nginx (%s) was not built or loaded with: nginx -t fails", what, need, p.Host.NginxConfigure().Source)
 	}
 	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
 		if d.Name == "listen" {

@@ -102,7 +102,7 @@ type Pass struct {
 	Version Version // the nginx version linted for; zero when unknown
 	// Host holds the facts of the machine the configuration runs on, or nil
 	// when the lint is not host-aware.
-	Host *host.Facts
+	Host *host.Source
 	// Extra names directives of modules nginxtune does not know
 	// ("directives:" in .nginxtune.yaml): never unknown, never checked.
 	Extra map[string]bool
@@ -112,6 +112,21 @@ type Pass struct {
 	index  *levelIndex
 	visits *visits
 	lang   *langCache
+	// what the caller keeps (Config.Only) and the severity the rule's
+	// findings get, for wanted
+	only     map[string]bool
+	severity Severity
+}
+
+// wanted reports whether the caller keeps a finding of this rule at d: any
+// finding, unless Config.Only names the files it keeps; then one at those
+// files, or anywhere when the rule's findings are errors (as configured, or
+// declared). A rule asks before it reads a costly input for d, so a
+// pre-commit run on a site file does not read the host's file limits for
+// nginx.conf's worker_connections, a finding it would drop. It is right
+// for rules that report at the severity they declare.
+func (p *Pass) wanted(d *parser.Directive) bool {
+	return p.only == nil || p.severity == Error || d != nil && p.only[d.File.Path]
 }
 
 // Report records a finding. It takes a value: what the rule changes in its
@@ -179,9 +194,14 @@ type Config struct {
 	Disabled map[string]bool
 	Severity map[string]Severity
 	Version  Version
-	Host     *host.Facts
+	Host     *host.Source
 	// Extra names directives of in-house modules.
 	Extra map[string]bool
+	// Only, when set, names the files whose findings the caller keeps (the
+	// changed files of a pre-commit run), besides errors, which it keeps
+	// from every file. Rules that need costly inputs (host facts) skip what
+	// they would report elsewhere before reading them (Pass.wanted).
+	Only map[string]bool
 }
 
 // Run runs every enabled rule over the tree, applies suppressions written
@@ -190,36 +210,53 @@ type Config struct {
 func Run(t *parser.Tree, cfg Config) []Diagnostic {
 	vs := collect(t)
 	lang := &langCache{names: map[string]*nameInfo{}, disabled: cfg.Disabled}
-	// Rules run in parallel, one worker per processor, sharing the level
-	// index; every rule reports into a slot of its own and the slots
-	// are joined in the order of All, so the output does not depend on the
-	// schedule.
+	// Rules run in parallel on a tree of parallelMin directives or more,
+	// one worker per processor, each with a level index of its own; every
+	// rule reports into a slot of its own and the slots are joined in the
+	// order of All, so the output does not depend on the schedule.
 	slots := make([][]Diagnostic, len(All))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	workers := runtime.GOMAXPROCS(0)
-	if workers > len(All) {
-		workers = len(All)
+	check := func(i int, index *levelIndex) {
+		r := All[i]
+		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, Extra: cfg.Extra, rule: r, diags: &slots[i], index: index, visits: vs, lang: lang, only: cfg.Only, severity: r.Severity}
+		if s, ok := cfg.Severity[r.ID]; ok {
+			p.severity = s
+		}
+		r.Check(p)
 	}
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			index := &levelIndex{}
-			for i := range next {
-				r := All[i]
-				p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, Extra: cfg.Extra, rule: r, diags: &slots[i], index: index, visits: vs, lang: lang}
-				r.Check(p)
-			}
-		}()
-	}
+	var todo []int
 	for i, r := range All {
 		if !cfg.Disabled[r.ID] && r.Check != nil {
-			next <- i
+			todo = append(todo, i)
 		}
 	}
-	close(next)
-	wg.Wait()
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	if len(vs.all) < parallelMin {
+		workers = 1
+	}
+	if workers <= 1 {
+		index := &levelIndex{}
+		for _, i := range todo {
+			check(i, index)
+		}
+	} else {
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				index := &levelIndex{}
+				for i := range next {
+					check(i, index)
+				}
+			}()
+		}
+		for _, i := range todo {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+	}
 	var raw []Diagnostic
 	for _, s := range slots {
 		raw = append(raw, s...)
@@ -268,6 +305,12 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 	sortDiags(out)
 	return out
 }
+
+// parallelMin is the number of directives (counted once per place they
+// are included from) below which rules run one after another: on a small
+// tree starting a second thread costs more than the rules take. (A
+// variable so that tests can run small trees in parallel too.)
+var parallelMin = 5000
 
 // MaxFindings bounds the findings of one run.
 const MaxFindings = 100_000

@@ -64,7 +64,7 @@ func lintText(t *testing.T, text string, cfg Config) []Diagnostic {
 		t.Fatal(err)
 	}
 	if cfg.Host == nil {
-		cfg.Host = factsHeader(t, []byte(text))
+		cfg.Host = host.Given(factsHeader(t, []byte(text)))
 	}
 	return Run(tr, cfg)
 }
@@ -163,7 +163,7 @@ var headerRe = regexp.MustCompile(`(?m)^# nginxtune-test:(.*)$`)
 // fixtureConfig reads "# nginxtune-test: nginx-version=1.22.1 disable=a,b"
 // from the main file.
 func fixtureConfig(t *testing.T, src []byte) Config {
-	cfg := Config{Disabled: map[string]bool{}, Host: factsHeader(t, src)}
+	cfg := Config{Disabled: map[string]bool{}, Host: host.Given(factsHeader(t, src))}
 	for _, m := range headerRe.FindAllSubmatch(src, -1) {
 		for _, kv := range strings.Fields(string(m[1])) {
 			k, v, _ := strings.Cut(kv, "=")

@@ -108,13 +108,20 @@ http {
 }
 
 func checkWorkerFDLimit(p *Pass) {
-	if p.Host != nil && p.Host.NoFile.Known() {
-		return // host-fd-limit compares with the limit this host really gives
-	}
 	for _, r := range mainRoots(p.Tree) {
 		m := p.mainSettings(r)
 		if m.wcDir == nil || !m.wcSet {
 			continue
+		}
+		at := m.wcDir // reported at worker_connections, or at the rlimit directive when there is one
+		if m.rlimitDir != nil {
+			at = m.rlimitDir
+		}
+		if !p.wanted(at) {
+			continue
+		}
+		if p.Host != nil && p.Host.NoFile().Known() {
+			return // host-fd-limit compares with the limit this host really gives
 		}
 		need, floor := m.need(), m.floor()
 		if m.rlimitDir == nil {

@@ -144,14 +144,14 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			// With the OS half installed, nothing at warning or above.
-			cfg := rules.Config{Version: knowledge.MustVersion(c.version), Host: WithOS(facts(t, c.host), plan)}
+			cfg := rules.Config{Version: knowledge.MustVersion(c.version), Host: host.Given(WithOS(facts(t, c.host), plan))}
 			for _, d := range rules.Run(tr, cfg) {
 				if d.Severity >= rules.Warning {
 					t.Errorf("lint: %s:%d: %s [%s]", filepath.Base(d.File), d.Line, d.Message, d.Rule)
 				}
 			}
 			// On the host as it is, only what the OS half changes is reported.
-			cfg.Host = facts(t, c.host)
+			cfg.Host = host.Given(facts(t, c.host))
 			for _, d := range rules.Run(tr, cfg) {
 				if d.Severity >= rules.Warning && !osHalf[d.Rule] {
 					t.Errorf("lint without the OS half: %s:%d: %s [%s]", filepath.Base(d.File), d.Line, d.Message, d.Rule)

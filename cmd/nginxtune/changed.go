@@ -61,7 +61,9 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 			}
 		}
 		broken = broken || len(t.Unreadable) > 0
-		for _, d := range rules.Run(t, s.cfg) {
+		cfg := s.cfg
+		cfg.Only = only // what is kept below: rules skip reading host facts for the rest
+		for _, d := range rules.Run(t, cfg) {
 			// errors anywhere in the tree fail the run: a change can break
 			// a file it includes or is included by
 			if only[d.File] || d.Severity == rules.Error && !seenErr[d.File+"\x00"+d.Message] {

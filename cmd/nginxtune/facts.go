@@ -16,8 +16,8 @@ func readHost(root string) *host.Facts {
 }
 
 // sayProblems tells once which facts could not be read.
-func sayProblems(w io.Writer, f *host.Facts) {
-	if p := f.Problems(); len(p) > 0 {
+func sayProblems(w io.Writer, p []string) {
+	if len(p) > 0 {
 		fmt.Fprintf(w, "nginxtune: host facts not read (rules that need them skip): %s\n", strings.Join(p, "; "))
 	}
 }
@@ -39,7 +39,7 @@ Save the output and give it to "nginxtune lint --facts FILE" or "nginxtune gen
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			f := readHost(root)
-			sayProblems(c.ErrOrStderr(), f)
+			sayProblems(c.ErrOrStderr(), f.Problems())
 			switch format {
 			case "yaml":
 				enc := yaml.NewEncoder(c.OutOrStdout())

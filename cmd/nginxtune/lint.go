@@ -100,6 +100,9 @@ type lintSettings struct {
 	opt    parser.Options
 	roots  []string
 	stderr io.Writer
+	// liveHost is set when host facts are read from this machine as the
+	// rules ask for them: what could not be read is said after the run
+	liveHost bool
 }
 
 func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, error) {
@@ -187,13 +190,15 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		if err != nil {
 			return nil, failf(ExitError, "--facts: %v", err)
 		}
-		s.cfg.Host = hf
+		s.cfg.Host = host.Given(hf)
 	case f.host || (isLive(first) && !f.noHost):
-		s.cfg.Host = readHost("/")
-		sayProblems(c.ErrOrStderr(), s.cfg.Host)
+		// read group by group as rules ask (host.Source): a hook run on a
+		// site file reads a sysctl or two, not every fact
+		s.cfg.Host = host.Lazily(&host.Reader{Root: "/", Nginx: host.RunNginxV})
+		s.liveHost = true
 	}
-	if !s.cfg.Version.Known() && s.cfg.Host != nil && s.cfg.Host.NginxVersion.Known() {
-		if v, err := knowledge.ParseVersion(s.cfg.Host.NginxVersion.Value); err == nil {
+	if !s.cfg.Version.Known() && s.cfg.Host != nil && s.cfg.Host.NginxVersion().Known() {
+		if v, err := knowledge.ParseVersion(s.cfg.Host.NginxVersion().Value); err == nil {
 			s.cfg.Version = v
 		}
 	}
@@ -343,6 +348,9 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 	diags, broken, trees, err := lint()
 	if err != nil {
 		return err
+	}
+	if s.liveHost {
+		sayProblems(c.ErrOrStderr(), s.cfg.Host.Problems())
 	}
 	sayOutside(c.ErrOrStderr(), trees)
 	for _, t := range trees {

@@ -1,0 +1,76 @@
+package knowledge
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The index trusts three things of the table: its rows are sorted by name,
+// its "# contexts:" header lists the context keys in the order the rows
+// first name them, and its "# sources:" header names every nginx version a
+// row comes from. A table edited by hand, or a generator that stops doing
+// one of them, fails here.
+func TestTableHeaderMatchesRows(t *testing.T) {
+	load()
+	if !sort.SliceIsSorted(lines, func(i, j int) bool { return rowName(lines[i]) < rowName(lines[j]) }) {
+		t.Fatal("directives.tsv is not sorted by name")
+	}
+	var contexts, versions []string
+	for _, l := range lines {
+		f := strings.Split(l, "\t")
+		if len(f) != 7 {
+			t.Fatalf("row %q has %d fields", l, len(f))
+		}
+		for _, c := range strings.Split(f[1], ",") {
+			if c != "any" && !slices.Contains(contexts, c) {
+				contexts = append(contexts, c)
+			}
+		}
+		for _, from := range strings.Split(f[6], ",") {
+			if v, ok := strings.CutPrefix(from, "nginx-"); ok && !slices.Contains(versions, v) {
+				versions = append(versions, v)
+			}
+		}
+	}
+	for i, c := range contexts {
+		if ContextBit(c) != 1<<i {
+			t.Errorf("context %q: bit %#x, want %#x (the header's order differs from the rows')", c, ContextBit(c), 1<<i)
+		}
+	}
+	if len(contextBits) != len(contexts) {
+		t.Errorf("header names %d context keys, rows %d", len(contextBits), len(contexts))
+	}
+	sort.Slice(versions, func(i, j int) bool { return versionLess(versions[i], versions[j]) })
+	if got := CoreVersions(); !slices.Equal(got, versions) {
+		t.Errorf("core versions from the header %v, from the rows %v", got, versions)
+	}
+}
+
+func TestLookupFindsEveryRow(t *testing.T) {
+	n := 0
+	for _, name := range Names() {
+		ds := Lookup(name)
+		if len(ds) == 0 {
+			t.Errorf("%s: no rows", name)
+		}
+		for _, d := range ds {
+			if d.Name != name {
+				t.Errorf("Lookup(%q) returned %q", name, d.Name)
+			}
+		}
+		n += len(ds)
+	}
+	if n != len(lines) {
+		t.Errorf("lookups found %d rows of %d", n, len(lines))
+	}
+	for _, name := range []string{"", "aaa", "zzz", "proxy_pas", "proxy_pass_"} {
+		if ds := Lookup(name); ds != nil {
+			t.Errorf("Lookup(%q) = %v", name, ds)
+		}
+	}
+	if ds := Lookup("proxy_pass"); len(ds) == 0 || !ds[0].Allows("location") {
+		t.Errorf("proxy_pass: %+v", ds)
+	}
+}
