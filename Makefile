@@ -4,12 +4,16 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 FUZZTIME ?= 20s
 
-.PHONY: all build install test unit fuzz vet bench bench-lint bench-hook deps docs clean directives
+.PHONY: all build build-pprof install test unit fuzz vet bench bench-lint bench-hook deps docs clean directives
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/nginxtune ./cmd/nginxtune
+
+# A build that writes profiles: NGINXTUNE_CPUPROFILE=FILE, NGINXTUNE_MEMPROFILE=FILE.
+build-pprof:
+	$(GO) build -tags pprof -ldflags "$(LDFLAGS)" -o bin/nginxtune-pprof ./cmd/nginxtune
 
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/nginxtune
@@ -19,6 +23,7 @@ deps:
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags pprof ./cmd/nginxtune
 	$(GO) tool staticcheck ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	 if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi

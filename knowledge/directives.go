@@ -92,7 +92,7 @@ func (a Args) String() string {
 }
 
 var (
-	rows         map[string][]string // the table's lines by directive name
+	rows         string // the table's rows, sorted by name (the generator sorts them)
 	coreVersions []string
 	sources      string
 	loadOnce     sync.Once
@@ -101,44 +101,90 @@ var (
 	parsed   = map[string][]Directive{}
 )
 
-// load indexes the table on first use: a run that needs no directive (gen,
-// --version) does not pay for it. Only names, context keys and versions are
-// read then; a directive's row is parsed when it is first looked up, so a
-// hook that lints a small tree reads a few dozen rows of the 1,200.
-func load() { loadOnce.Do(indexTable) }
+// load reads the table's header on first use: the sources (and so the
+// nginx versions) and the context keys. A run that needs no directive (gen,
+// --version) does not pay even that. The rows are not indexed: a lookup is
+// a binary search of the sorted text, and a directive's row is parsed when
+// it is first looked up, so a hook that lints a small tree reads a few
+// dozen rows of the 1,200.
+func load() { loadOnce.Do(readHeader) }
 
-func indexTable() {
-	rows = make(map[string][]string, 1200)
-	seen := map[string]bool{}
+func readHeader() {
 	rest := directivesTSV
-	for rest != "" {
+	for strings.HasPrefix(rest, "#") {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")
 		if v, ok := strings.CutPrefix(line, "# sources: "); ok {
 			sources = v
+			for _, src := range strings.Split(v, ", ") {
+				if v, ok := strings.CutPrefix(src, "nginx-"); ok {
+					coreVersions = append(coreVersions, v)
+				}
+			}
 		}
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		name, fields, _ := strings.Cut(line, "\t")
-		rows[name] = append(rows[name], line)
-		ctxs, fields, _ := strings.Cut(fields, "\t")
-		for ctxs != "" {
-			var c string
-			c, ctxs, _ = strings.Cut(ctxs, ",")
-			addContext(c)
-		}
-		from := fields[strings.LastIndexByte(fields, '\t')+1:]
-		for from != "" {
-			var f string
-			f, from, _ = strings.Cut(from, ",")
-			if v, ok := strings.CutPrefix(f, "nginx-"); ok && !seen[v] {
-				seen[v] = true
-				coreVersions = append(coreVersions, v)
+		if v, ok := strings.CutPrefix(line, "# contexts: "); ok {
+			for _, c := range strings.Split(v, ",") {
+				addContext(c)
 			}
 		}
 	}
+	rows = rest
 	sort.Slice(coreVersions, func(i, j int) bool { return versionLess(coreVersions[i], coreVersions[j]) })
+}
+
+// lineAt returns the start of the row holding byte i of rows.
+func lineAt(i int) int { return strings.LastIndexByte(rows[:i], '\n') + 1 }
+
+// rowsOf returns the rows of one directive, as one string of lines: a
+// binary search for the first row whose name is not below name, then the
+// run of rows with that name.
+func rowsOf(name string) string {
+	lo, hi := 0, len(rows) // the answer is a row start in [lo, hi]
+	for lo < hi {
+		mid := lineAt(lo + (hi-lo)/2)
+		if mid < lo {
+			mid = lo
+		}
+		end := nextRow(mid)
+		if rowName(rows[mid:end]) < name {
+			lo = end
+		} else {
+			hi = mid
+		}
+	}
+	end := lo
+	for end < len(rows) {
+		next := nextRow(end)
+		if rowName(rows[end:next]) != name {
+			break
+		}
+		end = next
+	}
+	return rows[lo:end]
+}
+
+// nextRow returns the start of the row after the one starting at i.
+func nextRow(i int) int {
+	if n := strings.IndexByte(rows[i:], '\n'); n >= 0 {
+		return i + n + 1
+	}
+	return len(rows)
+}
+
+func rowName(line string) string {
+	name, _, _ := strings.Cut(line, "\t")
+	return name
+}
+
+// eachRow calls fn for every row of text (rows, or a part of it).
+func eachRow(text string, fn func(string)) {
+	for text != "" {
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
+		if line != "" {
+			fn(line)
+		}
+	}
 }
 
 // parseRow reads one line of the table.
@@ -185,8 +231,8 @@ func parseRow(line string) (Directive, bool) {
 	return d, true
 }
 
-// contextBits numbers the context keys of the table; filled by parseTable
-// and only read afterwards, so lookups are safe from several goroutines.
+// contextBits numbers the context keys of the table; filled from the
+// table's header when it is indexed and only read afterwards, so lookups are safe from several goroutines.
 var contextBits = map[string]uint32{}
 
 // ContextBit returns the bit of a context key ("any" matches every key); a
@@ -221,8 +267,8 @@ func (d Directive) Allows(key string) bool {
 // source knows.
 func Lookup(name string) []Directive {
 	load()
-	lines, ok := rows[name]
-	if !ok {
+	text := rowsOf(name)
+	if text == "" {
 		return nil
 	}
 	parsedMu.Lock()
@@ -231,23 +277,31 @@ func Lookup(name string) []Directive {
 		return ds
 	}
 	var ds []Directive
-	for _, l := range lines {
+	eachRow(text, func(l string) {
 		if d, ok := parseRow(l); ok {
 			ds = append(ds, d)
 		}
-	}
+	})
 	parsed[name] = ds
 	return ds
+}
+
+// Has reports whether the table knows the directive, without reading its
+// rows.
+func Has(name string) bool {
+	load()
+	return rowsOf(name) != ""
 }
 
 // Names returns every directive name, sorted.
 func Names() []string {
 	load()
-	out := make([]string, 0, len(rows))
-	for n := range rows {
-		out = append(out, n)
-	}
-	sort.Strings(out)
+	out := make([]string, 0, 1200)
+	eachRow(rows, func(l string) {
+		if n := rowName(l); len(out) == 0 || out[len(out)-1] != n {
+			out = append(out, n)
+		}
+	})
 	return out
 }
 

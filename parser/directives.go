@@ -274,14 +274,19 @@ var table = sync.OnceValue(func() map[string]dirInfo {
 // module. The vocabulary is gonginx's list of valid directives (nginx
 // modules, OpenResty's Lua directives) joined with this package's table.
 func Known(name string) bool {
-	if _, ok := table()[name]; ok {
+	if name == "" {
+		return false
+	}
+	if knowledge.Has(name) {
 		return true
 	}
-	if len(knowledge.Lookup(name)) > 0 {
+	if _, ok := gonginx.ValidDirectives[name]; ok {
 		return true
 	}
-	_, ok := gonginx.ValidDirectives[name]
-	return ok && name != ""
+	// last: the table is built on first use, and the two above know
+	// nearly every name it holds
+	_, ok := table()[name]
+	return ok
 }
 
 // GonginxDirectives lists the directive names gonginx knows, sorted, for

@@ -194,8 +194,10 @@ a link into one to evil.example. X-Forwarded-Host is a header the client writes 
 	Check: checkHostSpoofing,
 }
 
+// rawHost finds the variables that hold the Host header as the client sent it.
+var rawHost = lazyRegexp(`\$\{?(http_host|http_x_forwarded_host)\b`)
+
 func checkHostSpoofing(p *Pass) {
-	raw := regexp.MustCompile(`\$\{?(http_host|http_x_forwarded_host)\b`)
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		if inStream(c) {
 			return
@@ -212,7 +214,11 @@ func checkHostSpoofing(p *Pass) {
 				return
 			}
 		}
-		m := raw.FindStringSubmatch(d.Arg(i))
+		v := d.Arg(i)
+		if !strings.Contains(v, "http_host") && !strings.Contains(v, "http_x_forwarded_host") {
+			return
+		}
+		m := rawHost().FindStringSubmatch(v)
 		if m == nil {
 			return
 		}
@@ -225,7 +231,7 @@ func checkHostSpoofing(p *Pass) {
 }
 
 // domainLit finds a domain name written in a pattern ("example\.com").
-var domainLit = regexp.MustCompile(`(?i)(?:[a-z0-9-]+(?:\\\.|\.))+[a-z][a-z0-9-]*[a-z]`)
+var domainLit = lazyRegexp(`(?i)(?:[a-z0-9-]+(?:\\\.|\.))+[a-z][a-z0-9-]*[a-z]`)
 
 // originBypass returns a value a foreign site can send that the pattern
 // accepts, or "". subjectURL is true for Origin and Referer (a scheme comes
@@ -237,7 +243,7 @@ func originBypass(pattern string, fold, subjectURL, withPath bool) string {
 		return "" // PCRE only (lookarounds, backreferences): not judged
 	}
 	var domain string
-	for _, m := range domainLit.FindAllString(pattern, -1) {
+	for _, m := range domainLit().FindAllString(pattern, -1) {
 		if len(m) > len(domain) {
 			domain = m
 		}

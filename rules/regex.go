@@ -3,6 +3,7 @@ package rules
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -38,9 +39,16 @@ func regexSyntax(re string, fn func(i int)) {
 	}
 }
 
+// lazyRegexp compiles a pattern when it is first used: compiling at
+// package initialisation costs every run, the pre-commit hook's too, tens
+// of microseconds a pattern whether or not a rule ever gets to it.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
+
 // suffixPattern is a location regex that names a file extension: "\.php",
 // "\.(php|phtml)", "\.(?:jpe?g|png)".
-var suffixPattern = regexp.MustCompile(`^\\\.(?:[A-Za-z0-9]+|\((?:\?:)?[A-Za-z0-9|?]+\))$`)
+var suffixPattern = lazyRegexp(`^\\\.(?:[A-Za-z0-9]+|\((?:\?:)?[A-Za-z0-9|?]+\))$`)
 
 var regexUnanchored = &Rule{
 	Doc: Doc{
@@ -68,7 +76,7 @@ func checkRegexUnanchored(p *Pass) {
 		}
 		switch d.Name {
 		case "location":
-			if len(d.Args) == 2 && (d.Arg(0) == "~" || d.Arg(0) == "~*") && suffixPattern.MatchString(d.Arg(1)) {
+			if len(d.Args) == 2 && (d.Arg(0) == "~" || d.Arg(0) == "~*") && suffixPattern().MatchString(d.Arg(1)) {
 				ext := strings.Trim(strings.TrimPrefix(strings.TrimPrefix(d.Arg(1), `\.`), "(?:"), "()")
 				ext, _, _ = strings.Cut(ext, "|")
 				p.ReportArgf(d, 1, "%s matches anywhere in the path: /uploads/x.%s.png and /x.%s/y take this location too; end it with $", clip(d.Arg(1)), clip(ext), clip(ext))
@@ -79,7 +87,7 @@ func checkRegexUnanchored(p *Pass) {
 			}
 			for _, e := range d.Block {
 				re := strings.TrimPrefix(strings.TrimPrefix(e.Name, "~"), "*")
-				if strings.HasPrefix(e.Name, "~") && suffixPattern.MatchString(re) {
+				if strings.HasPrefix(e.Name, "~") && suffixPattern().MatchString(re) {
 					p.Reportf(e, "the map key %s matches anywhere in %s, not only at the end; end it with $", clip(e.Name), d.Arg(0))
 				}
 			}

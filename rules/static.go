@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -403,13 +402,13 @@ func typesListed(p *Pass) bool {
 	return found
 }
 
-var probePath = regexp.MustCompile(`(?i)(health|status|ping|alive|ready|metrics|heartbeat)`)
+var probePath = lazyRegexp(`(?i)(health|status|ping|alive|ready|metrics|heartbeat)`)
 
 // probeLocation reports whether a location answers health checks or status
 // requests: its path says so, or it only returns a fixed response.
 func probeLocation(loc *parser.Directive) bool {
 	for _, a := range loc.Args {
-		if probePath.MatchString(a.Value) {
+		if probePath().MatchString(a.Value) {
 			return true
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 )
@@ -84,7 +83,20 @@ func failf(code int, format string, args ...any) error {
 	return &exitError{code: code, err: fmt.Errorf(format, args...)}
 }
 
-func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+// commands are the subcommands, by name.
+var commands = []struct {
+	name string
+	make func() *cobra.Command
+}{
+	{"parse", newParseCmd}, {"lint", newLintCmd}, {"gen", newGenCmd},
+	{"rules", newRulesCmd}, {"explain", newExplainCmd}, {"facts", newFactsCmd},
+}
+
+// newRoot builds the command tree for args. When args start with a
+// subcommand's name only that subcommand is built: its flags are all that
+// run parses, and building the others' flag sets cost the pre-commit hook
+// about 3 % of its run. Help, completion and a mistyped name get them all.
+func newRoot(stdin io.Reader, stdout, stderr io.Writer, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "nginxtune",
 		Short: "Lint nginx configurations against nginx and the host, and generate tuned ones",
@@ -108,7 +120,15 @@ Exit codes:
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitError, err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
-	root.AddCommand(newParseCmd(), newLintCmd(), newGenCmd(), newRulesCmd(), newExplainCmd(), newFactsCmd())
+	for _, c := range commands {
+		if len(args) > 0 && args[0] == c.name {
+			root.AddCommand(c.make())
+			return root
+		}
+	}
+	for _, c := range commands {
+		root.AddCommand(c.make())
+	}
 	return root
 }
 
@@ -121,7 +141,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			code = ExitInternal
 		}
 	}()
-	root := newRoot(stdin, stdout, stderr)
+	root := newRoot(stdin, stdout, stderr, args)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -140,26 +160,4 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 
 func main() {
 	os.Exit(profiled(func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
-}
-
-// profiled runs fn with Go's CPU profiler writing to $NGINXTUNE_CPUPROFILE
-// and a heap profile written to $NGINXTUNE_MEMPROFILE at the end, when set:
-// how the figures in docs/benchmarks.md were found (go tool pprof FILE).
-func profiled(fn func() int) int {
-	if path := os.Getenv("NGINXTUNE_CPUPROFILE"); path != "" {
-		if f, err := os.Create(path); err == nil {
-			defer f.Close() // after the profiler stops: defers run last first
-			if pprof.StartCPUProfile(f) == nil {
-				defer pprof.StopCPUProfile()
-			}
-		}
-	}
-	code := fn()
-	if path := os.Getenv("NGINXTUNE_MEMPROFILE"); path != "" {
-		if f, err := os.Create(path); err == nil {
-			pprof.Lookup("allocs").WriteTo(f, 0)
-			f.Close()
-		}
-	}
-	return code
 }

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -47,7 +48,11 @@ type Result struct {
 	TimedOut bool
 }
 
-var emergRe = regexp.MustCompile(`\[emerg\] \d+#\d+: (.*?)(?: in (\S+):(\d+))?$`)
+// emergRe reads nginx's "[emerg]" lines; compiled when nginx -t first runs,
+// not on every start of the program.
+var emergRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\[emerg\] \d+#\d+: (.*?)(?: in (\S+):(\d+))?$`)
+})
 
 // Run runs nginx -t with the given prefix and main file, bounded in time.
 func Run(bin, prefix, conf string) Result {
@@ -59,7 +64,7 @@ func Run(bin, prefix, conf string) Result {
 	err := cmd.Run()
 	r := Result{OK: err == nil, Output: out.String(), TimedOut: ctx.Err() != nil}
 	for _, line := range strings.Split(out.String(), "\n") {
-		if m := emergRe.FindStringSubmatch(line); m != nil {
+		if m := emergRe().FindStringSubmatch(line); m != nil {
 			r.Message, r.File = m[1], m[2]
 			r.Line, _ = strconv.Atoi(m[3])
 			break
