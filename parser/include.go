@@ -9,9 +9,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // inside reports whether p is below the configuration directory or a
@@ -70,35 +70,69 @@ func (l *loader) under(p, dir string) bool {
 // the kernel does, except that an absolute link target goes through the
 // path maps first: a copy of a server's tree whose links point at
 // /etc/nginx/... is read from the copy, not from this machine's /etc/nginx.
+// Directories are resolved once per load (l.reals): the files of one
+// directory cost one lstat each, not one per component of their path.
 func (l *loader) realPath(p string) string {
-	parts := strings.Split(filepath.Clean(p), "/")[1:]
-	cur := "/"
-	for i, hops := 0, 0; i < len(parts); i++ {
-		next := filepath.Join(cur, parts[i])
-		fi, err := os.Lstat(next)
-		if err != nil {
-			return filepath.Join(append([]string{cur}, parts[i:]...)...)
+	if r, ok := l.resolveLinks(filepath.Clean(p), 0); ok {
+		return r
+	}
+	return p // a loop, or a link that cannot be read: reading fails with the kernel's error
+}
+
+// resolveLinks is realPath for a clean absolute path; hops counts the links
+// followed so far, and false means a loop (more than 40, as the kernel
+// allows) or an unreadable link.
+func (l *loader) resolveLinks(p string, hops int) (string, bool) {
+	if p == "/" || !filepath.IsAbs(p) {
+		return p, true
+	}
+	if r, ok := l.reals[p]; ok {
+		return r, true
+	}
+	dir, ok := l.resolveLinks(filepath.Dir(p), hops)
+	if !ok {
+		return "", false
+	}
+	next := filepath.Join(dir, filepath.Base(p))
+	r := next // a missing component: the rest stays as written
+	fi, err := os.Lstat(next)
+	if err == nil && fi.Mode()&os.ModeSymlink == 0 {
+		if l.stats == nil {
+			l.stats = map[string]os.FileInfo{}
 		}
-		if fi.Mode()&os.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
+		l.stats[next] = fi
+	}
+	if err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		if hops++; hops > 40 {
-			return p // a loop: reading fails with the kernel's error
+			return "", false
 		}
 		t, err := os.Readlink(next)
 		if err != nil {
-			return p
+			return "", false
 		}
 		if filepath.IsAbs(t) {
 			t = l.mapLinkTarget(filepath.Clean(t))
 		} else {
-			t = filepath.Join(cur, t)
+			t = filepath.Join(dir, t)
 		}
-		parts = append(strings.Split(filepath.Clean(t), "/")[1:], parts[i+1:]...)
-		cur, i = "/", -1
+		if r, ok = l.resolveLinks(filepath.Clean(t), hops); !ok {
+			return "", false
+		}
 	}
-	return cur
+	if l.reals == nil {
+		l.reals = map[string]string{}
+	}
+	l.reals[p] = r
+	return r, true
+}
+
+// stat is os.Stat of a real path (one realPath returned), from what
+// realPath's lstat saw when it can.
+func (l *loader) stat(real string) (os.FileInfo, error) {
+	if fi, ok := l.stats[real]; ok {
+		return fi, nil
+	}
+	return os.Stat(real)
 }
 
 // mapLinkTarget applies the path maps to an absolute link target, and
@@ -109,8 +143,8 @@ func (l *loader) mapLinkTarget(t string) string {
 	if m := l.localPath(t); m != t {
 		return m
 	}
-	if l.inside(t) || len(l.opt.Maps) > 0 {
-		return t
+	if l.opt.Live || l.inside(t) || len(l.opt.Maps) > 0 {
+		return t // the live tree's links name this machine's paths
 	}
 	parts := strings.Split(t, "/")[1:]
 	for i := 1; i < len(parts); i++ {
@@ -140,10 +174,32 @@ func hasGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
 func optionalInclude(p string) bool {
 	base := filepath.Base(p)
 	return !strings.ContainsAny(filepath.Dir(p), "*?[") && !strings.ContainsAny(base, "*?") &&
-		oneCharClass.MatchString(base)
+		oneCharClasses(base)
 }
 
-var oneCharClass = regexp.MustCompile(`^[^\[\]]*(\[[^\]]\][^\[\]]*)+$`)
+// oneCharClasses reports whether s is plain text with at least one class of
+// a single character ("[.]", "[x]") and no other brackets: what the regular
+// expression ^[^\[\]]*(\[[^\]]\][^\[\]]*)+$ matches, written out so that no
+// run pays for compiling it.
+func oneCharClasses(s string) bool {
+	classes := 0
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case ']':
+			return false
+		case '[':
+			r, n := utf8.DecodeRuneInString(s[i+1:])
+			if n == 0 || r == ']' || i+1+n >= len(s) || s[i+1+n] != ']' {
+				return false
+			}
+			classes++
+			i += 2 + n
+			continue
+		}
+		i++
+	}
+	return classes > 0
+}
 
 // placeholder reports whether an include path still holds a template
 // variable (%home%, <VAR>, {{ var }}, ${VAR}, @VAR@) of a tool that renders
@@ -361,15 +417,3 @@ func (l *loader) throughInferred(target string) bool {
 	return false
 }
 
-// cachedRealPath is realPath, once per path.
-func (l *loader) cachedRealPath(p string) string {
-	if r, ok := l.reals[p]; ok {
-		return r
-	}
-	if l.reals == nil {
-		l.reals = map[string]string{}
-	}
-	r := l.realPath(p)
-	l.reals[p] = r
-	return r
-}

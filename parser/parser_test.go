@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -485,5 +486,89 @@ func TestFragmentIncludesFromMainDir(t *testing.T) {
 	}
 	if len(tr.Files) != 2 {
 		t.Errorf("files: %v", paths(tr))
+	}
+}
+
+// oneCharClasses is the regular expression ^[^\[\]]*(\[[^\]]\][^\[\]]*)+$
+// written out by hand; the two agree on every case here and on what the
+// fuzzer finds (FuzzOneCharClasses).
+func TestOneCharClassesIsTheRegexp(t *testing.T) {
+	for _, s := range []string{"", "a", "[", "]", "[]", "[.]", "site[.]conf", "x[.]y[.]z", "[[]", "[]]", "a[bc]d",
+		"a[.]]", "a[.][", "[é]", "[\xff]", "a[.", "ab]", "[.]x[", "é[.]é", "[.][.]"} {
+		fuzzOneCharClasses(t, s)
+	}
+}
+
+func FuzzOneCharClasses(f *testing.F) {
+	for _, s := range []string{"site[.]conf", "[é]", "[]]", "a[.][", "[\xff]"} {
+		f.Add(s)
+	}
+	f.Fuzz(fuzzOneCharClasses)
+}
+
+var oneCharClassRe = regexp.MustCompile(`^[^\[\]]*(\[[^\]]\][^\[\]]*)+$`)
+
+func fuzzOneCharClasses(t *testing.T, s string) {
+	if got, want := oneCharClasses(s), oneCharClassRe.MatchString(s); got != want {
+		t.Errorf("oneCharClasses(%q) = %v, the regexp says %v", s, got, want)
+	}
+}
+
+// Files an include matches are read on every processor when they are large
+// enough together (prefetchMin); the tree is the same as when they are read
+// one after another: the same files in the same order, the same
+// diagnostics (a file with a syntax error, one reached through a link and
+// directly, a hard link, an unreadable one, one too deep in links).
+func TestPrefetchMatchesSequential(t *testing.T) {
+	defer func(n int) { prefetchMin = n }(prefetchMin)
+	dir := t.TempDir()
+	write := func(name, text string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("nginx.conf", "events {}\nhttp {\n    include sites/*.conf;\n    include more/*;\n}\n")
+	for i := 0; i < 40; i++ {
+		write(fmt.Sprintf("sites/s%02d.conf", i), fmt.Sprintf("server {\n    listen %d;\n    server_name s%d.example;\n    include snippets/common.conf;\n}\n", 8000+i, i))
+	}
+	write("sites/broken.conf", "server {\n    listen 81\n")
+	write("snippets/common.conf", "location / { try_files $uri =404; }\n")
+	if err := os.Symlink("../sites/s01.conf", filepath.Join(dir, "sites", "zz-link.conf")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(dir, "sites", "s02.conf"), filepath.Join(dir, "sites", "zz-hard.conf")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("loop.conf", filepath.Join(dir, "sites", "loop.conf")); err != nil {
+		t.Fatal(err)
+	}
+	write("more/a", "map $uri $x { default 1; }\n")
+	write("more/b", "upstream b { server 127.0.0.1:9; }\n")
+	load := func() string {
+		tr, err := Load(filepath.Join(dir, "nginx.conf"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := tr.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "\n%d files %d diagnostics", len(tr.Files), len(tr.Diagnostics))
+		return b.String()
+	}
+	prefetchMin = 1 << 30
+	seq := load()
+	prefetchMin = 0
+	for i := 0; i < 3; i++ {
+		if par := load(); par != seq {
+			t.Fatalf("read in parallel:\n%s\nread in turn:\n%s", par, seq)
+		}
+	}
+	if !strings.Contains(seq, "broken.conf") || !strings.Contains(seq, "loop.conf") {
+		t.Errorf("the tree misses a case:\n%s", seq)
 	}
 }
