@@ -1,12 +1,12 @@
 package parser
 
 import (
+	_ "embed"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/nginxtune/nginxtune/knowledge"
-	gonginx "github.com/tufanbarisyildirim/gonginx/parser"
 )
 
 // Context names used in context stacks.
@@ -271,8 +271,10 @@ var table = sync.OnceValue(func() map[string]dirInfo {
 })
 
 // Known reports whether name is a directive of nginx or of a widely used
-// module. The vocabulary is gonginx's list of valid directives (nginx
-// modules, OpenResty's Lua directives) joined with this package's table.
+// module. The vocabulary is the directive table generated from nginx's and
+// the modules' sources (knowledge), gonginx's list of valid directives
+// (nginx Plus, njs, OpenResty's Lua directives, ...) and this package's
+// table of contexts.
 func Known(name string) bool {
 	if name == "" {
 		return false
@@ -280,7 +282,8 @@ func Known(name string) bool {
 	if knowledge.Has(name) {
 		return true
 	}
-	if _, ok := gonginx.ValidDirectives[name]; ok {
+	names := GonginxDirectives()
+	if i := sort.SearchStrings(names, name); i < len(names) && names[i] == name {
 		return true
 	}
 	// last: the table is built on first use, and the two above know
@@ -289,16 +292,25 @@ func Known(name string) bool {
 	return ok
 }
 
-// GonginxDirectives lists the directive names gonginx knows, sorted, for
-// the differential test against the generated table.
-func GonginxDirectives() []string {
-	out := make([]string, 0, len(gonginx.ValidDirectives))
-	for n := range gonginx.ValidDirectives {
-		out = append(out, n)
+// gonginxDirectives is gonginx's ValidDirectives, one name a line, sorted:
+// copied from the pinned gonginx by a test (TestGonginxVocabulary, which
+// fails when the two differ; -update rewrites it), because linking gonginx's
+// parser package builds its map of 780 names at every start of the program,
+// the pre-commit hook's too (a twentieth of the hook's run).
+//
+//go:embed gonginx-directives.txt
+var gonginxDirectives string
+
+// GonginxDirectives lists the directive names gonginx knows, sorted.
+var GonginxDirectives = sync.OnceValue(func() []string {
+	var out []string
+	for _, l := range strings.Split(gonginxDirectives, "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
 	}
-	sort.Strings(out)
 	return out
-}
+})
 
 // Block bodies that hold data rather than directives.
 var dataBlocks = map[string]bool{

@@ -15,15 +15,14 @@ import (
 func gluedStatements(f *File, known func(string) bool) []Diagnostic {
 	var out []Diagnostic
 	walkFileDirs(f.Directives, func(d *Directive) {
-		if !known(d.Name) || d.Name == "if" {
-			return
-		}
-		if d.Parent != nil && IsDataBlock(d.Parent.Name) {
+		if d.Name == "if" || d.Parent != nil && IsDataBlock(d.Parent.Name) {
 			return
 		}
 		prevLine, prevEnd := d.Line, int(d.Start)+len(d.Name)
 		for i, a := range d.Args {
-			if a.Line > prevLine && a.Quote == 0 && known(a.Value) && !paramWords[d.Name][a.Value] {
+			// names are looked up only for an argument on a line of its own
+			// (rare), not for every statement
+			if a.Line > prevLine && a.Quote == 0 && !paramWords[d.Name][a.Value] && known(a.Value) && known(d.Name) {
 				line, col := f.Position(prevEnd)
 				before := d.Name
 				for _, b := range d.Args[:i] {
