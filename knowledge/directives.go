@@ -187,21 +187,31 @@ func eachRow(text string, fn func(string)) {
 	}
 }
 
-// parseRow reads one line of the table.
+// parseRow reads one line of the table: name, contexts, args, once, flag,
+// module, from, separated by tabs.
 func parseRow(line string) (Directive, bool) {
-	f := strings.Split(line, "\t")
-	if len(f) != 7 {
+	var f [7]string
+	rest := line
+	for i := range f {
+		var ok bool
+		if f[i], rest, ok = strings.Cut(rest, "\t"); !ok && i < len(f)-1 {
+			return Directive{}, false
+		}
+	}
+	if strings.Contains(f[6], "\t") {
 		return Directive{}, false
 	}
 	d := Directive{Name: f[0], Once: f[3] == "1", Flag: f[4] == "1", Module: f[5]}
-	for _, c := range strings.Split(f[1], ",") {
-		d.Contexts = append(d.Contexts, c)
+	d.Contexts = strings.Split(f[1], ",")
+	for _, c := range d.Contexts {
 		d.Mask |= contextBits[c]
 		if c == "any" {
 			d.Mask |= 1 << 31
 		}
 	}
-	for _, a := range strings.Split(f[2], "|") {
+	for rest := f[2]; rest != ""; {
+		var a string
+		a, rest, _ = strings.Cut(rest, "|")
 		switch a {
 		case "NOARGS":
 			d.Args.Take[0] = true
@@ -221,7 +231,9 @@ func parseRow(line string) (Directive, bool) {
 			}
 		}
 	}
-	for _, from := range strings.Split(f[6], ",") {
+	for rest := f[6]; rest != ""; {
+		var from string
+		from, rest, _ = strings.Cut(rest, ",")
 		if v, ok := strings.CutPrefix(from, "nginx-"); ok {
 			d.Core = append(d.Core, v)
 		} else {

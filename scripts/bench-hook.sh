@@ -2,10 +2,14 @@
 # make bench-hook: what the pre-commit hook costs on this machine's live
 # tree: "nginxtune lint --changed FILE" (version detection and host facts
 # included) against "nginx -t" on the same /etc/nginx, RUNS (default 20)
-# runs each, alternating. Prints the medians and their ratio.
+# runs each, alternating. Prints the medians and their ratio. Both run in
+# DIR (default /etc/nginx), as pre-commit runs a hook at the top of the
+# repository that holds the tree: the hook then finds nginx.conf above the
+# changed file and lints the whole tree, as nginx -t reads it.
 set -euo pipefail
 RUNS=${RUNS:-20}
 FILE=${FILE:-/etc/nginx/sites-enabled/default}
+DIR=${DIR:-/etc/nginx}
 NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 [ -e "$FILE" ] || { echo "bench-hook: $FILE does not exist (Debian's nginx package installs it)" >&2; exit 2; }
 work=$(mktemp -d)
@@ -21,6 +25,7 @@ elapsed() { # FILE COMMAND...: appends the command's wall time in seconds to FIL
 	t1=$EPOCHREALTIME
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$out"
 }
+cd "$DIR"
 for _ in $(seq "$RUNS"); do
 	elapsed "$work/nginx" "$NGINX" -t -q
 	elapsed "$work/lint" "$work/nginxtune" lint --changed "$FILE"
