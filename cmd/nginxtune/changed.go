@@ -61,6 +61,7 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 			}
 		}
 		broken = broken || len(t.Unreadable) > 0
+		s.needVersion()
 		cfg := s.cfg
 		cfg.Only = only // what is kept below: rules skip reading host facts for the rest
 		for _, d := range rules.Run(t, cfg) {

@@ -103,6 +103,19 @@ type lintSettings struct {
 	// liveHost is set when host facts are read from this machine as the
 	// rules ask for them: what could not be read is said after the run
 	liveHost bool
+	// versionDone is closed once the installed nginx's version is known
+	// (see needVersion)
+	versionDone chan struct{}
+}
+
+// needVersion settles the nginx version the rules lint for: the one the
+// installed nginx reports when no flag, configuration or facts file named
+// one. Asking nginx (from the cache of nginx -V, or nginx itself) runs while
+// the tree is read; the rules wait for it here.
+func (s *lintSettings) needVersion() {
+	if s.versionDone != nil {
+		<-s.versionDone
+	}
 }
 
 func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, error) {
@@ -197,13 +210,19 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		s.cfg.Host = host.Lazily(&host.Reader{Root: "/", Nginx: host.RunNginxV})
 		s.liveHost = true
 	}
-	if !s.cfg.Version.Known() && s.cfg.Host != nil && s.cfg.Host.NginxVersion().Known() {
-		if v, err := knowledge.ParseVersion(s.cfg.Host.NginxVersion().Value); err == nil {
-			s.cfg.Version = v
-		}
-	}
 	if !s.cfg.Version.Known() {
-		s.cfg.Version = liveVersion(first)
+		hostFacts := s.cfg.Host
+		s.versionDone = make(chan struct{})
+		go func() {
+			defer close(s.versionDone)
+			if hostFacts != nil && hostFacts.NginxVersion().Known() {
+				if v, err := knowledge.ParseVersion(hostFacts.NginxVersion().Value); err == nil {
+					s.cfg.Version = v
+					return
+				}
+			}
+			s.cfg.Version = liveVersion(first)
+		}()
 	}
 	if f.load.prefix != "" {
 		s.opt.Prefix = f.load.prefix
@@ -267,6 +286,7 @@ func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken
 			broken = broken || f.Broken
 		}
 		broken = broken || len(t.Unreadable) > 0
+		s.needVersion()
 		cfg := s.cfg
 		if !cfg.Version.Known() && t.Dump && len(t.Roots) > 0 {
 			// "nginx -T | nginxtune lint -" on the server: the dump names
@@ -346,6 +366,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		return lintOnce(args, s)
 	}
 	diags, broken, trees, err := lint()
+	s.needVersion() // for the report, even when no tree was linted
 	if err != nil {
 		return err
 	}
