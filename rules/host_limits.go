@@ -168,15 +168,11 @@ func checkHostSomaxconn(p *Pass) {
 	if p.Host == nil {
 		return
 	}
-	seen := map[string]bool{}
+	seen := map[string]bool{} // addresses whose default backlog was reported
 	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Name != "listen" || len(d.Args) == 0 || c.Has(parser.CtxMail) || !p.wanted(d) {
+		if d.Name != "listen" || len(d.Args) == 0 || c.Has(parser.CtxMail) {
 			return
 		}
-		if !p.Host.Somaxconn().Known() {
-			return
-		}
-		limit := p.Host.Somaxconn().Value
 		backlog, explicit := defaultBacklog, -1
 		for i, a := range d.Args {
 			if v, ok := strings.CutPrefix(a.Value, "backlog="); ok {
@@ -185,6 +181,20 @@ func checkHostSomaxconn(p *Pass) {
 				}
 			}
 		}
+		if !p.wanted(d) {
+			// a finding here would be dropped; but the default backlog is
+			// reported once per address, at its first listen, so one
+			// reported here (whenever the limit is below the default)
+			// leaves the address's later listens alone
+			if explicit < 0 {
+				seen[d.Arg(0)] = true
+			}
+			return
+		}
+		if !p.Host.Somaxconn().Known() {
+			return
+		}
+		limit := p.Host.Somaxconn().Value
 		if backlog <= limit {
 			return
 		}

@@ -122,3 +122,30 @@ func TestParallelRunMatchesSequential(t *testing.T) {
 		}
 	}
 }
+
+// host-somaxconn reports a default backlog once per address, at its first
+// listen: when that listen is in a file whose findings are dropped, a later
+// listen of the address in a kept file stays unreported, as in a full run.
+func TestOnlyKeepsOncePerAddress(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "nginx.conf")
+	site := filepath.Join(dir, "site.conf")
+	os.WriteFile(root, []byte("events {}\nhttp {\n    server { listen 80; }\n    include site.conf;\n}\n"), 0o644)
+	os.WriteFile(site, []byte("server { listen 80; server_name b; }\nserver { listen 8080; }\n"), 0o644)
+	tr, err := parser.Load(root, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := host.ParseSpec("somaxconn=128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Host: host.Given(f), Disabled: onlyRules("host-somaxconn")}
+	only := map[string]bool{site: true}
+	want := kept(Run(tr, cfg), only)
+	cfg.Only = only
+	got := kept(Run(tr, cfg), only)
+	if !slices.Equal(want, got) || len(want) != 1 {
+		t.Errorf("full run keeps %q, run with Only %q (want one finding, listen 8080)", want, got)
+	}
+}
