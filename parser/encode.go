@@ -173,7 +173,7 @@ func writeJSONFile(bw *bufio.Writer, put func(string, any) error, f *File, idx m
 			bw.WriteString(",")
 		}
 		bw.WriteString("\n        ")
-		if err := put("        ", jsonDirs([]*Directive{d}, idx)[0]); err != nil {
+		if err := writeJSONDirective(bw, put, d, "        ", idx); err != nil {
 			return err
 		}
 	}
@@ -188,6 +188,47 @@ func writeJSONFile(bw *bufio.Writer, put func(string, any) error, f *File, idx m
 		}
 	}
 	bw.WriteString("\n    }")
+	return nil
+}
+
+// jsonHead is a JSONDirective up to its block: what precedes "block" in
+// the encoding.
+type jsonHead struct {
+	Name    string   `json:"name"`
+	Args    []string `json:"args"`
+	Raw     []string `json:"raw_args,omitempty"`
+	Line    int      `json:"line"`
+	Col     int      `json:"col"`
+	EndLine int      `json:"end_line"`
+	Start   int      `json:"start"`
+	End     int      `json:"end"`
+}
+
+// writeJSONDirective writes d as its JSONDirective encodes at prefix, a
+// block one statement at a time: a file whose whole content sits in one
+// http block is not held whole either.
+func writeJSONDirective(bw *bufio.Writer, put func(string, any) error, d *Directive, prefix string, idx map[*File]int) error {
+	jd := jsonDir(d, idx, false)
+	if len(d.Block) == 0 || jd.RawBody != "" || len(jd.Includes) > 0 {
+		return put(prefix, jsonDir(d, idx, true))
+	}
+	b, err := json.MarshalIndent(jsonHead{Name: jd.Name, Args: jd.Args, Raw: jd.Raw, Line: jd.Line, Col: jd.Col,
+		EndLine: jd.EndLine, Start: jd.Start, End: jd.End}, prefix, "  ")
+	if err != nil {
+		return err
+	}
+	bw.Write(b[:len(b)-len(prefix)-2]) // without the closing "\n<prefix>}"
+	bw.WriteString(",\n" + prefix + "  \"block\": [")
+	for i, c := range d.Block {
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n" + prefix + "    ")
+		if err := writeJSONDirective(bw, put, c, prefix+"    ", idx); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n" + prefix + "  ]\n" + prefix + "}")
 	return nil
 }
 
@@ -212,26 +253,31 @@ func jsonDiags(ds []Diagnostic) []JSONDiag {
 func jsonDirs(dirs []*Directive, idx map[*File]int) []JSONDirective {
 	out := make([]JSONDirective, 0, len(dirs))
 	for _, d := range dirs {
-		jd := JSONDirective{Name: d.Name, Args: d.ArgValues(), Line: int(d.Line), Col: int(d.Col),
-			EndLine: int(d.EndLine), Start: int(d.Start), End: int(d.End), RawBody: d.RawBody()}
-		for _, a := range d.Args {
-			if a.Raw != a.Value {
-				jd.Raw = make([]string, len(d.Args))
-				for i, a := range d.Args {
-					jd.Raw[i] = a.Raw
-				}
-				break
-			}
-		}
-		if d.Block != nil {
-			jd.Block = jsonDirs(d.Block, idx)
-		}
-		for _, inc := range d.Includes() {
-			jd.Includes = append(jd.Includes, idx[inc])
-		}
-		out = append(out, jd)
+		out = append(out, jsonDir(d, idx, true))
 	}
 	return out
+}
+
+// jsonDir is d's JSONDirective, with its block when block is set.
+func jsonDir(d *Directive, idx map[*File]int, block bool) JSONDirective {
+	jd := JSONDirective{Name: d.Name, Args: d.ArgValues(), Line: int(d.Line), Col: int(d.Col),
+		EndLine: int(d.EndLine), Start: int(d.Start), End: int(d.End), RawBody: d.RawBody()}
+	for _, a := range d.Args {
+		if a.Raw != a.Value {
+			jd.Raw = make([]string, len(d.Args))
+			for i, a := range d.Args {
+				jd.Raw[i] = a.Raw
+			}
+			break
+		}
+	}
+	if block && d.Block != nil {
+		jd.Block = jsonDirs(d.Block, idx)
+	}
+	for _, inc := range d.Includes() {
+		jd.Includes = append(jd.Includes, idx[inc])
+	}
+	return jd
 }
 
 // Crossplane payload, as printed by `crossplane parse`.

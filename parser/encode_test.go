@@ -12,7 +12,7 @@ import (
 // WriteJSON streams exactly what encoding the whole JSON() document does.
 func TestWriteJSONMatchesEncoder(t *testing.T) {
 	var paths []string
-	for _, pat := range []string{"../fixtures/mission/*.conf", "../fixtures/rules/*.conf", "../fixtures/parser/*/*.conf", "../fixtures/trees/*"} {
+	for _, pat := range []string{"../fixtures/mission/*.conf", "../fixtures/rules/*.conf", "../fixtures/rules/*/*.conf", "../fixtures/parser/*/*.conf", "../fixtures/trees/*"} {
 		m, _ := filepath.Glob(pat)
 		paths = append(paths, m...)
 	}
