@@ -271,7 +271,7 @@ verdict() {
     if (g == "-" || t == "-" || n == "-") { print "-"; exit }
     if (g <= t + 1) { printf "generated spends no more (%d vs %d)", g, t; exit }
     if (n <= t + 1) { printf "the four choices: without them %d vs %d", n, t; exit }
-    printf "%d µs per request not from the four choices", n - t
+    printf "%d µs (%.0f %%) per request not from the four choices", n - t, (n - t) * 100 / t
   }'
 }
 each_static_case ablation_case
