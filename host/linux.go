@@ -62,13 +62,13 @@ func (r *Reader) Read() *Facts {
 type group int
 
 const (
-	groupCPU    group = iota // CPUOnline, CPUAffinity, CPUQuota
-	groupMemory              // MemTotal, MemLimit
-	groupFiles               // NoFile, FileMax, NrOpen, Systemd
-	groupBacklog             // Somaxconn, TCPMaxSynBack
-	groupPorts               // PortRange, TCPTwReuse
-	groupKernel              // Kernel
-	groupNginx               // NginxVersion, NginxConfigure
+	groupCPU     group = iota // CPUOnline, CPUAffinity, CPUQuota
+	groupMemory               // MemTotal, MemLimit
+	groupFiles                // NoFile, FileMax, NrOpen, Systemd
+	groupBacklog              // Somaxconn, TCPMaxSynBack
+	groupPorts                // PortRange, TCPTwReuse
+	groupKernel               // Kernel
+	groupNginx                // NginxVersion, NginxConfigure
 	groups
 )
 

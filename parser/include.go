@@ -416,4 +416,3 @@ func (l *loader) throughInferred(target string) bool {
 	}
 	return false
 }
-
