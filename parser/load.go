@@ -147,33 +147,52 @@ func (osSource) read(p string) ([]byte, error) {
 	if st.Size() > MaxTreeBytes {
 		return nil, ErrTooLarge
 	}
-	f, err := os.Open(p)
+	// Plain system calls: os.Open would first offer the file to the
+	// network poller (four fcntl calls and an epoll_ctl that fails for a
+	// regular file), more than the reading itself for a small file.
+	// O_NONBLOCK: should the file have become a FIFO since the stat, opening
+	// it does not wait for a writer.
+	fd, err := ignoringEINTR(func() (int, error) {
+		return syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	})
 	if err != nil {
-		return nil, err
+		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
 	}
-	defer f.Close()
-	// one buffer of the size stat gave (a file that grew meanwhile is read
-	// on to its end, still cut at the limit; one that shrank, to its end)
-	b := make([]byte, st.Size())
-	n, err := io.ReadFull(f, b)
-	b = b[:n]
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		return b, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	rest, err := io.ReadAll(io.LimitReader(f, MaxTreeBytes+1-int64(n)))
-	if err != nil {
-		return nil, err
-	}
-	if len(rest) > 0 {
-		b = append(b, rest...)
+	defer syscall.Close(fd)
+	// one buffer of the size stat gave and a byte more, to see the end (a
+	// file that grew meanwhile is read on to its end, still cut at the
+	// limit; one that shrank, to its end)
+	b := make([]byte, 0, st.Size()+1)
+	for {
+		if len(b) == cap(b) {
+			if len(b) > MaxTreeBytes {
+				return nil, ErrTooLarge
+			}
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := ignoringEINTR(func() (int, error) { return syscall.Read(fd, b[len(b):cap(b)]) })
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: p, Err: err}
+		}
+		if n <= 0 {
+			break
+		}
+		b = b[:len(b)+n]
 	}
 	if len(b) > MaxTreeBytes {
 		return nil, ErrTooLarge
 	}
 	return b, nil
+}
+
+// ignoringEINTR retries a system call a signal interrupted.
+func ignoringEINTR(call func() (int, error)) (int, error) {
+	for {
+		n, err := call()
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
 }
 
 func (osSource) glob(pattern string) ([]string, error) { return filepath.Glob(pattern) }
