@@ -36,17 +36,23 @@ type JSONFile struct {
 }
 
 type JSONDirective struct {
-	Name     string          `json:"name"`
-	Args     []string        `json:"args"`
-	Raw      []string        `json:"raw_args,omitempty"`
-	Line     int             `json:"line"`
-	Col      int             `json:"col"`
-	EndLine  int             `json:"end_line"`
-	Start    int             `json:"start"`
-	End      int             `json:"end"`
+	JSONHead
 	Block    []JSONDirective `json:"block,omitempty"`
 	RawBody  string          `json:"raw_body,omitempty"`
 	Includes []int           `json:"includes,omitempty"`
+}
+
+// JSONHead is what a JSONDirective says before its block (WriteJSON
+// writes a block one statement at a time after it).
+type JSONHead struct {
+	Name    string   `json:"name"`
+	Args    []string `json:"args"`
+	Raw     []string `json:"raw_args,omitempty"`
+	Line    int      `json:"line"`
+	Col     int      `json:"col"`
+	EndLine int      `json:"end_line"`
+	Start   int      `json:"start"`
+	End     int      `json:"end"`
 }
 
 type JSONComment struct {
@@ -191,19 +197,6 @@ func writeJSONFile(bw *bufio.Writer, put func(string, any) error, f *File, idx m
 	return nil
 }
 
-// jsonHead is a JSONDirective up to its block: what precedes "block" in
-// the encoding.
-type jsonHead struct {
-	Name    string   `json:"name"`
-	Args    []string `json:"args"`
-	Raw     []string `json:"raw_args,omitempty"`
-	Line    int      `json:"line"`
-	Col     int      `json:"col"`
-	EndLine int      `json:"end_line"`
-	Start   int      `json:"start"`
-	End     int      `json:"end"`
-}
-
 // writeJSONDirective writes d as its JSONDirective encodes at prefix, a
 // block one statement at a time: a file whose whole content sits in one
 // http block is not held whole either.
@@ -212,8 +205,7 @@ func writeJSONDirective(bw *bufio.Writer, put func(string, any) error, d *Direct
 	if len(d.Block) == 0 || jd.RawBody != "" || len(jd.Includes) > 0 {
 		return put(prefix, jsonDir(d, idx, true))
 	}
-	b, err := json.MarshalIndent(jsonHead{Name: jd.Name, Args: jd.Args, Raw: jd.Raw, Line: jd.Line, Col: jd.Col,
-		EndLine: jd.EndLine, Start: jd.Start, End: jd.End}, prefix, "  ")
+	b, err := json.MarshalIndent(jd.JSONHead, prefix, "  ")
 	if err != nil {
 		return err
 	}
@@ -260,8 +252,8 @@ func jsonDirs(dirs []*Directive, idx map[*File]int) []JSONDirective {
 
 // jsonDir is d's JSONDirective, with its block when block is set.
 func jsonDir(d *Directive, idx map[*File]int, block bool) JSONDirective {
-	jd := JSONDirective{Name: d.Name, Args: d.ArgValues(), Line: int(d.Line), Col: int(d.Col),
-		EndLine: int(d.EndLine), Start: int(d.Start), End: int(d.End), RawBody: d.RawBody()}
+	jd := JSONDirective{JSONHead: JSONHead{Name: d.Name, Args: d.ArgValues(), Line: int(d.Line), Col: int(d.Col),
+		EndLine: int(d.EndLine), Start: int(d.Start), End: int(d.End)}, RawBody: d.RawBody()}
 	for _, a := range d.Args {
 		if a.Raw != a.Value {
 			jd.Raw = make([]string, len(d.Args))
