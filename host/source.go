@@ -19,8 +19,11 @@ type Source struct {
 	r    *Reader // nil when the facts were given whole
 	f    Facts
 	once [groups]sync.Once
-	mu   sync.Mutex
-	read [groups]bool // which groups have been read, under mu
+	// mu is held while a group is read into f, so that Problems, which
+	// reads every fact, never meets one half written (a fact not read yet
+	// has no error and is not listed); groups are read in turn, so the
+	// first nginx -V of a cold cache delays a sysctl read by its run
+	mu sync.Mutex
 }
 
 // Given hands out facts known in advance.
@@ -37,10 +40,9 @@ func Lazily(r *Reader) *Source { return &Source{r: r} }
 func (s *Source) get(g group) *Facts {
 	if s.r != nil {
 		s.once[g].Do(func() {
-			s.r.readGroup(g, &s.f)
 			s.mu.Lock()
-			s.read[g] = true
-			s.mu.Unlock()
+			defer s.mu.Unlock()
+			s.r.readGroup(g, &s.f)
 		})
 	}
 	return &s.f
@@ -92,36 +94,7 @@ func (s *Source) NginxConfigure() Fact[[]string] { return s.get(groupNginx).Ngin
 // Problems lists the facts that could not be read, among those read so far
 // (or all of them, when given).
 func (s *Source) Problems() []string {
-	if s.r == nil {
-		return s.f.Problems()
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var f Facts
-	for g := range groups {
-		if s.read[g] {
-			f.copyGroup(g, &s.f)
-		}
-	}
-	return f.Problems()
-}
-
-// copyGroup copies one group of facts from src.
-func (f *Facts) copyGroup(g group, src *Facts) {
-	switch g {
-	case groupCPU:
-		f.CPUOnline, f.CPUAffinity, f.CPUQuota = src.CPUOnline, src.CPUAffinity, src.CPUQuota
-	case groupMemory:
-		f.MemTotal, f.MemLimit = src.MemTotal, src.MemLimit
-	case groupFiles:
-		f.NoFile, f.FileMax, f.NrOpen, f.Systemd = src.NoFile, src.FileMax, src.NrOpen, src.Systemd
-	case groupBacklog:
-		f.Somaxconn, f.TCPMaxSynBack = src.Somaxconn, src.TCPMaxSynBack
-	case groupPorts:
-		f.TCPTwReuse, f.PortRange = src.TCPTwReuse, src.PortRange
-	case groupKernel:
-		f.Kernel = src.Kernel
-	case groupNginx:
-		f.NginxVersion, f.NginxConfigure = src.NginxVersion, src.NginxConfigure
-	}
+	return s.f.Problems()
 }
