@@ -16,7 +16,7 @@ import (
 // the caller copies); callers read it and never write to it.
 func level(dirs []*parser.Directive) []*parser.Directive {
 	i := 0
-	for i < len(dirs) && !(dirs[i].Name == "include" && len(dirs[i].Includes()) > 0) {
+	for i < len(dirs) && !readsFiles(dirs[i]) {
 		i++
 	}
 	if i == len(dirs) {
@@ -24,7 +24,7 @@ func level(dirs []*parser.Directive) []*parser.Directive {
 	}
 	out := append([]*parser.Directive(nil), dirs[:i]...)
 	for _, d := range dirs[i:] {
-		if d.Name == "include" && len(d.Includes()) > 0 {
+		if readsFiles(d) {
 			for _, f := range d.Includes() {
 				out = append(out, level(f.Directives)...)
 			}
@@ -34,6 +34,10 @@ func level(dirs []*parser.Directive) []*parser.Directive {
 	}
 	return out
 }
+
+// readsFiles reports whether d is an include that read files, whose
+// statements stand at d's level.
+func readsFiles(d *parser.Directive) bool { return d.Name == "include" && len(d.Includes()) > 0 }
 
 // smallLevel is the size up to which a block level is searched directly:
 // a map per level costs more to build than a few string comparisons.
@@ -79,7 +83,7 @@ func (ix *levelIndex) find(dirs []*parser.Directive, name string) []*parser.Dire
 func findFlat(dirs []*parser.Directive, name string) ([]*parser.Directive, bool) {
 	var out []*parser.Directive
 	for _, d := range dirs {
-		if d.Name == "include" && len(d.Includes()) > 0 {
+		if readsFiles(d) {
 			return nil, false
 		}
 		if d.Name == name {
