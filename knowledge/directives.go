@@ -141,10 +141,7 @@ func lineAt(i int) int { return strings.LastIndexByte(rows[:i], '\n') + 1 }
 func rowsOf(name string) string {
 	lo, hi := 0, len(rows) // the answer is a row start in [lo, hi]
 	for lo < hi {
-		mid := lineAt(lo + (hi-lo)/2)
-		if mid < lo {
-			mid = lo
-		}
+		mid := lineAt(lo + (hi-lo)/2) // in [lo, hi): lo is a row start
 		end := nextRow(mid)
 		if rowName(rows[mid:end]) < name {
 			lo = end

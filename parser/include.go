@@ -94,15 +94,16 @@ func (l *loader) resolveLinks(p string, hops int) (string, bool) {
 		return "", false
 	}
 	next := filepath.Join(dir, filepath.Base(p))
-	r := next // a missing component: the rest stays as written
-	fi, err := os.Lstat(next)
-	if err == nil && fi.Mode()&os.ModeSymlink == 0 {
+	r := next
+	switch fi, err := os.Lstat(next); {
+	case err != nil:
+		// a missing component: the rest stays as written
+	case fi.Mode()&os.ModeSymlink == 0:
 		if l.stats == nil {
 			l.stats = map[string]os.FileInfo{}
 		}
 		l.stats[next] = fi
-	}
-	if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+	default:
 		if hops++; hops > 40 {
 			return "", false
 		}
