@@ -376,3 +376,13 @@ http {
 		t.Errorf("nginx -t: %s", res.Output)
 	}
 }
+
+// newRoot builds only the subcommand named first; its name in the list
+// must be the command's own, or every run builds them all again.
+func TestCommandNames(t *testing.T) {
+	for _, c := range commands {
+		if got := c.make().Name(); got != c.name {
+			t.Errorf("commands lists %q for the command %q", c.name, got)
+		}
+	}
+}
