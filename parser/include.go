@@ -144,7 +144,7 @@ func (l *loader) mapLinkTarget(t string) string {
 	if m := l.localPath(t); m != t {
 		return m
 	}
-	if l.opt.Live || l.inside(t) || len(l.opt.Maps) > 0 {
+	if l.opt.Live || l.prefix == "" || l.inside(t) || len(l.opt.Maps) > 0 {
 		return t // the live tree's links name this machine's paths
 	}
 	parts := strings.Split(t, "/")[1:]
@@ -237,6 +237,23 @@ func (l *loader) resolve(d *Directive) []string {
 			local = alt
 		}
 	}
+	if _, isOS := l.src.(osSource); isOS && !l.opt.Live && l.reachesOutside(local) {
+		// Nothing outside the tree is read, listed or even looked at: whether
+		// a file exists there is this machine's business, not the
+		// configuration's, and a finding must not differ between a laptop,
+		// CI and the server.
+		if glob && optionalInclude(target) {
+			return nil // "file[.]conf": meant to read nothing where the file is absent
+		}
+		if !glob && stockFiles[filepath.Base(target)] {
+			l.diag(d, "include-missing", SevInfo, "include %q: %s is not in the linted tree; nginx packages ship this file in the configuration directory, so nginx on the server likely has it%s",
+				Clip(target), Clip(l.display(local)), l.mapHint(target))
+			return nil
+		}
+		l.diag(d, "include-outside-tree", SevInfo, "include %q: %s is outside the linted tree; not read%s; findings that depend on it are missing",
+			Clip(target), Clip(l.display(local)), l.outsideHint(target, local))
+		return nil
+	}
 	if !glob {
 		if !l.src.exists(local) {
 			if alt, ok := l.inferMap(target); ok {
@@ -261,7 +278,18 @@ func (l *loader) resolve(d *Directive) []string {
 		}
 		return []string{local}
 	}
-	matches, err := l.src.glob(local)
+	var matches []string
+	var err error
+	if _, isOS := l.src.(osSource); isOS && !l.opt.Live {
+		var refused bool
+		matches, refused, err = l.globInside(local)
+		if refused {
+			l.diag(d, "include-outside-tree", SevInfo, "include %q: the pattern reaches directories outside the linted tree (through a link); they are not listed%s",
+				Clip(target), l.outsideHint(target, local))
+		}
+	} else {
+		matches, err = l.src.glob(local)
+	}
 	if err != nil {
 		l.diag(d, "include-missing", SevError, "include %q: bad pattern: %v", Clip(target), err)
 		return nil
@@ -278,7 +306,11 @@ func (l *loader) resolve(d *Directive) []string {
 		// directory (the "[.]" optional-include idiom relies on it); in an
 		// nginx -T dump an empty match is no news at all
 		if alt, ok := l.inferMap(target); ok {
-			matches, _ = l.src.glob(alt)
+			if _, isOS := l.src.(osSource); isOS && !l.opt.Live {
+				matches, _, _ = l.globInside(alt)
+			} else {
+				matches, _ = l.src.glob(alt)
+			}
 		} else {
 			l.diag(d, "include-missing", SevInfo, "include %q: directory %s does not exist, so the pattern matches nothing (nginx accepts that; check the path if files were meant to be read)%s", Clip(target), l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
 			return nil
@@ -302,6 +334,95 @@ func (l *loader) resolve(d *Directive) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// reachesOutside reports whether a local include path (a file or a
+// pattern) starts outside the tree: its part before the first wildcard,
+// links resolved, lies neither below the configuration directory nor a path
+// map nor a directory the user allowed.
+func (l *loader) reachesOutside(local string) bool {
+	head := local
+	if hasGlob(local) {
+		head = dirOf(local, false)
+	}
+	real := l.realPath(head)
+	return !l.inside(real) && !l.allowed(real)
+}
+
+// outsideHint tells how to read an outside include: a path map when the
+// repository holds a copy, --allow-outside for this machine's files.
+func (l *loader) outsideHint(target, local string) string {
+	dir := filepath.Dir(local)
+	if hasGlob(local) {
+		dir = dirOf(local, false)
+	}
+	if filepath.IsAbs(target) && len(l.opt.Maps) == 0 {
+		return fmt.Sprintf(" (nginx reads it on the server; --map %s=LOCAL_DIR reads a copy kept in the repository, --allow-outside %s this machine's)", Clip(dirOf(filepath.Dir(target), false)), Clip(dir))
+	}
+	return fmt.Sprintf(" (--allow-outside %s reads it)", Clip(dir))
+}
+
+// globInside expands a pattern as filepath.Glob does, one component at a
+// time, but never lists a directory whose real path is outside the tree
+// (a link inside it pointing elsewhere): refused says one was skipped. A
+// pattern from a configuration must not turn into a listing of, or an
+// existence test on, the runner's files.
+func (l *loader) globInside(pattern string) (matches []string, refused bool, err error) {
+	if _, err := filepath.Match(pattern, ""); err != nil {
+		return nil, false, err
+	}
+	head := dirOf(pattern, false)
+	rest := strings.TrimPrefix(strings.TrimPrefix(pattern, head), "/")
+	if head == pattern || rest == "" {
+		m, err := filepath.Glob(pattern)
+		return m, false, err
+	}
+	cur := []string{head}
+	comps := strings.Split(rest, "/")
+	for i, c := range comps {
+		var next []string
+		for _, dir := range cur {
+			real := l.realPath(dir)
+			if !l.inside(real) && !l.allowed(real) {
+				refused = true
+				continue
+			}
+			if !hasGlob(c) {
+				next = append(next, filepath.Join(dir, c))
+				continue
+			}
+			// the real directory, not dir: a link is listed where the
+			// check above found it (path maps apply to link targets)
+			entries, err := os.ReadDir(real)
+			if err != nil {
+				continue // as filepath.Glob: an unreadable directory matches nothing
+			}
+			for _, e := range entries {
+				if ok, _ := filepath.Match(c, e.Name()); ok {
+					next = append(next, filepath.Join(dir, e.Name()))
+				}
+			}
+		}
+		if len(next) > MaxGlobMatches {
+			return next, refused, nil // the caller refuses so many
+		}
+		cur = next
+		if i == len(comps)-1 {
+			break
+		}
+	}
+	// the last component named without a wildcard must exist, as in
+	// filepath.Glob; its directory was checked above
+	out := cur[:0]
+	for _, p := range cur {
+		if !hasGlob(comps[len(comps)-1]) {
+			if _, err := os.Lstat(p); err != nil {
+				continue
+			}
+		}
+		out = append(out, p)
+	}
+	return out, refused, nil
 }
 
 func dirOf(p string, dump bool) string {
@@ -368,6 +489,9 @@ func (l *loader) inferMap(target string) (string, bool) {
 		last = len(parts)
 	}
 	for i := 1; i < last; i++ {
+		if hasGlob(parts[i]) {
+			break // a guessed map is anchored by a directory name, never by a wildcard
+		}
 		tail := filepath.Join(parts[i:]...)
 		cand := filepath.Join(l.prefix, tail)
 		if (hasGlob(tail) && l.src.isDir(dirOf(cand, false))) || (!hasGlob(tail) && l.src.exists(cand)) {

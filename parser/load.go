@@ -276,6 +276,16 @@ func Load(p string, opt Options) (*Tree, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The file named, or a link in place of it, obeys the boundary every
+		// include does, checked before anything outside is looked at: a
+		// checkout's nginx.conf that is a link to /etc/passwd is not read,
+		// and whether its target exists is not told.
+		// (a loader of its own: no prefix is known yet, and what it resolves
+		// is not kept)
+		early := &loader{opt: opt, src: osSource{}, tree: &Tree{}}
+		if err := early.rootInside(abs, filepath.Dir(abs), ancestorMain(filepath.Dir(abs)), opt.Prefix); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
 		st, err := os.Stat(abs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, unwrapPathErr(err))
@@ -325,12 +335,47 @@ func Load(p string, opt Options) (*Tree, error) {
 	}
 	l.tree.Dir = l.prefix
 	for _, r := range roots {
+		if r != "<stdin>" {
+			if err := l.rootInside(r, l.prefix); err != nil {
+				return nil, fmt.Errorf("%s: %w", r, err)
+			}
+		}
 		if _, err := l.file(r); err != nil {
 			return nil, fmt.Errorf("%s: %w", r, unwrapPathErr(err))
 		}
 	}
 	l.finish(roots)
 	return l.tree, nil
+}
+
+// ErrRootOutside is returned for a main file that is a link to a file
+// outside the linted tree.
+var ErrRootOutside = errors.New("a link to a file outside the linted tree; not read (lint the file it points to, or give --allow-outside with its directory)")
+
+// rootInside checks a main file named on the command line (or found in a
+// linted directory) against the tree: its real path must lie below one of
+// dirs (the directory it was named in, the tree's; their own links
+// resolved), a path map, or an allowed directory. The live tree reads what
+// nginx reads.
+func (l *loader) rootInside(p string, dirs ...string) error {
+	if l.opt.Live {
+		return nil
+	}
+	real := l.realPath(p)
+	if l.allowed(real) {
+		return nil
+	}
+	for _, dir := range dirs {
+		if l.under(real, dir) {
+			return nil
+		}
+	}
+	for _, m := range l.opt.Maps {
+		if l.under(real, m.To) {
+			return nil
+		}
+	}
+	return ErrRootOutside
 }
 
 func unwrapPathErr(err error) error {
@@ -419,6 +464,7 @@ func (l *loader) file(p string) (*File, error) {
 		f.Path = real
 	}
 	if id != (fileID{}) {
+		f.Dev, f.Ino = id.dev, id.ino
 		if l.byID == nil {
 			l.byID = map[fileID]*File{}
 		}

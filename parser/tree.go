@@ -134,7 +134,10 @@ type File struct {
 	Path string
 	// Via is the path nginx names it by when that differs from Path: a
 	// link such as sites-enabled/default -> ../sites-available/default.
-	Via        string
+	Via string
+	// Dev and Ino identify the file that was read (zero when it did not
+	// come from the file system): --fix writes only to that same file.
+	Dev, Ino   uint64
 	Src        []byte
 	Directives []*Directive
 	Comments   []Comment

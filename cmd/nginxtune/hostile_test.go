@@ -335,7 +335,8 @@ func TestFixNginxCheckAndRestore(t *testing.T) {
 	if res, checked := nginxTest(load(), rules.Version{}); !checked || res.OK {
 		t.Fatalf("broken tree passed nginx -t")
 	}
-	restore(map[string]bool{trees[0].Files[1].Path: true}, originals)
+	f1 := trees[0].Files[1]
+	restore(map[string]fileKey{f1.Path: {f1.Dev, f1.Ino}}, originals)
 	if b, _ := os.ReadFile(filepath.Join(dir, "conf.d/a.conf")); !strings.Contains(string(b), "listen 127.0.0.1:8080; }") || strings.Contains(string(b), "proxy_pass") {
 		t.Errorf("not restored: %s", b)
 	}
@@ -402,5 +403,99 @@ func TestChangedFailsOnErrorsElsewhere(t *testing.T) {
 	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--changed", "conf.d/a.conf")
 	if code != ExitError || !strings.Contains(out, "b.conf") {
 		t.Errorf("exit %d:\n%s%s", code, out, errOut)
+	}
+}
+
+// --fix writes through the file it read: a file, or the directory holding
+// it, swapped for a link to a file outside between the read and the write
+// (as a second process with write access to a checkout could) leaves the
+// outside file as it was, and the run ends with exit 2.
+func TestFixSwapForLink(t *testing.T) {
+	site := "server {\n    listen 80;\n    location / { proxy_pass http://127.0.0.1:9000; }\n}\n"
+	for _, swap := range []string{"file", "directory"} {
+		t.Run(swap, func(t *testing.T) {
+			outside := t.TempDir()
+			victim := filepath.Join(outside, "site.conf")
+			os.WriteFile(victim, []byte(site), 0o644)
+			tree := t.TempDir()
+			os.MkdirAll(filepath.Join(tree, "conf.d"), 0o755)
+			os.WriteFile(filepath.Join(tree, "nginx.conf"), []byte("events {}\nhttp {\n    include conf.d/*.conf;\n}\n"), 0o644)
+			mine := filepath.Join(tree, "conf.d/site.conf")
+			os.WriteFile(mine, []byte(site), 0o644)
+			swapped := false
+			beforeFixWrite = func() {
+				if swapped {
+					return
+				}
+				swapped = true
+				if swap == "file" {
+					os.Remove(mine)
+					os.Symlink(victim, mine)
+					return
+				}
+				os.Rename(filepath.Join(tree, "conf.d"), filepath.Join(tree, "conf.d.old"))
+				os.Symlink(outside, filepath.Join(tree, "conf.d"))
+			}
+			defer func() { beforeFixWrite = nil }()
+			_, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--fix", filepath.Join(tree, "nginx.conf"))
+			if !swapped {
+				t.Fatalf("no fix was about to be written: %s", errOut)
+			}
+			if b, _ := os.ReadFile(victim); string(b) != site {
+				t.Errorf("the outside file was rewritten:\n%s", b)
+			}
+			if code != ExitError || !strings.Contains(errOut, "changed while nginxtune was reading it") {
+				t.Errorf("exit %d, want 2 with the reason: %s", code, errOut)
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+				t.Errorf("files left outside: %v", entries)
+			}
+		})
+	}
+}
+
+// --fix on a tree that is not the live one never runs nginx -t on it: nginx
+// -t loads the modules a configuration names and creates its log, pid and
+// temp paths wherever they point. With --nginx-test (a tree the user
+// trusts) it does, which shows the marker files would appear.
+func TestFixRunsNoNginxOnUntrustedTree(t *testing.T) {
+	if nginxcheck.Binary() == "" || os.Geteuid() != 0 {
+		t.Skip("needs nginx and root")
+	}
+	for _, trusted := range []bool{false, true} {
+		outside := t.TempDir()
+		tree := t.TempDir()
+		conf := fmt.Sprintf(`error_log %[1]s/error.log;
+pid %[1]s/nginx.pid;
+events {}
+http {
+    access_log %[1]s/access.log;
+    client_body_temp_path %[1]s/body;
+    proxy_cache_path %[1]s/cache keys_zone=z:1m;
+    server {
+        listen 127.0.0.1:8080;
+        location / { proxy_pass http://127.0.0.1:9000; }
+    }
+}
+`, outside)
+		p := filepath.Join(tree, "nginx.conf")
+		os.WriteFile(p, []byte(conf), 0o644)
+		args := []string{"lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--fix", p}
+		if trusted {
+			args = append(args, "--nginx-test")
+		}
+		_, errOut, _ := runCLI(t, "", args...)
+		if !strings.Contains(errOut, "applied") {
+			t.Fatalf("no fix applied: %s", errOut)
+		}
+		entries, _ := os.ReadDir(outside)
+		switch {
+		case !trusted && len(entries) > 0:
+			t.Errorf("nginx -t ran on an untrusted tree: it created %v", entries)
+		case !trusted && !strings.Contains(errOut, "not with nginx -t"):
+			t.Errorf("the run does not say nginx -t was not run: %s", errOut)
+		case trusted && len(entries) == 0:
+			t.Errorf("--nginx-test: nginx -t did not run (nothing created)")
+		}
 	}
 }

@@ -39,6 +39,7 @@ type lintFlags struct {
 	roots        []string
 	allowOutside []string
 	force        bool
+	nginxTest    bool
 }
 
 // liveDirs are where nginx packages keep the configuration a running nginx
@@ -88,6 +89,7 @@ a tree not read whole), 3 internal error.`,
 	fl.StringVar(&f.factsFile, "facts", "", "check against the host facts in FILE (saved with nginxtune facts)")
 	fl.BoolVar(&f.changed, "changed", false, "the PATHs are changed files (as pre-commit passes them): lint the trees that include them, report findings in them only")
 	fl.BoolVar(&f.force, "force", false, "with --fix: also rewrite read-only files")
+	fl.BoolVar(&f.nginxTest, "nginx-test", false, "with --fix: check the fixed tree with the installed nginx -t even when it is not the live /etc/nginx. nginx -t loads the modules the configuration names, runs its perl, njs and Lua code and creates its log, pid and temp paths: give it only for a tree you trust, never for a pull request's")
 	fl.StringArrayVar(&f.allowOutside, "allow-outside", nil, "a directory outside the linted tree that includes may read (repeatable); by default only the live /etc/nginx reads outside its directory")
 	fl.StringArrayVar(&f.roots, "root", nil, "with --changed: a main file the changed files are included from (default: the nearest nginx.conf above each, or roots: in .nginxtune.yaml)")
 	return c
@@ -256,6 +258,17 @@ func isLive(path string) bool {
 	return false
 }
 
+// allLive reports whether every linted path is in a live installation's
+// configuration directory: the tree this machine's nginx already runs.
+func allLive(paths []string) bool {
+	for _, p := range paths {
+		if p == "-" || !isLive(p) {
+			return false
+		}
+	}
+	return len(paths) > 0
+}
+
 // liveVersion asks the installed nginx for its version when path is the
 // configuration directory of a live installation.
 func liveVersion(path string) rules.Version {
@@ -387,7 +400,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		}
 		// Fixes can make room for others (a new upstream, then its proxy
 		// headers), so apply them in passes until none is left.
-		total, changed := 0, map[string]bool{}
+		total, changed := 0, map[string]fileKey{}
 		// what every changed file held before, to roll back a fix that
 		// leaves the configuration unreadable
 		originals := map[string][]byte{}
@@ -399,22 +412,30 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		wasBroken := broken
 		// nginx -t of the tree as it is, for the check after the fixes;
 		// not needed when no finding carries a fix
+		// nginx -t runs what a configuration names (load_module, perl_require,
+		// js_import, init_by_lua) and creates its log and temp paths: only on
+		// a tree the user trusts, the live one or one named with --nginx-test
+		// (docs/security.md)
+		trusted := f.nginxTest || allLive(args)
 		var beforeOK nginxcheck.Result
 		for _, d := range diags {
-			if d.Fix != nil {
+			if d.Fix != nil && trusted {
 				beforeOK, _ = nginxTest(trees, s.cfg.Version)
 				break
 			}
 		}
 		for pass := 0; pass < maxFixPasses; pass++ {
-			n, files, err := applyFixes(diags, trees, c.ErrOrStderr(), f.force)
+			n, _, keys, err := applyFixes(diags, trees, c.ErrOrStderr(), f.force)
+			for f, k := range keys {
+				changed[f] = k
+			}
 			if err != nil {
+				if len(changed) > 0 {
+					return failf(ExitError, "%v; restored %s", err, restore(changed, originals))
+				}
 				return failf(ExitError, "%v", err)
 			}
 			total += n
-			for _, f := range files {
-				changed[f] = true
-			}
 			if diags, broken, trees, err = lint(); err != nil {
 				return err
 			}
@@ -434,6 +455,9 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			}
 		}
 		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: applied %d fix%s in %d file%s\n", total, pluralES(total), len(changed), pluralS(len(changed)))
+		if len(changed) > 0 && !trusted {
+			fmt.Fprintln(c.ErrOrStderr(), "nginxtune: the fixed tree was checked by reading it again, not with nginx -t: nginx -t runs code a configuration names, and this is not the live tree (--nginx-test runs it on a tree you trust)")
+		}
 	}
 	m := report.Meta{ToolVersion: versionString(), NginxVersion: s.cfg.Version.String(), Path: relPath}
 	for _, o := range outputs {
@@ -505,7 +529,7 @@ const maxFixPasses = 5
 // atomically. Edits are applied to the text they were computed from: a file
 // that changed since it was read is an error. Linear in the edits of a file
 // (after sorting), so a fix of a 20,000-server file is not quadratic.
-func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, force bool) (fixes int, files []string, err error) {
+func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, force bool) (fixes int, files []string, keys map[string]fileKey, err error) {
 	source := map[string]*parser.File{}
 	outside := map[string]bool{}
 	for _, t := range trees {
@@ -526,22 +550,28 @@ func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, for
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	keyOf := func(name string) fileKey { return fileKey{source[name].Dev, source[name].Ino} }
 	outs := map[string][]byte{}
 	for _, name := range names {
-		src, err := os.ReadFile(name)
+		// read again through the file that was read: a link put in its
+		// place since is not followed (fixwrite.go)
+		src, err := readVerified(name, keyOf(name))
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, nil, fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
 		}
 		if !bytes.Equal(src, source[name].Src) {
-			return 0, nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", name)
+			return 0, nil, nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", report.Escape(name))
 		}
 		out, err := rules.ApplyEdits(src, set.Edits[name])
 		if err != nil {
-			return 0, nil, fmt.Errorf("%s: %v; nothing written", name, err)
+			return 0, nil, nil, fmt.Errorf("%s: %v; nothing written", report.Escape(name), err)
 		}
 		if !bytes.Equal(out, src) {
 			outs[name] = out
 		}
+	}
+	if beforeFixWrite != nil {
+		beforeFixWrite()
 	}
 	// All or nothing: every new file is written and synced beside its
 	// original first; only then are they renamed into place. A failure while
@@ -549,7 +579,7 @@ func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, for
 	var staged []stagedFile
 	cleanup := func() {
 		for _, st := range staged {
-			os.Remove(st.tmp)
+			st.discard()
 		}
 	}
 	for _, name := range names {
@@ -557,69 +587,36 @@ func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, for
 		if !ok {
 			continue
 		}
-		if fi, err := os.Stat(name); err == nil && fi.Mode().Perm()&0o222 == 0 && !force {
+		if fi, err := os.Lstat(name); err == nil && fi.Mode().Perm()&0o222 == 0 && !force {
 			fmt.Fprintf(w, "nginxtune: not fixed: %s is read-only (--force rewrites it, keeping its mode)\n", report.Escape(name))
 			continue
 		}
-		st, err := stage(name, data)
+		st, err := stage(name, keyOf(name), data)
 		if err != nil {
 			cleanup()
-			return 0, nil, fmt.Errorf("%v; nothing written", err)
+			return 0, nil, nil, fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
 		}
 		staged = append(staged, st)
 	}
+	keys = map[string]fileKey{}
 	for i, st := range staged {
-		if err := st.commit(); err != nil {
-			for _, rest := range staged[i:] {
-				os.Remove(rest.tmp)
+		key, err := st.commit()
+		if err != nil {
+			for _, rest := range staged[i+1:] {
+				rest.discard()
 			}
-			return 0, files, fmt.Errorf("%v (files already fixed: %s)", err, strings.Join(files, ", "))
+			return 0, files, keys, fmt.Errorf("%s (files already fixed: %s)", report.Escape(err.Error()), report.Escape(strings.Join(files, ", ")))
 		}
 		files = append(files, st.name)
+		keys[st.name] = key
 	}
-	return fixes, files, nil
+	return fixes, files, keys, nil
 }
 
-// stagedFile is a fix written beside its file, waiting to be renamed in.
-type stagedFile struct {
-	name, tmp string // tmp "": rewrite in place (hard links, or an owner that cannot be kept)
-	data      []byte
-}
-
-// stage writes data beside name with name's mode, owner and group.
-func stage(name string, data []byte) (stagedFile, error) {
-	if real, err := filepath.EvalSymlinks(name); err == nil {
-		name = real
-	}
-	st := stagedFile{name: name, data: data}
-	fi, err := os.Stat(name)
-	if err != nil {
-		return st, err
-	}
-	sys, _ := fi.Sys().(*syscall.Stat_t)
-	if sys != nil && sys.Nlink > 1 {
-		return st, nil
-	}
-	if st.tmp, err = writeTemp(name, data, fi.Mode().Perm()); err != nil {
-		return stagedFile{}, err
-	}
-	if sys != nil && (int(sys.Uid) != os.Geteuid() || int(sys.Gid) != os.Getegid()) {
-		if err := os.Lchown(st.tmp, int(sys.Uid), int(sys.Gid)); err != nil {
-			os.Remove(st.tmp)
-			st.tmp = "" // keep the owner: rewrite in place
-		}
-	}
-	return st, nil
-}
-
-// commit puts a staged file in place: a rename, or a rewrite in place
-// where the rename would lose an owner or a hard link.
-func (st stagedFile) commit() error {
-	if st.tmp == "" {
-		return writeInPlace(st.name, st.data)
-	}
-	return os.Rename(st.tmp, st.name)
-}
+// beforeFixWrite, when set (by tests), runs between --fix's reading of the
+// files and its writing of them: where a swap of a file for a link would
+// have to happen.
+var beforeFixWrite func()
 
 // writeTemp writes data, synced and with the given mode, to a new temporary
 // file beside name (so that a rename onto name is atomic), and returns its
@@ -644,25 +641,6 @@ func writeTemp(name string, data []byte, mode os.FileMode) (string, error) {
 		return "", err
 	}
 	return tmp.Name(), nil
-}
-
-// writeInPlace rewrites an existing file's contents, keeping its inode
-// (owner, hard links). Not atomic; used only where a rename would lose
-// something the user set.
-func writeInPlace(name string, data []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // sayOutside tells, once per lint, which files were read from outside the
@@ -715,13 +693,16 @@ func lockDir(dir string) (unlock func(), err error) {
 	}, nil
 }
 
-// restore writes back what the changed files held, and names them.
-func restore(changed map[string]bool, originals map[string][]byte) string {
+// restore writes back what the changed files held, and names them: each
+// only while it is still the file --fix wrote.
+func restore(changed map[string]fileKey, originals map[string][]byte) string {
 	var restored []string
-	for name := range changed {
+	for name, key := range changed {
 		if old, ok := originals[name]; ok {
-			if st, err := stage(name, old); err == nil && st.commit() == nil {
-				restored = append(restored, relPath(name))
+			if st, err := stage(name, key, old); err == nil {
+				if _, err := st.commit(); err == nil {
+					restored = append(restored, relPath(name))
+				}
 			}
 		}
 	}

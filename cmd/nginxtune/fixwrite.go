@@ -1,0 +1,256 @@
+package main
+
+// Writing fixes through what was read. A fixed file is named by the real
+// path the loader read it at; between that read and the write, whoever can
+// write to the tree (a pull request's checkout, a second process) could swap
+// the file, or a directory above it, for a link to a file outside. So every
+// access goes through a descriptor of the file's directory, opened without
+// following a link and checked to still be that directory, and the file is
+// checked to be the one read (device and inode) before it is read, replaced
+// or rewritten. The new content is renamed into place inside that
+// directory: a rename replaces a link that appeared meanwhile, never what
+// it points to.
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// errSwapped says a file or directory is no longer the one that was read.
+var errSwapped = errors.New("changed while nginxtune was reading it (replaced, or a link put in its place); nothing written, run again")
+
+// fileKey is a file's device and inode.
+type fileKey struct{ dev, ino uint64 }
+
+// openDir opens the directory at the real path dir without following a
+// link in its place, and checks that the directory opened is still at dir
+// (no component of the path was swapped for a link since it was resolved).
+func openDir(dir string) (int, error) {
+	fd, err := ignoringEINTR(func() (int, error) {
+		return syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		if err == syscall.ELOOP || err == syscall.ENOTDIR {
+			return -1, fmt.Errorf("%s: %w", dir, errSwapped)
+		}
+		return -1, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	got, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil {
+		syscall.Close(fd)
+		return -1, fmt.Errorf("%s: cannot check the directory is the one read (/proc is needed): %v", dir, err)
+	}
+	if got != filepath.Clean(dir) {
+		syscall.Close(fd)
+		return -1, fmt.Errorf("%s: %w", dir, errSwapped)
+	}
+	return fd, nil
+}
+
+// ignoringEINTR retries a system call a signal interrupted.
+func ignoringEINTR(call func() (int, error)) (int, error) {
+	for {
+		n, err := call()
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
+}
+
+// statAt is fstatat without following a link (golang.org/x/sys/unix,
+// already linked for gopsutil: the syscall package has no fstatat here).
+func statAt(dirfd int, name string) (syscall.Stat_t, error) {
+	var st unix.Stat_t
+	err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	return syscall.Stat_t{Dev: st.Dev, Ino: st.Ino, Nlink: st.Nlink, Mode: st.Mode, Uid: st.Uid, Gid: st.Gid, Size: st.Size}, err
+}
+
+// checkSame reports errSwapped unless st is a regular file with the key
+// (a zero key, for a file not from the file system, checks the type only).
+func checkSame(name string, st syscall.Stat_t, key fileKey) error {
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return fmt.Errorf("%s: %w", name, errSwapped)
+	}
+	if key != (fileKey{}) && (uint64(st.Dev) != key.dev || st.Ino != key.ino) {
+		return fmt.Errorf("%s: %w", name, errSwapped)
+	}
+	return nil
+}
+
+// readVerified reads the file at the real path name if it is still the
+// file with key.
+func readVerified(name string, key fileKey) ([]byte, error) {
+	dirfd, err := openDir(filepath.Dir(name))
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(dirfd)
+	fd, err := ignoringEINTR(func() (int, error) {
+		return syscall.Openat(dirfd, filepath.Base(name), syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		if err == syscall.ELOOP {
+			return nil, fmt.Errorf("%s: %w", name, errSwapped)
+		}
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	if err := checkSame(name, st, key); err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, st.Size+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil || n == 0 {
+			break
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+	return b, nil
+}
+
+// stagedFile is a fix written beside its file, waiting to be renamed in.
+type stagedFile struct {
+	name  string // the real path
+	dirfd int    // its directory, verified
+	tmp   string // the staged file's name in dirfd; "": rewrite in place (hard links, or an owner that cannot be kept)
+	key   fileKey
+	data  []byte
+}
+
+// stage writes data beside name (a real path, the file with key) with its
+// mode, owner and group, through its verified directory.
+func stage(name string, key fileKey, data []byte) (stagedFile, error) {
+	dirfd, err := openDir(filepath.Dir(name))
+	if err != nil {
+		return stagedFile{}, err
+	}
+	st := stagedFile{name: name, dirfd: dirfd, key: key, data: data}
+	fail := func(err error) (stagedFile, error) {
+		if st.tmp != "" {
+			syscall.Unlinkat(dirfd, st.tmp)
+		}
+		syscall.Close(dirfd)
+		return stagedFile{}, err
+	}
+	base := filepath.Base(name)
+	cur, err := statAt(dirfd, base)
+	if err != nil {
+		return fail(&os.PathError{Op: "stat", Path: name, Err: err})
+	}
+	if err := checkSame(name, cur, key); err != nil {
+		return fail(err)
+	}
+	if cur.Nlink > 1 {
+		return st, nil // a rename would split the hard links: rewrite in place
+	}
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	tmp := "." + base + ".nginxtune-" + hex.EncodeToString(rnd[:])
+	fd, err := ignoringEINTR(func() (int, error) {
+		return syscall.Openat(dirfd, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	})
+	if err != nil {
+		return fail(&os.PathError{Op: "create", Path: filepath.Join(filepath.Dir(name), tmp), Err: err})
+	}
+	st.tmp = tmp
+	f := os.NewFile(uintptr(fd), tmp)
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err == nil {
+		err = f.Chmod(os.FileMode(cur.Mode & 0o7777))
+	}
+	keepOwner := true
+	if err == nil && (int(cur.Uid) != os.Geteuid() || int(cur.Gid) != os.Getegid()) {
+		keepOwner = f.Chown(int(cur.Uid), int(cur.Gid)) == nil
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if !keepOwner {
+		syscall.Unlinkat(dirfd, st.tmp)
+		st.tmp = "" // keep the owner: rewrite in place
+	}
+	return st, nil
+}
+
+// commit puts a staged file in place: a rename inside the verified
+// directory, or a rewrite in place of the verified file where the rename
+// would lose an owner or a hard link (not atomic). It returns the key of
+// the file now in place.
+func (st stagedFile) commit() (fileKey, error) {
+	defer syscall.Close(st.dirfd)
+	base := filepath.Base(st.name)
+	if st.tmp != "" {
+		// the file must still be the one read: a rename would replace a
+		// link put in its place, but a file replaced meanwhile holds what
+		// somebody else wrote
+		cur, err := statAt(st.dirfd, base)
+		if err == nil {
+			err = checkSame(st.name, cur, st.key)
+		}
+		if err == nil {
+			err = syscall.Renameat(st.dirfd, st.tmp, st.dirfd, base)
+		}
+		if err != nil {
+			syscall.Unlinkat(st.dirfd, st.tmp)
+			return fileKey{}, err
+		}
+		now, err := statAt(st.dirfd, base)
+		return fileKey{uint64(now.Dev), now.Ino}, err
+	}
+	fd, err := ignoringEINTR(func() (int, error) {
+		return syscall.Openat(st.dirfd, base, syscall.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		if err == syscall.ELOOP {
+			return fileKey{}, fmt.Errorf("%s: %w", st.name, errSwapped)
+		}
+		return fileKey{}, &os.PathError{Op: "open", Path: st.name, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), st.name)
+	defer f.Close()
+	var cur syscall.Stat_t
+	if err := syscall.Fstat(fd, &cur); err != nil {
+		return fileKey{}, err
+	}
+	if err := checkSame(st.name, cur, st.key); err != nil {
+		return fileKey{}, err
+	}
+	if err := f.Truncate(0); err != nil {
+		return fileKey{}, err
+	}
+	if _, err := f.WriteAt(st.data, 0); err != nil {
+		return fileKey{}, err
+	}
+	return st.key, f.Sync()
+}
+
+// discard removes a staged file that will not be committed.
+func (st stagedFile) discard() {
+	if st.tmp != "" {
+		syscall.Unlinkat(st.dirfd, st.tmp)
+	}
+	syscall.Close(st.dirfd)
+}

@@ -1,0 +1,122 @@
+package parser
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// messages joins what a tree's diagnostics say, for searching.
+func messages(tr *Tree) string {
+	var b strings.Builder
+	for _, d := range tr.Diagnostics {
+		b.WriteString(d.Kind + ": " + d.Message + "\n")
+	}
+	return b.String()
+}
+
+// A main file that is a link to a file outside the tree is not read, named
+// directly or found in a linted directory, and the error is the same
+// whether the target exists or not (no existence oracle).
+func TestRootLinkOutside(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "passwd")
+	os.WriteFile(secret, []byte("root:x:0:0::/root:/bin/sh\n"), 0o644)
+	for _, target := range []string{secret, filepath.Join(outside, "missing")} {
+		tree := t.TempDir()
+		os.Symlink(target, filepath.Join(tree, "nginx.conf"))
+		for _, p := range []string{filepath.Join(tree, "nginx.conf"), tree} {
+			_, err := Load(p, Options{})
+			if !errors.Is(err, ErrRootOutside) {
+				t.Errorf("Load(%s -> %s): %v, want ErrRootOutside", p, target, err)
+			}
+		}
+		// a directory without nginx.conf: its *.conf files are roots
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "a.conf"), []byte("server { listen 80; }\n"), 0o644)
+		os.Symlink(target, filepath.Join(dir, "b.conf"))
+		if _, err := Load(dir, Options{}); !errors.Is(err, ErrRootOutside) {
+			t.Errorf("Load(dir with b.conf -> %s): %v, want ErrRootOutside", target, err)
+		}
+		// allowed, or live: read as nginx would
+		if target == secret {
+			if _, err := Load(filepath.Join(tree, "nginx.conf"), Options{AllowOutside: []string{outside}}); err != nil {
+				t.Errorf("allowed: %v", err)
+			}
+		}
+	}
+	// a link to a file inside the tree is fine
+	tree := t.TempDir()
+	os.MkdirAll(filepath.Join(tree, "sites-available"), 0o755)
+	os.MkdirAll(filepath.Join(tree, "sites-enabled"), 0o755)
+	os.WriteFile(filepath.Join(tree, "nginx.conf"), []byte("events {}\nhttp { include sites-enabled/*; }\n"), 0o644)
+	os.WriteFile(filepath.Join(tree, "sites-available/x"), []byte("server { listen 80; }\n"), 0o644)
+	os.Symlink("../sites-available/x", filepath.Join(tree, "sites-enabled/x"))
+	if _, err := Load(filepath.Join(tree, "sites-enabled/x"), Options{}); err != nil {
+		t.Errorf("a site link inside the tree: %v", err)
+	}
+}
+
+// An include pattern outside the tree, or one that reaches outside through
+// a linked directory, is reported once by its pattern: no file name from
+// outside appears, and the finding does not depend on what exists there.
+func TestOutsideGlobNotListed(t *testing.T) {
+	outside := t.TempDir()
+	os.MkdirAll(filepath.Join(outside, "alice/.ssh"), 0o755)
+	os.WriteFile(filepath.Join(outside, "alice/.ssh/id_rsa_SECRETNAME"), []byte("k"), 0o600)
+	os.WriteFile(filepath.Join(outside, "leak_SECRETNAME.conf"), []byte("server_name x;\n"), 0o644)
+	tree := t.TempDir()
+	os.MkdirAll(filepath.Join(tree, "conf.d/real"), 0o755)
+	os.WriteFile(filepath.Join(tree, "conf.d/real/ok.conf"), []byte("server { listen 80; }\n"), 0o644)
+	os.Symlink(outside, filepath.Join(tree, "conf.d/linked"))
+	os.Symlink(outside, filepath.Join(tree, "linkdir"))
+	conf := "events {}\nhttp {\n" +
+		"    include " + outside + "/*/.ssh/*;\n" +
+		"    include linkdir/*.conf;\n" +
+		"    include conf.d/*/*.conf;\n" +
+		"    include ../" + filepath.Base(outside) + "/*.conf;\n" +
+		"    include " + outside + "/alice/.ssh/id_rsa_SECRETNAME;\n" +
+		"    include " + outside + "/alice/.ssh/missing_SECRETNAME;\n" +
+		"}\n"
+	os.WriteFile(filepath.Join(tree, "nginx.conf"), []byte(conf), 0o644)
+	tr := mustLoad(t, tree, Options{})
+	msgs := messages(tr)
+	for _, f := range tr.Files {
+		if !strings.HasPrefix(f.Path, tree) {
+			t.Errorf("read outside the tree: %s", f.Path)
+		}
+	}
+	// the names of outside files never appear, except where the
+	// configuration itself wrote them (line 7)
+	for _, d := range tr.Diagnostics {
+		if strings.Contains(d.Message, "leak_") || strings.Contains(d.Message, "id_rsa") && d.Line != 7 {
+			t.Errorf("an outside file's name in a finding: %s", d.Message)
+		}
+	}
+	if n := strings.Count(msgs, "include-outside-tree"); n != 6 {
+		t.Errorf("%d outside findings, want one per include (6):\n%s", n, msgs)
+	}
+	// the file that exists and the one that does not read the same
+	var exists, missing string
+	for _, d := range tr.Diagnostics {
+		switch d.Line {
+		case 7:
+			exists = nameRe.ReplaceAllString(d.Message, "X")
+		case 8:
+			missing = nameRe.ReplaceAllString(d.Message, "X")
+		}
+	}
+	if exists != missing || exists == "" {
+		t.Errorf("an existing and a missing outside file are told apart:\n%s\n%s", exists, missing)
+	}
+	if tr.File(filepath.Join(tree, "conf.d/real/ok.conf")) == nil {
+		t.Errorf("the inside match of conf.d/*/*.conf was not read")
+	}
+}
+
+// nameRe matches the two outside names of TestOutsideGlobNotListed, whole
+// or clipped.
+var nameRe = regexp.MustCompile(`(id_rsa|missing)_S[A-Z]*(\.\.\.)?`)
