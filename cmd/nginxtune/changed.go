@@ -25,14 +25,24 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		if err != nil {
 			return nil, false, nil, failf(ExitError, "%v", err)
 		}
+		// a changed file is a file of the repository (the working directory,
+		// where pre-commit runs the hook), and so is what a changed link
+		// names; the live tree is the live tree's
+		real, rerr := filepath.EvalSymlinks(abs)
+		if rerr != nil {
+			real = abs
+		}
+		if !inRepo(abs) || !inRepo(real) {
+			if !isLive(abs) || !isLive(real) {
+				return nil, false, nil, failf(ExitError, "%s: outside the repository (the working directory); --changed lints the repository's files only", report.Escape(f))
+			}
+		}
 		if st, err := os.Stat(abs); err != nil || st.IsDir() {
-			return nil, false, nil, failf(ExitError, "%s: not a file (--changed takes the changed files)", f)
+			return nil, false, nil, failf(ExitError, "%s: not a file (--changed takes the changed files)", report.Escape(f))
 		}
 		// findings are filed at real paths: a changed link or a changed
 		// target of one (sites-enabled/x -> ../sites-available/x) is one file
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = real
-		}
+		abs = real
 		if !changed[abs] {
 			changed[abs] = true
 			order = append(order, abs)
@@ -112,6 +122,23 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		return diags[i].Line < diags[j].Line
 	})
 	return diags, broken, trees, nil
+}
+
+// inRepo reports whether path lies in the working directory (links of the
+// working directory itself resolved).
+func inRepo(path string) bool {
+	wd, err := os.Getwd()
+	if err != nil {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = r
+	}
+	p := path
+	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		p = filepath.Join(r, filepath.Base(p))
+	}
+	return p == wd || strings.HasPrefix(p, strings.TrimSuffix(wd, "/")+"/")
 }
 
 // nearestRoot finds the nginx.conf in the file's directory or the closest

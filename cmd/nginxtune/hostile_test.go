@@ -499,3 +499,41 @@ http {
 		}
 	}
 }
+
+// The main file obeys the tree's boundary: a checkout's nginx.conf (or a
+// *.conf of a linted directory) that is a link to a file outside is not
+// read, quoted or fixed; a --changed path outside the repository, or a
+// changed link pointing out of it, is refused.
+func TestRootAndChangedOutside(t *testing.T) {
+	const marker = "NGINXTUNE_ROOT_SECRET_51c2"
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "passwd")
+	body := "events {}\nhttp { server { listen 80; server_name " + marker + "; location / { proxy_pass http://127.0.0.1:9000; } } }\n"
+	os.WriteFile(secret, []byte(body), 0o644)
+	repo := t.TempDir()
+	os.MkdirAll(filepath.Join(repo, "conf.d"), 0o755)
+	os.Symlink(secret, filepath.Join(repo, "nginx.conf"))
+	os.WriteFile(filepath.Join(repo, "conf.d/a.conf"), []byte("server { listen 80; }\n"), 0o644)
+	os.Symlink(secret, filepath.Join(repo, "conf.d/b.conf"))
+	t.Chdir(repo)
+	for _, args := range [][]string{
+		{"lint", "--fix", filepath.Join(repo, "nginx.conf")},
+		{"lint", repo},
+		{"lint", filepath.Join(repo, "conf.d")},
+		{"lint", "--changed", secret},
+		{"lint", "--changed", "conf.d/b.conf"},
+		{"parse", filepath.Join(repo, "nginx.conf")},
+	} {
+		args = append([]string{args[0], "--no-config"}, args[1:]...)
+		if args[0] == "lint" {
+			args = append(args, "--no-host", "--nginx-version", "1.22.1")
+		}
+		out, errOut, code := runCLI(t, "", args...)
+		if strings.Contains(out+errOut, marker) || code != ExitError {
+			t.Errorf("%v: exit %d, want 2 and nothing of the outside file:\n%s%s", args, code, out, errOut)
+		}
+	}
+	if b, _ := os.ReadFile(secret); string(b) != body {
+		t.Errorf("the outside file was rewritten:\n%s", b)
+	}
+}
