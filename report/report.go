@@ -212,11 +212,15 @@ func ghProperty(s string) string {
 
 // Escape writes control characters (and invalid UTF-8) as \xNN, so that a
 // configuration's bytes quoted in a message or a path cannot move the
-// cursor, recolour a terminal or forge a line of output.
+// cursor, recolour a terminal or forge a line of output. Characters that
+// reorder or break text without being control characters (the bidirectional
+// overrides and isolates, U+2028 and U+2029) are written as \u{NNNN}: a
+// file name must not make a terminal or a review show text other than
+// what it is.
 func Escape(s string) string {
 	clean := true
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError {
+		if escaped(r) {
 			clean = false
 			break
 		}
@@ -227,14 +231,34 @@ func Escape(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError && n == 1 {
+		switch {
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError && n == 1:
 			for _, c := range []byte(s[i : i+n]) {
 				fmt.Fprintf(&b, `\x%02x`, c)
 			}
-		} else {
+		case escaped(r):
+			fmt.Fprintf(&b, `\u{%04X}`, r)
+		default:
 			b.WriteString(s[i : i+n])
 		}
 		i += n
 	}
 	return b.String()
+}
+
+// escaped reports the characters Escape rewrites.
+func escaped(r rune) bool {
+	switch {
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError:
+		return true
+	case r == 0x061c || r == 0x200e || r == 0x200f: // bidirectional marks
+		return true
+	case r >= 0x202a && r <= 0x202e: // embeddings and overrides
+		return true
+	case r >= 0x2066 && r <= 0x2069: // isolates
+		return true
+	case r == 0x2028 || r == 0x2029: // line and paragraph separators
+		return true
+	}
+	return false
 }

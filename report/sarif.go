@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/rules"
@@ -119,13 +120,7 @@ func SARIF(w io.Writer, diags []rules.Diagnostic, m Meta) error {
 		})
 	}
 	results := []sarifResult{}
-	uriOf := func(file string) string {
-		uri := strings.TrimPrefix(m.path(file), "./")
-		if strings.HasPrefix(uri, "/") {
-			uri = "file://" + uri // outside the working directory: an absolute URI
-		}
-		return uri
-	}
+	uriOf := func(file string) string { return fileURI(strings.TrimPrefix(m.path(file), "./")) }
 	for _, d := range diags {
 		r := sarifResult{
 			RuleID: d.Rule, RuleIndex: index[d.Rule], Level: sarifLevel(d.Severity),
@@ -153,3 +148,16 @@ func SARIF(w io.Writer, diags []rules.Diagnostic, m Meta) error {
 
 // oneParagraph joins the lines of a doc field.
 func oneParagraph(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// fileURI writes a path as a URI reference (RFC 3986): percent-encoded, so
+// that a file name with a space, "#", "?", "%" or bytes that are not UTF-8
+// names the same file (losslessly) in code scanning. A path outside the
+// working directory becomes an absolute file: URI; a relative one keeps
+// ":" out of its first segment, where it would read as a scheme.
+func fileURI(p string) string {
+	e := (&url.URL{Path: p}).EscapedPath()
+	if strings.HasPrefix(p, "/") {
+		return "file://" + e
+	}
+	return strings.ReplaceAll(e, ":", "%3A")
+}

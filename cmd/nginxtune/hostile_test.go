@@ -537,3 +537,61 @@ func TestRootAndChangedOutside(t *testing.T) {
 		t.Errorf("the outside file was rewritten:\n%s", b)
 	}
 }
+
+// A file name from the tree cannot forge a line of output: a name holding
+// line breaks and a GitHub workflow command, or a right-to-left override,
+// is escaped on standard output and standard error, in every subcommand
+// and format.
+func TestFileNamesCannotForgeOutput(t *testing.T) {
+	const inject = "c\n::error file=x,line=1::INJECTED\n.conf"
+	const bidi = "a\u202egnp.conf"
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "conf.d"), 0o755)
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte("events {}\nhttp {\n    include conf.d/*;\n}\n"), 0o644)
+	for _, name := range []string{inject, bidi} {
+		if err := os.WriteFile(filepath.Join(dir, "conf.d", name), []byte("server { listen 80; gzip_comp_level 9; }\n server {\n"), 0o644); err != nil {
+			t.Skip(err)
+		}
+	}
+	t.Chdir(dir)
+	var runs [][]string
+	for _, format := range []string{"text", "json", "sarif", "github"} {
+		runs = append(runs, []string{"lint", "--no-config", "--no-host", "--format", format, dir})
+	}
+	runs = append(runs,
+		[]string{"lint", "--no-config", "--no-host", "--changed", filepath.Join("conf.d", inject), filepath.Join("conf.d", bidi)},
+		[]string{"lint", "--no-config", "--no-host", "--changed", filepath.Join("conf.d", inject+"x")},
+		[]string{"lint", "--no-config", "--no-host", filepath.Join(dir, "conf.d", inject+"missing")},
+		[]string{"parse", "--no-config", dir},
+		[]string{"parse", filepath.Join(dir, "conf.d", inject)},
+	)
+	for _, args := range runs {
+		if args[0] == "parse" && args[1] == "--no-config" {
+			args = append(args[:1], args[2:]...)
+		}
+		out, errOut, _ := runCLI(t, "", args...)
+		for _, line := range strings.Split(out+errOut, "\n") {
+			if strings.HasPrefix(line, "::error file=x") || strings.HasPrefix(line, ".conf") {
+				t.Errorf("%v: a forged line: %q", args[:3], line)
+			}
+		}
+		// JSON carries the name as data (a JSON string, exact); what a
+		// person reads (text, annotations, standard error) and SARIF's URIs
+		// carry no raw override
+		shown := errOut
+		if !strings.Contains(strings.Join(args, " "), "json") && args[0] != "parse" {
+			shown += out
+		}
+		if len(args) > 4 && args[4] == "sarif" {
+			shown = errOut
+			for _, l := range strings.Split(out, "\n") {
+				if strings.Contains(l, `"uri"`) {
+					shown += l
+				}
+			}
+		}
+		if strings.Contains(shown, "\u202e") {
+			t.Errorf("%v: a raw right-to-left override in the output", args)
+		}
+	}
+}

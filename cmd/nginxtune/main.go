@@ -150,11 +150,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(stderr, "nginxtune:", ee.err)
+			// one line whatever the message quotes (a file name from the
+			// tree, a settings key): its bytes cannot forge another line
+			fmt.Fprintln(stderr, "nginxtune:", report.Escape(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "nginxtune:", err)
+	fmt.Fprintln(stderr, "nginxtune:", report.Escape(err.Error()))
 	return ExitError
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/nginxtune/nginxtune/report"
 	"os"
 	"path/filepath"
 
@@ -95,7 +96,7 @@ command exits 2.`,
 			}
 			code := ExitOK
 			for _, d := range t.Diagnostics {
-				fmt.Fprintf(c.ErrOrStderr(), "%s:%d:%d: %s: %s [%s]\n", relPath(d.File), d.Line, d.Col, d.Severity, d.Message, d.Kind)
+				fmt.Fprintf(c.ErrOrStderr(), "%s:%d:%d: %s: %s [%s]\n", report.Escape(relPath(d.File)), d.Line, d.Col, d.Severity, report.Escape(d.Message), d.Kind)
 				if d.Severity == parser.SevError {
 					code = ExitError
 				}
