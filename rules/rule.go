@@ -334,6 +334,17 @@ func sortDiags(out []Diagnostic) {
 // judge a half-read file, and an "enable" list cannot turn them off.
 var loaderRule = map[string]bool{"syntax": true, "include-missing": true, "include-cycle": true, "include-outside-tree": true, "unused-suppression": true}
 
+// nginxRefuses are the rules whose errors nginx -t reports too: the
+// configuration does not load. A settings file may not lower or disable
+// them (config.LoadFound), and a run they fire in fails whatever fail-on a
+// settings file sets; the command line still may.
+var nginxRefuses = map[string]bool{"syntax": true, "include-missing": true, "include-cycle": true,
+	"directive-args": true, "directive-context": true, "directive-duplicate": true, "unknown-directive": true,
+	"ssl-directive-removed": true, "host-module-missing": true}
+
+// NginxRefuses reports whether a rule's errors are errors nginx -t reports.
+func NginxRefuses(id string) bool { return nginxRefuses[id] }
+
 // LoaderRule reports whether a rule reports what reading the tree found.
 func LoaderRule(id string) bool { return loaderRule[id] }
 

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/nginxtune/nginxtune/host"
+	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
 	"github.com/nginxtune/nginxtune/rules"
@@ -103,7 +104,7 @@ func runGen(c *cobra.Command, f *genFlags) error {
 	case f.profileFile != "" && f.profile != "":
 		return failf(ExitError, "give --profile or --profile-file, not both")
 	case f.profileFile != "":
-		b, rerr := os.ReadFile(f.profileFile)
+		b, rerr := boundedread.File(f.profileFile, 1<<20, "")
 		if rerr != nil {
 			return failf(ExitError, "--profile-file: %v", unwrap(rerr))
 		}
@@ -472,7 +473,7 @@ func thisHost(f *genFlags) bool { return f.factsFile == "" && (f.cpus == 0 || f.
 // readFPMPool reads pm.max_children from a php-fpm pool file (INI: "key =
 // value", ";" comments). A file with several pools gives the first pool's.
 func readFPMPool(path string) (int, string, error) {
-	b, err := os.ReadFile(path)
+	b, err := boundedread.File(path, 1<<20, "")
 	if err != nil {
 		return 0, "", unwrap(err)
 	}

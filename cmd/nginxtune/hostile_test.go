@@ -595,3 +595,109 @@ func TestFileNamesCannotForgeOutput(t *testing.T) {
 		}
 	}
 }
+
+// A settings file found beside the configuration comes with it (from a pull
+// request): it cannot widen what is read, may not be a link out of its
+// directory or a device, and is bounded in size; a settings file the user
+// names with --config may map where it likes.
+func TestSettingsFileCannotWiden(t *testing.T) {
+	const marker = "NGINXTUNE_SETTINGS_SECRET_9d0e"
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "site.conf"), []byte("server { listen 80; server_name "+marker+"; }\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "nginx.conf"), []byte("events {}\nhttp { server { server_name "+marker+"; } }\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "other.yaml"), []byte(marker+": 1\n"), 0o644)
+	for name, settings := range map[string]string{
+		"map":        "map:\n  /srv/conf: " + outside + "\n",
+		"map-dotdot": "map:\n  /srv/conf: ../" + filepath.Base(outside) + "\n",
+		"prefix":     "prefix: /\n",
+		"roots":      "roots:\n  - " + filepath.Join(outside, "nginx.conf") + "\n",
+		"link-out":   "",
+		"dev-zero":   "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			tree := filepath.Join(t.TempDir(), "tree")
+			os.MkdirAll(tree, 0o755)
+			// the tree's sibling, for the ../ map
+			os.Symlink(outside, filepath.Join(filepath.Dir(tree), filepath.Base(outside)))
+			os.WriteFile(filepath.Join(tree, "nginx.conf"), []byte("events {}\nhttp {\n    include /srv/conf/*.conf;\n}\n"), 0o644)
+			cfg := filepath.Join(tree, ".nginxtune.yaml")
+			switch name {
+			case "link-out":
+				os.Symlink(filepath.Join(outside, "other.yaml"), cfg)
+			case "dev-zero":
+				os.Symlink("/dev/zero", cfg)
+			default:
+				os.WriteFile(cfg, []byte(settings), 0o644)
+			}
+			t.Chdir(tree)
+			out, errOut, code := runCLI(t, "", "lint", "--no-host", "--nginx-version", "1.22.1", filepath.Join(tree, "nginx.conf"))
+			if strings.Contains(out+errOut, marker) || code != ExitError || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("exit %d, want 2 with one line and nothing from outside:\n%s%s", code, out, errOut)
+			}
+			if name == "map" {
+				// named by the user, the same file maps
+				out, errOut, _ := runCLI(t, "", "lint", "--no-host", "--nginx-version", "1.22.1", "--config", cfg, filepath.Join(tree, "nginx.conf"))
+				if !strings.Contains(out, "site.conf") {
+					t.Errorf("--config: the map was not applied:\n%s%s", out, errOut)
+				}
+			}
+		})
+	}
+}
+
+// What nginx itself refuses stays a failure whatever a settings file in the
+// tree says; the command line still decides.
+func TestSettingsCannotPassWhatNginxRefuses(t *testing.T) {
+	tree := t.TempDir()
+	os.WriteFile(filepath.Join(tree, "nginx.conf"), []byte("events {}\nhttp {\n    server { listen 80; frobnicate on; }\n}\n"), 0o644)
+	cfg := filepath.Join(tree, ".nginxtune.yaml")
+	lint := func(extra ...string) (string, int) {
+		args := append([]string{"lint", "--no-host", "--nginx-version", "1.22.1"}, extra...)
+		out, errOut, code := runCLI(t, "", append(args, filepath.Join(tree, "nginx.conf"))...)
+		return out + errOut, code
+	}
+	for _, settings := range []string{"severity:\n  unknown-directive: info\n", "disable:\n  - unknown-directive\n"} {
+		os.WriteFile(cfg, []byte(settings), 0o644)
+		if out, code := lint(); code != ExitError || !strings.Contains(out, ".nginxtune.yaml:2") {
+			t.Errorf("%q: exit %d, want 2 naming the line:\n%s", settings, code, out)
+		}
+	}
+	os.WriteFile(cfg, []byte("fail-on: none\nenable:\n  - gzip-comp-level\n"), 0o644)
+	if out, code := lint(); code != ExitFindings || !strings.Contains(out, "unknown-directive") {
+		t.Errorf("fail-on none in the tree: exit %d, want 1:\n%s", code, out)
+	}
+	if out, code := lint("--fail-on", "none"); code != ExitOK {
+		t.Errorf("--fail-on none on the command line: exit %d, want 0:\n%s", code, out)
+	}
+	if out, code := lint("--disable", "unknown-directive"); code != ExitOK || strings.Contains(out, "frobnicate") {
+		t.Errorf("--disable on the command line: exit %d:\n%s", code, out)
+	}
+}
+
+// Facts files are bounded and range-checked: a value no host can have is an
+// error naming the fact, not a number the rules compute with.
+func TestFactsFileBounds(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(conf, []byte("events {}\nhttp {}\n"), 0o644)
+	for name, facts := range map[string]string{
+		"negative cpus":   "cpu_online: -4\n",
+		"somaxconn":       "net_core_somaxconn: -2147483648\n",
+		"port range":      "net_ipv4_ip_local_port_range: {low: 60000, high: 1024}\n",
+		"soft above hard": "nofile: {soft: 100000, hard: 1024}\n",
+		"huge":            "kernel: " + strings.Repeat("x", 2<<20) + "\n",
+	} {
+		p := filepath.Join(dir, "facts.yaml")
+		os.WriteFile(p, []byte(facts), 0o644)
+		for _, cmd := range [][]string{{"lint", "--no-config", "--facts", p, conf}, {"gen", "--profile", "static", "--facts", p}} {
+			out, errOut, code := runCLI(t, "", cmd...)
+			if code != ExitError || strings.Count(errOut, "\n") != 1 || len(errOut) > 400 {
+				t.Errorf("%s, %s: exit %d, want 2 with one short line:\n%s%s", name, cmd[0], code, out, parser.CutAt(errOut, 400))
+			}
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "facts.yaml"), []byte("kernel: {value: 6.1.0, source: "+strings.Repeat("y", 100000)+"}\ncpu_online: 2\n"), 0o644)
+	if _, errOut, code := runCLI(t, "", "lint", "--no-config", "--facts", filepath.Join(dir, "facts.yaml"), conf); code == ExitError {
+		t.Errorf("a long source is clipped, not refused: %s", errOut)
+	}
+}

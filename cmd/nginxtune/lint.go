@@ -102,6 +102,8 @@ type lintSettings struct {
 	opt    parser.Options
 	roots  []string
 	stderr io.Writer
+	// failOnFromFile is set when the threshold came from a settings file
+	failOnFromFile bool
 	// liveHost is set when host facts are read from this machine as the
 	// rules ask for them: what could not be read is said after the run
 	liveHost bool
@@ -132,7 +134,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		file = cf
 	case !f.noConfig && first != "-":
 		if p, ok := config.Find(first); ok {
-			cf, err := config.Load(p)
+			cf, err := config.LoadFound(p)
 			if err != nil {
 				return nil, failf(ExitError, "%v", err)
 			}
@@ -153,6 +155,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		}
 		if file.FailOn != "" {
 			s.failOn, _ = config.ParseFailOn(file.FailOn)
+			s.failOnFromFile = true
 		}
 		for from, to := range file.Maps {
 			s.opt.Maps = append(s.opt.Maps, parser.PathMap{From: filepath.Clean(from), To: to})
@@ -179,11 +182,21 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		for _, id := range enable {
 			on[id] = true
 		}
+		// a settings file's enable list keeps what nginx refuses on too
+		fromFile := len(f.enable) == 0
 		for _, r := range rules.All {
-			if !on[r.ID] && !rules.LoaderRule(r.ID) {
+			if !on[r.ID] && !rules.LoaderRule(r.ID) && !(fromFile && rules.NginxRefuses(r.ID)) {
 				s.cfg.Disabled[r.ID] = true
 			}
 		}
+	}
+	// the command line wins over the file: a rule it enables runs even
+	// when the file disables it
+	for _, id := range f.enable {
+		delete(s.cfg.Disabled, id)
+	}
+	for _, id := range f.disable {
+		s.cfg.Disabled[id] = true
 	}
 	if f.failOn != "" {
 		sev, err := config.ParseFailOn(f.failOn)
@@ -191,6 +204,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 			return nil, failf(ExitError, "--fail-on: %v", err)
 		}
 		s.failOn = sev
+		s.failOnFromFile = false
 	}
 	if f.nginxVersion != "" {
 		v, err := knowledge.ParseVersion(f.nginxVersion)
@@ -481,7 +495,9 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		return &exitError{code: ExitError}
 	}
 	for _, d := range diags {
-		if d.Severity >= s.failOn {
+		// a settings file's fail-on cannot pass a configuration nginx
+		// refuses to load; --fail-on on the command line can
+		if d.Severity >= s.failOn || s.failOnFromFile && d.Severity == rules.Error && rules.NginxRefuses(d.Rule) {
 			return &exitError{code: ExitFindings}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/rules"
 	"go.yaml.in/yaml/v3"
 )
@@ -31,6 +32,9 @@ type File struct {
 	Prefix       string
 	Directives   []string // extra directive names
 	Roots        []string // main files that include the changed files (lint --changed)
+	// Found is set for a file found beside the configuration rather than
+	// named with --config: it comes with the configuration (see LoadFound).
+	Found bool
 }
 
 var keys = map[string]string{
@@ -75,13 +79,48 @@ type lineErr struct {
 
 func (e *lineErr) Error() string { return fmt.Sprintf("%s:%d: %s", e.path, e.line, e.msg) }
 
-// Load reads and checks a configuration file.
-func Load(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+// MaxSize bounds a settings file: it is a few lines of YAML.
+const MaxSize = 1 << 20
+
+// Load reads and checks a settings file the user named (--config).
+func Load(path string) (*File, error) { return load(path, false) }
+
+// LoadFound reads a settings file found beside the linted configuration
+// (Find). Such a file comes with the configuration, from whoever wrote it
+// (a pull request): it may not be a link out of its directory, and it may
+// not widen what is read: its maps, prefix and roots must lie in its own
+// directory or below. Widening comes from the command line or a --config
+// the user names.
+func LoadFound(path string) (*File, error) { return load(path, true) }
+
+func load(path string, found bool) (*File, error) {
+	within := ""
+	if found {
+		within = filepath.Dir(path)
+	}
+	b, err := boundedread.File(path, MaxSize, within)
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Path: path, Severity: map[string]rules.Severity{}, Maps: map[string]string{}}
+	f := &File{Path: path, Severity: map[string]rules.Severity{}, Maps: map[string]string{}, Found: found}
+	// confined checks a path the file names against its directory
+	confined := func(n *yaml.Node, key, p string) error {
+		if !found {
+			return nil
+		}
+		dir, _ := filepath.Abs(filepath.Dir(path))
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = r
+		}
+		real := filepath.Clean(p)
+		if r, err := filepath.EvalSymlinks(real); err == nil {
+			real = r
+		}
+		if real != dir && !strings.HasPrefix(real, strings.TrimSuffix(dir, "/")+"/") {
+			return &lineErr{path, n.Line, fmt.Sprintf("%s: %q is outside the directory of this file; a settings file found beside the configuration cannot widen what is read (give it on the command line, or name a settings file with --config)", key, p)}
+		}
+		return nil
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, strings.TrimPrefix(err.Error(), "yaml: "))
@@ -159,7 +198,14 @@ func Load(path string) (*File, error) {
 				}
 			}
 		case "disable":
-			f.Disable, err = ruleList()
+			if f.Disable, err = ruleList(); err == nil {
+				for j, id := range f.Disable {
+					if rules.NginxRefuses(id) {
+						err = bad(v.Content[j], "disable: %s reports what nginx refuses to load; a settings file cannot turn it off (--disable on the command line can)", id)
+						break
+					}
+				}
+			}
 		case "enable":
 			f.Enable, err = ruleList()
 		case "severity":
@@ -170,6 +216,9 @@ func Load(path string) (*File, error) {
 				s, err := rules.ParseSeverity(val.Value)
 				if err != nil {
 					return bad(val, "severity of %s: %v", key.Value, err)
+				}
+				if rules.NginxRefuses(key.Value) && s < rules.Error {
+					return bad(val, "severity of %s: nginx refuses a configuration with this finding, so it stays an error (--disable on the command line turns the rule off)", key.Value)
 				}
 				f.Severity[key.Value] = s
 				return nil
@@ -183,6 +232,9 @@ func Load(path string) (*File, error) {
 				if !filepath.IsAbs(to) {
 					to = filepath.Join(filepath.Dir(path), to)
 				}
+				if err := confined(val, "map", to); err != nil {
+					return err
+				}
 				f.Maps[key.Value] = to
 				return nil
 			})
@@ -190,14 +242,20 @@ func Load(path string) (*File, error) {
 			if f.Prefix, err = scalar(); err == nil && !filepath.IsAbs(f.Prefix) {
 				f.Prefix = filepath.Join(filepath.Dir(path), f.Prefix)
 			}
+			if err == nil {
+				err = confined(v, "prefix", f.Prefix)
+			}
 		case "directives":
 			f.Directives, err = list()
 		case "roots":
 			var rs []string
 			if rs, err = list(); err == nil {
-				for _, r := range rs {
+				for j, r := range rs {
 					if !filepath.IsAbs(r) {
 						r = filepath.Join(filepath.Dir(path), r)
+					}
+					if err = confined(v.Content[j], "roots", r); err != nil {
+						break
 					}
 					f.Roots = append(f.Roots, r)
 				}
