@@ -2,6 +2,7 @@ package parser
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -120,3 +121,29 @@ func TestOutsideGlobNotListed(t *testing.T) {
 // nameRe matches the two outside names of TestOutsideGlobNotListed, whole
 // or clipped.
 var nameRe = regexp.MustCompile(`(id_rsa|missing)_S[A-Z]*(\.\.\.)?`)
+
+// Include fan-out: 2,000 includes of a pattern matching 2,000 small files
+// stay under the directive bound but would make every rule walk four
+// million files. The loader refuses it at the include that multiplies
+// most, and expands the pattern once.
+func TestIncludeFanOutRefused(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "conf.d"), 0o755)
+	var b strings.Builder
+	b.WriteString("events {}\nhttp {\n")
+	for i := 0; i < 2000; i++ {
+		b.WriteString("    include conf.d/*.conf;\n")
+		os.WriteFile(filepath.Join(dir, "conf.d", fmt.Sprintf("%04d.conf", i)), []byte("gzip on;\n"), 0o644)
+	}
+	b.WriteString("}\n")
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(b.String()), 0o644)
+	tr := mustLoad(t, dir, Options{})
+	if len(tr.Unreadable) == 0 || !strings.Contains(messages(tr), "more than 100000 files") {
+		t.Errorf("fan-out not refused:\n%s", parserCut(messages(tr)))
+	}
+	if len(tr.Files) != 2001 {
+		t.Errorf("%d files read, want each once (2001)", len(tr.Files))
+	}
+}
+
+func parserCut(s string) string { return CutAt(s, 2000) }

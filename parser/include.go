@@ -278,6 +278,12 @@ func (l *loader) resolve(d *Directive) []string {
 		}
 		return []string{local}
 	}
+	// one pattern is expanded once per load: 2,000 includes of conf.d/*.conf
+	// list the directory once, not 2,000 times
+	if m, ok := l.globs[local]; ok {
+		return m
+	}
+	diagsBefore := len(l.tree.Diagnostics)
 	var matches []string
 	var err error
 	if _, isOS := l.src.(osSource); isOS && !l.opt.Live {
@@ -333,6 +339,12 @@ func (l *loader) resolve(d *Directive) []string {
 		out = append(out, m)
 	}
 	sort.Strings(out)
+	if len(l.tree.Diagnostics) == diagsBefore {
+		if l.globs == nil {
+			l.globs = map[string][]string{}
+		}
+		l.globs[local] = out
+	}
 	return out
 }
 

@@ -106,6 +106,9 @@ const (
 	// counting a file once per place that includes it: a file included
 	// twice by each of 30 nested files would otherwise be met 2^30 times.
 	MaxDirectiveVisits = 5_000_000
+	// MaxFileInstances bounds the files a walk of the tree meets, a file
+	// once per place that includes it.
+	MaxFileInstances = 100_000
 	// MaxGlobMatches bounds the paths one include pattern may match.
 	MaxGlobMatches = 10_000
 )
@@ -231,6 +234,8 @@ type loader struct {
 	// pre holds files an include pattern matched, read and parsed ahead in
 	// parallel (prefetch), by real path; file() takes them from here
 	pre map[string]*prefetched
+	// globs keeps what an include pattern expanded to, by local pattern
+	globs map[string][]string
 }
 
 // prefetched is a file read and parsed ahead of its turn.
@@ -736,12 +741,37 @@ func (l *loader) boundVisits() {
 		memo[f] = min(n, MaxDirectiveVisits+1)
 		return memo[f]
 	}
-	total := 0
+	// file instances: a file counted once per place that includes it
+	// (2,000 includes of a pattern that matches 2,000 small files stay
+	// under the directive bound but make every rule walk 4 million files)
+	inst := map[*File]int{}
+	var instances func(f *File) int
+	instances = func(f *File) int {
+		if n, ok := inst[f]; ok {
+			return n
+		}
+		inst[f] = MaxFileInstances + 1
+		n := 1
+		walkFileDirs(f.Directives, func(d *Directive) {
+			for _, inc := range d.Includes() {
+				if n <= MaxFileInstances {
+					n += instances(inc)
+				}
+			}
+		})
+		inst[f] = min(n, MaxFileInstances+1)
+		return inst[f]
+	}
+	total, files := 0, 0
 	for _, r := range l.tree.Roots {
 		total += cost(r, 0)
+		files += instances(r)
+	}
+	if total <= MaxDirectiveVisits && files <= MaxFileInstances {
+		return
 	}
 	if total <= MaxDirectiveVisits {
-		return
+		memo = inst // name the include that multiplies files most
 	}
 	var worst *Directive
 	worstN := 0
@@ -765,7 +795,10 @@ func (l *loader) boundVisits() {
 			}
 		})
 	}
-	if worst != nil {
+	if worst != nil && total <= MaxDirectiveVisits {
+		l.diag(worst, "include-missing", SevError, "include %q: the tree expands to more than %d files when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", Clip(worst.Arg(0)), MaxFileInstances)
+		l.tree.Unreadable = append(l.tree.Unreadable, worst.File.Path)
+	} else if worst != nil {
 		l.diag(worst, "include-missing", SevError, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", Clip(worst.Arg(0)), MaxDirectiveVisits)
 		l.tree.Unreadable = append(l.tree.Unreadable, worst.File.Path)
 	}

@@ -298,10 +298,10 @@ func TestGenErrors(t *testing.T) {
 		{[]string{"gen", "--profile", "static", "--acme"}, "--acme needs --server-name"},
 		{[]string{"gen", "--profile", "static", "--memory", "lots", "--cpus", "2"}, "size"},
 		{[]string{"gen", "--profile", "static", "--diff"}, "--diff needs --out"},
-		{[]string{"gen", "--profile", "static", "--cpus", "0", "--memory", "1GiB"}, "--cpus 0: want a positive number"},
+		{[]string{"gen", "--profile", "static", "--cpus", "0", "--memory", "1GiB"}, "--cpus 0: want 1 to 65536"},
 		{[]string{"gen", "--profile", "static", "--tls", "/nonexistent/cert.pem,/nonexistent/key.pem"}, "nginx cannot start without it"},
 		{[]string{"gen", "--profile", "static", "--fpm-max-children", "5"}, "go with a php profile"},
-		{[]string{"gen", "--profile", "php", "--fpm-max-children", "-1"}, "want a positive number"},
+		{[]string{"gen", "--profile", "php", "--fpm-max-children", "-1"}, "want 1 to 100000"},
 		{[]string{"gen", "--profile", "php", "--fpm-pool", "/nonexistent/www.conf"}, "--fpm-pool"},
 	} {
 		_, errOut, code := runCLI(t, "", c.args...)
