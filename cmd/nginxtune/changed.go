@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -32,17 +33,21 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		if rerr != nil {
 			real = abs
 		}
-		if !inRepo(abs) || !inRepo(real) {
-			if !isLive(abs) || !isLive(real) {
-				return nil, false, nil, failf(ExitError, "%s: outside the repository (the working directory); --changed lints the repository's files only", report.Escape(f))
-			}
+		if !inRepo(abs) && !(isLive(abs) && isLive(real)) {
+			return nil, false, nil, failf(ExitError, "%s: outside the repository (the working directory); --changed lints the repository's files only", report.Escape(f))
 		}
-		if st, err := os.Stat(abs); err != nil || st.IsDir() {
+		if fi, err := os.Lstat(abs); err != nil || fi.IsDir() {
 			return nil, false, nil, failf(ExitError, "%s: not a file (--changed takes the changed files)", report.Escape(f))
 		}
 		// findings are filed at real paths: a changed link or a changed
-		// target of one (sites-enabled/x -> ../sites-available/x) is one file
-		abs = real
+		// target of one (sites-enabled/x -> ../sites-available/x) is one
+		// file. A link naming a path outside the repository (a copy's
+		// sites-enabled/x -> /etc/nginx/sites-available/x) stays as named:
+		// the tree that includes it reads the copy's file through it, and
+		// this machine's file is never read.
+		if inRepo(real) || isLive(abs) {
+			abs = real
+		}
 		if !changed[abs] {
 			changed[abs] = true
 			order = append(order, abs)
@@ -93,8 +98,10 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		}
 		hits := map[string]bool{}
 		for _, f := range t.Files {
-			if changed[f.Path] && !covered[f.Path] {
-				hits[f.Path], covered[f.Path] = true, true
+			for _, p := range []string{f.Path, f.Via} {
+				if p != "" && changed[p] && !covered[p] {
+					hits[f.Path], covered[p] = true, true
+				}
 			}
 		}
 		if len(hits) > 0 {
@@ -106,6 +113,10 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 			continue
 		}
 		t, err := parser.Load(f, s.opt)
+		if errors.Is(err, parser.ErrRootOutside) {
+			fmt.Fprintf(s.stderr, "nginxtune: skipped %s: a link to a file outside the repository, and no nginx.conf here includes it\n", report.Escape(relPath(f)))
+			continue
+		}
 		if err != nil {
 			return nil, false, nil, failf(ExitError, "%v", err)
 		}
@@ -165,19 +176,13 @@ func nearestRoot(file string) string {
 	}
 }
 
-// configExt are the file names that are nginx configuration whatever they
-// hold.
-func configName(p string) bool {
-	base := filepath.Base(p)
-	return base == "nginx.conf" || strings.HasSuffix(base, ".conf") || strings.HasSuffix(base, ".nginx")
-}
-
 // looksLikeNginx tells a changed file that nothing includes from a file
 // that is not nginx configuration at all (a README, an Ansible task file
-// under roles/nginx/): nginx configuration starts with a directive nginx
-// knows. A file named like configuration is always linted.
+// under roles/nginx/, another program's *.conf such as supervisord's or
+// php-fpm's): nginx configuration holds a directive nginx knows. A file
+// named nginx.conf or *.nginx is always linted.
 func looksLikeNginx(t *parser.Tree, path string) bool {
-	if configName(path) {
+	if base := filepath.Base(path); base == "nginx.conf" || strings.HasSuffix(base, ".nginx") {
 		return true
 	}
 	f := t.File(path)

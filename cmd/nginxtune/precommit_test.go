@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 func runCmd(t *testing.T, dir string, name string, args ...string) (string, error) {
@@ -155,5 +157,67 @@ func requirePreCommit(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
 		t.Skip("the checkout is not a git repository")
+	}
+}
+
+// The hook's file selection (.pre-commit-hooks.yaml's files, exclude and
+// types), run by the real pre-commit as a local hook around a built
+// binary: the commit that enables a Debian site is a new symlink and is
+// checked; RHEL's default.d is checked; another program's *.conf reaches
+// the hook and is skipped by it, never failed.
+func TestPreCommitSelection(t *testing.T) {
+	requirePreCommit(t)
+	var manifest []map[string]any
+	b, err := os.ReadFile(filepath.Join(root, ".pre-commit-hooks.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &manifest); err != nil || len(manifest) != 1 {
+		t.Fatalf("manifest: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "nginxtune")
+	if out, err := runCmd(t, root, "go", "build", "-o", bin, "./cmd/nginxtune"); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	hook := manifest[0]
+	hook["language"] = "system"
+	hook["entry"] = bin + " " + strings.TrimPrefix(hook["entry"].(string), "nginxtune ")
+	cfg, _ := yaml.Marshal(map[string]any{"repos": []any{map[string]any{"repo": "local", "hooks": []any{hook}}}})
+
+	repo := t.TempDir()
+	etc := debianTree(t, repo)
+	os.WriteFile(filepath.Join(repo, ".nginxtune.yaml"), []byte("nginx-version: 1.22.1\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, ".pre-commit-config.yaml"), cfg, 0o644)
+	// RHEL: default.d is included inside the default server
+	rhel := filepath.Join(repo, "rhel")
+	os.MkdirAll(filepath.Join(rhel, "default.d"), 0o755)
+	os.WriteFile(filepath.Join(rhel, "nginx.conf"), []byte("events {}\nhttp {\n    server {\n        listen 80 default_server;\n        include default.d/*.conf;\n    }\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(rhel, "default.d/php.conf"), []byte("location ~ \\.php$ {\n    fastcgi_pass unix:/run/php-fpm/www.sock;\n}\n"), 0o644)
+	os.MkdirAll(filepath.Join(repo, "supervisor"), 0o755)
+	os.WriteFile(filepath.Join(repo, "supervisor/supervisord.conf"), []byte("[supervisord]\nnodaemon=true\n"), 0o644)
+	newSite := "server {\n    listen 8080;\n    location / { proxy_pass http://127.0.0.1:5000; }\n}\n"
+	os.WriteFile(filepath.Join(etc, "sites-available/new"), []byte(newSite), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "layouts"}} {
+		if out, err := runCmd(t, repo, "git", args...); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	// enabling the site: the only changed file is the link
+	os.Symlink("../sites-available/new", filepath.Join(etc, "sites-enabled/new"))
+	runCmd(t, repo, "git", "add", "-A")
+	out, err := runCmd(t, repo, "pre-commit", "run", "nginxtune", "--files", "etc/nginx/sites-enabled/new")
+	if err == nil || !strings.Contains(out, "sites-available/new:3:29: warning: proxy_pass to the address 127.0.0.1:5000") {
+		t.Errorf("the commit enabling a site was not checked (err %v):\n%s", err, out)
+	}
+	// RHEL's default.d: a broken file fails the hook
+	os.WriteFile(filepath.Join(rhel, "default.d/php.conf"), []byte("location ~ \\.php$ {\n    fastcgi_pass;\n}\n"), 0o644)
+	out, err = runCmd(t, repo, "pre-commit", "run", "nginxtune", "--files", "rhel/default.d/php.conf")
+	if err == nil || !strings.Contains(out, "default.d/php.conf:2:5: error") {
+		t.Errorf("a broken default.d file passed (err %v):\n%s", err, out)
+	}
+	// another program's *.conf reaches the hook, which skips it
+	out, err = runCmd(t, repo, "pre-commit", "run", "nginxtune", "--files", "supervisor/supervisord.conf")
+	if err != nil || !strings.Contains(out, "skipped supervisor/supervisord.conf") && !strings.Contains(out, "Passed") {
+		t.Errorf("supervisord.conf failed the hook (err %v):\n%s", err, out)
 	}
 }
