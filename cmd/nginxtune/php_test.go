@@ -51,10 +51,9 @@ pm.min_spare_servers = 1
 pm.max_spare_servers = 3
 `, dir, sock)), 0o644)
 	cmd := exec.Command(bins[0], "-F", "-R", "-n", "-y", conf)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// its own process group, stopped whole (SIGQUIT, then SIGKILL): killing
+	// only the master orphaned its workers
+	nginxtest.StartGroup(t, cmd)
 	for i := 0; i < 100; i++ {
 		if _, err := os.Stat(sock); err == nil {
 			return sock, docroot

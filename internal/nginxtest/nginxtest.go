@@ -132,20 +132,7 @@ func Serve(t testing.TB, dir, conf, addr string) {
 	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-g", g)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGQUIT)
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
+	done := StartGroup(t, cmd)
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
@@ -177,4 +164,41 @@ func Get(t testing.TB, url string) (int, string) {
 		t.Fatal(err)
 	}
 	return resp.StatusCode, string(b)
+}
+
+// StartGroup starts cmd as the leader of a process group of its own and,
+// when the test ends, stops the whole group: SIGQUIT (a graceful stop for
+// nginx and php-fpm, whose workers then exit), SIGKILL to every member after
+// 5 s, and a test failure if any process of the group is still there. The
+// returned channel closes when cmd has exited.
+func StartGroup(t testing.TB, cmd *exec.Cmd) <-chan struct{} {
+	t.Helper()
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		syscall.Kill(-pgid, syscall.SIGQUIT)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			<-done
+		}
+		// the workers leave after their master: wait for the group to empty
+		for i := 0; i < 100 && syscall.Kill(-pgid, 0) == nil; i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if syscall.Kill(-pgid, 0) == nil {
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			t.Errorf("%s: processes of its group were still running 5 s after it stopped (killed)", filepath.Base(cmd.Path))
+		}
+	})
+	return done
 }
