@@ -79,7 +79,17 @@ type Tree struct {
 	Unreadable []string
 
 	byPath map[string]*File
+	// notRead holds the includes that left something unread
+	notRead map[*Directive]bool
 }
+
+// NotRead reports whether an include left something unread: a file outside
+// the tree, missing from a copy, or past a bound. What it would have set is
+// unknown, so rules make no claim that it is unset.
+func (t *Tree) NotRead(include *Directive) bool { return t.notRead[include] }
+
+// HasUnread reports whether any include left something unread.
+func (t *Tree) HasUnread() bool { return len(t.notRead) > 0 }
 
 // File returns the loaded file with the given path, or nil.
 func (t *Tree) File(p string) *File { return t.byPath[p] }
@@ -632,6 +642,15 @@ func (l *loader) expand(f *File) {
 }
 
 func (l *loader) diag(d *Directive, kind string, sev Severity, format string, args ...any) {
+	// what an include left unread may set anything, unless nginx would
+	// refuse the tree anyway (an error) or it is a stock file whose content
+	// every package ships (mime.types, fastcgi_params)
+	if d.Name == "include" && (kind == "include-outside-tree" || kind == "include-missing" && sev == SevInfo && !stockFiles[filepath.Base(d.Arg(0))]) {
+		if l.tree.notRead == nil {
+			l.tree.notRead = map[*Directive]bool{}
+		}
+		l.tree.notRead[d] = true
+	}
 	l.tree.Diagnostics = append(l.tree.Diagnostics, Diagnostic{
 		Kind: kind, Severity: sev, File: d.File.Path, Line: int(d.Line), Col: int(d.Col), Offset: int(d.Start),
 		Message: fmt.Sprintf(format, args...),

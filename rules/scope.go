@@ -140,7 +140,31 @@ func (p *Pass) Effective(blocks []*parser.Directive, root *parser.File, name str
 			return Setting{Dirs: ds, Complete: true}
 		}
 	}
-	return Setting{Complete: root == nil || root.ContextSource == "root"}
+	complete := root == nil || root.ContextSource == "root"
+	// an include nginxtune did not read (outside the tree, missing from a
+	// copy) at any level in scope may set it: no claim that it is unset
+	for i := len(blocks) - 1; i >= 0 && complete; i-- {
+		complete = !p.unreadInclude(blocks[i].Block)
+	}
+	if complete && root != nil {
+		complete = !p.unreadInclude(root.Directives)
+	}
+	return Setting{Complete: complete}
+}
+
+// unreadInclude reports whether a block level holds an include that left
+// something unread (a file outside the tree or missing from a copy; not a
+// pattern that matched nothing, which nginx reads as nothing too).
+func (p *Pass) unreadInclude(dirs []*parser.Directive) bool {
+	if p.Tree == nil || !p.Tree.HasUnread() {
+		return false
+	}
+	for _, inc := range p.index.find(dirs, "include") {
+		if p.Tree.NotRead(inc) {
+			return true
+		}
+	}
+	return false
 }
 
 // EffectiveIn is Effective for a context captured during a walk, including

@@ -245,3 +245,59 @@ func TestMapPrecedence(t *testing.T) {
 		}
 	}
 }
+
+// Debian's stock configuration, as the package installs it, passes: lint of
+// /etc/nginx and of "nginx -T" exit 0 (its http-level ssl_protocols with
+// TLS 1.0 and 1.1 is information while no server uses TLS).
+func TestStockDebianPasses(t *testing.T) {
+	if _, err := os.Stat("/etc/nginx/nginx.conf"); err != nil {
+		t.Skip("no /etc/nginx")
+	}
+	if out, err := exec.Command("dpkg", "--verify", "nginx-common").CombinedOutput(); err != nil || len(out) > 0 {
+		t.Skipf("/etc/nginx is not Debian's stock configuration (dpkg --verify nginx-common: %v %s)", err, out)
+	}
+	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "/etc/nginx")
+	if code != ExitOK {
+		t.Errorf("lint /etc/nginx: exit %d\n%s%s", code, out, errOut)
+	}
+	dump, err := exec.Command("nginx", "-T").Output()
+	if err != nil {
+		t.Skipf("nginx -T: %v", err)
+	}
+	out, errOut, code = runCLI(t, string(dump), "lint", "--no-config", "--no-host", "-")
+	if code != ExitOK {
+		t.Errorf("nginx -T | lint -: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// certbot's layout: TLS servers include /etc/letsencrypt/options-ssl-nginx.conf,
+// which a checkout does not hold. What it may set (a session cache, the
+// protocols) is not claimed unset, and --fix adds nothing for it.
+func TestCertbotIncludeNotRead(t *testing.T) {
+	dir := t.TempDir()
+	conf := `events {}
+http {
+    ssl_protocols TLSv1 TLSv1.1 TLSv1.2;
+    server {
+        listen 443 ssl;
+        server_name example.com;
+        ssl_certificate /etc/letsencrypt/live/example.com/fullchain.pem;
+        ssl_certificate_key /etc/letsencrypt/live/example.com/privkey.pem;
+        include /etc/letsencrypt/options-ssl-nginx.conf;
+        root /var/www/html;
+    }
+}
+`
+	p := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(p, []byte(conf), 0o644)
+	out, errOut, _ := runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--fix", p)
+	if strings.Contains(out, "ssl-session-cache") || strings.Contains(out, "weak-tls") {
+		t.Errorf("claims about what the unread include may set:\n%s%s", out, errOut)
+	}
+	if b, _ := os.ReadFile(p); strings.Contains(string(b), "ssl_session_cache") {
+		t.Errorf("--fix added a session cache the include may already declare:\n%s", b)
+	}
+	if !strings.Contains(out, "include-outside-tree") {
+		t.Errorf("the unread include is not reported:\n%s", out)
+	}
+}
