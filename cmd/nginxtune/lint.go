@@ -438,7 +438,36 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 				break
 			}
 		}
+		// A later pass fixes only what the user was shown: a rule the first
+		// report had a fixable finding of in that file, or the follow-up of
+		// a rule fixed there (rules.FollowUps). Anything else a fix brings
+		// up is reported, not applied.
+		shown, shownRule := map[string]bool{}, map[string]bool{}
+		for _, d := range diags {
+			if d.Fix != nil {
+				shown[d.Rule+"\x00"+d.File] = true
+				shownRule[d.Rule] = true
+			}
+		}
+		followUp := func(rule string) bool {
+			for _, parent := range rules.FollowUpOf[rule] {
+				if shownRule[parent] {
+					return true
+				}
+			}
+			return false
+		}
 		for pass := 0; pass < maxFixPasses; pass++ {
+			if pass > 0 {
+				kept := diags[:0:0]
+				for _, d := range diags {
+					if d.Fix != nil && !shown[d.Rule+"\x00"+d.File] && !followUp(d.Rule) {
+						d.Fix = nil // reported at the end, fixable by another run
+					}
+					kept = append(kept, d)
+				}
+				diags = kept
+			}
 			n, _, keys, err := applyFixes(diags, trees, c.ErrOrStderr(), f.force)
 			for f, k := range keys {
 				changed[f] = k
