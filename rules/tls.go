@@ -54,6 +54,18 @@ sessions per megabyte.`,
 }
 
 func checkSslSessionCache(p *Pass) {
+	// a zone some server already declares is reused, with its size: the
+	// same name declared again with another size fails nginx -t ("the size
+	// ... conflicts with already declared size")
+	zone := "shared:SSL:10m"
+	found := false
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		for _, a := range d.Args {
+			if !found && strings.HasPrefix(a.Value, "shared:") && strings.Count(a.Value, ":") == 2 && !inStream(c) {
+				zone, found = a.Value, true
+			}
+		}
+	}, "ssl_session_cache")
 	p.httpServers(func(s *parser.Directive, c *parser.Context) {
 		if !isTLSServer(s) {
 			return
@@ -72,10 +84,10 @@ func checkSslSessionCache(p *Pass) {
 			if !set.Complete {
 				return
 			}
-			diag := p.DiagSev(sev, s, "this TLS server has no ssl_session_cache; %s; write \"ssl_session_cache shared:SSL:10m;\"", cost)
+			diag := p.DiagSev(sev, s, "this TLS server has no ssl_session_cache; %s; write \"ssl_session_cache %s;\"", cost, clip(zone))
 			if http := c.Enclosing(parser.CtxHTTP); http != nil {
-				diag.Fix = &Fix{Description: "add a shared session cache to the http block",
-					Edits: []Edit{insertFirst(http, "ssl_session_cache shared:SSL:10m;")}}
+				diag.Fix = &Fix{Description: "add a shared session cache to the http block (" + clip(zone) + ", the zone the tree already declares where it does)",
+					Edits: []Edit{insertFirst(http, "ssl_session_cache "+zone+";")}}
 			}
 			p.Report(diag)
 			return
