@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"strings"
+
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -123,4 +125,15 @@ func appendArgs(d *parser.Directive, s string) Edit {
 		end = int(d.Args[n-1].Offset) + len(d.Args[n-1].Raw)
 	}
 	return Edit{File: d.File.Path, Start: end, End: end, New: " " + s}
+}
+
+// insertFirstAll adds statements, one per line, as the first ones of block
+// b (one edit: two insertions at one place would collide).
+func insertFirstAll(b *parser.Directive, stmts ...string) Edit {
+	if len(stmts) == 1 || len(b.Block) == 0 || lineStart(b.Block[0]) < 0 {
+		e := insertFirst(b, strings.Join(stmts, " "))
+		return e
+	}
+	sep := newline(b.File) + indentOf(b.Block[0])
+	return insertFirst(b, strings.Join(stmts, sep))
 }
