@@ -144,7 +144,7 @@ func (l *loader) mapLinkTarget(t string) string {
 	if m := l.localPath(t); m != t {
 		return m
 	}
-	if l.opt.Live || l.prefix == "" || l.inside(t) || len(l.opt.Maps) > 0 {
+	if l.opt.Live || l.prefix == "" || l.inside(t) {
 		return t // the live tree's links name this machine's paths
 	}
 	parts := strings.Split(t, "/")[1:]
@@ -489,7 +489,10 @@ func (l *loader) localPath(p string) string {
 // written but its tail does below the prefix, it maps the head onto the
 // prefix (and remembers the map for the includes that follow).
 func (l *loader) inferMap(target string) (string, bool) {
-	if l.tree.Dump || len(l.opt.Maps) > 0 || !filepath.IsAbs(target) {
+	// given maps do not turn the guessing off: --map for one directory
+	// (sites-enabled, absent from a checkout) adds to the maps guessed for
+	// the others (conf.d), it does not send them to this machine's files
+	if l.tree.Dump || !filepath.IsAbs(target) {
 		return "", false
 	}
 	parts := strings.Split(filepath.Clean(target), "/")[1:]

@@ -137,3 +137,13 @@ func insertFirstAll(b *parser.Directive, stmts ...string) Edit {
 	sep := newline(b.File) + indentOf(b.Block[0])
 	return insertFirst(b, strings.Join(stmts, sep))
 }
+
+// insertBeforeAll adds statements before d: one per line, indented like d,
+// when d starts its line; on d's line, space-separated, when d stands in a
+// one-line block (a line break there would start the next at column 0).
+func insertBeforeAll(d *parser.Directive, stmts ...string) Edit {
+	if lineStart(d) < 0 {
+		return insertBefore(d, strings.Join(stmts, " "))
+	}
+	return insertBefore(d, strings.Join(stmts, newline(d.File)+indentOf(d)))
+}

@@ -153,12 +153,18 @@ func (p *Pass) upstreamUses(ups map[string]*parser.Directive) map[string]upstrea
 func keepsConnections(proto string) bool { return proto != protoSCGI && proto != protoUWSGI }
 
 // literalLooksLikeUpstream reports whether a literal address without a port
-// may name an upstream block that a snippet linted alone does not see.
-func literalLooksLikeUpstream(host string, c *parser.Context) bool {
-	if c.Root == nil || c.Root.ContextSource == "root" {
+// may name an upstream block nginxtune did not see: one linted alone as a
+// snippet, or a tree with an include it did not read (a checkout whose
+// conf.d is the server's). Such a name is never turned into an upstream
+// server by --fix: deployed, "server app:80" would resolve app, or fail to.
+func literalLooksLikeUpstream(p *Pass, host string, c *parser.Context) bool {
+	if strings.Contains(host, ":") || net.ParseIP(host) != nil || strings.Contains(host, ".") {
 		return false
 	}
-	return !strings.Contains(host, ":") && net.ParseIP(host) == nil && !strings.Contains(host, ".")
+	if c.Root == nil || c.Root.ContextSource == "root" {
+		return p.Tree != nil && (p.Tree.HasUnread() || len(p.Tree.Unreadable) > 0)
+	}
+	return true
 }
 
 // measuredGain is the figure that fits a backend: the published remote
@@ -173,6 +179,19 @@ func measuredGain(host string) string {
 func checkUpstreamKeepalive(p *Pass) {
 	ups := p.httpUpstreams()
 	uses := p.upstreamUses(ups)
+	// the files that proxy to each literal address: an upstream the fix
+	// writes for an address several files use goes where all of them see it
+	users := map[string]map[string]bool{}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if _, host, _, ok := passTarget(d); ok && !inStream(c) {
+			if _, isUp := ups[host]; !isUp {
+				if users[host] == nil {
+					users[host] = map[string]bool{}
+				}
+				users[host][d.File.Path] = true
+			}
+		}
+	}, protoHTTP)
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		if inStream(c) {
 			return
@@ -202,14 +221,14 @@ func checkUpstreamKeepalive(p *Pass) {
 		if !keepsConnections(d.Name) {
 			return
 		}
-		if literalLooksLikeUpstream(host, c) {
+		if literalLooksLikeUpstream(p, host, c) {
 			p.ReportSeverityf(Info, d, "%s %s: if %q is an upstream block defined in a file nginxtune did not read, this is fine; "+
 				"if it is a host name, each request opens a new backend connection (lint the tree from its nginx.conf to know)", d.Name, d.Arg(0), host)
 			return
 		}
 		switch d.Name {
 		case protoHTTP:
-			reportLiteralProxy(p, d, c, ups, scheme, host, rest)
+			reportLiteralProxy(p, d, c, ups, scheme, host, rest, len(users[host]) > 1)
 		case protoFastCGI:
 			p.ReportSeverityf(Info, d, "fastcgi_pass to the address %s connects anew for every request; to keep connections, "+
 				"pass to an upstream block with \"keepalive N;\" and set \"fastcgi_keep_conn on;\", where workers x N stays at most half "+
@@ -224,7 +243,7 @@ func checkUpstreamKeepalive(p *Pass) {
 // reportLiteralProxy reports a proxy_pass to a literal address, with a fix
 // that keeps what the backend receives: the Host header ($proxy_host was the
 // address as written) and, for HTTPS, the name checked and sent as SNI.
-func reportLiteralProxy(p *Pass, d *parser.Directive, c *parser.Context, ups map[string]*parser.Directive, scheme, host, rest string) {
+func reportLiteralProxy(p *Pass, d *parser.Directive, c *parser.Context, ups map[string]*parser.Directive, scheme, host, rest string, shared bool) {
 	name := upstreamNameFor(host)
 	server := serverAddress(scheme, host)
 	headers := ""
@@ -234,7 +253,7 @@ func reportLiteralProxy(p *Pass, d *parser.Directive, c *parser.Context, ups map
 	diag := p.DiagArg(d, 0, "proxy_pass to the address %s opens a new backend connection for every request, since only servers in an upstream block keep idle connections; "+
 		"%s; write \"upstream %s { server %s; keepalive 32; }\" "+
 		"and \"proxy_pass %s://%s%s;\"%s", host, measuredGain(host), name, server, scheme, name, rest, headers)
-	diag.Fix = upstreamFix(p, d, c, ups, name, server, scheme+"://"+name+rest, proxyHostHeader(scheme, host), scheme == "https")
+	diag.Fix = upstreamFix(p, d, c, ups, name, server, scheme+"://"+name+rest, proxyHostHeader(scheme, host), scheme == "https", shared)
 	p.Report(diag)
 }
 
@@ -458,11 +477,7 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 			return
 		}
 		if len(before) > 0 {
-			e := insertBefore(d, before[0])
-			for _, stmt := range before[1:] {
-				e.New += indentOf(d) + stmt + newline(d.File)
-			}
-			edits = append(edits, e)
+			edits = append(edits, insertBeforeAll(d, before...))
 		}
 		diag := p.Diag(d, "upstream %q keeps idle connections that this proxy_pass cannot use; %s%s",
 			host, strings.Join(problems, "; "), note)
@@ -498,31 +513,48 @@ func upstreamNameFor(host string) string {
 // the Host header it got ($proxy_host becomes the upstream's name, so the
 // old one is written out) and, for HTTPS, the same TLS name. Before nginx
 // 1.29.7 the next pass adds the proxy headers (proxy-keepalive-headers).
-func upstreamFix(p *Pass, d *parser.Directive, c *parser.Context, ups map[string]*parser.Directive, name, server, url, hostHeader string, tls bool) *Fix {
+func upstreamFix(p *Pass, d *parser.Directive, c *parser.Context, ups map[string]*parser.Directive, name, server, url, hostHeader string, tls, shared bool) *Fix {
 	keep, ok := p.keepHostEdits(d, c, hostHeader, tls)
 	if !ok {
 		return nil
 	}
 	edits := append([]Edit{replaceArg(d, 0, url)}, keep...)
-	if _, exists := ups[name]; exists {
+	http := c.Enclosing(parser.CtxHTTP)
+	if up, exists := ups[name]; exists {
+		// only an upstream every user sees: in this file, or at the http
+		// level (the main file); one in another site's file would tie this
+		// site to that one (disabling it would break this)
+		if up.File != d.File && (http == nil || up.File != http.File) {
+			return nil
+		}
 		return &Fix{Description: "proxy to upstream " + name, Edits: edits}
 	}
-	srv := c.Enclosing("server")
-	if srv == nil {
+	// an address one file uses: the upstream goes before its server, so
+	// the site stays whole (enabled or disabled with its file); one several
+	// files use: at the top of the http block, which every site sees
+	at := c.Enclosing("server")
+	where := "before the server"
+	if shared {
+		if http == nil || len(http.Block) == 0 {
+			return nil
+		}
+		at, where = http.Block[0], "at the top of the http block, where every site that uses the address sees it"
+	}
+	if at == nil {
 		return nil
 	}
-	ls := lineStart(srv)
+	ls := lineStart(at)
 	if ls < 0 {
 		return nil
 	}
-	ind, nl := indentOf(srv), newline(srv.File)
+	ind, nl := indentOf(at), newline(at.File)
 	block := ind + "upstream " + name + " {" + nl +
 		ind + "    server " + server + ";" + nl +
 		ind + "    keepalive 32;" + nl +
 		ind + "}" + nl + nl
 	return &Fix{
-		Description: "define upstream " + name + " with keepalive and proxy to it",
-		Edits:       append([]Edit{{File: srv.File.Path, Start: ls, End: ls, New: block}}, edits...),
+		Description: "define upstream " + name + " with keepalive (" + where + ") and proxy to it",
+		Edits:       append([]Edit{{File: at.File.Path, Start: ls, End: ls, New: block}}, edits...),
 		Key:         "upstream:" + name,
 	}
 }

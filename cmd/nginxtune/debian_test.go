@@ -7,6 +7,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/nginxtune/nginxtune/internal/nginxcheck"
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
 )
 
 const debianNginxConf = `user www-data;
@@ -304,5 +307,86 @@ http {
 	}
 	if !strings.Contains(out, "include-outside-tree") {
 		t.Errorf("the unread include is not reported:\n%s", out)
+	}
+}
+
+// A Debian tree kept in git without sites-enabled (host state): --map for
+// sites-enabled adds to the guessed map for conf.d (the upstream defined
+// there is found, not rewritten into "server app:80"), and --fix leaves
+// every site loadable on its own: deployed with relative and absolute
+// sites-enabled links, nginx -t passes with every site, and with each one
+// disabled in turn.
+func TestDebianCheckoutFixKeepsSitesIndependent(t *testing.T) {
+	repo := t.TempDir()
+	for _, d := range []string{"conf.d", "sites-available"} {
+		os.MkdirAll(filepath.Join(repo, d), 0o755)
+	}
+	files := map[string]string{
+		"nginx.conf":            "events {}\nhttp {\n    include /etc/nginx/conf.d/*.conf;\n    include /etc/nginx/sites-enabled/*;\n}\n",
+		"conf.d/upstreams.conf": "upstream app {\n    server 127.0.0.1:8080;\n    keepalive 32;\n}\n",
+		"sites-available/a":     "server {\n    listen 127.0.0.1:8001;\n    location / {\n        proxy_pass http://app;\n    }\n    location /api/ {\n        proxy_pass http://127.0.0.1:9000;\n    }\n}\n",
+		"sites-available/b":     "server {\n    listen 127.0.0.1:8002;\n    location /api/ {\n        proxy_pass http://127.0.0.1:9000;\n    }\n}\n",
+		"sites-available/c":     "server {\n    listen 127.0.0.1:8003;\n    location / {\n        proxy_pass http://127.0.0.1:9100;\n    }\n}\n",
+	}
+	for name, content := range files {
+		os.WriteFile(filepath.Join(repo, name), []byte(content), 0o644)
+	}
+	if out, err := runCmd(t, repo, "git", "init", "-q"); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	t.Chdir(repo)
+	_, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1",
+		"--map", "/etc/nginx/sites-enabled="+filepath.Join(repo, "sites-available"), "--fix", repo)
+	if !strings.Contains(errOut, "applied") || code == ExitError {
+		t.Fatalf("--fix: exit %d: %s", code, errOut)
+	}
+	all := ""
+	for name := range files {
+		b, _ := os.ReadFile(filepath.Join(repo, name))
+		all += string(b)
+	}
+	if strings.Contains(all, "server app:80") || strings.Contains(all, "backend_app") {
+		t.Errorf("the upstream defined in conf.d was rewritten:\n%s", all)
+	}
+	for _, site := range []string{"a", "b", "c"} {
+		if b, _ := os.ReadFile(filepath.Join(repo, "sites-available", site)); !strings.Contains(string(b), "backend_127_0_0_1") {
+			t.Errorf("site %s not fixed:\n%s", site, b)
+		}
+	}
+	if os.Geteuid() != 0 || nginxcheck.Binary() == "" {
+		return
+	}
+	// deploy: the tree at a prefix standing for /etc/nginx, the sites
+	// enabled by links (relative for a and c, absolute for b)
+	deploy := func(enabled []string) nginxcheck.Result {
+		dir := t.TempDir()
+		if err := os.CopyFS(dir, os.DirFS(repo)); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "nginx.conf"))
+		os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(strings.ReplaceAll(string(b), "/etc/nginx/", dir+"/")), 0o644)
+		os.MkdirAll(filepath.Join(dir, "sites-enabled"), 0o755)
+		for _, s := range enabled {
+			target := "../sites-available/" + s
+			if s == "b" {
+				target = filepath.Join(dir, "sites-available", s)
+			}
+			os.Symlink(target, filepath.Join(dir, "sites-enabled", s))
+		}
+		return nginxtest.Run(t, nginxcheck.Binary(), dir, filepath.Join(dir, "nginx.conf"))
+	}
+	if res := deploy([]string{"a", "b", "c"}); !res.OK {
+		t.Errorf("every site enabled: nginx -t fails: %s", res.Output)
+	}
+	for _, off := range []string{"a", "b", "c"} {
+		var on []string
+		for _, s := range []string{"a", "b", "c"} {
+			if s != off {
+				on = append(on, s)
+			}
+		}
+		if res := deploy(on); !res.OK {
+			t.Errorf("site %s disabled: nginx -t fails: %s", off, res.Output)
+		}
 	}
 }
