@@ -147,3 +147,33 @@ func TestIncludeFanOutRefused(t *testing.T) {
 }
 
 func parserCut(s string) string { return CutAt(s, 2000) }
+
+// A checkout's modules-enabled holds links to the server's files
+// (/usr/share/nginx/modules-available/...): one finding for the include,
+// the same whether this machine has those files or not.
+func TestOutsideLinksOneFinding(t *testing.T) {
+	var msgs []string
+	for _, exist := range []bool{false, true} {
+		outside := filepath.Join(t.TempDir(), "modules-available")
+		tree := filepath.Join(t.TempDir(), "nginx")
+		os.MkdirAll(filepath.Join(tree, "modules-enabled"), 0o755)
+		if exist {
+			os.MkdirAll(outside, 0o755)
+		}
+		for _, m := range []string{"geoip", "mail", "stream", "xslt"} {
+			if exist {
+				os.WriteFile(filepath.Join(outside, "mod-"+m+".conf"), []byte("load_module x.so;\n"), 0o644)
+			}
+			os.Symlink(filepath.Join(outside, "mod-"+m+".conf"), filepath.Join(tree, "modules-enabled", "50-mod-"+m+".conf"))
+		}
+		os.WriteFile(filepath.Join(tree, "nginx.conf"), []byte("include /etc/nginx/modules-enabled/*.conf;\nevents {}\nhttp {}\n"), 0o644)
+		tr := mustLoad(t, tree, Options{})
+		if len(tr.Diagnostics) != 1 || tr.Diagnostics[0].Kind != "include-outside-tree" || !strings.Contains(tr.Diagnostics[0].Message, "4 of the files") {
+			t.Errorf("exist=%v: want one include-outside-tree finding for the four links:\n%s", exist, messages(tr))
+		}
+		msgs = append(msgs, strings.ReplaceAll(messages(tr), filepath.Dir(outside), "X"))
+	}
+	if msgs[0] != msgs[1] {
+		t.Errorf("the finding depends on what this machine has:\n%s\n%s", msgs[0], msgs[1])
+	}
+}

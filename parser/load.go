@@ -615,12 +615,33 @@ func (l *loader) expand(f *File) {
 		}
 		paths := l.resolve(d)
 		l.prefetch(paths)
+		// files the pattern matched inside the tree that are links to files
+		// outside it: one finding for the include, naming where they point
+		var outside []string
+		defer func() {
+			if len(outside) == 0 {
+				return
+			}
+			dirs := map[string]bool{}
+			var list []string
+			for _, p := range outside {
+				if dir := filepath.Dir(l.realPath(p)); !dirs[dir] {
+					dirs[dir] = true
+					list = append(list, dir)
+				}
+			}
+			what := Clip(l.display(outside[0])) + " is a link"
+			if len(outside) > 1 {
+				what = fmt.Sprintf("%d of the files it matches (%s, ...) are links", len(outside), Clip(l.display(outside[0])))
+			}
+			l.diag(d, "include-outside-tree", SevInfo, "include %q: %s to files outside the linted tree (in %s); not read: they name the server's files, which nginx reads there, and findings that depend on them are missing (\"# nginxtune:disable include-outside-tree -- the server's files\" above the include says so once)",
+				Clip(d.Arg(0)), what, Clip(strings.Join(list, ", ")))
+		}()
 		for _, p := range paths {
 			inc, err := l.file(p)
 			switch {
 			case errors.Is(err, ErrOutside):
-				l.diag(d, "include-outside-tree", SevInfo, "include %q: %s is %v (give --allow-outside %s to read it); findings that depend on it are missing",
-					Clip(d.Arg(0)), Clip(l.display(p)), err, Clip(filepath.Dir(p)))
+				outside = append(outside, p)
 				continue
 			case err != nil:
 				l.diag(d, "include-missing", SevError, "include %q: cannot read %s: %v", Clip(d.Arg(0)), Clip(l.display(p)), unwrapPathErr(err))
