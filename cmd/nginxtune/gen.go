@@ -476,33 +476,76 @@ func replaceDirective(content, name, path string) string {
 // thisHost reports whether gen sizes for the machine it runs on.
 func thisHost(f *genFlags) bool { return f.factsFile == "" && (f.cpus == 0 || f.memory == "") }
 
-// readFPMPool reads pm.max_children from a php-fpm pool file (INI: "key =
-// value", ";" comments). A file with several pools gives the first pool's.
+// readFPMPool reads pm.max_children as php-fpm reads its configuration: an
+// INI file ("key = value", ";" comments) of sections, where [global] holds
+// no pool and "include=PATTERN" lines (in any section) pull in more files,
+// as php-fpm.conf pulls in pool.d/*.conf. The first pool that sets
+// pm.max_children gives it. Every file is read bounded (1 MiB), includes at
+// most 4 deep and 256 files.
 func readFPMPool(path string) (int, string, error) {
-	b, err := boundedread.File(path, 1<<20, "")
-	if err != nil {
-		return 0, "", unwrap(err)
+	type found struct {
+		n     int
+		where string
 	}
-	pool := ""
-	for i, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			if pool != "" {
-				break
+	var first *found
+	files := 0
+	var read func(p string, depth int) error
+	read = func(p string, depth int) error {
+		if files++; files > 256 || depth > 4 {
+			return fmt.Errorf("%s: includes nest deeper than 4 or read more than 256 files", path)
+		}
+		b, err := boundedread.File(p, 1<<20, "")
+		if err != nil {
+			return unwrap(err)
+		}
+		section := ""
+		for i, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, ";") || strings.HasPrefix(line, "#") || line == "" {
+				continue
 			}
-			pool = line
-			continue
+			if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
+				section = line
+				continue
+			}
+			k, v, ok := strings.Cut(line, "=")
+			if !ok {
+				continue
+			}
+			k = strings.TrimSpace(k)
+			v = strings.Trim(strings.TrimSpace(strings.SplitN(v, ";", 2)[0]), `"'`)
+			switch {
+			case k == "include":
+				pattern := v
+				if !filepath.IsAbs(pattern) {
+					pattern = filepath.Join(filepath.Dir(p), pattern)
+				}
+				matches, err := filepath.Glob(pattern)
+				if err != nil {
+					return fmt.Errorf("%s:%d: include %q: %v", p, i+1, v, err)
+				}
+				for _, m := range matches {
+					if err := read(m, depth+1); err != nil {
+						return err
+					}
+				}
+			case k == "pm.max_children" && section != "" && section != "[global]":
+				n, err := strconv.Atoi(v)
+				if err != nil || n <= 0 || n > templates.MaxFPMChildren {
+					return fmt.Errorf("%s:%d: pm.max_children %q is not a number from 1 to %d", p, i+1, v, templates.MaxFPMChildren)
+				}
+				if first == nil {
+					first = &found{n, fmt.Sprintf("%s:%d %s", filepath.Base(p), i+1, section)}
+				}
+			}
 		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok || strings.HasPrefix(line, ";") || strings.HasPrefix(line, "#") || strings.TrimSpace(k) != "pm.max_children" {
-			continue
-		}
-		v = strings.TrimSpace(strings.SplitN(v, ";", 2)[0])
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 || n > templates.MaxFPMChildren {
-			return 0, "", fmt.Errorf("%s:%d: pm.max_children %q is not a positive number", path, i+1, v)
-		}
-		return n, fmt.Sprintf("%s:%d %s", filepath.Base(path), i+1, pool), nil
+		return nil
 	}
-	return 0, "", fmt.Errorf("%s: no pm.max_children (php-fpm then refuses to start the pool)", path)
+	if err := read(path, 0); err != nil {
+		return 0, "", err
+	}
+	if first == nil {
+		return 0, "", fmt.Errorf("%s: no pool sets pm.max_children (php-fpm then refuses to start the pool)", path)
+	}
+	return first.n, first.where, nil
 }
