@@ -235,3 +235,29 @@ func TestThisMachine(t *testing.T) {
 		t.Errorf("this machine: %+v", f)
 	}
 }
+
+// facts --root reads the nginx of the filesystem it is given, never this
+// machine's and never by running it: the version and configure arguments
+// are strings in the binary; without a binary the version is unknown.
+func TestNginxVFromBinary(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "usr/sbin"), 0o755)
+	bin := []byte("\x7fELF junk\x00nginx/1.27.3\x00more\x00configure arguments: --prefix=/etc/nginx --with-http_ssl_module\x00tail")
+	os.WriteFile(filepath.Join(root, "usr/sbin/nginx"), bin, 0o755)
+	out, err := NginxVFromBinary(root)
+	v, args := ParseNginxV(out)
+	if err != nil || v != "1.27.3" || len(args) != 2 || args[1] != "--with-http_ssl_module" {
+		t.Errorf("got %q %v %v", v, args, err)
+	}
+	// a link out of the root is not followed
+	other := t.TempDir()
+	os.MkdirAll(filepath.Join(other, "usr/sbin"), 0o755)
+	os.Symlink("/usr/sbin/nginx", filepath.Join(other, "usr/sbin/nginx"))
+	if out, err := NginxVFromBinary(other); err == nil {
+		t.Errorf("followed a link out of the root: %q", out)
+	}
+	f := (&Reader{Root: other, Nginx: func() (string, error) { return NginxVFromBinary(other) }, NginxSource: "binary"}).Read()
+	if f.NginxVersion.Known() {
+		t.Errorf("version known without a binary: %v", f.NginxVersion)
+	}
+}

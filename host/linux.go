@@ -23,6 +23,9 @@ type Reader struct {
 	// Nginx runs "nginx -V" and returns its output; nil skips the nginx
 	// facts. Tests replace it.
 	Nginx func() (string, error)
+	// NginxSource names where Nginx's answer comes from ("nginx -V" when
+	// empty)
+	NginxSource string
 	// SelfPID is the process whose affinity is read ("self" by default).
 	SelfPID string
 }
@@ -111,16 +114,20 @@ func (r *Reader) readGroup(g group, f *Facts) {
 // readNginx runs the Nginx function (nginx -V) when there is one.
 func (r *Reader) readNginx(f *Facts) {
 	if r.Nginx != nil {
+		src := r.NginxSource
+		if src == "" {
+			src = "nginx -V"
+		}
 		out, err := r.Nginx()
 		if err != nil {
-			f.NginxVersion = unknown[string](fmt.Errorf("nginx -V: %w", err))
+			f.NginxVersion = unknown[string](fmt.Errorf("%s: %w", src, err))
 		} else {
 			v, args := ParseNginxV(out)
 			if v == "" {
-				f.NginxVersion = unknown[string](fmt.Errorf("nginx -V printed no version"))
+				f.NginxVersion = unknown[string](fmt.Errorf("%s: no version", src))
 			} else {
-				f.NginxVersion = known(v, "nginx -V")
-				f.NginxConfigure = known(args, "nginx -V")
+				f.NginxVersion = known(v, src)
+				f.NginxConfigure = known(args, src)
 			}
 		}
 	}

@@ -3,7 +3,11 @@ package host
 // What the installed nginx says of itself (nginx -V).
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"os"
+	"regexp"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
@@ -57,4 +61,52 @@ func RunNginxV() (string, error) {
 		return "", fmt.Errorf("no nginx binary on PATH or in /usr/sbin, /usr/local/sbin, /usr/local/nginx/sbin")
 	}
 	return nginxcheck.V(bin)
+}
+
+// nginxBinaries are where packages and source builds put nginx.
+var nginxBinaries = []string{"usr/sbin/nginx", "usr/local/sbin/nginx", "usr/local/nginx/sbin/nginx", "usr/bin/nginx"}
+
+var binVersionRe = regexp.MustCompile(`nginx/([0-9]+\.[0-9]+\.[0-9]+)\x00`)
+
+// NginxVFromBinary answers for "nginx -V" of the nginx installed under root
+// (a container's filesystem) without running it: a binary from another
+// filesystem is not run here. The version ("nginx/1.22.1") and the configure
+// arguments are strings in the binary; links are followed only inside root.
+// The file is read up to 64 MiB.
+func NginxVFromBinary(root string) (string, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	for _, p := range nginxBinaries {
+		f, err := r.Open(p)
+		if err != nil {
+			continue
+		}
+		st, err := f.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			f.Close()
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(f, 64<<20))
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+		m := binVersionRe.FindSubmatch(b)
+		if m == nil {
+			return "", fmt.Errorf("%s/%s: no nginx version string in the binary", root, p)
+		}
+		out := "nginx version: nginx/" + string(m[1]) + "\n"
+		if i := bytes.Index(b, []byte("configure arguments:")); i >= 0 {
+			end := bytes.IndexByte(b[i:], 0)
+			if end < 0 || end > 64<<10 {
+				end = min(len(b)-i, 64<<10)
+			}
+			out += string(b[i:i+end]) + "\n"
+		}
+		return out, nil
+	}
+	return "", fmt.Errorf("no nginx binary under %s (%s); the version is unknown", root, strings.Join(nginxBinaries, ", "))
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/host"
@@ -11,8 +12,16 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// readHost reads the facts of the machine at root: this one ("/"), whose
+// nginx answers nginx -V, or a filesystem such as a container's, whose
+// nginx binary is read, never run.
 func readHost(root string) *host.Facts {
-	return (&host.Reader{Root: root, Nginx: host.RunNginxV}).Read()
+	r := &host.Reader{Root: root, Nginx: host.RunNginxV}
+	if abs, err := filepath.Abs(root); err != nil || abs != "/" {
+		r.Nginx = func() (string, error) { return host.NginxVFromBinary(root) }
+		r.NginxSource = "the nginx binary under " + root + " (read, not run)"
+	}
+	return r.Read()
 }
 
 // sayProblems tells once which facts could not be read.
