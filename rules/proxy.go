@@ -192,6 +192,8 @@ func checkUpstreamKeepalive(p *Pass) {
 			}
 		}
 	}, protoHTTP)
+	literal := map[string]*literalGroup{}
+	var literalOrder []string
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		if inStream(c) {
 			return
@@ -228,7 +230,22 @@ func checkUpstreamKeepalive(p *Pass) {
 		}
 		switch d.Name {
 		case protoHTTP:
-			reportLiteralProxy(p, d, c, ups, scheme, host, rest, len(users[host]) > 1)
+			// one finding per address and file, at its first proxy_pass, the
+			// others as related places: a site proxying to one backend from
+			// four locations has one problem, not four
+			key := host + "\x00" + d.File.Path
+			g := literal[key]
+			if g == nil {
+				g = &literalGroup{host: host, shared: len(users[host]) > 1}
+				literal[key] = g
+				literalOrder = append(literalOrder, key)
+			}
+			for _, u := range g.uses {
+				if u.d == d {
+					return // the same file read again through another include
+				}
+			}
+			g.uses = append(g.uses, literalUse{d, c, scheme, rest})
 		case protoFastCGI:
 			p.ReportSeverityf(Info, d, "fastcgi_pass to the address %s connects anew for every request; to keep connections, "+
 				"pass to an upstream block with \"keepalive N;\" and set \"fastcgi_keep_conn on;\", where workers x N stays at most half "+
@@ -238,24 +255,67 @@ func checkUpstreamKeepalive(p *Pass) {
 				"keep idle connections; write \"upstream NAME { server %s; keepalive 32; }\" and pass to NAME", d.Name, host, host)
 		}
 	}, append([]string{"upstream"}, passNames...)...)
+	for _, key := range literalOrder {
+		reportLiteralProxy(p, ups, literal[key])
+	}
 }
 
-// reportLiteralProxy reports a proxy_pass to a literal address, with a fix
-// that keeps what the backend receives: the Host header ($proxy_host was the
+// literalUse is one proxy_pass to a literal address; literalGroup the
+// proxy_passes of one file to one address.
+type literalUse struct {
+	d            *parser.Directive
+	c            *parser.Context
+	scheme, rest string
+}
+
+type literalGroup struct {
+	host   string
+	shared bool // other files proxy to the address too
+	uses   []literalUse
+}
+
+// reportLiteralProxy reports the proxy_passes of one file to a literal
+// address, at the first, with a fix that moves them all to one upstream and
+// keeps what the backend receives: the Host header ($proxy_host was the
 // address as written) and, for HTTPS, the name checked and sent as SNI.
-func reportLiteralProxy(p *Pass, d *parser.Directive, c *parser.Context, ups map[string]*parser.Directive, scheme, host, rest string, shared bool) {
+func reportLiteralProxy(p *Pass, ups map[string]*parser.Directive, g *literalGroup) {
+	first := g.uses[0]
+	d, c, scheme, rest, host := first.d, first.c, first.scheme, first.rest, g.host
 	name := upstreamNameFor(host)
 	server := serverAddress(scheme, host)
 	headers := ""
 	if p.Before(vUpstreamKeepalive) {
 		headers = " with \"proxy_http_version 1.1;\" and \"proxy_set_header Connection \"\";\"" + p.versionNote("before 1.29.7")
 	}
-	diag := p.DiagArg(d, 0, "proxy_pass to the address %s opens a new backend connection for every request, since only servers in an upstream block keep idle connections; "+
+	more := ""
+	if n := len(g.uses); n > 1 {
+		var lines []string
+		for _, u := range g.uses[1:] {
+			lines = append(lines, fmt.Sprint(u.d.Line))
+		}
+		more = fmt.Sprintf(" (%d proxy_passes in this file: also line%s %s)", n, pluralS(n-1), strings.Join(lines, ", "))
+	}
+	diag := p.DiagArg(d, 0, "proxy_pass to the address %s opens a new backend connection for every request%s, since only servers in an upstream block keep idle connections; "+
 		"%s; write \"upstream %s { server %s; keepalive 32; }\" "+
-		"and \"proxy_pass %s://%s%s;\"%s", host, measuredGain(host), name, server, scheme, name, rest, headers)
-	diag.Fix = upstreamFix(p, d, c, ups, name, server, scheme+"://"+name+rest, proxyHostHeader(scheme, host), scheme == "https", shared)
+		"and \"proxy_pass %s://%s%s;\"%s", host, more, measuredGain(host), name, server, scheme, name, rest, headers)
+	for _, u := range g.uses[1:] {
+		diag.Related = append(diag.Related, relatedTo(u.d, "another proxy_pass to "+host))
+	}
+	diag.Fix = upstreamFix(p, d, c, ups, name, server, scheme+"://"+name+rest, proxyHostHeader(scheme, host), scheme == "https", g.shared)
+	if diag.Fix != nil {
+		for _, u := range g.uses[1:] {
+			keep, ok := p.keepHostEdits(u.d, u.c, proxyHostHeader(u.scheme, host), u.scheme == "https")
+			if !ok {
+				diag.Fix = nil // all of them or none: a half-moved backend is two pools
+				break
+			}
+			diag.Fix.Edits = append(diag.Fix.Edits, replaceArg(u.d, 0, u.scheme+"://"+name+u.rest))
+			diag.Fix.Edits = append(diag.Fix.Edits, keep...)
+		}
+	}
 	p.Report(diag)
 }
+
 
 // serverAddress is the upstream server line for a literal address: the
 // scheme's port written out, since an upstream server defaults to 80.
