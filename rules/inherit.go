@@ -146,9 +146,12 @@ func checkHeaderInheritance(p *Pass) {
 		}
 		diag := p.Diag(inner[0], "this %s replaces the ones inherited from %s: %s %s in this %s; repeat them here or include a shared snippet at both levels",
 			fam, clip(from), clip(list), verb, b.Name)
+		// first the block that loses them (an editor's jump goes where the
+		// header is missing), then where each lost one is set
+		diag.Related = append(diag.Related, relatedTo(b, fmt.Sprintf("the %s that loses %s", b.Name, clip(list))))
 		for _, x := range outer.Dirs {
-			if n := strings.ToLower(x.Arg(0)); !have[n] && len(diag.Related) < 10 {
-				diag.Related = append(diag.Related, relatedTo(x, x.Name+" "+clip(x.Arg(0))+", dropped here"))
+			if n := strings.ToLower(x.Arg(0)); !have[n] && len(diag.Related) < 11 {
+				diag.Related = append(diag.Related, relatedTo(x, fmt.Sprintf("%s %s is set here, and not inherited by the %s at %s", x.Name, clip(x.Arg(0)), b.Name, where(b))))
 			}
 		}
 		p.Report(diag)

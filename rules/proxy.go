@@ -293,9 +293,9 @@ func reportLiteralProxy(p *Pass, ups map[string]*parser.Directive, g *literalGro
 		for _, u := range g.uses[1:] {
 			lines = append(lines, fmt.Sprint(u.d.Line))
 		}
-		more = fmt.Sprintf(" (%d proxy_passes in this file: also line%s %s)", n, pluralS(n-1), strings.Join(lines, ", "))
+		more = fmt.Sprintf("; %d proxy_passes in this file go there (also line%s %s)", n, pluralS(n-1), strings.Join(lines, ", "))
 	}
-	diag := p.DiagArg(d, 0, "proxy_pass to the address %s opens a new backend connection for every request%s, since only servers in an upstream block keep idle connections; "+
+	diag := p.DiagArg(d, 0, "proxy_pass to the address %s opens a new backend connection for every request, since only servers in an upstream block keep idle connections%s; "+
 		"%s; write \"upstream %s { server %s; keepalive 32; }\" "+
 		"and \"proxy_pass %s://%s%s;\"%s", host, more, measuredGain(host), name, server, scheme, name, rest, headers)
 	for _, u := range g.uses[1:] {
