@@ -191,7 +191,10 @@ func checkListenHTTP2Deprecated(p *Pass) {
 			diag := p.DiagArg(l, i, `"listen ... http2" is deprecated since nginx 1.25.1; remove http2 here and write "http2 on;" in the server%s`,
 				p.versionNote("1.25.1 and later"))
 			if !p.Version.Known() {
-				p.Report(diag) // with no fix: it would break nginx before 1.25.1
+				// information, with no fix: nothing says which side of 1.25.1
+				// the tree is for, and "http2 on;" breaks nginx before it
+				diag.Severity = Info
+				p.Report(diag)
 				continue
 			}
 			edits := []Edit{removeArg(l, i)}
