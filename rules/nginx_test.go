@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -100,4 +102,74 @@ func onlyRules(ids ...string) map[string]bool {
 		delete(off, id)
 	}
 	return off
+}
+
+// nginx-proxy's maps send "Connection: close" to the backend even from an
+// upstream with keepalive: measured on loopback, a backend behind such a
+// proxy sees "close", and upstream-keepalive therefore offers no fix that
+// only adds keepalive, while proxy-keepalive-headers reports the chain.
+func TestConnectionCloseThroughMaps(t *testing.T) {
+	nginxtest.Require(t)
+	if os.Geteuid() != 0 {
+		t.Skip("serving with nginx needs root")
+	}
+	port, backend := nginxtest.FreePort(t), nginxtest.FreePort(t)
+	conf := fmt.Sprintf(`events {}
+http {
+    map $http_upgrade $proxy_connection {
+        default upgrade;
+        '' $proxy_connection_noupgrade;
+    }
+    map $upstream_keepalive $proxy_connection_noupgrade {
+        default close;
+        'true' '';
+    }
+    proxy_http_version 1.1;
+    proxy_set_header Connection $proxy_connection;
+    upstream app {
+        server 127.0.0.1:%[2]d;
+        keepalive 32;
+    }
+    server {
+        listen 127.0.0.1:%[1]d;
+        set $upstream_keepalive false;
+        location / { proxy_pass http://app; }
+        location /kept/ { set $upstream_keepalive true; proxy_pass http://app; }
+    }
+    server {
+        listen 127.0.0.1:%[2]d;
+        location / { return 200 "[$http_connection]"; }
+    }
+}
+`, port, backend)
+	dir := t.TempDir()
+	main := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(main, []byte(conf), 0o644)
+	tr, err := parser.Load(main, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chain bool
+	for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1"), Disabled: onlyRules("proxy-keepalive-headers")}) {
+		chain = chain || d.Line == 20 && strings.Contains(d.Message, "through $proxy_connection_noupgrade")
+	}
+	if !chain {
+		t.Errorf("proxy-keepalive-headers does not follow the map chain at line 20")
+	}
+	nginxtest.Serve(t, dir, main, fmt.Sprintf("127.0.0.1:%d", port))
+	get := func(path string) string {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if got := get("/"); got != "[close]" {
+		t.Errorf("through the maps the backend saw Connection %s, want [close]", got)
+	}
+	if got := get("/kept/"); got != "[]" {
+		t.Errorf("with $upstream_keepalive true the backend saw Connection %s, want [] (kept)", got)
+	}
 }

@@ -194,13 +194,43 @@ func checkUpstreamKeepalive(p *Pass) {
 	}, protoHTTP)
 	literal := map[string]*literalGroup{}
 	var literalOrder []string
+	// per upstream, the Connection header every proxy_pass to it sends when
+	// each one sends "close" (set so, or through a map): adding keepalive
+	// to the upstream alone would then change nothing nginx sends
+	closing := map[string]string{}
+	if p.Before(vUpstreamKeepalive) {
+		cmaps := p.connectionMaps()
+		open := map[string]bool{}
+		p.each(func(d *parser.Directive, c *parser.Context) {
+			_, host, _, ok := proxyTarget(d.Arg(0))
+			if _, isUp := ups[host]; !ok || !isUp || inStream(c) || open[host] {
+				return
+			}
+			conn := connectionHeader(p.Effective(c.Blocks, c.Root, "proxy_set_header").Dirs)
+			why := ""
+			switch {
+			case conn != nil && strings.EqualFold(conn.Arg(1), "close"):
+				why = "Connection is set to close at " + where(conn)
+			case conn != nil:
+				if m, ok := cmaps[conn.Arg(1)]; ok {
+					why = m.describe(conn.Arg(1))
+				}
+			}
+			if why == "" {
+				open[host] = true
+				delete(closing, host)
+			} else if closing[host] == "" {
+				closing[host] = why
+			}
+		}, "proxy_pass")
+	}
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		if inStream(c) {
 			return
 		}
 		if d.Name == "upstream" {
 			if d.Block != nil {
-				checkUpstreamBlock(p, d, uses[d.Arg(0)])
+				checkUpstreamBlock(p, d, uses[d.Arg(0)], closing[d.Arg(0)])
 			}
 			return
 		}
@@ -316,7 +346,6 @@ func reportLiteralProxy(p *Pass, ups map[string]*parser.Directive, g *literalGro
 	p.Report(diag)
 }
 
-
 // serverAddress is the upstream server line for a literal address: the
 // scheme's port written out, since an upstream server defaults to 80.
 func serverAddress(scheme, host string) string {
@@ -355,7 +384,7 @@ func proxyHostHeader(scheme, host string) string {
 // checkUpstreamBlock reports an upstream that keeps no idle connections
 // (before 1.29.7 an upstream keeps none unless it says keepalive), in the
 // terms of the protocols that use it.
-func checkUpstreamBlock(p *Pass, d *parser.Directive, use upstreamUse) {
+func checkUpstreamBlock(p *Pass, d *parser.Directive, use upstreamUse, closing string) {
 	if len(findIn(d.Block, "keepalive")) > 0 || len(use) == 0 {
 		return
 	}
@@ -365,10 +394,14 @@ func checkUpstreamBlock(p *Pass, d *parser.Directive, use upstreamUse) {
 	pool := max(32, 2*len(findIn(d.Block, "server")))
 	switch {
 	case use[protoHTTP] || use[protoGRPC] || use[protoMemcached]:
+		also := ""
+		if closing != "" && !use[protoGRPC] && !use[protoMemcached] {
+			also = "; but every proxy_pass to it sends \"Connection: close\" (" + closing + "), so keepalive alone would change nothing: clear that header too"
+		}
 		diag := p.Diag(d, "upstream %q keeps no idle connections: before nginx 1.29.7 an upstream needs "+
-			"\"keepalive N;\" (\"keepalive %d;\" is a start; size it to the concurrent requests per worker)%s",
-			d.Arg(0), pool, p.versionNote("before 1.29.7"))
-		if !use[protoFastCGI] {
+			"\"keepalive N;\" (\"keepalive %d;\" is a start; size it to the concurrent requests per worker)%s%s",
+			d.Arg(0), pool, p.versionNote("before 1.29.7"), also)
+		if !use[protoFastCGI] && also == "" {
 			diag.Fix = &Fix{Description: fmt.Sprintf("add keepalive %d; to upstream %s", pool, d.Arg(0)),
 				Edits: []Edit{insertInBlock(d, fmt.Sprintf("keepalive %d;", pool))}}
 		}
@@ -529,8 +562,7 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 			problems = append(problems, fmt.Sprintf("Connection is set to close at %s", where(conn)))
 		case conn != nil && strings.HasPrefix(conn.Arg(1), "$"):
 			if m, ok := maps[conn.Arg(1)]; ok {
-				problems = append(problems, fmt.Sprintf("%s is \"close\" when %s is empty or unmatched (map at %s); map '' to \"\" instead",
-					conn.Arg(1), m.Arg(0), where(m)))
+				problems = append(problems, m.describe(conn.Arg(1))+"; map it to \"\" instead")
 			}
 		}
 		if len(problems) == 0 {
@@ -780,19 +812,59 @@ func (p *Pass) outerConnection(blocks []*parser.Directive, root *parser.File, in
 
 // connectionMaps finds map blocks whose result is "close" for an empty
 // source value or by default: the websocket recipe that ends keepalive.
-func (p *Pass) connectionMaps() map[string]*parser.Directive {
-	out := map[string]*parser.Directive{}
+func (p *Pass) connectionMaps() map[string]closeMap {
+	out := map[string]closeMap{}
+	var all []*parser.Directive
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		if d.Block == nil || len(d.Args) < 2 {
 			return
 		}
+		all = append(all, d)
 		for _, e := range d.Block {
 			if (e.Name == "" || e.Name == "default") && strings.EqualFold(e.Arg(0), "close") {
-				out[d.Arg(1)] = d
+				out[d.Arg(1)] = closeMap{first: d, last: d}
 			}
 		}
 	}, "map")
+	// follow chains: a map whose default or '' value is the variable of a
+	// map that gives "close" gives it too (nginx-proxy's $proxy_connection
+	// -> $proxy_connection_noupgrade -> "default close")
+	for changed := true; changed; {
+		changed = false
+		for _, d := range all {
+			if _, done := out[d.Arg(1)]; done {
+				continue
+			}
+			for _, e := range d.Block {
+				if e.Name != "" && e.Name != "default" {
+					continue
+				}
+				if next, ok := out[e.Arg(0)]; ok && strings.HasPrefix(e.Arg(0), "$") {
+					out[d.Arg(1)] = closeMap{first: d, last: next.last, via: append([]string{e.Arg(0)}, next.via...)}
+					changed = true
+					break
+				}
+			}
+		}
+	}
 	return out
+}
+
+// closeMap is a map whose variable is "close" for some requests: first is
+// the map of the variable, last the map that writes "close", via the
+// variables between them.
+type closeMap struct {
+	first, last *parser.Directive
+	via         []string
+}
+
+// describe says when the variable is "close".
+func (m closeMap) describe(v string) string {
+	if len(m.via) == 0 {
+		return fmt.Sprintf("%s is \"close\" when %s is empty or unmatched (map at %s)", v, m.first.Arg(0), where(m.first))
+	}
+	return fmt.Sprintf("%s is \"close\" through %s (map at %s) when %s is empty or unmatched (map at %s)",
+		v, strings.Join(m.via, " -> "), where(m.first), m.last.Arg(0), where(m.last))
 }
 
 // reportVariableProxy reports a proxy_pass whose backend host comes from
