@@ -225,6 +225,9 @@ func (l *loader) resolve(d *Directive) []string {
 		return nil
 	}
 	target := d.Arg(0)
+	if tm := l.templateMatches(target); len(tm) > 0 {
+		return tm
+	}
 	local := l.localPath(target)
 	glob := hasGlob(target)
 	// A copy of a server's tree names the server's absolute paths: read the
@@ -346,6 +349,82 @@ func (l *loader) resolve(d *Directive) []string {
 		l.globs[local] = out
 	}
 	return out
+}
+
+// TemplateSuffix ends the files the official Docker image renders at start:
+// templates/NAME.template becomes conf.d/NAME through envsubst.
+const TemplateSuffix = ".template"
+
+// templateMatches handles a repository for the official nginx Docker image:
+// an include of conf.d (/etc/nginx/conf.d/*.conf, the image's own) reads,
+// beside the conf.d files the repository has, the templates/ files that the
+// image renders into conf.d at start, under the names they get there. They
+// are read as they are (their ${VARIABLES} opaque; see Templated).
+func (l *loader) templateMatches(target string) []string {
+	if l.tree.Dump || hasGlob(filepath.Dir(target)) || filepath.Base(filepath.Dir(target)) != "conf.d" {
+		return nil
+	}
+	tdir := filepath.Join(l.prefix, "templates")
+	if !l.src.isDir(tdir) || l.reachesOutside(tdir) {
+		return nil
+	}
+	entries, err := os.ReadDir(tdir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		rendered, ok := strings.CutSuffix(name, TemplateSuffix)
+		if !ok || e.IsDir() || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if m, _ := filepath.Match(filepath.Base(target), rendered); m {
+			out = append(out, filepath.Join(tdir, name))
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	// the repository's own conf.d files, where it has them, come too
+	if conf := filepath.Join(l.prefix, "conf.d"); l.src.isDir(conf) {
+		if m, err := filepath.Glob(filepath.Join(conf, filepath.Base(target))); err == nil {
+			out = append(out, m...)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return renderedName(out[i]) < renderedName(out[j]) })
+	return out
+}
+
+// renderedName is the name a file gets in conf.d: a template's without its
+// suffix.
+func renderedName(p string) string { return strings.TrimSuffix(filepath.Base(p), TemplateSuffix) }
+
+// EnvPlaceholder reports whether v holds a ${NAME} placeholder of envsubst
+// (upper case, as the Docker image's templates write them; nginx's own
+// variables are lower case).
+func EnvPlaceholder(v string) bool {
+	for {
+		i := strings.Index(v, "${")
+		if i < 0 {
+			return false
+		}
+		j := strings.IndexByte(v[i:], '}')
+		if j < 0 {
+			return false
+		}
+		name := v[i+2 : i+j]
+		upper := name != ""
+		for _, c := range name {
+			if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+				upper = false
+			}
+		}
+		if upper {
+			return true
+		}
+		v = v[i+j:]
+	}
 }
 
 // reachesOutside reports whether a local include path (a file or a

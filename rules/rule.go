@@ -275,6 +275,12 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 		if broken[d.File] && !loaderRule[d.Rule] {
 			continue
 		}
+		// a Docker image template's ${VARIABLES} are values envsubst writes
+		// at start: a finding on a line that holds one judges a value
+		// nginxtune cannot see
+		if strings.HasSuffix(d.File, parser.TemplateSuffix) && !loaderRule[d.Rule] && envLine(t, d) {
+			continue
+		}
 		key := fmt.Sprintf("%s\x00%s\x00%d\x00%s", d.Rule, d.File, d.Offset, d.Message)
 		if seen[key] {
 			continue
@@ -391,4 +397,19 @@ func (p *Pass) DiagSev(sev Severity, d *parser.Directive, format string, args ..
 	diag := p.Diag(d, format, args...)
 	diag.Severity = sev
 	return diag
+}
+
+// envLine reports whether the line of a finding holds an envsubst
+// placeholder.
+func envLine(t *parser.Tree, d Diagnostic) bool {
+	f := t.File(d.File)
+	if f == nil || d.Offset < 0 || d.Offset > len(f.Src) {
+		return false
+	}
+	start := strings.LastIndexByte(string(f.Src[:d.Offset]), '\n') + 1
+	end := len(f.Src)
+	if i := strings.IndexByte(string(f.Src[d.Offset:]), '\n'); i >= 0 {
+		end = d.Offset + i
+	}
+	return parser.EnvPlaceholder(string(f.Src[start:end]))
 }
