@@ -168,6 +168,21 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 			s.cfg.Extra[d] = true
 		}
 		s.roots = file.Roots
+		dir, _ := filepath.Abs(filepath.Dir(file.Path))
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = r
+		}
+		for _, o := range file.Overrides {
+			match, err := rules.GlobMatcher(dir, o.Paths)
+			if err != nil {
+				return nil, failf(ExitError, "%s: overrides: %v", file.Path, err)
+			}
+			ro := rules.Override{Match: match, Disabled: map[string]bool{}, Severity: o.Severity}
+			for _, id := range o.Disable {
+				ro.Disabled[id] = true
+			}
+			s.cfg.Overrides = append(s.cfg.Overrides, ro)
+		}
 	}
 	for _, id := range append(append([]string(nil), f.disable...), enable...) {
 		if rules.ByID(id) == nil {

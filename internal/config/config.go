@@ -32,6 +32,7 @@ type File struct {
 	Prefix       string
 	Directives   []string // extra directive names
 	Roots        []string // main files that include the changed files (lint --changed)
+	Overrides    []Override
 	// Found is set for a file found beside the configuration rather than
 	// named with --config: it comes with the configuration (see LoadFound).
 	Found bool
@@ -47,6 +48,14 @@ var keys = map[string]string{
 	"prefix":        "the directory relative includes are resolved against",
 	"directives":    "a list of extra directive names (third-party modules)",
 	"roots":         "a list of main files (nginx.conf) that lint --changed loads the changed files through",
+	"overrides":     "a list of {paths: [GLOB...], disable: [RULE...], severity: {RULE: LEVEL}} for the files the globs match (relative to this file; ** for any depth)",
+}
+
+// Override is one entry of overrides: settings for some files only.
+type Override struct {
+	Paths    []string
+	Disable  []string
+	Severity map[string]rules.Severity
 }
 
 // Find looks for .nginxtune.yaml in dir and its parents.
@@ -245,6 +254,8 @@ func load(path string, found bool) (*File, error) {
 			if err == nil {
 				err = confined(v, "prefix", f.Prefix)
 			}
+		case "overrides":
+			err = parseOverrides(v, path, f)
 		case "directives":
 			f.Directives, err = list()
 		case "roots":
@@ -294,4 +305,90 @@ func ParseFailOn(s string) (rules.Severity, error) {
 		return 0, fmt.Errorf("unknown level %q (want error, warning, info or none)", s)
 	}
 	return sev, nil
+}
+
+// parseOverrides reads the overrides list. What nginx refuses stays an error
+// here too.
+func parseOverrides(v *yaml.Node, path string, f *File) error {
+	bad := func(n *yaml.Node, format string, args ...any) error {
+		return &lineErr{path, n.Line, fmt.Sprintf(format, args...)}
+	}
+	if v.Kind != yaml.SequenceNode {
+		return bad(v, "overrides: want %s", keys["overrides"])
+	}
+	for _, e := range v.Content {
+		if e.Kind != yaml.MappingNode {
+			return bad(e, "overrides: want %s", keys["overrides"])
+		}
+		o := Override{Severity: map[string]rules.Severity{}}
+		for i := 0; i+1 < len(e.Content); i += 2 {
+			k, val := e.Content[i], e.Content[i+1]
+			strs := func() ([]string, error) {
+				if val.Kind != yaml.SequenceNode {
+					return nil, bad(val, "overrides: %s: want a list", k.Value)
+				}
+				var out []string
+				for _, it := range val.Content {
+					if it.Kind != yaml.ScalarNode {
+						return nil, bad(it, "overrides: %s: want a list of strings", k.Value)
+					}
+					out = append(out, it.Value)
+				}
+				return out, nil
+			}
+			var err error
+			switch k.Value {
+			case "paths":
+				o.Paths, err = strs()
+				for j, p := range o.Paths {
+					if err == nil && (filepath.IsAbs(p) || strings.HasPrefix(p, "../") || p == "..") {
+						err = bad(val.Content[j], "overrides: paths: %q: want a pattern relative to this file's directory", p)
+					}
+				}
+			case "disable":
+				if o.Disable, err = strs(); err == nil {
+					for j, id := range o.Disable {
+						switch {
+						case rules.ByID(id) == nil:
+							err = bad(val.Content[j], "overrides: disable: %q is not a rule (see nginxtune rules)", id)
+						case rules.NginxRefuses(id):
+							err = bad(val.Content[j], "overrides: disable: %s reports what nginx refuses to load; a settings file cannot turn it off", id)
+						}
+						if err != nil {
+							break
+						}
+					}
+				}
+			case "severity":
+				if val.Kind != yaml.MappingNode {
+					err = bad(val, "overrides: severity: want a map of rule id to error, warning or info")
+					break
+				}
+				for j := 0; j+1 < len(val.Content) && err == nil; j += 2 {
+					id, lv := val.Content[j], val.Content[j+1]
+					sev, perr := rules.ParseSeverity(lv.Value)
+					switch {
+					case rules.ByID(id.Value) == nil:
+						err = bad(id, "overrides: severity: %q is not a rule (see nginxtune rules)", id.Value)
+					case perr != nil:
+						err = bad(lv, "overrides: severity of %s: %v", id.Value, perr)
+					case rules.NginxRefuses(id.Value) && sev < rules.Error:
+						err = bad(lv, "overrides: severity of %s: nginx refuses a configuration with this finding, so it stays an error", id.Value)
+					default:
+						o.Severity[id.Value] = sev
+					}
+				}
+			default:
+				err = bad(k, "overrides: unknown key %q (paths, disable, severity)", k.Value)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if len(o.Paths) == 0 {
+			return bad(e, "overrides: an entry needs paths")
+		}
+		f.Overrides = append(f.Overrides, o)
+	}
+	return nil
 }
