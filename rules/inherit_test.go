@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/nginxtune/nginxtune/knowledge"
 )
 
 // header-inheritance points where the header is lost: its first related
@@ -41,5 +43,33 @@ http {
 	}
 	if r := got.Related[1]; r.Line != 5 || !strings.Contains(r.Message, "not inherited by the location at") {
 		t.Errorf("second related place %d %q, want where X-Frame-Options is set", r.Line, r.Message)
+	}
+}
+
+// With no nginx version known, "listen ... http2" is information without a
+// fix: "http2 on;" breaks nginx before 1.25.1, and the message names that
+// boundary. For 1.25.1 and later it is a warning with the fix.
+func TestHTTP2AdviceNamesTheBoundary(t *testing.T) {
+	text := "events {}\nhttp {\n    server {\n        listen 443 ssl http2;\n    }\n}\n"
+	for _, v := range []string{"", "1.26.3"} {
+		cfg := Config{}
+		if v != "" {
+			cfg.Version = knowledge.MustVersion(v)
+		}
+		var got *Diagnostic
+		for _, d := range lintText(t, text, cfg) {
+			if d.Rule == "listen-http2-deprecated" {
+				d := d
+				got = &d
+			}
+		}
+		switch {
+		case got == nil:
+			t.Errorf("%q: no finding", v)
+		case v == "" && (got.Severity != Info || got.Fix != nil || !strings.Contains(got.Message, "1.25.1 and later")):
+			t.Errorf("no version: %s %q fix=%v, want information naming 1.25.1 and no fix", got.Severity, got.Message, got.Fix != nil)
+		case v != "" && (got.Severity != Warning || got.Fix == nil):
+			t.Errorf("%s: %s fix=%v, want a warning with a fix", v, got.Severity, got.Fix != nil)
+		}
 	}
 }
