@@ -13,6 +13,7 @@ import (
 	"github.com/nginxtune/nginxtune/knowledge"
 	"io/fs"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"text/template"
@@ -153,6 +154,9 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		in.ConfDir = "/etc/nginx"
 	}
 	plan := Size(p, f, v, in)
+	// a catch-all server closes unknown names; with no name given the
+	// site itself answers every name, so there is none
+	catchAll := in.ServerNames[0] != "_"
 	site := in.ServerNames[0]
 	if site == "_" {
 		site = "default"
@@ -166,7 +170,7 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		"Static":    p.Kind == "static" || p.Kind == "php",
 		"TLS":       in.TLS != nil,
 		"Site":      site,
-		"Upstream":  upstreamName(p),
+		"Upstream":  upstreamName(p, site),
 		"Websocket": p.Websockets,
 	}
 	tmpl, err := template.New("").Option("missingkey=error").Funcs(template.FuncMap{
@@ -180,7 +184,9 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		if err := tmpl.ExecuteTemplate(&b, name, data); err != nil {
 			return "", err
 		}
-		return tidy(b.String()), nil
+		// a process id in a fact's source (proc/1234/limits) would change
+		// the output on every run: same inputs, same bytes
+		return pidRe.ReplaceAllString(tidy(b.String()), "proc/PID/"), nil
 	}
 	var files []File
 	for _, spec := range []struct {
@@ -193,7 +199,10 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		{"site-tls.conf.tmpl", path.Join("sites", site+"-tls.conf.off"), 0o644, in.ACME},
 		{"sysctl.conf.tmpl", "sysctl.d/60-nginxtune.conf", 0o644, true},
 		{"systemd.conf.tmpl", "systemd/nginx.service.d/nginxtune.conf", 0o644, plan.LimitNOFILE},
-		{"acme-hook.tmpl", "letsencrypt/renewal-hooks/deploy/nginxtune-reload", 0o755, in.ACME},
+		{"default-server.conf.tmpl", "sites/00-default.conf", 0o644, catchAll},
+		{"connection-upgrade.conf.tmpl", "sites/00-connection-upgrade.conf", 0o644, p.Kind == "proxy" && p.Websockets},
+		{"default-server-tls.conf.tmpl", "sites/00-default-tls.conf", 0o644, catchAll && in.TLS != nil && !v.Less(rejectHandshake)},
+		{"acme-hook.tmpl", "letsencrypt/renewal-hooks/deploy/nginxtune-reload-" + site, 0o755, in.ACME},
 	} {
 		if !spec.when {
 			continue
@@ -207,11 +216,27 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 	return files, plan, nil
 }
 
-func upstreamName(p *Profile) string {
+// rejectHandshake is the first nginx with ssl_reject_handshake.
+var rejectHandshake = knowledge.MustVersion("1.19.4")
+
+var pidRe = regexp.MustCompile(`proc/[0-9]+/`)
+
+// upstreamName names a site's upstream after the site, so that the sites
+// of several gen runs in one directory never declare one name twice.
+func upstreamName(p *Profile, site string) string {
+	base := "backend"
 	if p.Kind == "php" {
-		return "php_fpm"
+		base = "php_fpm"
 	}
-	return "backend"
+	if site == "default" {
+		return base
+	}
+	return base + "_" + strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, site)
 }
 
 // tidy removes the blank lines template actions leave behind: no more than

@@ -217,3 +217,25 @@ func TestSizing(t *testing.T) {
 		t.Errorf("pool %d above half of %d slots", huge.UpstreamKeepalive, huge.WorkerConnections)
 	}
 }
+
+// A fact's source may name a process (proc/1234/limits of a running
+// master); the output never carries the id, so two runs give the same bytes.
+func TestNoProcessIDInOutput(t *testing.T) {
+	f, err := host.ParseSpec("cpus=2 mem=4GiB nofile=1024:4096 systemd=no")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.NoFile.Source = "proc/4321/limits (running master, pid from /run/nginx.pid)"
+	p, err := LoadProfile("static")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _, err := Render(p, f, knowledge.MustVersion("1.22.1"), Input{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := joined(files)
+	if strings.Contains(all, "4321") || !strings.Contains(all, "proc/PID/limits") {
+		t.Errorf("the process id in the output, or the source dropped:\n%s", all)
+	}
+}

@@ -209,7 +209,7 @@ func runGen(c *cobra.Command, f *genFlags) error {
 		return failf(ExitError, "%v", err)
 	}
 	if f.verify {
-		if err := verifyOutput(c.ErrOrStderr(), files, version); err != nil {
+		if err := verifyOutput(c.ErrOrStderr(), files, version, f.out); err != nil {
 			return failf(ExitError, "%v; nothing written", err)
 		}
 	}
@@ -359,7 +359,7 @@ func genFacts(c *cobra.Command, f *genFlags) (*host.Facts, error) {
 
 // verifyOutput runs nginx -t on the generated files in a temporary prefix,
 // with a self-signed certificate standing in for the real one.
-func verifyOutput(w io.Writer, files []templates.File, v rules.Version) error {
+func verifyOutput(w io.Writer, files []templates.File, v rules.Version, out string) error {
 	bin := nginxcheck.Binary()
 	if bin == "" {
 		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: no nginx installed here")
@@ -389,6 +389,13 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version) error {
 			return false, "", err
 		}
 		nginxcheck.StockFiles(dir)
+		// the whole directory gen writes into: the sites of earlier runs
+		// load beside the new ones (names, default servers, maps)
+		if out != "" {
+			if err := copyTree(out, dir, filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")); err != nil {
+				return false, "", err
+			}
+		}
 		for _, file := range files {
 			content, name := file.Content, file.Path
 			if strings.HasSuffix(name, ".conf.off") {
@@ -548,4 +555,41 @@ func readFPMPool(path string) (int, string, error) {
 		return 0, "", fmt.Errorf("%s: no pool sets pm.max_children (php-fpm then refuses to start the pool)", path)
 	}
 	return first.n, first.where, nil
+}
+
+// copyTree copies the regular files of an existing output directory (no
+// links followed, at most 10,000 files of 1 MiB) into dir for nginx -t,
+// pointing their certificates at the stand-ins.
+func copyTree(from, dir, cert, key string) error {
+	n := 0
+	err := filepath.WalkDir(from, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == from {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		if n++; n > 10_000 {
+			return fmt.Errorf("%s: more than 10,000 files; not verified with them", from)
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		b, err := boundedread.File(p, 1<<20, "")
+		if err != nil {
+			return err
+		}
+		content := replaceDirective(string(b), "ssl_certificate ", cert)
+		content = replaceDirective(content, "ssl_certificate_key ", key)
+		target := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(target, []byte(content), 0o644)
+	})
+	return err
 }

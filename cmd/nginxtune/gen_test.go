@@ -1,13 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/textdiff"
 )
 
 // Sizing flags never change the syntax: the installed nginx decides the
@@ -81,7 +84,7 @@ func TestGenACMEBootstrap(t *testing.T) {
 	if _, err := os.Stat(staged); err != nil {
 		t.Fatalf("HTTPS site not staged: %v", err)
 	}
-	hook, _ := os.ReadFile(filepath.Join(out, "letsencrypt/renewal-hooks/deploy/nginxtune-reload"))
+	hook, _ := os.ReadFile(filepath.Join(out, "letsencrypt/renewal-hooks/deploy/nginxtune-reload-app.example"))
 	if !strings.Contains(string(hook), "app.example-tls.conf") || !strings.Contains(string(hook), "certbot certonly --webroot") {
 		t.Errorf("hook:\n%s", hook)
 	}
@@ -105,3 +108,60 @@ func TestGenACMEBootstrap(t *testing.T) {
 		t.Fatalf("nginx -t with the HTTPS site enabled: %s", res.Output)
 	}
 }
+
+// Two gen runs into one directory make one working tree: upstreams are
+// named after their sites, the websocket map and the catch-all server are
+// files every run writes the same, and each run is verified with the sites
+// already there.
+func TestGenTwoSitesOneTree(t *testing.T) {
+	bin := nginxtest.Require(t)
+	out := filepath.Join(t.TempDir(), "nginx")
+	for i, name := range []string{"one.example", "two.example"} {
+		_, errOut, code := runCLI(t, "", "gen", "--profile", "proxy", "--server-name", name, "--upstream", fmt.Sprintf("127.0.0.1:%d", 8081+i),
+			"--cpus", "2", "--memory", "4GiB", "--nofile", "1024:524288", "--nginx-version", "1.22.1", "--out", out)
+		if code != 0 {
+			t.Fatalf("gen %s: exit %d: %s", name, code, errOut)
+		}
+	}
+	for _, want := range []string{"upstream backend_one_example", "upstream backend_two_example"} {
+		found := false
+		for _, f := range []string{"sites/one.example.conf", "sites/two.example.conf"} {
+			b, _ := os.ReadFile(filepath.Join(out, f))
+			found = found || strings.Contains(string(b), want)
+		}
+		if !found {
+			t.Errorf("no %q", want)
+		}
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("nginx -t of a configuration with user and /var/log paths needs root")
+	}
+	prefix := t.TempDir()
+	os.CopyFS(prefix, os.DirFS(out))
+	nginxcheck.StockFiles(prefix)
+	if res := nginxtest.Run(t, bin, prefix, filepath.Join(prefix, "nginx.conf")); !res.OK {
+		t.Errorf("nginx -t of the directory both runs wrote: %s", res.Output)
+	}
+}
+
+// Same inputs, same bytes: gen sized for this machine prints the same
+// output twice (no process id or time in a comment), so --diff shows only
+// real changes.
+func TestGenReproducible(t *testing.T) {
+	var outs []string
+	for i := 0; i < 2; i++ {
+		out, errOut, code := runCLI(t, "", "gen", "--profile", "php", "--server-name", "app.example", "--verify=false", "--nginx-version", "1.22.1")
+		if code != 0 {
+			t.Fatalf("gen: exit %d: %s", code, errOut)
+		}
+		outs = append(outs, out)
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("two runs differ:\n%s", textdiffOf(outs[0], outs[1]))
+	}
+	if regexp.MustCompile(`proc/[0-9]+/`).MatchString(outs[0]) {
+		t.Errorf("a process id in the output")
+	}
+}
+
+func textdiffOf(a, b string) string { return textdiff.Unified("first", "second", a, b) }

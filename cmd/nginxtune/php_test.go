@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,14 +74,15 @@ func servable(t *testing.T, dir string, port int) {
 	t.Helper()
 	nginxcheck.StockFiles(dir)
 	drop := regexp.MustCompile(`(?m)^\s*(user|pid|error_log|listen \[::\]:80)\b.*\n`)
-	for _, name := range []string{"nginx.conf", "sites/default.conf"} {
-		p := filepath.Join(dir, name)
+	sites, _ := filepath.Glob(filepath.Join(dir, "sites/*.conf"))
+	for _, p := range append([]string{filepath.Join(dir, "nginx.conf")}, sites...) {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := drop.ReplaceAllString(string(b), "")
 		s = strings.ReplaceAll(s, "listen 80;", fmt.Sprintf("listen 127.0.0.1:%d;", port))
+		s = strings.ReplaceAll(s, "listen 80 default_server;", fmt.Sprintf("listen 127.0.0.1:%d default_server;", port))
 		s = regexp.MustCompile(`access_log /var/log/nginx/access.log[^;]*;`).ReplaceAllString(s, "access_log off;")
 		os.WriteFile(p, []byte(s), 0o644)
 	}
@@ -191,5 +194,72 @@ func TestFPMPoolAsPHPFPMReadsIt(t *testing.T) {
 		if out, err := exec.Command(bins[0], "-t", "-n", "-y", f).CombinedOutput(); err != nil {
 			t.Errorf("php-fpm -t refuses %s: %v\n%s", filepath.Base(f), err, out)
 		}
+	}
+}
+
+// What gen writes is safe to deploy as it is, served by real nginx (and
+// php-fpm for the php profile): dot-files, backups, the PHP project's own
+// files and PHP dropped into uploads are not served or run, and a request
+// for a name no site serves is closed without an answer.
+func TestGenSafeByDefault(t *testing.T) {
+	nginxtest.Require(t)
+	for _, profile := range []string{"static", "php"} {
+		t.Run(profile, func(t *testing.T) {
+			dir := t.TempDir()
+			var sock, docroot string
+			args := []string{"gen", "--profile", profile, "--server-name", "app.test", "--cpus", "2", "--memory", "4GiB", "--nofile", "1024:524288",
+				"--nginx-version", "1.22.1", "--verify=false"}
+			if profile == "php" {
+				sock, docroot = phpFPM(t, dir)
+				args = append(args, "--upstream", "unix:"+sock)
+			} else {
+				docroot = filepath.Join(dir, "www")
+				os.MkdirAll(docroot, 0o755)
+				os.WriteFile(filepath.Join(docroot, "index.html"), []byte("home\n"), 0o644)
+			}
+			for name, body := range map[string]string{
+				".git/config": "[core]\n", ".env": "SECRET=1\n", "backup.sql": "DROP TABLE x;\n", "site.conf.bak": "x\n",
+				"composer.json": "{}\n", "uploads/x.php": "<?php echo 'ran';\n", "uploads/photo.txt": "photo\n",
+				".well-known/security.txt": "Contact: x\n",
+			} {
+				os.MkdirAll(filepath.Dir(filepath.Join(docroot, name)), 0o755)
+				os.WriteFile(filepath.Join(docroot, name), []byte(body), 0o644)
+			}
+			conf := filepath.Join(dir, "conf")
+			if _, errOut, code := runCLI(t, "", append(args, "--root", docroot, "--out", conf)...); code != 0 {
+				t.Fatalf("gen: exit %d: %s", code, errOut)
+			}
+			port := nginxtest.FreePort(t)
+			servable(t, conf, port)
+			nginxtest.Serve(t, conf, filepath.Join(conf, "nginx.conf"), fmt.Sprintf("127.0.0.1:%d", port))
+			get := func(host, path string) (int, string, error) {
+				req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, path), nil)
+				req.Host = host
+				resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+				if err != nil {
+					return 0, "", err
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return resp.StatusCode, string(b), nil
+			}
+			for _, path := range []string{"/.git/config", "/.env", "/backup.sql", "/site.conf.bak", "/composer.json", "/uploads/x.php"} {
+				if profile == "static" && (path == "/composer.json" || path == "/uploads/x.php") {
+					continue
+				}
+				code, body, err := get("app.test", path)
+				if err != nil || code != 404 || strings.Contains(body, "ran") || strings.Contains(body, "SECRET") {
+					t.Errorf("%s: %d %q %v, want 404", path, code, body, err)
+				}
+			}
+			for _, path := range []string{"/uploads/photo.txt", "/.well-known/security.txt"} {
+				if code, _, err := get("app.test", path); err != nil || code != 200 {
+					t.Errorf("%s: %d %v, want 200", path, code, err)
+				}
+			}
+			if code, body, err := get("evil.example", "/"); err == nil {
+				t.Errorf("Host evil.example answered %d %q; want the connection closed (444)", code, body)
+			}
+		})
 	}
 }
