@@ -40,8 +40,12 @@ type Plan struct {
 	SysctlNotes       []string
 
 	// LimitNOFILE is false when no systemd runs on the host, so the
-	// drop-in would reach nothing.
+	// drop-in would reach nothing, or when the limit nginx gets already
+	// covers worker_rlimit_nofile (a drop-in could only lower it).
 	LimitNOFILE bool
+	// LimitSoft and LimitHard are the drop-in's LimitNOFILE=SOFT:HARD:
+	// never below the limits given or found.
+	LimitSoft, LimitHard uint64
 	// FastCGIPool is the php-fpm pool's share per worker; 0: no pool.
 	FastCGIPool    int
 	FastCGIPoolWhy string
@@ -86,6 +90,15 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 	case online > 0 && usable < online:
 		pl.Workers, pl.WorkerCount = fmt.Sprint(usable), usable
 		pl.WorkersWhy = fmt.Sprintf("%d of %d CPUs usable (%s); auto would start %d", usable, online, limitWhy(f), online)
+	case f.CPUOnline.Source == "--cpus" || f.CPUOnline.Source == "given":
+		// a count given, not read from a host: auto would count the online
+		// CPUs of whatever machine runs it (16 in a container allowed 2)
+		pl.Workers, pl.WorkerCount = fmt.Sprint(usable), usable
+		with := ""
+		if f.CPUOnline.Source != "given" {
+			with = " with " + f.CPUOnline.Source
+		}
+		pl.WorkersWhy = fmt.Sprintf("%d CPU(s) given%s: written as a number, since auto counts the online CPUs of the machine it runs on, whatever nginx may use", usable, with)
 	default:
 		pl.Workers, pl.WorkerCount = "auto", usable
 		pl.WorkersWhy = fmt.Sprintf("%d CPU(s), no quota or affinity limit: auto starts one worker per CPU", usable)
@@ -137,6 +150,16 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 		pl.RlimitWhy = fmt.Sprintf("2 x %d connections (a socket and a file per slot) + %d open_file_cache entries + 64 spare", wc, pl.OpenFileCache)
 	}
 	pl.LimitNOFILE = true
+	pl.LimitSoft, pl.LimitHard = uint64(pl.RlimitNofile), uint64(pl.RlimitNofile)
+	if f.NoFile.Known() {
+		pl.LimitSoft = max(pl.LimitSoft, f.NoFile.Value.Soft)
+		pl.LimitHard = max(pl.LimitSoft, f.NoFile.Value.Hard)
+		if f.NoFile.Value.Soft >= uint64(pl.RlimitNofile) {
+			// nginx starts with enough already; a drop-in could only lower it
+			pl.LimitNOFILE = false
+			pl.RlimitWhy += fmt.Sprintf("; the open-file limit nginx gets (%d, %s) covers it, so no systemd drop-in is written", f.NoFile.Value.Soft, f.NoFile.Source)
+		}
+	}
 	if f.Systemd.Known() && !f.Systemd.Value {
 		pl.LimitNOFILE = false
 		if hard := f.NoFile.Value.Hard; f.NoFile.Known() && hard > 0 && uint64(pl.RlimitNofile) > hard {
@@ -272,7 +295,7 @@ func WithOS(f *host.Facts, pl Plan) *host.Facts {
 		g.NoFile = host.Fact[host.Limit]{Value: host.Limit{Soft: lim, Hard: f.NoFile.Value.Hard}, Source: "worker_rlimit_nofile within the hard limit"}
 		return withSysctls(&g, pl)
 	}
-	g.NoFile = host.Fact[host.Limit]{Value: host.Limit{Soft: lim, Hard: lim}, Source: "systemd/nginx.service.d/nginxtune.conf"}
+	g.NoFile = host.Fact[host.Limit]{Value: host.Limit{Soft: max(lim, pl.LimitSoft), Hard: max(lim, pl.LimitHard)}, Source: "systemd/nginx.service.d/nginxtune.conf"}
 	return withSysctls(&g, pl)
 }
 

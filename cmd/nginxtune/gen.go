@@ -6,8 +6,10 @@ import (
 	"github.com/nginxtune/nginxtune/knowledge"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -379,6 +381,8 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, out stri
 		fmt.Fprintf(w, "nginxtune: not verified with nginx -t: the installed nginx %s reads different syntax than %s\n", installed, v)
 		return nil
 	}
+	var standIns []string
+	seenNames := map[string]bool{}
 	check := func(enableTLS bool) (bool, string, error) {
 		dir, err := os.MkdirTemp("", "nginxtune-verify-")
 		if err != nil {
@@ -406,6 +410,14 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, out stri
 			}
 			content = replaceDirective(content, "ssl_certificate ", filepath.Join(dir, "cert.pem"))
 			content = replaceDirective(content, "ssl_certificate_key ", filepath.Join(dir, "key.pem"))
+			var named []string
+			content, named = standInUpstreams(content)
+			for _, n := range named {
+				if !seenNames[n] {
+					seenNames[n] = true
+					standIns = append(standIns, n)
+				}
+			}
 			p := filepath.Join(dir, name)
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				return false, "", err
@@ -439,6 +451,9 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, out stri
 	}
 	if !ok {
 		return fmt.Errorf("nginx -t rejects the generated configuration: %s", msg)
+	}
+	if len(standIns) > 0 {
+		fmt.Fprintf(w, "nginxtune: nginx -t checked the configuration with 127.0.0.1 standing in for the upstream names %s, which may resolve only where nginx runs (a container network); they were not looked up\n", strings.Join(standIns, ", "))
 	}
 	switch {
 	case staged:
@@ -592,4 +607,27 @@ func copyTree(from, dir, cert, key string) error {
 		return os.WriteFile(target, []byte(content), 0o644)
 	})
 	return err
+}
+
+// upstreamServerRe reads an upstream's "server HOST[:PORT] ...;" line.
+var upstreamServerRe = regexp.MustCompile(`(?m)^(\s*server\s+)([A-Za-z][A-Za-z0-9.-]*)((?::[0-9]+)?(?:\s[^;]*)?;)`)
+
+// standInUpstreams replaces, for nginx -t, the upstream servers named by a
+// host name with 127.0.0.1: nginx -t resolves every name, and one that
+// exists only where the configuration runs (a container network's
+// "app:3000") fails it with "host not found" although the configuration is
+// fine. No name is looked up here, by nginx -t or by gen. It returns the
+// names replaced.
+func standInUpstreams(content string) (string, []string) {
+	var names []string
+	out := upstreamServerRe.ReplaceAllStringFunc(content, func(m string) string {
+		sub := upstreamServerRe.FindStringSubmatch(m)
+		name := sub[2]
+		if name == "localhost" || strings.HasPrefix(name, "unix") || net.ParseIP(name) != nil {
+			return m
+		}
+		names = append(names, name)
+		return sub[1] + "127.0.0.1" + sub[3]
+	})
+	return out, names
 }

@@ -165,3 +165,46 @@ func TestGenReproducible(t *testing.T) {
 }
 
 func textdiffOf(a, b string) string { return textdiff.Unified("first", "second", a, b) }
+
+// Sizing flags say what they mean: --cpus is the CPUs nginx may use (a
+// number is written; auto would count the online CPUs of the machine it
+// runs on), and the systemd drop-in never lowers the limit given.
+func TestGenSizingFlags(t *testing.T) {
+	gen := func(args ...string) string {
+		out, errOut, code := runCLI(t, "", append([]string{"gen", "--profile", "static", "--verify=false", "--nginx-version", "1.22.1", "--memory", "4GiB"}, args...)...)
+		if code != 0 {
+			t.Fatalf("gen %v: exit %d: %s", args, code, errOut)
+		}
+		return out
+	}
+	if out := gen("--cpus", "2", "--nofile", "1024:524288"); !strings.Contains(out, "\nworker_processes 2;") {
+		t.Errorf("--cpus 2 did not write worker_processes 2:\n%s", out)
+	}
+	if out := gen("--cpus", "2", "--nofile", "1048576"); strings.Contains(out, "LimitNOFILE=") {
+		t.Errorf("--nofile 1048576 covers what nginx needs, yet a drop-in is written (it would lower the limit):\n%s", out)
+	}
+	out := gen("--cpus", "2", "--nofile", "1024:1048576")
+	m := regexp.MustCompile(`LimitNOFILE=(\d+):(\d+)`).FindStringSubmatch(out)
+	if m == nil || m[2] != "1048576" {
+		t.Errorf("the drop-in lowers the hard limit 1048576:\n%s", out)
+	}
+}
+
+// An upstream named by a host that resolves only inside a container
+// network does not fail verification: nginx -t checks the configuration with
+// 127.0.0.1 standing in, says so, and the files are written.
+func TestGenVerifiesContainerNames(t *testing.T) {
+	nginxtest.Require(t)
+	if os.Geteuid() != 0 {
+		t.Skip("verification runs as root")
+	}
+	out := filepath.Join(t.TempDir(), "nginx")
+	_, errOut, code := runCLI(t, "", "gen", "--profile", "proxy", "--upstream", "app-nginxtune-test.invalid:3000", "--server-name", "app.example",
+		"--cpus", "2", "--memory", "4GiB", "--nofile", "1024:524288", "--nginx-version", "1.22.1", "--out", out)
+	if code != 0 || !strings.Contains(errOut, "127.0.0.1 standing in") || !strings.Contains(errOut, "verified with nginx -t") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "sites/app.example.conf")); !strings.Contains(string(b), "server app-nginxtune-test.invalid:3000;") {
+		t.Errorf("the written file does not name the real backend:\n%s", b)
+	}
+}

@@ -274,7 +274,7 @@ func TestGenOut(t *testing.T) {
 		t.Error("the user's file was changed")
 	}
 	out, _, code := runCLI(t, "", append(args, "--diff")...)
-	if code != 0 || !strings.Contains(out, "-# mine") || !strings.Contains(out, "+worker_processes auto;") {
+	if code != 0 || !strings.Contains(out, "-# mine") || !strings.Contains(out, "+worker_processes 2;") {
 		t.Errorf("--diff: exit %d:\n%s", code, out)
 	}
 	if _, errOut, code := runCLI(t, "", append(args, "--force")...); code != 0 {
