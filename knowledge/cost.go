@@ -77,6 +77,12 @@ func FDsNeeded(workerConnections, cacheMax int) int {
 	return 2*workerConnections + cacheMax + 64
 }
 
+// ConnectionsWithin is the most worker_connections whose FDsNeeded stays
+// within limit, at least 1.
+func ConnectionsWithin(limit, cacheMax int) int {
+	return max(1, (limit-cacheMax-64)/2)
+}
+
 // ProxyClients is how many clients one worker can proxy at once: each
 // proxied request holds a client slot and a backend slot.
 func ProxyClients(workerConnections int) int { return workerConnections / 2 }

@@ -165,7 +165,9 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 		if hard := f.NoFile.Value.Hard; f.NoFile.Known() && hard > 0 && uint64(pl.RlimitNofile) > hard {
 			pl.RlimitNofile = int(hard)
 			pl.RlimitWhy = fmt.Sprintf("the hard limit %d (%s): no systemd runs here to raise it, and nginx cannot go past it without CAP_SYS_RESOURCE", hard, f.NoFile.Source)
-			if room := int(hard) - pl.OpenFileCache - 64; room < wc {
+			// the same model as lint's worker-fd-limit: 2 x connections +
+			// cache + 64 within the limit (docs/cost-model.md)
+			if room := knowledge.ConnectionsWithin(int(hard), pl.OpenFileCache); room < wc {
 				wc = max(1, room/connStep*connStep)
 				if wc < connStep {
 					wc = max(1, room)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -58,6 +59,18 @@ func TestGenWithinHardLimit(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "systemd")); err == nil {
 		t.Error("a systemd drop-in was written for a host without systemd")
+	}
+	// the connections fit the limit by the model lint's fixes use: a socket
+	// and a file per slot, the cache, 64 spare (docs/cost-model.md)
+	wc := regexp.MustCompile(`worker_connections (\d+);`).FindStringSubmatch(string(conf))
+	cache := regexp.MustCompile(`open_file_cache max=(\d+)`).FindStringSubmatch(string(conf))
+	if wc == nil || cache == nil {
+		t.Fatalf("no worker_connections or open_file_cache:\n%s", conf)
+	}
+	w, _ := strconv.Atoi(wc[1])
+	c, _ := strconv.Atoi(cache[1])
+	if need := 2*w + c + 64; need > 20000 {
+		t.Errorf("2 x %d connections + %d cache + 64 = %d descriptors, above the hard limit 20000", w, c, need)
 	}
 	lo, le, code := runCLI(t, "", "lint", "--no-config", "--nginx-version", "1.22.1", "--facts", facts, filepath.Join(out, "nginx.conf"))
 	if code != 0 {
