@@ -105,6 +105,10 @@ type Input struct {
 	TLS         *TLS
 	ACME        bool
 	ACMERoot    string
+	// User is the account the workers run as ("www-data" on Debian and
+	// Ubuntu, "nginx" on RHEL, Alpine and the official Docker image);
+	// empty: www-data.
+	User string
 	// ConfDir is where the configuration is installed on the host (the
 	// ACME hook enables the HTTPS site there); default /etc/nginx.
 	ConfDir string
@@ -149,6 +153,9 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		if in.ACMERoot == "" {
 			in.ACMERoot = "/var/www/acme"
 		}
+	}
+	if in.User == "" {
+		in.User = "www-data"
 	}
 	if in.ConfDir == "" {
 		in.ConfDir = "/etc/nginx"

@@ -30,6 +30,8 @@ var (
 	sizeRe     = regexp.MustCompile(`^[0-9]{1,12}[kKmMgG]?$`)
 	timeRe     = regexp.MustCompile(`^([0-9]{1,9}(ms|s|m|h|d|w|M|y)?)+$`)
 	hostRe     = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
+	// an account name as useradd takes it
+	userRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,31}$`)
 	// a profile's name: it becomes part of comments
 	nameRe = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 )
@@ -141,6 +143,9 @@ func Validate(p *Profile, in Input) error {
 		if in.ACME && (strings.Contains(n, "*") || strings.HasPrefix(n, ".")) {
 			return fmt.Errorf("--acme: %q is a wildcard name; Let's Encrypt issues wildcard certificates only through DNS challenges, which --acme does not set up", clip(n))
 		}
+	}
+	if in.User != "" && !userRe.MatchString(in.User) {
+		return fmt.Errorf("--user %q: want an account name (letters, digits, '_', '-', '.'; at most 32)", clip(in.User))
 	}
 	if in.Root != "" {
 		if err := checkPath("--root", in.Root); err != nil {

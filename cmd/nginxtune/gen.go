@@ -31,6 +31,7 @@ type genFlags struct {
 	profile, profileFile string
 	serverNames          []string
 	root                 string
+	user                 string
 	upstreams            []string
 	tls                  string
 	acme                 bool
@@ -82,6 +83,7 @@ to replace existing files unless --force; --diff shows what would change.`,
 	// which would silently drop what follows a line break
 	fl.StringArrayVar(&f.serverNames, "server-name", nil, "server names (comma-separated or repeated)")
 	fl.StringVar(&f.root, "root", "", "document root (default from the profile)")
+	fl.StringVar(&f.user, "user", "", "the account nginx's workers run as (default: www-data, or nginx where this machine has that account and no www-data, as on RHEL and Alpine)")
 	fl.StringArrayVar(&f.upstreams, "upstream", nil, "backend host:port (or unix:/path) for proxy and php; repeatable")
 	fl.StringVar(&f.tls, "tls", "", "serve HTTPS with these files: `CERT,KEY`")
 	fl.BoolVar(&f.acme, "acme", false, "HTTPS with Let's Encrypt: challenge location, redirect, renewal hook (certificates under /etc/letsencrypt/live/NAME unless --tls)")
@@ -159,7 +161,11 @@ func runGen(c *cobra.Command, f *genFlags) error {
 	for _, v := range f.serverNames {
 		names = append(names, strings.Split(v, ",")...)
 	}
-	in := templates.Input{ServerNames: names, Root: f.root, Upstreams: f.upstreams, ACME: f.acme, ACMERoot: f.acmeRoot}
+	user := f.user
+	if user == "" && thisHost(f) {
+		user = defaultUser("/etc/passwd")
+	}
+	in := templates.Input{ServerNames: names, User: user, Root: f.root, Upstreams: f.upstreams, ACME: f.acme, ACMERoot: f.acmeRoot}
 	if f.out != "" {
 		if abs, err := filepath.Abs(f.out); err == nil && (abs == "/etc/nginx" || strings.HasPrefix(abs, "/etc/")) {
 			in.ConfDir = abs
@@ -630,4 +636,24 @@ func standInUpstreams(content string) (string, []string) {
 		return sub[1] + "127.0.0.1" + sub[3]
 	})
 	return out, names
+}
+
+// defaultUser picks the account nginx packages run workers as on this
+// machine: www-data (Debian, Ubuntu) when it exists, else nginx (RHEL,
+// Alpine, the official Docker image) when that exists, else www-data.
+func defaultUser(passwd string) string {
+	b, err := boundedread.File(passwd, 4<<20, "")
+	if err != nil {
+		return "www-data"
+	}
+	has := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if name, _, ok := strings.Cut(line, ":"); ok {
+			has[name] = true
+		}
+	}
+	if !has["www-data"] && has["nginx"] {
+		return "nginx"
+	}
+	return "www-data"
 }
