@@ -18,6 +18,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
+	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/templates"
 	"github.com/spf13/cobra"
@@ -215,6 +216,11 @@ func runGen(c *cobra.Command, f *genFlags) error {
 	files, _, err := templates.Render(prof, facts, version, in)
 	if err != nil {
 		return failf(ExitError, "%v", err)
+	}
+	if f.out != "" {
+		if err := distributionConf(filepath.Join(f.out, "nginx.conf")); err != nil {
+			return failf(ExitError, "%v; nothing written", err)
+		}
 	}
 	if f.verify {
 		if err := verifyOutput(c.ErrOrStderr(), files, version, f.out); err != nil {
@@ -656,4 +662,38 @@ func defaultUser(passwd string) string {
 		return "nginx"
 	}
 	return "www-data"
+}
+
+// distributionIncludes are what distributions' nginx.conf include: the
+// dynamic modules, and the directories their sites live in.
+var distributionIncludes = []string{"modules-enabled", "sites-enabled", "conf.d", "default.d"}
+
+// distributionConf refuses to replace an nginx.conf that gen did not write
+// and that includes a distribution's directories: gen's own nginx.conf
+// would drop them, and with them the dynamic modules and every site they
+// load. --force does not change that.
+func distributionConf(p string) error {
+	b, err := boundedread.File(p, 1<<20, "")
+	if err != nil {
+		return nil // nothing there (or nothing gen could read to replace)
+	}
+	if strings.HasPrefix(string(b), "# Written by nginxtune gen") {
+		return nil
+	}
+	var found []string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(strings.TrimSuffix(strings.TrimSpace(line), ";"))
+		if len(f) != 2 || f[0] != "include" {
+			continue
+		}
+		for _, d := range distributionIncludes {
+			if strings.Contains(f[1], d+"/") {
+				found = append(found, f[1])
+			}
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s is not gen's: it includes %s, which gen's nginx.conf would drop with the modules and sites they load, even with --force; write into a directory of your own (--out DIR) and add the site and settings from there", p, report.Escape(strings.Join(found, ", ")))
 }

@@ -246,3 +246,35 @@ func TestGenUser(t *testing.T) {
 		t.Errorf("an injected --user was accepted: exit %d", code)
 	}
 }
+
+// gen never replaces a distribution's nginx.conf (one that includes
+// modules-enabled, sites-enabled, conf.d or default.d), even with --force:
+// its own would drop the modules and sites those directories load. Its own
+// earlier output it replaces as before.
+func TestGenKeepsDistributionConf(t *testing.T) {
+	out := t.TempDir()
+	debian := "user www-data;\ninclude /etc/nginx/modules-enabled/*.conf;\nevents {}\nhttp {\n    include /etc/nginx/conf.d/*.conf;\n    include /etc/nginx/sites-enabled/*;\n}\n"
+	conf := filepath.Join(out, "nginx.conf")
+	os.WriteFile(conf, []byte(debian), 0o644)
+	args := []string{"gen", "--profile", "static", "--server-name", "app.example", "--verify=false", "--cpus", "2", "--memory", "2GiB", "--out", out}
+	for _, extra := range [][]string{nil, {"--force"}} {
+		_, errOut, code := runCLI(t, "", append(args, extra...)...)
+		if code != ExitError || !strings.Contains(errOut, "modules-enabled") {
+			t.Errorf("%v: exit %d: %s", extra, code, errOut)
+		}
+		if b, _ := os.ReadFile(conf); string(b) != debian {
+			t.Fatalf("%v: the distribution's nginx.conf was replaced", extra)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) != 1 {
+			t.Errorf("%v: files written: %v", extra, entries)
+		}
+	}
+	// gen's own output is replaced with --force, as before
+	os.Remove(conf)
+	if _, errOut, code := runCLI(t, "", args...); code != 0 {
+		t.Fatalf("fresh: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "", append(args, "--force", "--cpus", "4")...); code != 0 {
+		t.Errorf("gen's own nginx.conf with --force: exit %d: %s", code, errOut)
+	}
+}
