@@ -11,6 +11,7 @@ var All = []*Rule{
 	directiveArgs,
 	directiveContext,
 	directiveDuplicate,
+	duplicateDefinition,
 	errorLogDebug,
 	errorLogOff,
 	gzipCompLevel,

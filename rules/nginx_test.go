@@ -173,3 +173,47 @@ http {
 		t.Errorf("with $upstream_keepalive true the backend saw Connection %s, want [] (kept)", got)
 	}
 }
+
+// duplicate-definition reports exactly what nginx -t refuses: each case is
+// judged by the installed nginx and by the rule, and they must agree.
+func TestDuplicateDefinitionAgainstNginx(t *testing.T) {
+	bin := nginxtest.Require(t)
+	cases := []string{
+		"server { listen 8001 default_server; } server { listen 8001 default_server; }",
+		"server { listen 8001 default_server; } server { listen *:8001 default_server; }",
+		"server { listen 127.0.0.1:8001 default_server; } server { listen 8001 default_server; }",
+		"server { listen [::]:8001 default_server; } server { listen 8001 default_server; }",
+		"server { listen 8001; listen 0.0.0.0:8001; }",
+		"server { listen 8001; listen 127.0.0.1:8001; }",
+		"upstream u { server 127.0.0.1:1; } upstream u { server 127.0.0.1:2; }",
+		"upstream u { server 127.0.0.1:1; } upstream v { server 127.0.0.1:2; }",
+		"server { listen 8001; location /a {} location /a {} }",
+		"server { listen 8001; location ^~ /a {} location /a {} }",
+		"server { listen 8001; location = /a {} location /a {} }",
+		"server { listen 8001; location = /a {} location = /a {} }",
+		"server { listen 8001; location ~ /a {} location ~ /a {} }",
+		"server { listen 8001; location @x {} location @x {} }",
+		"server { listen 8001; location /a { location /a/b {} location /a/b {} } }",
+		"server { listen 8001 backlog=511; } server { listen 8001 reuseport; server_name b; }",
+		"server { listen 8001 backlog=511; } server { listen 8001 default_server; server_name b; }",
+		"server { listen 8001 deferred; } server { listen 127.0.0.1:8001 deferred; server_name b; }",
+	}
+	for _, body := range cases {
+		conf := "events {}\nhttp {\n" + body + "\n}\n"
+		dir := t.TempDir()
+		main := filepath.Join(dir, "nginx.conf")
+		os.WriteFile(main, []byte(conf), 0o644)
+		res := nginxtest.Run(t, bin, dir, main)
+		tr, err := parser.Load(main, parser.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fired := false
+		for _, d := range Run(tr, Config{Disabled: onlyRules("duplicate-definition")}) {
+			fired = fired || d.Rule == "duplicate-definition"
+		}
+		if fired == res.OK {
+			t.Errorf("%s\nnginx -t ok=%v (%s), rule fired=%v", body, res.OK, res.Message, fired)
+		}
+	}
+}

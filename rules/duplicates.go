@@ -1,0 +1,185 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+var duplicateDefinition = &Rule{
+	Doc: Doc{
+		ID:    "duplicate-definition",
+		Title: "A default server, listen, upstream or location defined twice where nginx allows one",
+		Why: `nginx -t refuses a second "listen ... default_server" for one address and port ("a duplicate
+default server for 0.0.0.0:80": Debian's stock default site plus a new site that claims the
+same), the same address twice in one server's listen ("a duplicate listen"), two upstream blocks
+of one name ("duplicate upstream"), and two prefix or two exact locations of one path in one
+block ("duplicate location"). "80", "*:80" and "0.0.0.0:80" are one address to nginx; "[::]:80"
+and "127.0.0.1:80" are others. Regex and named locations may repeat, and "location = /a" beside
+"location /a" is allowed.`,
+		Fix:      `Keep one: remove default_server from all but one server of the address (disable the distribution's default site), merge the listens, rename or remove the second upstream or location.`,
+		Bad:      "events {}\nhttp {\n    server { listen 80 default_server; }\n    server { listen 80 default_server; server_name a.example; }\n}\n",
+		Good:     "events {}\nhttp {\n    server { listen 80 default_server; }\n    server { listen 80; server_name a.example; }\n}\n",
+		Severity: Error,
+		Since:    "0.4.0",
+		Versions: "all",
+		Sources:  []string{"nginx sources 1.22.1: src/http/ngx_http.c (duplicate default server, duplicate listen), src/http/ngx_http_upstream.c (duplicate upstream), src/http/ngx_http.c ngx_http_join_exact_locations (duplicate location); each checked with real nginx -t"},
+	},
+	Check: checkDuplicateDefinition,
+}
+
+// listenKey writes a listen address the way nginx compares them: a port
+// alone, "*:port" and "0.0.0.0:port" are one IPv4 wildcard; "" for an
+// address nginx would resolve (a host name), which is not judged.
+func listenKey(a string) string {
+	if strings.HasPrefix(a, "unix:") {
+		return a
+	}
+	if !strings.Contains(a, ":") {
+		if strings.Trim(a, "0123456789") != "" {
+			return "" // a host name alone (port 80), resolved by nginx
+		}
+		return "0.0.0.0:" + a
+	}
+	if strings.HasPrefix(a, "[") {
+		return strings.ToLower(a)
+	}
+	host, port, _ := strings.Cut(a, ":")
+	switch {
+	case host == "*" || host == "0.0.0.0":
+		return "0.0.0.0:" + port
+	case strings.Trim(host, "0123456789.") == "":
+		return host + ":" + port
+	}
+	return ""
+}
+
+func checkDuplicateDefinition(p *Pass) {
+	whole := len(mainRoots(p.Tree)) > 0
+	// default servers and upstreams, per http block of a whole tree
+	defaults := map[string]*parser.Directive{} // http block pointer + address -> first listen
+	upstreams := map[string]*parser.Directive{}
+	reported := map[*parser.Directive]bool{}
+	options := map[string]*parser.Directive{} // scope + address -> first listen with socket options
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) {
+			return
+		}
+		// one http block: the block, or the root file of a snippet read at
+		// http level
+		var scope string
+		if http := c.Enclosing(parser.CtxHTTP); http != nil {
+			scope = fmt.Sprintf("%p\x00", http)
+		} else if c.Root != nil && len(c.Root.Context) > 1 && c.Root.Context[1] == parser.CtxHTTP {
+			scope = fmt.Sprintf("%p\x00", c.Root)
+		} else {
+			return
+		}
+		switch d.Name {
+		case "upstream":
+			if d.Block == nil || !whole {
+				return
+			}
+			key := scope + d.Arg(0)
+			if first, ok := upstreams[key]; ok && first != d && !reported[d] {
+				reported[d] = true
+				diag := p.Diag(d, "upstream %q is defined twice (first at %s): nginx -t fails with \"duplicate upstream\"; rename or remove one", clip(d.Arg(0)), where(first))
+				diag.Related = []Related{relatedTo(first, "the first upstream "+clip(d.Arg(0)))}
+				p.Report(diag)
+			} else if !ok {
+				upstreams[key] = d
+			}
+		case "server":
+			if d.Block == nil || c.In() != parser.CtxHTTP {
+				return
+			}
+			// one server: the same address twice
+			seen := map[string]*parser.Directive{}
+			for _, l := range p.index.find(d.Block, "listen") {
+				k := listenKey(l.Arg(0))
+				if k == "" {
+					continue
+				}
+				if first, ok := seen[k]; ok && first != l && !reported[l] {
+					reported[l] = true
+					diag := p.Diag(l, "this server listens on %s twice (first at %s): nginx -t fails with \"a duplicate listen %s\"; keep one listen per address", clip(l.Arg(0)), where(first), clip(k))
+					diag.Related = []Related{relatedTo(first, "the first listen on "+clip(k))}
+					p.Report(diag)
+					continue
+				}
+				seen[k] = l
+				// socket options (backlog=, reuseport, ...) belong to the
+				// address: two listens of it may not both give them
+				if socketOptions(l) {
+					if first, ok := options[scope+k]; ok && first != l && !reported[l] {
+						reported[l] = true
+						diag := p.Diag(l, "socket options for %s are given again (first at %s): nginx -t fails with \"duplicate listen options for %s\"; give backlog=, reuseport and the like on one listen of the address only", clip(l.Arg(0)), where(first), clip(k))
+						diag.Related = []Related{relatedTo(first, "the listen that gives them first")}
+						p.Report(diag)
+					} else if !ok {
+						options[scope+k] = l
+					}
+				}
+				if !whole || hasArg(l, "default_server") < 0 && hasArg(l, "default") < 0 {
+					continue
+				}
+				if first, ok := defaults[scope+k]; ok && first != l && !reported[l] {
+					reported[l] = true
+					diag := p.Diag(l, "a second default server for %s (the first is marked at %s): nginx -t fails with \"a duplicate default server for %s\"; keep default_server on one server of the address (Debian: disable the stock default site)", clip(l.Arg(0)), where(first), clip(k))
+					diag.Related = []Related{relatedTo(first, "the first default_server for "+clip(k))}
+					p.Report(diag)
+				} else if !ok {
+					defaults[scope+k] = l
+				}
+			}
+			checkDuplicateLocations(p, d, reported)
+		}
+	}, "upstream", "server")
+}
+
+// checkDuplicateLocations reports two prefix (or ^~) or two exact locations
+// of one path in one block, nested blocks included.
+func checkDuplicateLocations(p *Pass, b *parser.Directive, reported map[*parser.Directive]bool) {
+	seen := map[string]*parser.Directive{}
+	for _, l := range level(b.Block) {
+		if l.Name != "location" || l.Block == nil {
+			continue
+		}
+		kind, path := "prefix", l.Arg(0)
+		switch {
+		case l.Arg(0) == "=":
+			kind, path = "exact", l.Arg(1)
+		case l.Arg(0) == "^~":
+			path = l.Arg(1)
+		case l.Arg(0) == "~" || l.Arg(0) == "~*" || strings.HasPrefix(l.Arg(0), "@") || strings.HasPrefix(l.Arg(0), "~"):
+			kind = "" // regex and named locations may repeat
+		}
+		if kind != "" && path != "" {
+			key := kind + "\x00" + path
+			if first, ok := seen[key]; ok && first != l && !reported[l] {
+				reported[l] = true
+				diag := p.Diag(l, "location %s is defined twice in this block (first at %s): nginx -t fails with \"duplicate location\"; merge them", clip(path), where(first))
+				diag.Related = []Related{relatedTo(first, "the first location "+clip(path))}
+				p.Report(diag)
+			} else if !ok {
+				seen[key] = l
+			}
+		}
+		checkDuplicateLocations(p, l, reported)
+	}
+}
+
+// socketOptions reports whether a listen sets options of the socket itself,
+// which nginx takes from one listen of an address only
+// (ngx_http_core_listen's lsopt.set).
+func socketOptions(l *parser.Directive) bool {
+	for _, a := range l.Args[1:] {
+		name, _, _ := strings.Cut(a.Value, "=")
+		switch name {
+		case "backlog", "rcvbuf", "sndbuf", "setfib", "fastopen", "accept_filter", "deferred", "bind", "ipv6only", "reuseport", "so_keepalive":
+			return true
+		}
+	}
+	return false
+}
