@@ -228,7 +228,7 @@ func TestGenVerifiesContainerNames(t *testing.T) {
 func TestGenUser(t *testing.T) {
 	dir := t.TempDir()
 	for passwd, want := range map[string]string{
-		"root:x:0:0::/root:/bin/sh\nwww-data:x:33:33::/var/www:/usr/sbin/nologin\n": "www-data",
+		"root:x:0:0::/root:/bin/sh\nwww-data:x:33:33::/var/www:/usr/sbin/nologin\n":    "www-data",
 		"root:x:0:0::/root:/bin/sh\nnginx:x:101:101::/var/cache/nginx:/sbin/nologin\n": "nginx",
 		"root:x:0:0::/root:/bin/sh\n": "www-data",
 	} {
