@@ -33,6 +33,9 @@ and "127.0.0.1:80" are others. Regex and named locations may repeat, and "locati
 // alone, "*:port" and "0.0.0.0:port" are one IPv4 wildcard; "" for an
 // address nginx would resolve (a host name), which is not judged.
 func listenKey(a string) string {
+	if a == "" || strings.Contains(a, "$") {
+		return ""
+	}
 	if strings.HasPrefix(a, "unix:") {
 		return a
 	}
@@ -78,7 +81,7 @@ func checkDuplicateDefinition(p *Pass) {
 		}
 		switch d.Name {
 		case "upstream":
-			if d.Block == nil || !whole {
+			if d.Block == nil || !whole || len(d.Args) == 0 {
 				return
 			}
 			key := scope + d.Arg(0)
@@ -97,6 +100,9 @@ func checkDuplicateDefinition(p *Pass) {
 			// one server: the same address twice
 			seen := map[string]*parser.Directive{}
 			for _, l := range p.index.find(d.Block, "listen") {
+				if len(l.Args) == 0 {
+					continue // directive-args reports it
+				}
 				k := listenKey(l.Arg(0))
 				if k == "" {
 					continue
@@ -174,6 +180,9 @@ func checkDuplicateLocations(p *Pass, b *parser.Directive, reported map[*parser.
 // which nginx takes from one listen of an address only
 // (ngx_http_core_listen's lsopt.set).
 func socketOptions(l *parser.Directive) bool {
+	if len(l.Args) < 2 {
+		return false
+	}
 	for _, a := range l.Args[1:] {
 		name, _, _ := strings.Cut(a.Value, "=")
 		switch name {
