@@ -58,6 +58,7 @@ var All = []*Rule{
 	syntax,
 	tcpNodelayOff,
 	tryFilesProxy,
+	undefinedReference,
 	unknownDirective,
 	unusedSuppression,
 	upstreamKeepalive,

@@ -217,3 +217,44 @@ func TestDuplicateDefinitionAgainstNginx(t *testing.T) {
 		}
 	}
 }
+
+// undefined-reference reports exactly what nginx -t refuses, case by case.
+func TestUndefinedReferenceAgainstNginx(t *testing.T) {
+	bin := nginxtest.Require(t)
+	dir0 := t.TempDir()
+	cases := []string{
+		"server { listen 8001; limit_req zone=y; }",
+		"limit_req_zone $binary_remote_addr zone=y:1m rate=1r/s; server { listen 8001; limit_req zone=y; }",
+		"server { listen 8001; limit_req zone=y; } limit_req_zone $binary_remote_addr zone=y:1m rate=1r/s;",
+		"server { listen 8001; limit_conn c 10; }",
+		"limit_conn_zone $binary_remote_addr zone=c:1m; server { listen 8001; limit_conn c 10; }",
+		"access_log DIR/a.log main; server { listen 8001; }",
+		"access_log DIR/a.log combined; server { listen 8001; }",
+		"access_log DIR/a.log buffer=32k; server { listen 8001; }",
+		"access_log DIR/a.log combined buffer=32k; server { listen 8001; }",
+		"log_format main '$remote_addr'; access_log DIR/a.log main; server { listen 8001; }",
+		"access_log DIR/a.log main; log_format main '$remote_addr'; server { listen 8001; }",
+		"server { listen 8001; location / { proxy_cache pc; proxy_pass http://127.0.0.1:1; } }",
+		"proxy_cache_path DIR/c keys_zone=pc:1m; server { listen 8001; location / { proxy_cache pc; proxy_pass http://127.0.0.1:1; } }",
+		"server { listen 8001; location / { proxy_cache off; proxy_pass http://127.0.0.1:1; } }",
+		"server { listen 8001; location / { fastcgi_cache fc; fastcgi_pass 127.0.0.1:1; } }",
+	}
+	for _, body := range cases {
+		conf := "events {}\nhttp {\n" + strings.ReplaceAll(body, "DIR", dir0) + "\n}\n"
+		dir := t.TempDir()
+		main := filepath.Join(dir, "nginx.conf")
+		os.WriteFile(main, []byte(conf), 0o644)
+		res := nginxtest.Run(t, bin, dir, main)
+		tr, err := parser.Load(main, parser.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fired := false
+		for _, d := range Run(tr, Config{Disabled: onlyRules("undefined-reference")}) {
+			fired = fired || d.Rule == "undefined-reference"
+		}
+		if fired == res.OK {
+			t.Errorf("%s\nnginx -t ok=%v (%s), rule fired=%v", body, res.OK, res.Message, fired)
+		}
+	}
+}

@@ -376,7 +376,7 @@ var loaderRule = map[string]bool{"syntax": true, "include-missing": true, "inclu
 // them (config.LoadFound), and a run they fire in fails whatever fail-on a
 // settings file sets; the command line still may.
 var nginxRefuses = map[string]bool{"syntax": true, "include-missing": true, "include-cycle": true,
-	"directive-args": true, "directive-context": true, "directive-duplicate": true, "unknown-directive": true, "duplicate-definition": true,
+	"directive-args": true, "directive-context": true, "directive-duplicate": true, "unknown-directive": true, "duplicate-definition": true, "undefined-reference": true,
 	"ssl-directive-removed": true, "host-module-missing": true}
 
 // NginxRefuses reports whether a rule's errors are errors nginx -t reports.

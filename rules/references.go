@@ -1,0 +1,100 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+var undefinedReference = &Rule{
+	Doc: Doc{
+		ID:    "undefined-reference",
+		Title: "A zone or log format used but never declared",
+		Why: `nginx -t refuses a name that nothing declares: "limit_req zone=y" with no limit_req_zone
+of that name ("zero size shared memory zone"), "limit_conn c" with no limit_conn_zone, a
+proxy_cache (fastcgi_cache, uwsgi_cache, scgi_cache) zone with no *_cache_path keys_zone of
+that name ("zone is unknown"), and an access_log format that no log_format declared before it
+("unknown log format": log_format must come first in reading order, and the second argument
+of access_log is always the format, so "access_log FILE buffer=32k" names a format
+"buffer=32k"; zones may be declared anywhere in http). Judged only on a whole tree, read from its nginx.conf with every include.`,
+		Fix:      `Declare the zone or format (limit_req_zone $binary_remote_addr zone=NAME:10m rate=10r/s; log_format NAME ...; before its access_log), or correct the name.`,
+		Bad:      "events {}\nhttp {\n    access_log /var/log/nginx/access.log main;\n    log_format main '$remote_addr $request';\n}\n",
+		Good:     "events {}\nhttp {\n    log_format main '$remote_addr $request';\n    access_log /var/log/nginx/access.log main;\n}\n",
+		Severity: Error,
+		Since:    "0.4.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_limit_req_module, ngx_http_limit_conn_module, ngx_http_proxy_module proxy_cache_path, ngx_http_log_module log_format; each message checked with real nginx -t 1.22.1"},
+	},
+	Check: checkUndefinedReference,
+}
+
+// cacheZoneOf names the directive that declares the zones each cache
+// directive uses.
+var cacheZoneOf = map[string]string{
+	"proxy_cache": "proxy_cache_path", "fastcgi_cache": "fastcgi_cache_path",
+	"uwsgi_cache": "uwsgi_cache_path", "scgi_cache": "scgi_cache_path",
+}
+
+// zoneArg returns the NAME of a "zone=NAME:SIZE" (or "keys_zone=") argument.
+func zoneArg(d *parser.Directive, prefix string) string {
+	for _, a := range d.Args {
+		if v, ok := strings.CutPrefix(a.Value, prefix); ok {
+			name, _, _ := strings.Cut(v, ":")
+			return name
+		}
+	}
+	return ""
+}
+
+func checkUndefinedReference(p *Pass) {
+	// only a whole tree says that nothing declares a name
+	if len(mainRoots(p.Tree)) == 0 || p.Tree.HasUnread() || len(p.Tree.Unreadable) > 0 {
+		return
+	}
+	declared := map[string]bool{} // kind + "\x00" + name
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) {
+			return
+		}
+		switch d.Name {
+		case "limit_req_zone", "limit_conn_zone":
+			declared[d.Name+"\x00"+zoneArg(d, "zone=")] = true
+		case "proxy_cache_path", "fastcgi_cache_path", "uwsgi_cache_path", "scgi_cache_path":
+			declared[d.Name+"\x00"+zoneArg(d, "keys_zone=")] = true
+		}
+	}, "limit_req_zone", "limit_conn_zone", "proxy_cache_path", "fastcgi_cache_path", "uwsgi_cache_path", "scgi_cache_path")
+	formats := map[string]bool{"combined": true}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) {
+			return
+		}
+		switch d.Name {
+		case "log_format":
+			formats[d.Arg(0)] = true
+		case "access_log":
+			f := d.Arg(1)
+			if len(d.Args) < 2 || d.Arg(0) == "off" || formats[f] {
+				return
+			}
+			if strings.Contains(f, "=") {
+				// the second argument is always the format's name
+				p.ReportArgf(d, 1, "access_log reads %q as the name of its format, which no log_format declares: nginx -t fails with \"unknown log format\"; write the format (combined) before buffer=, flush=, gzip= and if=", clip(f))
+				return
+			}
+			p.ReportArgf(d, 1, "access_log uses the format %q, which no log_format declares before it: nginx -t fails with \"unknown log format\"; declare it first, or use combined", clip(f))
+		case "limit_req":
+			if z := zoneArg(d, "zone="); z != "" && !strings.Contains(z, "$") && !declared["limit_req_zone\x00"+z] {
+				p.Reportf(d, "limit_req uses the zone %q, which no limit_req_zone declares: nginx -t fails with \"zero size shared memory zone\"", clip(z))
+			}
+		case "limit_conn":
+			if z := d.Arg(0); z != "" && !strings.Contains(z, "$") && !declared["limit_conn_zone\x00"+z] {
+				p.ReportArgf(d, 0, "limit_conn uses the zone %q, which no limit_conn_zone declares: nginx -t fails with \"zero size shared memory zone\"", clip(z))
+			}
+		default:
+			decl := cacheZoneOf[d.Name]
+			if z := d.Arg(0); decl != "" && z != "off" && z != "" && !strings.Contains(z, "$") && !declared[decl+"\x00"+z] {
+				p.ReportArgf(d, 0, "%s uses the zone %q, which no %s keys_zone declares: nginx -t fails with \"zone is unknown\"", d.Name, clip(z), decl)
+			}
+		}
+	}, "log_format", "access_log", "limit_req", "limit_conn", "proxy_cache", "fastcgi_cache", "uwsgi_cache", "scgi_cache")
+}
