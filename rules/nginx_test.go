@@ -258,3 +258,39 @@ func TestUndefinedReferenceAgainstNginx(t *testing.T) {
 		}
 	}
 }
+
+// nginx applies the first allow/deny that matches, and lets in a client no
+// rule names (what status-page-exposed and autoindex-on rely on), measured
+// on loopback with stub_status, which answers after the access phase (a
+// return would answer before it: return-bypasses-access).
+func TestAccessOrderAgainstNginx(t *testing.T) {
+	nginxtest.Require(t)
+	if os.Geteuid() != 0 {
+		t.Skip("serving with nginx needs root")
+	}
+	port := nginxtest.FreePort(t)
+	conf := fmt.Sprintf(`events {}
+http {
+    server {
+        listen 127.0.0.1:%d;
+        location = /allow-first { allow all; deny all; stub_status; }
+        location = /other-denied { deny 10.0.0.0/8; stub_status; }
+        location = /deny-first { deny 127.0.0.1; allow all; stub_status; }
+    }
+}
+`, port)
+	dir := t.TempDir()
+	main := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(main, []byte(conf), 0o644)
+	nginxtest.Serve(t, dir, main, fmt.Sprintf("127.0.0.1:%d", port))
+	for path, want := range map[string]int{"/allow-first": 200, "/other-denied": 200, "/deny-first": 403} {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+}
