@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -67,16 +68,16 @@ func ignoringEINTR(call func() (int, error)) (int, error) {
 
 // statAt is fstatat without following a link (golang.org/x/sys/unix,
 // already linked for gopsutil: the syscall package has no fstatat here).
-func statAt(dirfd int, name string) (syscall.Stat_t, error) {
+func statAt(dirfd int, name string) (unix.Stat_t, error) {
 	var st unix.Stat_t
 	err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-	return syscall.Stat_t{Dev: st.Dev, Ino: st.Ino, Nlink: st.Nlink, Mode: st.Mode, Uid: st.Uid, Gid: st.Gid, Size: st.Size}, err
+	return st, err
 }
 
 // checkSame reports errSwapped unless st is a regular file with the key
 // (a zero key, for a file not from the file system, checks the type only).
-func checkSame(name string, st syscall.Stat_t, key fileKey) error {
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+func checkSame(name string, st unix.Stat_t, key fileKey) error {
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return fmt.Errorf("%s: %w", name, errSwapped)
 	}
 	if key != (fileKey{}) && (uint64(st.Dev) != key.dev || st.Ino != key.ino) {
@@ -104,25 +105,14 @@ func readVerified(name string, key fileKey) ([]byte, error) {
 	}
 	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, err
 	}
 	if err := checkSame(name, st, key); err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, st.Size+1)
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err != nil || n == 0 {
-			break
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
-	return b, nil
+	return io.ReadAll(f)
 }
 
 // stagedFile is a fix written beside its file, waiting to be renamed in.
@@ -231,8 +221,8 @@ func (st stagedFile) commit() (fileKey, error) {
 	}
 	f := os.NewFile(uintptr(fd), st.name)
 	defer f.Close()
-	var cur syscall.Stat_t
-	if err := syscall.Fstat(fd, &cur); err != nil {
+	var cur unix.Stat_t
+	if err := unix.Fstat(fd, &cur); err != nil {
 		return fileKey{}, err
 	}
 	if err := checkSame(st.name, cur, st.key); err != nil {

@@ -168,12 +168,8 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 			s.cfg.Extra[d] = true
 		}
 		s.roots = file.Roots
-		dir, _ := filepath.Abs(filepath.Dir(file.Path))
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = r
-		}
 		for _, o := range file.Overrides {
-			match, err := rules.GlobMatcher(dir, o.Paths)
+			match, err := rules.GlobMatcher(file.Dir, o.Paths)
 			if err != nil {
 				return nil, failf(ExitError, "%s: overrides: %v", file.Path, err)
 			}
@@ -189,9 +185,6 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 			return nil, failf(ExitError, "%q is not a rule (see nginxtune rules)", id)
 		}
 	}
-	for _, id := range f.disable {
-		s.cfg.Disabled[id] = true
-	}
 	if len(enable) > 0 {
 		on := map[string]bool{}
 		for _, id := range enable {
@@ -206,7 +199,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		}
 	}
 	// the command line wins over the file: a rule it enables runs even
-	// when the file disables it
+	// when the file disables it, and one it disables never runs
 	for _, id := range f.enable {
 		delete(s.cfg.Disabled, id)
 	}
@@ -439,11 +432,11 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			}
 		}
 		wasBroken := broken
-		// nginx -t of the tree as it is, for the check after the fixes;
-		// not needed when no finding carries a fix
-		// nginx -t runs what a configuration names (load_module, perl_require,
-		// js_import, init_by_lua) and creates its log and temp paths: only on
-		// a tree the user trusts, the live one or one named with --nginx-test
+		// nginx -t of the tree as it is, for the check after the fixes; not
+		// needed when no finding carries a fix. nginx -t runs what a
+		// configuration names (load_module, perl_require, js_import,
+		// init_by_lua) and creates its log and temp paths: only on a tree
+		// the user trusts, the live one or one named with --nginx-test
 		// (docs/security.md)
 		trusted := f.nginxTest || allLive(args)
 		var beforeOK nginxcheck.Result
@@ -455,7 +448,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		}
 		// A later pass fixes only what the user was shown: a rule the first
 		// report had a fixable finding of in that file, or the follow-up of
-		// a rule fixed there (rules.FollowUps). Anything else a fix brings
+		// a rule shown (rules.FollowUpOf). Anything else a fix brings
 		// up is reported, not applied.
 		shown, shownRule := map[string]bool{}, map[string]bool{}
 		for _, d := range diags {
@@ -473,17 +466,12 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			return false
 		}
 		for pass := 0; pass < maxFixPasses; pass++ {
-			if pass > 0 {
-				kept := diags[:0:0]
-				for _, d := range diags {
-					if d.Fix != nil && !shown[d.Rule+"\x00"+d.File] && !followUp(d.Rule) {
-						d.Fix = nil // reported at the end, fixable by another run
-					}
-					kept = append(kept, d)
+			for i, d := range diags {
+				if pass > 0 && d.Fix != nil && !shown[d.Rule+"\x00"+d.File] && !followUp(d.Rule) {
+					diags[i].Fix = nil // reported at the end, fixable by another run
 				}
-				diags = kept
 			}
-			n, _, keys, err := applyFixes(diags, trees, c.ErrOrStderr(), f.force)
+			n, keys, err := applyFixes(diags, trees, c.ErrOrStderr(), f.force)
 			for f, k := range keys {
 				changed[f] = k
 			}
@@ -589,7 +577,9 @@ const maxFixPasses = 5
 // atomically. Edits are applied to the text they were computed from: a file
 // that changed since it was read is an error. Linear in the edits of a file
 // (after sorting), so a fix of a 20,000-server file is not quadratic.
-func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, force bool) (fixes int, files []string, keys map[string]fileKey, err error) {
+// written names the files now in place, with the identity of each (what
+// restore checks before writing the original back), also on an error.
+func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, force bool) (fixes int, written map[string]fileKey, err error) {
 	source := map[string]*parser.File{}
 	outside := map[string]bool{}
 	for _, t := range trees {
@@ -617,14 +607,14 @@ func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, for
 		// place since is not followed (fixwrite.go)
 		src, err := readVerified(name, keyOf(name))
 		if err != nil {
-			return 0, nil, nil, fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
+			return 0, nil, fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
 		}
 		if !bytes.Equal(src, source[name].Src) {
-			return 0, nil, nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", report.Escape(name))
+			return 0, nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", report.Escape(name))
 		}
 		out, err := rules.ApplyEdits(src, set.Edits[name])
 		if err != nil {
-			return 0, nil, nil, fmt.Errorf("%s: %v; nothing written", report.Escape(name), err)
+			return 0, nil, fmt.Errorf("%s: %v; nothing written", report.Escape(name), err)
 		}
 		if !bytes.Equal(out, src) {
 			outs[name] = out
@@ -654,23 +644,24 @@ func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, for
 		st, err := stage(name, keyOf(name), data)
 		if err != nil {
 			cleanup()
-			return 0, nil, nil, fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
+			return 0, nil, fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
 		}
 		staged = append(staged, st)
 	}
-	keys = map[string]fileKey{}
+	written = map[string]fileKey{}
+	var done []string
 	for i, st := range staged {
 		key, err := st.commit()
 		if err != nil {
 			for _, rest := range staged[i+1:] {
 				rest.discard()
 			}
-			return 0, files, keys, fmt.Errorf("%s (files already fixed: %s)", report.Escape(err.Error()), report.Escape(strings.Join(files, ", ")))
+			return 0, written, fmt.Errorf("%s (files already fixed: %s)", report.Escape(err.Error()), report.Escape(strings.Join(done, ", ")))
 		}
-		files = append(files, st.name)
-		keys[st.name] = key
+		done = append(done, st.name)
+		written[st.name] = key
 	}
-	return fixes, files, keys, nil
+	return fixes, written, nil
 }
 
 // beforeFixWrite, when set (by tests), runs between --fix's reading of the
