@@ -6,6 +6,8 @@ package parser
 
 import (
 	"fmt"
+
+	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"os"
 	"path"
 	"path/filepath"
@@ -63,7 +65,7 @@ func (l *loader) under(p, dir string) bool {
 		}
 		l.realDirs[dir] = real
 	}
-	return real != "" && (p == real || strings.HasPrefix(p, strings.TrimSuffix(real, "/")+"/"))
+	return boundedread.Within(p, real)
 }
 
 // realPath resolves the symbolic links of p one component at a time, as

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 )
@@ -149,7 +150,7 @@ func inRepo(path string) bool {
 	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
 		p = filepath.Join(r, filepath.Base(p))
 	}
-	return p == wd || strings.HasPrefix(p, strings.TrimSuffix(wd, "/")+"/")
+	return boundedread.Within(p, wd)
 }
 
 // nearestRoot finds the nginx.conf in the file's directory or the closest

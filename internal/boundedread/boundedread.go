@@ -28,7 +28,7 @@ func File(path string, max int64, within string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if real != dir && !strings.HasPrefix(real, strings.TrimSuffix(dir, "/")+"/") {
+		if !Within(real, dir) {
 			return nil, fmt.Errorf("%s: a link to a file outside %s; not read", path, within)
 		}
 	}
@@ -57,4 +57,10 @@ func File(path string, max int64, within string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %d KiB; not read", path, max>>10)
 	}
 	return b, nil
+}
+
+// Within reports whether the clean path p is dir or lies below it (both
+// with their links already resolved, as the caller needs them).
+func Within(p, dir string) bool {
+	return dir != "" && (p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/"))
 }

@@ -33,6 +33,9 @@ type File struct {
 	Directives   []string // extra directive names
 	Roots        []string // main files that include the changed files (lint --changed)
 	Overrides    []Override
+	// Dir is the file's directory, links resolved: what its relative
+	// paths, overrides and bounds are taken from.
+	Dir string
 	// Found is set for a file found beside the configuration rather than
 	// named with --config: it comes with the configuration (see LoadFound).
 	Found bool
@@ -112,20 +115,20 @@ func load(path string, found bool) (*File, error) {
 		return nil, err
 	}
 	f := &File{Path: path, Severity: map[string]rules.Severity{}, Maps: map[string]string{}, Found: found}
+	f.Dir, _ = filepath.Abs(filepath.Dir(path))
+	if r, err := filepath.EvalSymlinks(f.Dir); err == nil {
+		f.Dir = r
+	}
 	// confined checks a path the file names against its directory
 	confined := func(n *yaml.Node, key, p string) error {
 		if !found {
 			return nil
 		}
-		dir, _ := filepath.Abs(filepath.Dir(path))
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = r
-		}
 		real := filepath.Clean(p)
 		if r, err := filepath.EvalSymlinks(real); err == nil {
 			real = r
 		}
-		if real != dir && !strings.HasPrefix(real, strings.TrimSuffix(dir, "/")+"/") {
+		if !boundedread.Within(real, f.Dir) {
 			return &lineErr{path, n.Line, fmt.Sprintf("%s: %q is outside the directory of this file; a settings file found beside the configuration cannot widen what is read (give it on the command line, or name a settings file with --config)", key, p)}
 		}
 		return nil
@@ -168,18 +171,6 @@ func load(path string, found bool) (*File, error) {
 			}
 			return out, nil
 		}
-		ruleList := func() ([]string, error) {
-			ids, err := list()
-			if err != nil {
-				return nil, err
-			}
-			for j, id := range ids {
-				if rules.ByID(id) == nil {
-					return nil, bad(v.Content[j], "%s: %q is not a rule (see nginxtune rules)", k.Value, id)
-				}
-			}
-			return ids, nil
-		}
 		pairs := func(fn func(key, val *yaml.Node) error) error {
 			if v.Kind != yaml.MappingNode {
 				return bad(v, "%s: want %s", k.Value, keys[k.Value])
@@ -207,31 +198,11 @@ func load(path string, found bool) (*File, error) {
 				}
 			}
 		case "disable":
-			if f.Disable, err = ruleList(); err == nil {
-				for j, id := range f.Disable {
-					if rules.NginxRefuses(id) {
-						err = bad(v.Content[j], "disable: %s reports what nginx refuses to load; a settings file cannot turn it off (--disable on the command line can)", id)
-						break
-					}
-				}
-			}
+			f.Disable, err = ruleIDs(v, k.Value, keys[k.Value], bad, true)
 		case "enable":
-			f.Enable, err = ruleList()
+			f.Enable, err = ruleIDs(v, k.Value, keys[k.Value], bad, false)
 		case "severity":
-			err = pairs(func(key, val *yaml.Node) error {
-				if rules.ByID(key.Value) == nil {
-					return bad(key, "severity: %q is not a rule (see nginxtune rules)", key.Value)
-				}
-				s, err := rules.ParseSeverity(val.Value)
-				if err != nil {
-					return bad(val, "severity of %s: %v", key.Value, err)
-				}
-				if rules.NginxRefuses(key.Value) && s < rules.Error {
-					return bad(val, "severity of %s: nginx refuses a configuration with this finding, so it stays an error (--disable on the command line turns the rule off)", key.Value)
-				}
-				f.Severity[key.Value] = s
-				return nil
-			})
+			err = severities(v, k.Value, keys[k.Value], bad, f.Severity)
 		case "map":
 			err = pairs(func(key, val *yaml.Node) error {
 				if !strings.HasPrefix(key.Value, "/") {
@@ -309,8 +280,55 @@ func ParseFailOn(s string) (rules.Severity, error) {
 
 // parseOverrides reads the overrides list. What nginx refuses stays an error
 // here too.
+// badFunc builds an error at a node of the settings file.
+type badFunc func(n *yaml.Node, format string, args ...any) error
+
+// ruleIDs reads a list of rule ids (what: the key, want: its description
+// for errors). With off set they are rules to turn off, and what nginx
+// refuses may not be: it stays on whatever a settings file says.
+func ruleIDs(v *yaml.Node, what, want string, bad badFunc, off bool) ([]string, error) {
+	if v.Kind != yaml.SequenceNode {
+		return nil, bad(v, "%s: want %s", what, want)
+	}
+	var ids []string
+	for _, it := range v.Content {
+		switch {
+		case it.Kind != yaml.ScalarNode:
+			return nil, bad(it, "%s: want %s", what, want)
+		case rules.ByID(it.Value) == nil:
+			return nil, bad(it, "%s: %q is not a rule (see nginxtune rules)", what, it.Value)
+		case off && rules.NginxRefuses(it.Value):
+			return nil, bad(it, "%s: %s reports what nginx refuses to load; a settings file cannot turn it off (--disable on the command line can)", what, it.Value)
+		}
+		ids = append(ids, it.Value)
+	}
+	return ids, nil
+}
+
+// severities reads a map of rule id to level into into; what nginx refuses
+// stays an error.
+func severities(v *yaml.Node, what, want string, bad badFunc, into map[string]rules.Severity) error {
+	if v.Kind != yaml.MappingNode {
+		return bad(v, "%s: want %s", what, want)
+	}
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		id, lv := v.Content[j], v.Content[j+1]
+		sev, err := rules.ParseSeverity(lv.Value)
+		switch {
+		case rules.ByID(id.Value) == nil:
+			return bad(id, "%s: %q is not a rule (see nginxtune rules)", what, id.Value)
+		case err != nil:
+			return bad(lv, "%s of %s: %v", what, id.Value, err)
+		case rules.NginxRefuses(id.Value) && sev < rules.Error:
+			return bad(lv, "%s of %s: nginx refuses a configuration with this finding, so it stays an error (--disable on the command line turns the rule off)", what, id.Value)
+		}
+		into[id.Value] = sev
+	}
+	return nil
+}
+
 func parseOverrides(v *yaml.Node, path string, f *File) error {
-	bad := func(n *yaml.Node, format string, args ...any) error {
+	var bad badFunc = func(n *yaml.Node, format string, args ...any) error {
 		return &lineErr{path, n.Line, fmt.Sprintf(format, args...)}
 	}
 	if v.Kind != yaml.SequenceNode {
@@ -346,38 +364,9 @@ func parseOverrides(v *yaml.Node, path string, f *File) error {
 					}
 				}
 			case "disable":
-				if o.Disable, err = strs(); err == nil {
-					for j, id := range o.Disable {
-						switch {
-						case rules.ByID(id) == nil:
-							err = bad(val.Content[j], "overrides: disable: %q is not a rule (see nginxtune rules)", id)
-						case rules.NginxRefuses(id):
-							err = bad(val.Content[j], "overrides: disable: %s reports what nginx refuses to load; a settings file cannot turn it off", id)
-						}
-						if err != nil {
-							break
-						}
-					}
-				}
+				o.Disable, err = ruleIDs(val, "overrides: disable", "a list of rule ids", bad, true)
 			case "severity":
-				if val.Kind != yaml.MappingNode {
-					err = bad(val, "overrides: severity: want a map of rule id to error, warning or info")
-					break
-				}
-				for j := 0; j+1 < len(val.Content) && err == nil; j += 2 {
-					id, lv := val.Content[j], val.Content[j+1]
-					sev, perr := rules.ParseSeverity(lv.Value)
-					switch {
-					case rules.ByID(id.Value) == nil:
-						err = bad(id, "overrides: severity: %q is not a rule (see nginxtune rules)", id.Value)
-					case perr != nil:
-						err = bad(lv, "overrides: severity of %s: %v", id.Value, perr)
-					case rules.NginxRefuses(id.Value) && sev < rules.Error:
-						err = bad(lv, "overrides: severity of %s: nginx refuses a configuration with this finding, so it stays an error", id.Value)
-					default:
-						o.Severity[id.Value] = sev
-					}
-				}
+				err = severities(val, "overrides: severity", "a map of rule id to error, warning or info", bad, o.Severity)
 			default:
 				err = bad(k, "overrides: unknown key %q (paths, disable, severity)", k.Value)
 			}
