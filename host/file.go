@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
+	"github.com/nginxtune/nginxtune/parser"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -103,16 +104,7 @@ const maxFactsFile = 1 << 20
 const maxText = 256
 
 // clip shortens a fact's text for quoting.
-func clip(s string) string {
-	if len(s) <= maxText {
-		return s
-	}
-	n := maxText
-	for n > 0 && s[n]&0xc0 == 0x80 {
-		n--
-	}
-	return s[:n] + "..."
-}
+func clip(s string) string { return parser.CutAt(s, maxText) }
 
 // check range-checks facts read from a file: a value no host can have is
 // an error naming the fact, not a number rules compute with.

@@ -220,7 +220,8 @@ func ghProperty(s string) string {
 func Escape(s string) string {
 	clean := true
 	for _, r := range s {
-		if escaped(r) {
+		// RuneError: invalid UTF-8, or a U+FFFD written out (kept below)
+		if control(r) || r == utf8.RuneError || reorders(r) {
 			clean = false
 			break
 		}
@@ -232,11 +233,11 @@ func Escape(s string) string {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError && n == 1:
+		case control(r) || r == utf8.RuneError && n == 1:
 			for _, c := range []byte(s[i : i+n]) {
 				fmt.Fprintf(&b, `\x%02x`, c)
 			}
-		case escaped(r):
+		case reorders(r):
 			fmt.Fprintf(&b, `\u{%04X}`, r)
 		default:
 			b.WriteString(s[i : i+n])
@@ -246,11 +247,13 @@ func Escape(s string) string {
 	return b.String()
 }
 
-// escaped reports the characters Escape rewrites.
-func escaped(r rune) bool {
+// control reports the C0 and C1 control characters and DEL.
+func control(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 }
+
+// reorders reports the characters that reorder or break text without being
+// control characters.
+func reorders(r rune) bool {
 	switch {
-	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError:
-		return true
 	case r == 0x061c || r == 0x200e || r == 0x200f: // bidirectional marks
 		return true
 	case r >= 0x202a && r <= 0x202e: // embeddings and overrides

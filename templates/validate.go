@@ -2,6 +2,8 @@ package templates
 
 import (
 	"fmt"
+
+	"github.com/nginxtune/nginxtune/parser"
 	"net"
 	"path/filepath"
 	"regexp"
@@ -187,9 +189,4 @@ const (
 )
 
 // clip shortens a refused value for the message that quotes it.
-func clip(s string) string {
-	if len(s) > 64 {
-		s = s[:64] + "..."
-	}
-	return strings.ToValidUTF8(s, "?")
-}
+func clip(s string) string { return parser.Clip(s) }
