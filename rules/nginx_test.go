@@ -198,22 +198,28 @@ func TestDuplicateDefinitionAgainstNginx(t *testing.T) {
 		"server { listen 8001 backlog=511; } server { listen 8001 default_server; server_name b; }",
 		"server { listen 8001 deferred; } server { listen 127.0.0.1:8001 deferred; server_name b; }",
 	}
-	for _, body := range cases {
-		conf := "events {}\nhttp {\n" + body + "\n}\n"
+	agreesWithNginx(t, bin, "duplicate-definition", cases)
+}
+
+// agreesWithNginx judges each http block body with the installed nginx -t
+// and with one rule: the rule must fire exactly where nginx refuses.
+func agreesWithNginx(t *testing.T, bin, rule string, bodies []string) {
+	t.Helper()
+	for _, body := range bodies {
 		dir := t.TempDir()
 		main := filepath.Join(dir, "nginx.conf")
-		os.WriteFile(main, []byte(conf), 0o644)
+		os.WriteFile(main, []byte("events {}\nhttp {\n"+body+"\n}\n"), 0o644)
 		res := nginxtest.Run(t, bin, dir, main)
 		tr, err := parser.Load(main, parser.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		fired := false
-		for _, d := range Run(tr, Config{Disabled: onlyRules("duplicate-definition")}) {
-			fired = fired || d.Rule == "duplicate-definition"
+		for _, d := range Run(tr, Config{Disabled: onlyRules(rule)}) {
+			fired = fired || d.Rule == rule
 		}
 		if fired == res.OK {
-			t.Errorf("%s\nnginx -t ok=%v (%s), rule fired=%v", body, res.OK, res.Message, fired)
+			t.Errorf("%s\nnginx -t ok=%v (%s), %s fired=%v", body, res.OK, res.Message, rule, fired)
 		}
 	}
 }
@@ -239,24 +245,10 @@ func TestUndefinedReferenceAgainstNginx(t *testing.T) {
 		"server { listen 8001; location / { proxy_cache off; proxy_pass http://127.0.0.1:1; } }",
 		"server { listen 8001; location / { fastcgi_cache fc; fastcgi_pass 127.0.0.1:1; } }",
 	}
-	for _, body := range cases {
-		conf := "events {}\nhttp {\n" + strings.ReplaceAll(body, "DIR", dir0) + "\n}\n"
-		dir := t.TempDir()
-		main := filepath.Join(dir, "nginx.conf")
-		os.WriteFile(main, []byte(conf), 0o644)
-		res := nginxtest.Run(t, bin, dir, main)
-		tr, err := parser.Load(main, parser.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fired := false
-		for _, d := range Run(tr, Config{Disabled: onlyRules("undefined-reference")}) {
-			fired = fired || d.Rule == "undefined-reference"
-		}
-		if fired == res.OK {
-			t.Errorf("%s\nnginx -t ok=%v (%s), rule fired=%v", body, res.OK, res.Message, fired)
-		}
+	for i := range cases {
+		cases[i] = strings.ReplaceAll(cases[i], "DIR", dir0)
 	}
+	agreesWithNginx(t, bin, "undefined-reference", cases)
 }
 
 // nginx applies the first allow/deny that matches, and lets in a client no

@@ -206,16 +206,7 @@ func checkUpstreamKeepalive(p *Pass) {
 			if _, isUp := ups[host]; !ok || !isUp || inStream(c) || open[host] {
 				return
 			}
-			conn := connectionHeader(p.Effective(c.Blocks, c.Root, "proxy_set_header").Dirs)
-			why := ""
-			switch {
-			case conn != nil && strings.EqualFold(conn.Arg(1), "close"):
-				why = "Connection is set to close at " + where(conn)
-			case conn != nil:
-				if m, ok := cmaps[conn.Arg(1)]; ok {
-					why = m.describe(conn.Arg(1))
-				}
-			}
+			why := closesConnection(connectionHeader(p.Effective(c.Blocks, c.Root, "proxy_set_header").Dirs), cmaps)
 			if why == "" {
 				open[host] = true
 				delete(closing, host)
@@ -558,11 +549,12 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 			problems = append(problems, "nginx sends \"Connection: close\" by default")
 			before = append(before, `proxy_set_header Connection "";`)
 			fixed++
-		case conn != nil && strings.EqualFold(conn.Arg(1), "close"):
-			problems = append(problems, fmt.Sprintf("Connection is set to close at %s", where(conn)))
-		case conn != nil && strings.HasPrefix(conn.Arg(1), "$"):
-			if m, ok := maps[conn.Arg(1)]; ok {
-				problems = append(problems, m.describe(conn.Arg(1))+"; map it to \"\" instead")
+		case conn != nil:
+			if why := closesConnection(conn, maps); why != "" {
+				if strings.HasPrefix(conn.Arg(1), "$") {
+					why += "; map it to \"\" instead"
+				}
+				problems = append(problems, why)
 			}
 		}
 		if len(problems) == 0 {
@@ -848,6 +840,21 @@ func (p *Pass) connectionMaps() map[string]closeMap {
 		}
 	}
 	return out
+}
+
+// closesConnection says why a proxy_set_header Connection sends "close" —
+// written so, or through a map of cmaps — and "" when it does not.
+func closesConnection(conn *parser.Directive, cmaps map[string]closeMap) string {
+	switch {
+	case conn == nil:
+		return ""
+	case strings.EqualFold(conn.Arg(1), "close"):
+		return "Connection is set to close at " + where(conn)
+	}
+	if m, ok := cmaps[conn.Arg(1)]; ok {
+		return m.describe(conn.Arg(1))
+	}
+	return ""
 }
 
 // closeMap is a map whose variable is "close" for some requests: first is

@@ -322,10 +322,16 @@ func (p *Pass) listenGroups() (groups []*listenGroup, noListen []*parser.Directi
 			if !strings.Contains(a, ":") && !strings.HasPrefix(a, "unix:") {
 				a = "*:" + a
 			}
-			g := byAddr[a]
+			// one address as nginx compares them (listenKey: "80", "*:80"
+			// and "0.0.0.0:80" are one), shown as first written
+			key := listenKey(l.Arg(0))
+			if key == "" {
+				key = a
+			}
+			g := byAddr[key]
 			if g == nil {
 				g = &listenGroup{addr: a}
-				byAddr[a] = g
+				byAddr[key] = g
 				groups = append(groups, g)
 			}
 			if g.marked == nil && (hasArg(l, "default_server") >= 0 || hasArg(l, "default") >= 0) {
