@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/parser"
@@ -103,8 +104,18 @@ const maxFactsFile = 1 << 20
 // configure argument) as it is quoted in findings.
 const maxText = 256
 
-// clip shortens a fact's text for quoting.
-func clip(s string) string { return parser.CutAt(s, maxText) }
+// clip makes a fact's text from a file safe to quote: at most maxText
+// bytes, and no control character or line separator, which would end the
+// comment gen quotes it in and start a directive of the file's choosing.
+func clip(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 {
+			return '?'
+		}
+		return r
+	}, s)
+	return parser.CutAt(s, maxText)
+}
 
 // check range-checks facts read from a file: a value no host can have is
 // an error naming the fact, not a number rules compute with.

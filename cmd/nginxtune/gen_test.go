@@ -278,3 +278,23 @@ func TestGenKeepsDistributionConf(t *testing.T) {
 		t.Errorf("gen's own nginx.conf with --force: exit %d: %s", code, errOut)
 	}
 }
+
+// A facts file's text (a source, an error, a version) reaches comments in
+// what gen writes: a line break in it cannot end the comment and add a
+// directive.
+func TestGenFactsTextCannotInject(t *testing.T) {
+	dir := t.TempDir()
+	facts := filepath.Join(dir, "facts.yaml")
+	os.WriteFile(facts, []byte("cpu_online: 2\nmem_total: 4294967296\nsystemd: false\n"+
+		"nofile: {value: {soft: 1024, hard: 2048}, source: \"x\\nload_module /tmp/evil.so;\\n#\"}\n"+
+		"kernel: {value: \"6.1\\nload_module /tmp/evil.so;\", source: \"y\\r\\nload_module /tmp/evil.so;\"}\n"), 0o644)
+	out, errOut, code := runCLI(t, "", "gen", "--profile", "static", "--facts", facts, "--verify=false", "--nginx-version", "1.22.1")
+	if code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errOut)
+	}
+	for _, line := range strings.Split(out+errOut, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "load_module") {
+			t.Errorf("a directive from the facts file's text: %q", line)
+		}
+	}
+}
