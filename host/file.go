@@ -93,6 +93,7 @@ func LoadFile(path string) (*Facts, error) {
 	mark(&f.Kernel.Source)
 	mark(&f.NginxVersion.Source)
 	mark(&f.NginxConfigure.Source)
+	mark(&f.NginxOpenSSL.Source)
 	return f, nil
 }
 
@@ -158,12 +159,13 @@ func (f *Facts) check() error {
 	}
 	f.Kernel.Value = clip(f.Kernel.Value)
 	f.NginxVersion.Value = clip(f.NginxVersion.Value)
+	f.NginxOpenSSL.Value = clip(f.NginxOpenSSL.Value)
 	for i, a := range f.NginxConfigure.Value {
 		f.NginxConfigure.Value[i] = clip(a)
 	}
 	for _, e := range []*string{&f.CPUOnline.Error, &f.CPUAffinity.Error, &f.CPUQuota.Error, &f.MemTotal.Error, &f.MemLimit.Error,
 		&f.NoFile.Error, &f.FileMax.Error, &f.NrOpen.Error, &f.Somaxconn.Error, &f.PortRange.Error, &f.TCPTwReuse.Error,
-		&f.TCPMaxSynBack.Error, &f.Kernel.Error, &f.NginxVersion.Error, &f.NginxConfigure.Error, &f.Systemd.Error} {
+		&f.TCPMaxSynBack.Error, &f.Kernel.Error, &f.NginxVersion.Error, &f.NginxConfigure.Error, &f.NginxOpenSSL.Error, &f.Systemd.Error} {
 		*e = clip(*e)
 	}
 	return nil

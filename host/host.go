@@ -59,6 +59,9 @@ type Facts struct {
 	Kernel         Fact[string]    `json:"kernel" yaml:"kernel"`
 	NginxVersion   Fact[string]    `json:"nginx_version" yaml:"nginx_version"`
 	NginxConfigure Fact[[]string]  `json:"nginx_configure" yaml:"nginx_configure"` // nginx -V configure arguments
+	// NginxOpenSSL is the OpenSSL nginx runs with (nginx -V's "running
+	// with", else "built with"): which TLS groups it can offer.
+	NginxOpenSSL Fact[string] `json:"nginx_openssl,omitempty" yaml:"nginx_openssl,omitempty"`
 	// Systemd is whether systemd manages services here (run/systemd/system
 	// exists): only then does a LimitNOFILE drop-in reach nginx.
 	Systemd Fact[bool] `json:"systemd" yaml:"systemd"`

@@ -128,6 +128,9 @@ func (r *Reader) readNginx(f *Facts) {
 			} else {
 				f.NginxVersion = known(v, src)
 				f.NginxConfigure = known(args, src)
+				if ssl := OpenSSLFromV(out); ssl != "" {
+					f.NginxOpenSSL = known(ssl, src)
+				}
 			}
 		}
 	}

@@ -26,6 +26,25 @@ func ParseNginxV(out string) (version string, args []string) {
 	return version, args
 }
 
+var (
+	runningSSLRe = regexp.MustCompile(`running with OpenSSL ([0-9]+\.[0-9]+\.[0-9]+[a-z]?)`)
+	builtSSLRe   = regexp.MustCompile(`built with OpenSSL ([0-9]+\.[0-9]+\.[0-9]+[a-z]?)`)
+)
+
+// OpenSSLFromV reads the OpenSSL version nginx runs with from "nginx -V"
+// ("built with OpenSSL 3.0.17 1 Jul 2025 (running with OpenSSL 3.5.1 ...)"):
+// the library loaded at run time decides which TLS groups nginx offers.
+// "" when nginx was built with another library (BoringSSL, LibreSSL).
+func OpenSSLFromV(out string) string {
+	if m := runningSSLRe.FindStringSubmatch(out); m != nil {
+		return m[1]
+	}
+	if m := builtSSLRe.FindStringSubmatch(out); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 // splitArgs splits configure arguments, keeping quoted values together.
 func splitArgs(s string) []string {
 	var out []string

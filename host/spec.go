@@ -92,6 +92,8 @@ func ParseSpec(spec string) (*Facts, error) {
 			default:
 				err = fmt.Errorf("fact systemd: %q: want yes or no", v)
 			}
+		case "openssl":
+			f.NginxOpenSSL = known(v, src)
 		case "configure":
 			f.NginxConfigure = known(strings.Split(v, ","), src)
 		default:

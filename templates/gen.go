@@ -25,21 +25,77 @@ import (
 //go:embed profiles/*.yaml files/*.tmpl
 var embedded embed.FS
 
-// Profile is what a kind of site needs, independent of the host.
+// Profile is what a kind of site needs, independent of the host. The
+// embedded profiles (templates/profiles/*.yaml) say why in comments.
 type Profile struct {
 	Name              string   `yaml:"name"`
 	Description       string   `yaml:"description"`
-	Kind              string   `yaml:"kind"` // static, proxy or php
+	Kind              string   `yaml:"kind"` // static, proxy, php, uwsgi or grpc
 	Root              string   `yaml:"root"`
 	Index             []string `yaml:"index"`
 	TryFiles          string   `yaml:"try_files"`
 	DefaultUpstreams  []string `yaml:"default_upstreams"`
 	GzipTypes         []string `yaml:"gzip_types"`
 	AssetExpires      string   `yaml:"asset_expires"`
-	NoCacheIndex      bool     `yaml:"no_cache_index"`
 	ClientMaxBodySize string   `yaml:"client_max_body_size"`
 	KeepaliveTimeout  string   `yaml:"keepalive_timeout"`
 	Websockets        bool     `yaml:"websockets"`
+	// NoCacheIndex is accepted from profiles written before every profile
+	// that serves files revalidated its HTML; it changes nothing now.
+	NoCacheIndex bool `yaml:"no_cache_index"`
+
+	// PHPScripts says which PHP files run: "all" (any .php under the
+	// root: WordPress's wp-admin/*.php, Drupal's update.php) or "front"
+	// (only FrontController; every other .php is a 404, as Laravel and
+	// Symfony want).
+	PHPScripts      string `yaml:"php_scripts"`
+	FrontController string `yaml:"front_controller"`
+	// RealpathRoot passes PHP the resolved root ($realpath_root), so that a
+	// release switched by moving a symbolic link is picked up at once
+	// (opcache keys scripts by their real path).
+	RealpathRoot bool `yaml:"realpath_root"`
+	// Deny lists URIs answered 404 before anything else (regular
+	// expressions, case-insensitive).
+	Deny []Deny `yaml:"deny"`
+	// Generated are URIs whose files the application makes on the first
+	// request (Drupal's image styles): a missing file goes to the
+	// fallback instead of a 404 from the asset locations.
+	Generated []Deny `yaml:"generated"`
+	// RateLimits are exact URIs (a login form) limited per client address.
+	RateLimits []RateLimit `yaml:"rate_limits"`
+	// Aliases serve a URI prefix from a directory outside the root
+	// (Django's /static/ and /media/).
+	Aliases []Alias `yaml:"aliases"`
+	// Immutable matches the URIs of fingerprinted files (a hash in the
+	// name, or a build directory that holds only such files): cached for a
+	// year and never revalidated.
+	Immutable string `yaml:"immutable"`
+	// H2CPort is the port of a grpc profile without TLS: plaintext HTTP/2
+	// has a port of its own, since before nginx 1.25.1 "listen ... http2"
+	// makes a plaintext port HTTP/2-only for every server on it.
+	H2CPort int `yaml:"h2c_port"`
+}
+
+// Deny is a URI pattern never served.
+type Deny struct {
+	Match string `yaml:"match"`
+	Why   string `yaml:"why"`
+}
+
+// RateLimit limits requests to one exact URI per client address.
+type RateLimit struct {
+	Path  string `yaml:"path"`
+	Rate  string `yaml:"rate"`
+	Burst int    `yaml:"burst"`
+	Why   string `yaml:"why"`
+}
+
+// Alias serves a URI prefix from a directory.
+type Alias struct {
+	Location string `yaml:"location"`
+	Path     string `yaml:"path"`
+	Expires  string `yaml:"expires"`
+	Why      string `yaml:"why"`
 }
 
 // Profiles lists the embedded profile names.
@@ -72,14 +128,14 @@ func ParseProfile(b []byte, name string) (*Profile, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	switch p.Kind {
-	case "static", "proxy", "php":
+	case "static", "proxy", "php", "uwsgi", "grpc":
 	default:
-		return nil, fmt.Errorf("%s: kind %q: want static, proxy or php", name, p.Kind)
+		return nil, fmt.Errorf("%s: kind %q: want static, proxy, php, uwsgi or grpc", name, p.Kind)
 	}
 	if p.Name == "" {
 		return nil, fmt.Errorf("%s: name is required", name)
 	}
-	if p.Kind != "proxy" && (p.Root == "" || len(p.Index) == 0 || p.TryFiles == "") {
+	if servesFiles(&p) && (p.Root == "" || len(p.Index) == 0 || p.TryFiles == "") {
 		return nil, fmt.Errorf("%s: a %s profile needs root, index and try_files", name, p.Kind)
 	}
 	if p.KeepaliveTimeout == "" || p.ClientMaxBodySize == "" || len(p.GzipTypes) == 0 {
@@ -105,12 +161,10 @@ type Input struct {
 	TLS         *TLS
 	ACME        bool
 	ACMERoot    string
-	// User is the account the workers run as ("www-data" on Debian and
-	// Ubuntu, "nginx" on RHEL, Alpine and the official Docker image);
-	// empty: www-data.
+	// User is the account the workers run as; empty: the layout's.
 	User string
 	// ConfDir is where the configuration is installed on the host (the
-	// ACME hook enables the HTTPS site there); default /etc/nginx.
+	// ACME hook enables the HTTPS site there); empty: the layout's.
 	ConfDir string
 	// FPMMaxChildren is php-fpm's pm.max_children for the php profile (0:
 	// unknown), and FPMWhy where it came from.
@@ -119,6 +173,36 @@ type Input struct {
 	// Concurrency is how many requests the proxy profile expects in flight
 	// to its backends at once (0: unknown), to size the keepalive pool.
 	Concurrency int
+
+	// Layout is where the files go; nil: prefix.
+	Layout *Layout
+	// Existing is the tree a site is added to (--into); nil: gen writes
+	// a complete tree.
+	Existing *Existing
+	// Site names the site's files; empty: the first server name.
+	Site string
+
+	// NoSecurityHeaders leaves out nosniff, frame, referrer and
+	// permissions headers (HSTS stays with TLS); CSP is a
+	// Content-Security-Policy to send.
+	NoSecurityHeaders bool
+	CSP               string
+	// HSTSSubdomains and HSTSPreload extend Strict-Transport-Security.
+	HSTSSubdomains, HSTSPreload bool
+	// TLSProfile is Mozilla's "intermediate" (default) or "modern".
+	TLSProfile string
+	// WWWRedirect answers the other name of www.NAME / NAME with a
+	// permanent redirect to the first server name.
+	WWWRedirect bool
+	// Brotli and BrotliStatic say the host's nginx has the ngx_brotli
+	// filter and static modules; BrotliWhy says how that is known.
+	Brotli, BrotliStatic bool
+	BrotliWhy            string
+	// Stapling turns on OCSP stapling with these resolvers (the
+	// certificate names a responder); StaplingWhy says why it is on or
+	// off.
+	Stapling    []string
+	StaplingWhy string
 }
 
 // File is one generated file.
@@ -126,13 +210,26 @@ type File struct {
 	Path    string // relative to the output directory
 	Content string
 	Mode    uint32
+	// Link, when set, makes the file a symbolic link to Link (Debian's
+	// sites-enabled/NAME -> ../sites-available/NAME); Content is empty.
+	Link string
+	// OS marks the OS half (sysctl.d, the systemd drop-in): files for
+	// the host, not for the nginx configuration directory.
+	OS bool
 }
+
+// Header is a response header every answer of the site carries.
+type Header struct{ Name, Value string }
 
 // Render produces the files for a profile on a host and nginx version.
 func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, Plan, error) {
 	if err := Validate(p, in); err != nil {
 		return nil, Plan{}, err
 	}
+	if in.Layout == nil {
+		in.Layout = Layouts["prefix"]
+	}
+	lay := in.Layout
 	if len(in.ServerNames) == 0 {
 		in.ServerNames = []string{"_"}
 	}
@@ -141,10 +238,22 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 	}
 	if len(in.Upstreams) == 0 {
 		in.Upstreams = p.DefaultUpstreams
+		// php-fpm's socket is where the layout's packages put it
+		if p.Kind == "php" && len(in.Upstreams) == 1 && in.Upstreams[0] == Layouts["prefix"].PHPSocket {
+			switch {
+			case lay.PHPSocket != "":
+				in.Upstreams = []string{lay.PHPSocket}
+			default:
+				return nil, Plan{}, fmt.Errorf("--upstream is required for %s in the %s layout: php-fpm runs in another container there (for example --upstream php:9000)", p.Name, lay.Name)
+			}
+		}
 	}
 	if in.ACME {
 		if in.ServerNames[0] == "_" {
 			return nil, Plan{}, fmt.Errorf("--acme needs --server-name: certificates are issued for names")
+		}
+		if !lay.OS {
+			return nil, Plan{}, fmt.Errorf("--acme is not for the %s layout: certbot and its deploy hook run on a host; in a container, mount the certificates and give --tls CERT,KEY", lay.Name)
 		}
 		if in.TLS == nil {
 			live := "/etc/letsencrypt/live/" + in.ServerNames[0]
@@ -155,33 +264,64 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		}
 	}
 	if in.User == "" {
-		in.User = "www-data"
+		in.User = lay.User
 	}
 	if in.ConfDir == "" {
-		in.ConfDir = "/etc/nginx"
+		in.ConfDir = lay.ConfDir
+	}
+	if in.TLSProfile == "" {
+		in.TLSProfile = "intermediate"
 	}
 	plan := Size(p, f, v, in)
+	into := in.Existing != nil
 	// a catch-all server closes unknown names; with no name given the
-	// site itself answers every name, so there is none
-	catchAll := in.ServerNames[0] != "_"
-	site := in.ServerNames[0]
-	if site == "_" {
-		site = "default"
+	// site itself answers every name, so there is none; in a tree that
+	// has a default server for the port already, that one answers them
+	named := in.ServerNames[0] != "_"
+	catchAll80 := named && !(into && in.Existing.Default80 != "")
+	catchAllTLS := named && in.TLS != nil && !v.Less(rejectHandshake) && !(into && in.Existing.Default443 != "")
+	site := SiteName(in)
+	www := ""
+	if in.WWWRedirect {
+		www = wwwPartner(in.ServerNames[0])
+		if www == "" {
+			return nil, Plan{}, fmt.Errorf("--www-redirect needs a server name with a www form (example.com or www.example.com), not %q", clip(in.ServerNames[0]))
+		}
+		for _, n := range in.ServerNames {
+			if n == www {
+				return nil, Plan{}, fmt.Errorf("--www-redirect: %s is among the server names, so it cannot be redirected to %s", www, in.ServerNames[0])
+			}
+		}
 	}
+	upgradeMap := p.Websockets && (p.Kind == "proxy")
 	data := map[string]any{
-		"Profile":   p,
-		"Plan":      plan,
-		"In":        in,
-		"Version":   v.String(),
-		"Host":      hostSummary(f),
-		"Static":    p.Kind == "static" || p.Kind == "php",
-		"TLS":       in.TLS != nil,
-		"Site":      site,
-		"Upstream":  upstreamName(p, site),
-		"Websocket": p.Websockets,
+		"Profile":     p,
+		"Plan":        plan,
+		"In":          in,
+		"Layout":      lay,
+		"Into":        into,
+		"Version":     v.String(),
+		"Host":        hostSummary(f),
+		"Static":      servesFiles(p),
+		"TLS":         in.TLS != nil,
+		"Site":        site,
+		"Ident":       ident(site),
+		"Upstream":    upstreamName(p, site),
+		"Websocket":   p.Websockets,
+		"Headers":     headers(in),
+		"TLSConf":     tlsSettings(in, f),
+		"Fallback":    fallback(p),
+		"FileMissing": map[bool]string{true: fallback(p), false: "=404"}[p.Kind == "php"],
+		"WWW":         www,
+		"Shared":      lay.SharedPath("connection-upgrade"),
+		"UpgradeMap":  upgradeMap && !(into && in.Existing.UpgradeMap != ""),
+		"Staged":      stagedPath(lay, site),
+		"Enabled":     enabledPath(lay, site+"-tls"),
+		"RunFlags":    runFlags(plan),
 	}
 	tmpl, err := template.New("").Option("missingkey=error").Funcs(template.FuncMap{
 		"join": strings.Join,
+		"add":  func(a, b int) int { return a + b },
 	}).ParseFS(embedded, "files/*.tmpl")
 	if err != nil {
 		return nil, plan, err
@@ -195,21 +335,24 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		// the output on every run: same inputs, same bytes
 		return pidRe.ReplaceAllString(tidy(b.String()), "proc/PID/"), nil
 	}
+	// the OS half: in a complete tree beside nginx.conf, to be installed;
+	// added to an existing tree, only with the main numbers it serves
+	osHalf := lay.OS && (!into || in.Existing.TuneMain)
 	var files []File
 	for _, spec := range []struct {
 		tmpl, path string
 		mode       uint32
-		when       bool
+		when, os   bool
 	}{
-		{"nginx.conf.tmpl", "nginx.conf", 0o644, true},
-		{"site.conf.tmpl", path.Join("sites", site+".conf"), 0o644, true},
-		{"site-tls.conf.tmpl", path.Join("sites", site+"-tls.conf.off"), 0o644, in.ACME},
-		{"sysctl.conf.tmpl", "sysctl.d/60-nginxtune.conf", 0o644, true},
-		{"systemd.conf.tmpl", "systemd/nginx.service.d/nginxtune.conf", 0o644, plan.LimitNOFILE},
-		{"default-server.conf.tmpl", "sites/00-default.conf", 0o644, catchAll},
-		{"connection-upgrade.conf.tmpl", "sites/00-connection-upgrade.conf", 0o644, p.Kind == "proxy" && p.Websockets},
-		{"default-server-tls.conf.tmpl", "sites/00-default-tls.conf", 0o644, catchAll && in.TLS != nil && !v.Less(rejectHandshake)},
-		{"acme-hook.tmpl", "letsencrypt/renewal-hooks/deploy/nginxtune-reload-" + site, 0o755, in.ACME},
+		{"nginx.conf.tmpl", "nginx.conf", 0o644, !into, false},
+		{"site.conf.tmpl", lay.SitePath(site), 0o644, true, false},
+		{"site-tls.conf.tmpl", stagedPath(lay, site), 0o644, in.ACME, false},
+		{"sysctl.conf.tmpl", "sysctl.d/60-nginxtune.conf", 0o644, osHalf, true},
+		{"systemd.conf.tmpl", "systemd/nginx.service.d/nginxtune.conf", 0o644, osHalf && plan.LimitNOFILE, true},
+		{"default-server.conf.tmpl", lay.CatchAllPath("default"), 0o644, catchAll80, false},
+		{"connection-upgrade.conf.tmpl", lay.SharedPath("connection-upgrade"), 0o644, data["UpgradeMap"].(bool), false},
+		{"default-server-tls.conf.tmpl", lay.CatchAllPath("default-tls"), 0o644, catchAllTLS, false},
+		{"acme-hook.tmpl", "letsencrypt/renewal-hooks/deploy/nginxtune-reload-" + site, 0o755, in.ACME, true},
 	} {
 		if !spec.when {
 			continue
@@ -218,9 +361,143 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		if err != nil {
 			return nil, plan, err
 		}
-		files = append(files, File{Path: spec.path, Content: s, Mode: spec.mode})
+		files = append(files, File{Path: spec.path, Content: s, Mode: spec.mode, OS: spec.os})
+		// Debian enables a site by a link in sites-enabled (the staged
+		// HTTPS site is linked by the deploy hook, once it can load)
+		if lay.EnabledDir != "" && strings.HasPrefix(spec.path, lay.SiteDir+"/") && spec.tmpl != "site-tls.conf.tmpl" {
+			name := path.Base(spec.path)
+			files = append(files, File{Path: path.Join(lay.EnabledDir, name), Link: path.Join("..", lay.SiteDir, name), Mode: 0o777})
+		}
 	}
 	return files, plan, nil
+}
+
+// servesFiles reports whether a profile serves files from a root.
+func servesFiles(p *Profile) bool { return p.Kind == "static" || p.Kind == "php" }
+
+// stagedPath is where the HTTPS site of --acme waits for its certificate:
+// Debian's sites-available without a link, elsewhere a name the sites'
+// include does not match.
+func stagedPath(l *Layout, site string) string {
+	if l.EnabledDir != "" {
+		return l.SitePath(site + "-tls")
+	}
+	return l.SitePath(site+"-tls") + ".off"
+}
+
+// enabledPath is where an enabled site is read from.
+func enabledPath(l *Layout, name string) string {
+	if l.EnabledDir != "" {
+		return path.Join(l.EnabledDir, name+l.SiteSuffix)
+	}
+	return l.SitePath(name)
+}
+
+// wwwPartner is the other form of a name: www.example.com for
+// example.com and the reverse; "" for a wildcard, "_" or a bare label.
+func wwwPartner(n string) string {
+	if n == "_" || strings.ContainsAny(n, "*") || strings.HasPrefix(n, ".") || !strings.Contains(n, ".") {
+		return ""
+	}
+	if rest, ok := strings.CutPrefix(n, "www."); ok {
+		if !strings.Contains(rest, ".") {
+			return ""
+		}
+		return rest
+	}
+	return "www." + n
+}
+
+// fallback is the last try_files argument: where a file that is not there
+// goes (=404, or the front controller).
+func fallback(p *Profile) string {
+	f := strings.Fields(p.TryFiles)
+	if len(f) == 0 {
+		return "=404"
+	}
+	return f[len(f)-1]
+}
+
+// headers are the response headers of every answer: HSTS with TLS, and
+// the ones browsers act on (docs/gen.md says what each does).
+func headers(in Input) []Header {
+	var out []Header
+	if in.TLS != nil {
+		v := "max-age=63072000"
+		if in.HSTSSubdomains || in.HSTSPreload {
+			v += "; includeSubDomains"
+		}
+		if in.HSTSPreload {
+			v += "; preload"
+		}
+		out = append(out, Header{"Strict-Transport-Security", v})
+	}
+	if in.NoSecurityHeaders {
+		return out
+	}
+	out = append(out, Header{"X-Content-Type-Options", "nosniff"})
+	if !strings.Contains(in.CSP, "frame-ancestors") {
+		out = append(out, Header{"X-Frame-Options", "SAMEORIGIN"})
+	}
+	out = append(out,
+		Header{"Referrer-Policy", "strict-origin-when-cross-origin"},
+		Header{"Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=()"})
+	if in.CSP != "" {
+		out = append(out, Header{"Content-Security-Policy", in.CSP})
+	}
+	return out
+}
+
+// TLSConf is what the TLS profile writes.
+type TLSConf struct {
+	Profile, Protocols, Ciphers, Curves, Why string
+	CurvesWhy                                string
+	Stapling                                 []string
+	StaplingWhy                              string
+}
+
+// mlkem is the first OpenSSL that offers the X25519MLKEM768 hybrid group.
+var mlkem = knowledge.MustVersion("3.5.0")
+
+// tlsSettings follows Mozilla's server-side TLS guidelines (version 5.7,
+// docs/gen.md): intermediate for clients back to 2017, modern for TLS 1.3
+// only. The post-quantum hybrid group goes first where the OpenSSL nginx
+// runs with has it.
+func tlsSettings(in Input, f *host.Facts) TLSConf {
+	c := TLSConf{Profile: in.TLSProfile, Curves: "X25519:prime256v1:secp384r1"}
+	switch in.TLSProfile {
+	case "modern":
+		c.Protocols = "TLSv1.3"
+		c.Why = "Mozilla's modern TLS guideline (5.7): TLS 1.3 only, whose cipher suites need no list; clients older than 2018-2020 (Android 9, Safari 12.1, Firefox 63) cannot connect"
+	default:
+		c.Protocols = "TLSv1.2 TLSv1.3"
+		c.Ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
+		c.Why = "Mozilla's intermediate TLS guideline (5.7), without the DHE suites (they need an ssl_dhparam file)"
+	}
+	switch sv, err := knowledge.ParseVersion(f.NginxOpenSSL.Value); {
+	case !f.NginxOpenSSL.Known() || err != nil:
+		c.CurvesWhy = "the OpenSSL nginx runs with is unknown: no post-quantum group (X25519MLKEM768 needs OpenSSL 3.5)"
+	case sv.Less(mlkem):
+		c.CurvesWhy = fmt.Sprintf("OpenSSL %s (%s) has no X25519MLKEM768 (3.5 and later)", f.NginxOpenSSL.Value, f.NginxOpenSSL.Source)
+	default:
+		c.Curves = "X25519MLKEM768:" + c.Curves
+		c.CurvesWhy = fmt.Sprintf("OpenSSL %s (%s): the post-quantum hybrid X25519MLKEM768 first, for the clients that offer it", f.NginxOpenSSL.Value, f.NginxOpenSSL.Source)
+	}
+	c.Stapling, c.StaplingWhy = in.Stapling, in.StaplingWhy
+	return c
+}
+
+// runFlags are the container runtime's flags for what the OS half would
+// set on a host (docker run --ulimit, --sysctl).
+func runFlags(pl Plan) string {
+	var parts []string
+	parts = append(parts, fmt.Sprintf("--ulimit nofile=%d:%d", pl.LimitSoft, max(pl.LimitHard, pl.LimitSoft)))
+	for _, s := range pl.Sysctls {
+		if strings.HasPrefix(s.Key, "net.") {
+			parts = append(parts, "--sysctl "+s.Key+"="+s.Value)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // rejectHandshake is the first nginx with ssl_reject_handshake.
@@ -232,13 +509,23 @@ var pidRe = regexp.MustCompile(`proc/[0-9]+/`)
 // of several gen runs in one directory never declare one name twice.
 func upstreamName(p *Profile, site string) string {
 	base := "backend"
-	if p.Kind == "php" {
+	switch p.Kind {
+	case "php":
 		base = "php_fpm"
+	case "uwsgi":
+		base = "uwsgi"
+	case "grpc":
+		base = "grpc"
 	}
 	if site == "default" {
 		return base
 	}
-	return base + "_" + strings.Map(func(r rune) rune {
+	return base + "_" + ident(site)
+}
+
+// ident makes a site's name a name nginx takes for zones and upstreams.
+func ident(site string) string {
+	return strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
 			return r
 		}

@@ -73,8 +73,8 @@ const (
 func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 	var pl Plan
 	tls := in.TLS != nil || in.ACME
-	proxy := p.Kind == "proxy" || p.Kind == "php"
-	static := p.Kind == "static" || p.Kind == "php"
+	proxy := p.Kind != "static"
+	static := servesFiles(p)
 
 	// Workers: the CPUs nginx can use. "auto" counts online CPUs and
 	// ignores quotas and affinity, so a number is written when they differ.
@@ -209,7 +209,7 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 	// default of 32 (Caddy keeps 32 per backend as well; 128 gave 18,048
 	// rps in the published reference, docs/measurements.md), at least two
 	// per backend server, and never more than half a worker's slots.
-	if p.Kind == "proxy" {
+	if p.Kind == "proxy" || p.Kind == "grpc" {
 		servers := max(1, len(in.Upstreams))
 		if in.Concurrency > 0 {
 			per := (in.Concurrency + pl.WorkerCount - 1) / pl.WorkerCount
@@ -251,10 +251,40 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 		pl.SysctlNotes = append(pl.SysctlNotes, fmt.Sprintf("net.core.somaxconn %d covers nginx's default listen backlog of 511", f.Somaxconn.Value))
 	}
 	switch {
-	case p.Kind == "proxy" || pl.FastCGIPool > 0:
+	case p.Kind == "proxy" || p.Kind == "grpc" || pl.FastCGIPool > 0:
 		pl.SysctlNotes = append(pl.SysctlNotes, "net.ipv4.ip_local_port_range: not needed, the upstream keeps its connections alive")
+	case p.Kind == "uwsgi":
+		pl.SysctlNotes = append(pl.SysctlNotes, "net.ipv4.ip_local_port_range: not needed for a unix socket; over TCP each uwsgi request takes a port for 60 s (TIME-WAIT), since the uwsgi protocol carries one request per connection")
 	case p.Kind == "php":
 		pl.SysctlNotes = append(pl.SysctlNotes, "net.ipv4.ip_local_port_range: not needed for a unix socket; over TCP each php-fpm request takes a port for 60 s (TIME-WAIT)")
+	}
+
+	// Added to a tree whose main numbers stay as they are, the cached
+	// files share the descriptors those numbers leave: worker_rlimit_nofile
+	// (else the limit nginx starts with) less a socket and a file per slot.
+	if e := in.Existing; e != nil && !e.TuneMain && pl.OpenFileCache > 0 {
+		limit, limitWhy := e.Rlimit, "worker_rlimit_nofile"
+		if limit == 0 {
+			limit, limitWhy = 1024, "the open-file limit systemd starts services with"
+			if f.NoFile.Known() && f.NoFile.Value.Soft < 1<<31 {
+				limit, limitWhy = int(f.NoFile.Value.Soft), "the open-file limit nginx gets ("+f.NoFile.Source+")"
+			}
+		}
+		conns := e.Connections
+		if conns == 0 {
+			conns = nginxDefaultConns
+		}
+		room := limit - knowledge.FDsNeeded(conns, 0)
+		switch {
+		case room >= pl.OpenFileCache:
+			pl.OpenFileCacheWhy += fmt.Sprintf("; fits the %d descriptors of %s beside %d connections", limit, limitWhy, conns)
+		case room >= 100:
+			pl.OpenFileCache = room / 100 * 100
+			pl.OpenFileCacheWhy = fmt.Sprintf("%d entries: what %d descriptors (%s) leave beside a socket and a file for each of nginx.conf's %d connections and 64 spare; --tune-main raises the limit", pl.OpenFileCache, limit, limitWhy, conns)
+		default:
+			pl.OpenFileCache = 0
+			pl.OpenFileCacheWhy = fmt.Sprintf("no open_file_cache: %d descriptors (%s) leave no room beside a socket and a file for each of nginx.conf's %d connections; --tune-main raises the limit", limit, limitWhy, conns)
+		}
 	}
 
 	pl.HTTP2Directive = !v.Less(knowledge.HTTP2Directive)

@@ -130,6 +130,9 @@ func Validate(p *Profile, in Input) error {
 	default:
 		return fmt.Errorf("profile asset_expires %q: want a time (7d, 12h), max, off or epoch", clip(e))
 	}
+	if err := validateKind(p); err != nil {
+		return err
+	}
 	if !sizeRe.MatchString(p.ClientMaxBodySize) {
 		return fmt.Errorf("profile client_max_body_size %q: want a size (64m, 1g, 0)", clip(p.ClientMaxBodySize))
 	}
@@ -172,11 +175,133 @@ func Validate(p *Profile, in Input) error {
 			return err
 		}
 	}
+	if in.CSP != "" && (len(in.CSP) > 4096 || !cspRe.MatchString(in.CSP)) {
+		return fmt.Errorf("--csp %q: want a policy of printable characters without double quotes or backslashes (default-src 'self'; img-src 'self' data:)", clip(in.CSP))
+	}
+	if in.HSTSPreload && in.TLS == nil {
+		return fmt.Errorf("--hsts-preload goes with HTTPS (--tls or --acme)")
+	}
+	switch in.TLSProfile {
+	case "", "intermediate", "modern":
+	default:
+		return fmt.Errorf("--tls-profile %q: want intermediate or modern", clip(in.TLSProfile))
+	}
+	for _, r := range in.Stapling {
+		if net.ParseIP(r) == nil {
+			return fmt.Errorf("resolver %q: want an IP address", clip(r))
+		}
+	}
+	if in.Site != "" && (!siteRe.MatchString(in.Site) || strings.HasPrefix(in.Site, "00-")) {
+		return fmt.Errorf("--site %q: want a name of letters, digits, '.', '_' or '-' (not starting with 00-, which gen's shared files use)", clip(in.Site))
+	}
 	if in.Concurrency < 0 || in.Concurrency > MaxConcurrency {
 		return fmt.Errorf("--concurrency %d: want 1 to %d", in.Concurrency, MaxConcurrency)
 	}
 	if in.FPMMaxChildren < 0 || in.FPMMaxChildren > MaxFPMChildren {
 		return fmt.Errorf("pm.max_children %d: want 1 to %d", in.FPMMaxChildren, MaxFPMChildren)
+	}
+	return nil
+}
+
+var (
+	// a Content-Security-Policy: printable ASCII, no quote that would end
+	// the header's string, no backslash escape
+	cspRe = regexp.MustCompile(`^[\x20-\x21\x23-\x5b\x5d-\x7e]+$`)
+	// a site's name as a file name
+	siteRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+	// a location regex of a profile: printed in double quotes, so no
+	// quote, backslash-quote, control character or line break
+	locRegexRe = regexp.MustCompile(`^[\x21\x23-\x7e]+$`)
+	// an exact URI
+	exactURIRe = regexp.MustCompile(`^/[A-Za-z0-9._~/-]*$`)
+	rateRe     = regexp.MustCompile(`^[0-9]{1,6}r/[sm]$`)
+)
+
+// validateKind checks the keys that go with a profile's kind.
+func validateKind(p *Profile) error {
+	switch p.PHPScripts {
+	case "", "all":
+		if p.FrontController != "" {
+			return fmt.Errorf("profile %s: front_controller goes with php_scripts: front", p.Name)
+		}
+	case "front":
+		if p.Kind != "php" || !exactURIRe.MatchString(p.FrontController) || !strings.HasSuffix(p.FrontController, ".php") {
+			return fmt.Errorf("profile %s: php_scripts: front needs kind php and a front_controller such as /index.php", p.Name)
+		}
+	default:
+		return fmt.Errorf("profile %s: php_scripts %q: want all or front", p.Name, clip(p.PHPScripts))
+	}
+	if p.RealpathRoot && p.Kind != "php" {
+		return fmt.Errorf("profile %s: realpath_root goes with kind php", p.Name)
+	}
+	if len(p.RateLimits) > 0 && p.Kind != "php" {
+		return fmt.Errorf("profile %s: rate_limits are written for PHP scripts (kind php)", p.Name)
+	}
+	if p.Kind == "grpc" && (p.H2CPort < 1 || p.H2CPort > 65535 || p.H2CPort == 80) {
+		return fmt.Errorf("profile %s: a grpc profile needs h2c_port (1 to 65535, not 80): the port of plaintext HTTP/2", p.Name)
+	}
+	if p.Kind != "grpc" && p.H2CPort != 0 {
+		return fmt.Errorf("profile %s: h2c_port goes with kind grpc", p.Name)
+	}
+	why := func(what, w string) error {
+		if w == "" || len(w) > 200 || strings.ContainsAny(w, "\r\n\x00") {
+			return fmt.Errorf("profile %s: %s: why is one line of at most 200 characters, and required", p.Name, what)
+		}
+		return nil
+	}
+	checkRegex := func(what, re string) error {
+		if len(re) > 512 || !locRegexRe.MatchString(re) || strings.HasSuffix(re, "\\") {
+			return fmt.Errorf("profile %s: %s %q: want a regular expression without spaces, quotes or a trailing backslash", p.Name, what, clip(re))
+		}
+		return nil
+	}
+	for _, d := range p.Deny {
+		if err := checkRegex("deny match", d.Match); err != nil {
+			return err
+		}
+		if err := why("deny "+d.Match, d.Why); err != nil {
+			return err
+		}
+	}
+	for _, d := range p.Generated {
+		if err := checkRegex("generated match", d.Match); err != nil {
+			return err
+		}
+		if err := why("generated "+d.Match, d.Why); err != nil {
+			return err
+		}
+		if p.Kind != "php" {
+			return fmt.Errorf("profile %s: generated goes with kind php (the files are made by the application)", p.Name)
+		}
+	}
+	if p.Immutable != "" {
+		if err := checkRegex("immutable", p.Immutable); err != nil {
+			return err
+		}
+	}
+	for _, r := range p.RateLimits {
+		if !exactURIRe.MatchString(r.Path) || !rateRe.MatchString(r.Rate) || r.Burst < 0 || r.Burst > 100000 {
+			return fmt.Errorf("profile %s: rate_limits: path %q rate %q burst %d: want an exact URI, a rate such as 10r/m and a burst from 0 to 100000", p.Name, clip(r.Path), clip(r.Rate), r.Burst)
+		}
+		if err := why("rate limit "+r.Path, r.Why); err != nil {
+			return err
+		}
+	}
+	for _, a := range p.Aliases {
+		if !exactURIRe.MatchString(a.Location) || !strings.HasSuffix(a.Location, "/") {
+			return fmt.Errorf("profile %s: aliases: location %q: want a prefix ending in / (as /static/)", p.Name, clip(a.Location))
+		}
+		// both with a trailing slash, or a request for /staticx/../ reads
+		// beside the directory (lint's alias-traversal)
+		if err := checkPath("profile alias path", strings.TrimSuffix(a.Path, "/")); err != nil || !strings.HasSuffix(a.Path, "/") {
+			return fmt.Errorf("profile %s: aliases: path %q: want an absolute directory ending in /", p.Name, clip(a.Path))
+		}
+		if a.Expires != "" && !timeRe.MatchString(a.Expires) && a.Expires != "max" {
+			return fmt.Errorf("profile %s: aliases: expires %q: want a time (30d) or max", p.Name, clip(a.Expires))
+		}
+		if err := why("alias "+a.Location, a.Why); err != nil {
+			return err
+		}
 	}
 	return nil
 }

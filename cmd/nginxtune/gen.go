@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"github.com/nginxtune/nginxtune/knowledge"
-	"io"
 	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -48,6 +48,17 @@ type genFlags struct {
 	fpmMaxChildren       int
 	concurrency          int
 	fpmPool              string
+	layout, into, site   string
+	tuneMain             bool
+	osRoot               string
+	nginxTest            bool
+	noSecurityHeaders    bool
+	csp                  string
+	hstsSubdomains       bool
+	hstsPreload          bool
+	tlsProfile           string
+	wwwRedirect          bool
+	brotli               string
 }
 
 func newGenCmd() *cobra.Command {
@@ -101,6 +112,19 @@ to replace existing files unless --force; --diff shows what would change.`,
 	fl.IntVar(&f.fpmMaxChildren, "fpm-max-children", 0, "php profile: php-fpm's pm.max_children, to size the kept FastCGI connections (default: none kept)")
 	fl.StringVar(&f.fpmPool, "fpm-pool", "", "php profile: read pm.max_children from this php-fpm pool file (e.g. /etc/php/8.2/fpm/pool.d/www.conf)")
 	fl.BoolVar(&f.verify, "verify", true, "check the output with nginx -t when a compatible nginx is installed and gen runs as root")
+	fl.StringVar(&f.layout, "layout", "", "where the files go: "+strings.Join(templates.LayoutNames(), ", ")+" (default: prefix with --out, found from the tree with --into)")
+	fl.StringVar(&f.into, "into", "", "add the site to the existing configuration in `DIR` (Debian's sites-available with a link in sites-enabled, RHEL's or the Docker image's conf.d), keeping its nginx.conf")
+	fl.StringVar(&f.site, "site", "", "name of the site's files (default: the first server name)")
+	fl.BoolVar(&f.tuneMain, "tune-main", false, "with --into: also set worker_processes, worker_connections and worker_rlimit_nofile in the tree's nginx.conf (only those values change), and write the OS half they need")
+	fl.StringVar(&f.osRoot, "os-root", "", "with --into: install the OS half (sysctl.d, the systemd drop-in, the ACME hook) under `DIR` (/ for this host)")
+	fl.BoolVar(&f.nginxTest, "nginx-test", false, "verify with nginx -t over the whole tree in --out or --into even when it is not the live /etc/nginx (nginx -t reads every file the tree names, loads its modules and creates its log paths: only for a tree you trust)")
+	fl.BoolVar(&f.noSecurityHeaders, "no-security-headers", false, "leave out X-Content-Type-Options, X-Frame-Options, Referrer-Policy and Permissions-Policy (HSTS stays with HTTPS)")
+	fl.StringVar(&f.csp, "csp", "", "a Content-Security-Policy to send, e.g. \"default-src 'self'\"")
+	fl.BoolVar(&f.hstsSubdomains, "hsts-subdomains", false, "Strict-Transport-Security with includeSubDomains")
+	fl.BoolVar(&f.hstsPreload, "hsts-preload", false, "Strict-Transport-Security with includeSubDomains and preload (submit the name to hstspreload.org; hard to undo)")
+	fl.StringVar(&f.tlsProfile, "tls-profile", "intermediate", "Mozilla's TLS guideline: intermediate (TLS 1.2 and 1.3) or modern (TLS 1.3 only)")
+	fl.BoolVar(&f.wwwRedirect, "www-redirect", false, "answer the other form of the first server name (www.NAME or NAME) with a permanent redirect to it")
+	fl.StringVar(&f.brotli, "brotli", "auto", "brotli compression: auto (when the host's nginx has the ngx_brotli modules), on, off")
 	return c
 }
 
@@ -162,13 +186,45 @@ func runGen(c *cobra.Command, f *genFlags) error {
 	for _, v := range f.serverNames {
 		names = append(names, strings.Split(v, ",")...)
 	}
+	switch {
+	case f.into != "" && f.out != "":
+		return failf(ExitError, "give --out (a complete configuration) or --into (a site added to one), not both")
+	case f.into != "" && f.diff:
+		// --diff compares with what --into DIR holds
+	case f.into == "" && (f.tuneMain || f.osRoot != ""):
+		return failf(ExitError, "--tune-main and --os-root go with --into")
+	}
+	var ex *existingTree
+	lay := templates.Layouts["prefix"]
+	if f.layout != "" {
+		if lay, err = templates.LookupLayout(f.layout); err != nil {
+			return failf(ExitError, "--layout: %v", err)
+		}
+	}
+	if f.into != "" {
+		if ex, err = loadExisting(f.into, f.layout); err != nil {
+			return failf(ExitError, "%v", err)
+		}
+		lay = ex.layout
+		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: layout %s (%s)\n", lay.Name, ex.why)
+	}
 	user := f.user
-	if user == "" && thisHost(f) {
+	switch {
+	case user != "":
+	case ex != nil && ex.user != "":
+		user = ex.user
+	case f.layout == "" && thisHost(f):
 		user = defaultUser("/etc/passwd")
 	}
-	in := templates.Input{ServerNames: names, User: user, Root: f.root, Upstreams: f.upstreams, ACME: f.acme, ACMERoot: f.acmeRoot}
-	if f.out != "" {
-		if abs, err := filepath.Abs(f.out); err == nil && (abs == "/etc/nginx" || strings.HasPrefix(abs, "/etc/")) {
+	in := templates.Input{ServerNames: names, User: user, Root: f.root, Upstreams: f.upstreams, ACME: f.acme, ACMERoot: f.acmeRoot,
+		Layout: lay, Site: f.site, NoSecurityHeaders: f.noSecurityHeaders, CSP: f.csp, HSTSSubdomains: f.hstsSubdomains || f.hstsPreload,
+		HSTSPreload: f.hstsPreload, TLSProfile: f.tlsProfile, WWWRedirect: f.wwwRedirect}
+	target := f.out
+	if f.into != "" {
+		target = f.into
+	}
+	if target != "" {
+		if abs, err := filepath.Abs(target); err == nil && (abs == "/etc/nginx" || strings.HasPrefix(abs, "/etc/")) {
 			in.ConfDir = abs
 		}
 	}
@@ -184,13 +240,14 @@ func runGen(c *cobra.Command, f *genFlags) error {
 					return failf(ExitError, "--tls: %v: nginx cannot start without it (for another host, give --facts; for a certificate still to be issued, --acme)", unwrap(err))
 				}
 			}
+			in.Stapling, in.StaplingWhy = stapling(cert, "/etc/resolv.conf")
 		}
 	}
 	switch {
 	case f.concurrency < 0 || f.concurrency > templates.MaxConcurrency:
 		return failf(ExitError, "--concurrency %d: want 1 to %d", f.concurrency, templates.MaxConcurrency)
-	case f.concurrency > 0 && prof.Kind != "proxy":
-		return failf(ExitError, "--concurrency goes with the proxy profile, not %s", prof.Name)
+	case f.concurrency > 0 && prof.Kind != "proxy" && prof.Kind != "grpc":
+		return failf(ExitError, "--concurrency goes with a proxy or grpc profile, not %s", prof.Name)
 	}
 	in.Concurrency = f.concurrency
 	if prof.Kind != "php" && (f.fpmMaxChildren != 0 || f.fpmPool != "") {
@@ -213,7 +270,15 @@ func runGen(c *cobra.Command, f *genFlags) error {
 	if len(f.upstreams) > 0 && prof.Kind == "static" {
 		return failf(ExitError, "--upstream: profile %s serves files and has no backend", prof.Name)
 	}
-	files, _, err := templates.Render(prof, facts, version, in)
+	if in.Brotli, in.BrotliStatic, in.BrotliWhy, err = brotliFor(f, facts, lay, ex); err != nil {
+		return failf(ExitError, "%v", err)
+	}
+	if ex != nil {
+		ex.survey(templates.OwnPaths(lay, templates.SiteName(in)))
+		ex.facts.TuneMain = f.tuneMain
+		in.Existing = &ex.facts
+	}
+	files, plan, err := templates.Render(prof, facts, version, in)
 	if err != nil {
 		return failf(ExitError, "%v", err)
 	}
@@ -222,25 +287,89 @@ func runGen(c *cobra.Command, f *genFlags) error {
 			return failf(ExitError, "%v; nothing written", err)
 		}
 	}
+	// --tune-main: the tree's nginx.conf with the main numbers changed
+	var mainConf *templates.File
+	if ex != nil {
+		switch edits, said := ex.mainEdits(plan); {
+		case len(edits) == 0:
+		case f.tuneMain:
+			mf := ex.tree.Roots[0]
+			sort.Slice(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
+			b, err := rules.ApplyEdits(mf.Src, edits)
+			if err != nil {
+				return failf(ExitError, "--tune-main: %v", err)
+			}
+			mainConf = &templates.File{Path: "nginx.conf", Content: string(b), Mode: 0o644}
+			for _, l := range said {
+				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: --tune-main: %s\n", l)
+			}
+		default:
+			for _, l := range said {
+				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: nginx.conf left as it is; --tune-main would set %s\n", l)
+			}
+		}
+		if ex.facts.Default80 != "" && len(names) > 0 {
+			fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %s is the default server for port 80 and answers names no site serves; no catch-all added (disable it to have unknown names closed)\n", report.Escape(ex.facts.Default80))
+		}
+	}
 	if f.verify {
-		if err := verifyOutput(c.ErrOrStderr(), files, version, f.out); err != nil {
+		trusted := f.nginxTest || (target != "" && isLive(target))
+		all := files
+		if mainConf != nil {
+			all = append(append([]templates.File(nil), files...), *mainConf)
+		}
+		if err := verifyOutput(c.ErrOrStderr(), all, version, target, trusted, lay, ex != nil); err != nil {
 			return failf(ExitError, "%v; nothing written", err)
 		}
 	}
 
-	if f.out == "" {
+	if target == "" {
 		for i, file := range files {
 			if i > 0 {
 				fmt.Fprintln(c.OutOrStdout())
+			}
+			if file.Link != "" {
+				fmt.Fprintf(c.OutOrStdout(), "# ==> %s -> %s (symbolic link) <==\n", file.Path, file.Link)
+				continue
 			}
 			fmt.Fprintf(c.OutOrStdout(), "# ==> %s <==\n%s", file.Path, file.Content)
 		}
 		return nil
 	}
+	// where each file goes: the configuration's files into the target;
+	// the OS half beside them in a complete tree, under --os-root when a
+	// site is added to a host's tree, else nowhere (said)
+	type placed struct {
+		file templates.File
+		dir  string
+	}
+	var place []placed
+	var notWritten []string
+	for _, file := range files {
+		switch {
+		case !file.OS || ex == nil:
+			place = append(place, placed{file, target})
+		case f.osRoot != "":
+			file.Path = osPath(file.Path)
+			place = append(place, placed{file, f.osRoot})
+		default:
+			notWritten = append(notWritten, osPath(file.Path))
+		}
+	}
+	if mainConf != nil {
+		place = append(place, placed{*mainConf, target})
+	}
 	if f.diff {
-		for _, file := range files {
-			p := filepath.Join(f.out, file.Path)
-			if l := linkUnder(f.out, file.Path); l != "" {
+		for _, pf := range place {
+			p := filepath.Join(pf.dir, pf.file.Path)
+			if pf.file.Link != "" {
+				old, _ := os.Readlink(p)
+				if old != pf.file.Link {
+					fmt.Fprintf(c.OutOrStdout(), "--- %s: a symbolic link to %s (now: %s)\n", p, pf.file.Link, report.Escape(orNone(old)))
+				}
+				continue
+			}
+			if l := linkUnder(pf.dir, pf.file.Path); l != "" {
 				fmt.Fprintf(c.OutOrStdout(), "--- %s: %s is a symbolic link; not read, not compared\n", p, l)
 				continue
 			}
@@ -248,25 +377,40 @@ func runGen(c *cobra.Command, f *genFlags) error {
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return failf(ExitError, "%v", err)
 			}
-			fmt.Fprint(c.OutOrStdout(), textdiff.Unified(p, p+" (nginxtune gen)", string(old), file.Content))
+			fmt.Fprint(c.OutOrStdout(), textdiff.Unified(p, p+" (nginxtune gen)", string(old), pf.file.Content))
 		}
 		return nil
 	}
 	var exists, links []string
-	for _, file := range files {
-		p := filepath.Join(f.out, file.Path)
-		if l := linkUnder(f.out, file.Path); l != "" {
+	for _, pf := range place {
+		p := filepath.Join(pf.dir, pf.file.Path)
+		if pf.file.Link != "" {
+			if old, err := os.Readlink(p); err == nil && old != pf.file.Link {
+				exists = append(exists, p)
+			} else if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+				exists = append(exists, p)
+			}
+			if l := linkUnder(pf.dir, filepath.Dir(pf.file.Path)); l != "" && filepath.Dir(pf.file.Path) != "." {
+				links = append(links, l)
+			}
+			continue
+		}
+		if l := linkUnder(pf.dir, pf.file.Path); l != "" && !(pf.file.Path == "nginx.conf" && mainConf != nil && isLinkOf(l, pf.dir)) {
 			links = append(links, l)
 		}
-		if b, err := os.ReadFile(p); err == nil && string(b) != file.Content {
+		if b, err := os.ReadFile(p); err == nil && string(b) != pf.file.Content && !(mainConf != nil && pf.file.Path == "nginx.conf" && pf.dir == target) {
 			exists = append(exists, p)
 		}
 	}
 	if len(links) > 0 && !f.force {
-		return failf(ExitError, "%s is a symbolic link inside --out; nothing written (--force writes through it)", strings.Join(links, ", "))
+		where := "--out"
+		if f.into != "" {
+			where = "--into"
+		}
+		return failf(ExitError, "%s is a symbolic link inside %s; nothing written (--force writes through it)", report.Escape(strings.Join(links, ", ")), where)
 	}
 	if len(exists) > 0 && !f.force {
-		return failf(ExitError, "%s exists and differs; nothing written (see --diff, or --force to replace)", strings.Join(exists, ", "))
+		return failf(ExitError, "%s exists and differs; nothing written (see --diff, or --force to replace)", report.Escape(strings.Join(exists, ", ")))
 	}
 	// all or nothing: stage every file beside its place, then rename
 	umask := syscall.Umask(0)
@@ -279,14 +423,47 @@ func runGen(c *cobra.Command, f *genFlags) error {
 		}
 		return failf(ExitError, "%v; nothing written", err)
 	}
-	for _, file := range files {
-		p := filepath.Join(f.out, file.Path)
+	for _, pf := range place {
+		p := filepath.Join(pf.dir, pf.file.Path)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return abort(err)
 		}
-		tmp, err := writeTemp(p, []byte(file.Content), os.FileMode(file.Mode)&^os.FileMode(umask))
-		if err != nil {
-			return abort(err)
+		var tmp string
+		switch {
+		case pf.file.Link != "":
+			if old, err := os.Readlink(p); err == nil && old == pf.file.Link {
+				continue
+			}
+			tmp = filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".nginxtune-link")
+			os.Remove(tmp)
+			if err := os.Symlink(pf.file.Link, tmp); err != nil {
+				return abort(err)
+			}
+		case mainConf != nil && pf.file.Path == "nginx.conf" && pf.dir == target:
+			// the tree's own nginx.conf: its mode and owner stay, and a
+			// link to it stays a link (the file it names changes, inside
+			// the tree only)
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return abort(err)
+			}
+			realTarget, _ := filepath.Abs(target)
+			realTarget, _ = filepath.EvalSymlinks(realTarget)
+			if !boundedread.Within(real, realTarget) {
+				return abort(fmt.Errorf("--tune-main: %s is a link to %s, outside %s", p, report.Escape(real), report.Escape(target)))
+			}
+			if tmp, err = writeLike(real, []byte(pf.file.Content)); err != nil {
+				return abort(err)
+			}
+			p = real
+		default:
+			if b, err := os.ReadFile(p); err == nil && string(b) == pf.file.Content {
+				continue
+			}
+			tmp, err = writeTemp(p, []byte(pf.file.Content), os.FileMode(pf.file.Mode)&^os.FileMode(umask))
+			if err != nil {
+				return abort(err)
+			}
 		}
 		done = append(done, staged{tmp, p})
 	}
@@ -297,9 +474,61 @@ func runGen(c *cobra.Command, f *genFlags) error {
 			}
 			return failf(ExitError, "%v (written before the failure: %d of %d files)", err, i, len(done))
 		}
-		fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", st.path)
+		fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", report.Escape(st.path))
+	}
+	if len(done) == 0 {
+		fmt.Fprintln(c.ErrOrStderr(), "nginxtune: every file is as gen would write it; nothing changed")
+	}
+	if len(notWritten) > 0 {
+		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: not written (they belong outside %s): %s; give --os-root / to install them on this host, or see them with gen --layout %s --out DIR\n",
+			report.Escape(target), strings.Join(notWritten, ", "), lay.Name)
 	}
 	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// isLinkOf reports whether l is dir's nginx.conf itself (a link --tune-main
+// edits through, as the tree's own file).
+func isLinkOf(l, dir string) bool { return l == filepath.Join(dir, "nginx.conf") }
+
+// osPath is where a file of the OS half is installed on a host, relative
+// to its root.
+func osPath(p string) string {
+	switch {
+	case strings.HasPrefix(p, "sysctl.d/"):
+		return "etc/" + p
+	case strings.HasPrefix(p, "systemd/"):
+		return "etc/systemd/system/" + strings.TrimPrefix(p, "systemd/")
+	case strings.HasPrefix(p, "letsencrypt/"):
+		return "etc/" + p
+	}
+	return p
+}
+
+// writeLike writes data to a temporary file beside p with p's mode and
+// owner, for a rename over p.
+func writeLike(p string, data []byte) (string, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", err
+	}
+	tmp, err := writeTemp(p, data, fi.Mode().Perm())
+	if err != nil {
+		return "", err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		if err := os.Lchown(tmp, int(st.Uid), int(st.Gid)); err != nil && os.Geteuid() == 0 {
+			os.Remove(tmp)
+			return "", err
+		}
+	}
+	return tmp, nil
 }
 
 // linkUnder returns the first symbolic link on the way from dir to
@@ -369,114 +598,6 @@ func genFacts(c *cobra.Command, f *genFlags) (*host.Facts, error) {
 		}
 	}
 	return facts, nil
-}
-
-// verifyOutput runs nginx -t on the generated files in a temporary prefix,
-// with a self-signed certificate standing in for the real one.
-func verifyOutput(w io.Writer, files []templates.File, v rules.Version, out string) error {
-	bin := nginxcheck.Binary()
-	if bin == "" {
-		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: no nginx installed here")
-		return nil
-	}
-	if os.Geteuid() != 0 {
-		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: that needs root (the configuration names a user and system log files)")
-		return nil
-	}
-	installed := nginxcheck.Version(bin)
-	if installed == "" {
-		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: cannot read the installed nginx's version")
-		return nil
-	}
-	iv, err := knowledge.ParseVersion(installed)
-	if err != nil || (iv.Less(knowledge.HTTP2Directive) != v.Less(knowledge.HTTP2Directive)) {
-		fmt.Fprintf(w, "nginxtune: not verified with nginx -t: the installed nginx %s reads different syntax than %s\n", installed, v)
-		return nil
-	}
-	var standIns []string
-	seenNames := map[string]bool{}
-	check := func(enableTLS bool) (bool, string, error) {
-		dir, err := os.MkdirTemp("", "nginxtune-verify-")
-		if err != nil {
-			return false, "", err
-		}
-		defer os.RemoveAll(dir)
-		if err := nginxcheck.WriteSelfSigned(dir); err != nil {
-			return false, "", err
-		}
-		nginxcheck.StockFiles(dir)
-		// the whole directory gen writes into: the sites of earlier runs
-		// load beside the new ones (names, default servers, maps)
-		if out != "" {
-			if err := copyTree(out, dir, filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")); err != nil {
-				return false, "", err
-			}
-		}
-		for _, file := range files {
-			content, name := file.Content, file.Path
-			if strings.HasSuffix(name, ".conf.off") {
-				if !enableTLS {
-					continue
-				}
-				name = strings.TrimSuffix(name, ".off")
-			}
-			content = replaceDirective(content, "ssl_certificate ", filepath.Join(dir, "cert.pem"))
-			content = replaceDirective(content, "ssl_certificate_key ", filepath.Join(dir, "key.pem"))
-			var named []string
-			content, named = standInUpstreams(content)
-			for _, n := range named {
-				if !seenNames[n] {
-					seenNames[n] = true
-					standIns = append(standIns, n)
-				}
-			}
-			p := filepath.Join(dir, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return false, "", err
-			}
-			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-				return false, "", err
-			}
-		}
-		res := nginxcheck.Run(bin, dir, filepath.Join(dir, "nginx.conf"))
-		return res.OK, strings.Join(strings.Fields(res.Message+" "+res.File), " "), nil
-	}
-	staged := false
-	for _, file := range files {
-		staged = staged || strings.HasSuffix(file.Path, ".conf.off")
-	}
-	certs := certPaths(files)
-	if staged {
-		ok, msg, err := check(false)
-		if err != nil {
-			fmt.Fprintf(w, "nginxtune: not verified: %v\n", err)
-			return nil
-		}
-		if !ok {
-			return fmt.Errorf("nginx -t rejects the generated configuration before the certificate exists: %s", msg)
-		}
-	}
-	ok, msg, err := check(true)
-	if err != nil {
-		fmt.Fprintf(w, "nginxtune: not verified: %v\n", err)
-		return nil
-	}
-	if !ok {
-		return fmt.Errorf("nginx -t rejects the generated configuration: %s", msg)
-	}
-	if len(standIns) > 0 {
-		fmt.Fprintf(w, "nginxtune: nginx -t checked the configuration with 127.0.0.1 standing in for the upstream names %s, which may resolve only where nginx runs (a container network); they were not looked up\n", strings.Join(standIns, ", "))
-	}
-	switch {
-	case staged:
-		fmt.Fprintf(w, "nginxtune: verified with nginx -t (nginx %s) as written, before the certificate exists (HTTP only: the challenge and the redirect), "+
-			"and with the HTTPS site enabled, a self-signed certificate standing in for %s\n", installed, strings.Join(certs, " and "))
-	case len(certs) > 0:
-		fmt.Fprintf(w, "nginxtune: verified with nginx -t (nginx %s), a self-signed certificate standing in for %s\n", installed, strings.Join(certs, " and "))
-	default:
-		fmt.Fprintf(w, "nginxtune: verified with nginx -t (nginx %s)\n", installed)
-	}
-	return nil
 }
 
 // certPaths lists the certificate and key files the generated files name.
@@ -582,43 +703,6 @@ func readFPMPool(path string) (int, string, error) {
 		return 0, "", fmt.Errorf("%s: no pool sets pm.max_children (php-fpm then refuses to start the pool)", path)
 	}
 	return first.n, first.where, nil
-}
-
-// copyTree copies the regular files of an existing output directory (no
-// links followed, at most 10,000 files of 1 MiB) into dir for nginx -t,
-// pointing their certificates at the stand-ins.
-func copyTree(from, dir, cert, key string) error {
-	n := 0
-	err := filepath.WalkDir(from, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == from {
-				return fs.SkipAll
-			}
-			return err
-		}
-		if !e.Type().IsRegular() {
-			return nil
-		}
-		if n++; n > 10_000 {
-			return fmt.Errorf("%s: more than 10,000 files; not verified with them", from)
-		}
-		rel, err := filepath.Rel(from, p)
-		if err != nil {
-			return err
-		}
-		b, err := boundedread.File(p, 1<<20, "")
-		if err != nil {
-			return err
-		}
-		content := replaceDirective(string(b), "ssl_certificate ", cert)
-		content = replaceDirective(content, "ssl_certificate_key ", key)
-		target := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(target, []byte(content), 0o644)
-	})
-	return err
 }
 
 // upstreamServerRe reads an upstream's "server HOST[:PORT] ...;" line.

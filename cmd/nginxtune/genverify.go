@@ -1,0 +1,525 @@
+package main
+
+// What gen checks before it writes: nginxtune's own reading of the tree
+// with the new files in it (always; nothing it reads runs), and nginx -t
+// (when nginx is installed and gen runs as root) over gen's files, or over
+// the whole tree when that tree is trusted: the live configuration, or one
+// named with --nginx-test. nginx -t reads every file a configuration names
+// and creates its log files as root, so a tree from anywhere else never
+// reaches it.
+
+import (
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/host"
+	"github.com/nginxtune/nginxtune/internal/boundedread"
+	"github.com/nginxtune/nginxtune/internal/nginxcheck"
+	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/report"
+	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/templates"
+)
+
+// verifyOutput checks the generated files, together with the tree in dir
+// ("" when gen only prints). into says dir's nginx.conf is the tree's own.
+func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir string, trusted bool, lay *templates.Layout, into bool) error {
+	var conf []templates.File
+	for _, f := range files {
+		if !f.OS {
+			conf = append(conf, f)
+		}
+	}
+	if err := ownCheck(conf, v, dir, lay); err != nil {
+		return err
+	}
+	bin := nginxcheck.Binary()
+	if bin == "" {
+		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: no nginx installed here")
+		return nil
+	}
+	if os.Geteuid() != 0 {
+		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: that needs root (the configuration names a user and system log files)")
+		return nil
+	}
+	installed := nginxcheck.Version(bin)
+	if installed == "" {
+		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: cannot read the installed nginx's version")
+		return nil
+	}
+	iv, err := knowledge.ParseVersion(installed)
+	if err != nil || (iv.Less(knowledge.HTTP2Directive) != v.Less(knowledge.HTTP2Directive)) {
+		fmt.Fprintf(w, "nginxtune: not verified with nginx -t: the installed nginx %s reads different syntax than %s\n", installed, v)
+		return nil
+	}
+	whole := dir != "" && trusted
+	if dir != "" && !trusted && hasFiles(dir) {
+		fmt.Fprintf(w, "nginxtune: nginx -t checks gen's files only, not the rest of %s: it is not the live configuration, and nginx -t would read every file it names and create its logs as root (--nginx-test if you trust it); nginxtune's own reading of the whole tree found nothing nginx refuses\n", report.Escape(dir))
+	}
+	var standIns []string
+	seenNames := map[string]bool{}
+	userStandIn := ""
+	check := func(enableTLS bool) (bool, string, error) {
+		tmp, err := os.MkdirTemp("", "nginxtune-verify-")
+		if err != nil {
+			return false, "", err
+		}
+		defer os.RemoveAll(tmp)
+		if err := nginxcheck.WriteSelfSigned(tmp); err != nil {
+			return false, "", err
+		}
+		cert, key := filepath.Join(tmp, "cert.pem"), filepath.Join(tmp, "key.pem")
+		if whole {
+			if err := copyTree(dir, tmp, true, ""); err != nil {
+				return false, "", err
+			}
+		}
+		hasMain := whole && into
+		for _, file := range conf {
+			name := file.Path
+			if isStaged(lay, name) {
+				if !enableTLS {
+					continue
+				}
+				name = enabledName(lay, name)
+			}
+			hasMain = hasMain || name == "nginx.conf"
+			p := filepath.Join(tmp, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return false, "", err
+			}
+			os.Remove(p)
+			if file.Link != "" {
+				if err := os.Symlink(file.Link, p); err != nil {
+					return false, "", err
+				}
+				continue
+			}
+			content, named := standInUpstreams(file.Content)
+			for _, n := range named {
+				if !seenNames[n] {
+					seenNames[n] = true
+					standIns = append(standIns, n)
+				}
+			}
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				return false, "", err
+			}
+		}
+		if enableTLS && lay.EnabledDir != "" {
+			// the deploy hook's link for the staged HTTPS site
+			for _, file := range conf {
+				if isStaged(lay, file.Path) {
+					link := filepath.Join(tmp, enabledName(lay, file.Path))
+					os.Remove(link)
+					if err := os.Symlink(filepath.Join("..", file.Path), link); err != nil {
+						return false, "", err
+					}
+				}
+			}
+		}
+		if !hasMain {
+			// a site added to a tree nginx -t may not read: the layout's
+			// nginx.conf stands in for the tree's
+			stub := "events {}\nhttp {\n    include " + lay.MimeTypes + ";\n"
+			for _, inc := range lay.HTTPIncludes {
+				stub += "    include " + inc + ";\n"
+			}
+			stub += "}\n"
+			if lay.Modules != "" {
+				stub = "include " + lay.Modules + ";\n" + stub
+			}
+			if err := os.WriteFile(filepath.Join(tmp, "nginx.conf"), []byte(stub), 0o644); err != nil {
+				return false, "", err
+			}
+		}
+		nginxcheck.StockFiles(tmp)
+		linkModules(bin, tmp)
+		if err := pointInto(tmp, lay, cert, key, whole); err != nil {
+			return false, "", err
+		}
+		if u := standInUser(filepath.Join(tmp, "nginx.conf"), "/etc/passwd"); u != "" && !seenNames["user "+u] {
+			seenNames["user "+u] = true
+			userStandIn = u
+		}
+		res := nginxcheck.Run(bin, tmp, filepath.Join(tmp, "nginx.conf"))
+		msg := strings.Join(strings.Fields(res.Message+" "+res.File), " ")
+		return res.OK, strings.ReplaceAll(msg, tmp+"/", ""), nil
+	}
+	staged := false
+	for _, file := range conf {
+		staged = staged || isStaged(lay, file.Path)
+	}
+	certs := certPaths(conf)
+	if staged {
+		ok, msg, err := check(false)
+		if err != nil {
+			fmt.Fprintf(w, "nginxtune: not verified: %v\n", err)
+			return nil
+		}
+		if !ok {
+			return fmt.Errorf("nginx -t rejects the generated configuration before the certificate exists: %s", msg)
+		}
+	}
+	ok, msg, err := check(true)
+	if err != nil {
+		fmt.Fprintf(w, "nginxtune: not verified: %v\n", err)
+		return nil
+	}
+	if !ok {
+		return fmt.Errorf("nginx -t rejects the generated configuration: %s", msg)
+	}
+	if len(standIns) > 0 {
+		fmt.Fprintf(w, "nginxtune: nginx -t checked the configuration with 127.0.0.1 standing in for the upstream names %s, which may resolve only where nginx runs (a container network); they were not looked up\n", strings.Join(standIns, ", "))
+	}
+	if userStandIn != "" {
+		fmt.Fprintf(w, "nginxtune: nginx -t checked the configuration as root: the account %s does not exist on this machine (it does where nginx runs: create it there, or give --user)\n", report.Escape(userStandIn))
+	}
+	scope := ""
+	if whole {
+		scope = " with the whole of " + report.Escape(dir)
+	}
+	switch {
+	case staged:
+		fmt.Fprintf(w, "nginxtune: verified with nginx -t (nginx %s)%s as written, before the certificate exists (HTTP only: the challenge and the redirect), "+
+			"and with the HTTPS site enabled, a self-signed certificate standing in for %s\n", installed, scope, strings.Join(certs, " and "))
+	case len(certs) > 0:
+		fmt.Fprintf(w, "nginxtune: verified with nginx -t (nginx %s)%s, a self-signed certificate standing in for %s\n", installed, scope, strings.Join(certs, " and "))
+	default:
+		fmt.Fprintf(w, "nginxtune: verified with nginx -t (nginx %s)%s\n", installed, scope)
+	}
+	return nil
+}
+
+// isStaged reports whether a generated file is the HTTPS site waiting for
+// its certificate.
+func isStaged(lay *templates.Layout, p string) bool {
+	if lay.EnabledDir != "" {
+		return strings.HasPrefix(p, lay.SiteDir+"/") && strings.HasSuffix(p, "-tls"+lay.SiteSuffix)
+	}
+	return strings.HasSuffix(p, ".conf.off")
+}
+
+// enabledName is where the deploy hook puts a staged site.
+func enabledName(lay *templates.Layout, p string) string {
+	if lay.EnabledDir != "" {
+		return filepath.Join(lay.EnabledDir, filepath.Base(p))
+	}
+	return strings.TrimSuffix(p, ".off")
+}
+
+func hasFiles(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	return err == nil && len(entries) > 0
+}
+
+// pointInto rewrites the copy in tmp for nginx -t: certificates to the
+// stand-ins, the layout's configuration directory (/etc/nginx) in includes
+// to tmp, and relative module paths to the installed nginx's. The modules
+// include of the layout stays the host's unless the whole tree was copied.
+func pointInto(tmp string, lay *templates.Layout, cert, key string, whole bool) error {
+	conf := lay.ConfDir + "/"
+	return filepath.WalkDir(tmp, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		s := replaceDirective(string(b), "ssl_certificate ", cert)
+		s = replaceDirective(s, "ssl_certificate_key ", key)
+		lines := strings.Split(s, "\n")
+		for i, l := range lines {
+			t := strings.TrimSpace(l)
+			if !strings.HasPrefix(t, "include ") && !strings.HasPrefix(t, "load_module ") {
+				continue
+			}
+			if !whole && lay.Modules != "" && strings.Contains(t, lay.Modules) {
+				continue
+			}
+			lines[i] = strings.ReplaceAll(l, " "+conf, " "+tmp+"/")
+		}
+		s = strings.Join(lines, "\n")
+		if s == string(b) {
+			return nil
+		}
+		return os.WriteFile(p, []byte(s), 0o644)
+	})
+}
+
+// copyTree copies the tree in from into dir for nginx -t or for
+// nginxtune's own reading: regular files (at most 10,000 of 1 MiB), and
+// links as they are, or, with follow (a trusted tree), as copies of what
+// they name.
+func copyTree(from, dir string, follow bool, confDir string) error {
+	n := 0
+	err := filepath.WalkDir(from, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == from {
+				return fs.SkipAll
+			}
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		target := filepath.Join(dir, rel)
+		if e.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if n++; n > 10_000 {
+			return fmt.Errorf("%s: more than 10,000 files; not verified with them", from)
+		}
+		src := p
+		if e.Type()&fs.ModeSymlink != 0 {
+			if !follow {
+				l, err := os.Readlink(p)
+				if err != nil {
+					return err
+				}
+				// a copy's absolute link into the configuration directory
+				// (/etc/nginx/sites-available/x) names the copy's file
+				if rest, ok := strings.CutPrefix(l, confDir+"/"); ok && confDir != "" {
+					l = filepath.Join(dir, rest)
+				}
+				return os.Symlink(l, target)
+			}
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return nil // a dangling link: nginx skips it as a glob match
+			}
+			if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+				return nil
+			}
+			src = real
+		} else if !e.Type().IsRegular() {
+			return nil
+		}
+		b, err := boundedread.File(src, 1<<20, "")
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	return err
+}
+
+// ownCheck reads the tree in dir with the new files in it, with nginxtune's
+// own parser (nothing outside the copy is read) and the rules whose errors
+// nginx -t reports too: two default servers for one port, one upstream
+// name twice, a duplicate map. It runs whether or not nginx is installed.
+func ownCheck(files []templates.File, v rules.Version, dir string, lay *templates.Layout) error {
+	tmp, err := os.MkdirTemp("", "nginxtune-check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if dir != "" {
+		if err := copyTree(dir, tmp, false, lay.ConfDir); err != nil {
+			return err
+		}
+	}
+	for _, f := range files {
+		p := filepath.Join(tmp, f.Path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		os.Remove(p)
+		if f.Link != "" {
+			if err := os.Symlink(f.Link, p); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.WriteFile(p, []byte(f.Content), 0o644); err != nil {
+			return err
+		}
+	}
+	main := filepath.Join(tmp, "nginx.conf")
+	if _, err := os.Stat(main); err != nil {
+		return nil // only printed, or no main file to read the files from
+	}
+	if err := pointInto(tmp, lay, "cert.pem", "key.pem", false); err != nil {
+		return err
+	}
+	t, err := parser.Load(main, parser.Options{})
+	if err != nil {
+		return fmt.Errorf("nginxtune's own reading of the tree: %v", err)
+	}
+	cfg := rules.Config{Version: v, Disabled: map[string]bool{}}
+	for _, r := range rules.All {
+		if !rules.NginxRefuses(r.ID) {
+			cfg.Disabled[r.ID] = true
+		}
+	}
+	// what the copy could not read (the host's modules, files outside the
+	// tree) is not the new files' doing
+	cfg.Disabled["include-missing"] = true
+	cfg.Disabled["unknown-directive"] = true
+	cfg.Disabled["host-module-missing"] = true
+	for _, d := range rules.Run(t, cfg) {
+		if d.Severity < rules.Error || !rules.NginxRefuses(d.Rule) {
+			continue
+		}
+		where := strings.TrimPrefix(d.File, tmp+"/")
+		if dir != "" {
+			where = filepath.Join(dir, where)
+		}
+		return fmt.Errorf("with the new files the tree does not load: %s:%d: %s [%s]", report.Escape(where), d.Line, report.Escape(d.Message), d.Rule)
+	}
+	return nil
+}
+
+// stapling decides OCSP stapling for a certificate: on when it names a
+// responder (Let's Encrypt's have none since 2025) and this host's
+// resolv.conf gives a resolver to reach it; why says which.
+func stapling(certFile, resolvConf string) ([]string, string) {
+	b, err := boundedread.File(certFile, 1<<20, "")
+	if err != nil {
+		return nil, ""
+	}
+	block, _ := pem.Decode(b)
+	if block == nil {
+		return nil, ""
+	}
+	c, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil, ""
+	}
+	if len(c.OCSPServer) == 0 {
+		return nil, "no OCSP stapling: the certificate names no OCSP responder"
+	}
+	rb, err := boundedread.File(resolvConf, 64<<10, "")
+	var resolvers []string
+	if err == nil {
+		for _, l := range strings.Split(string(rb), "\n") {
+			f := strings.Fields(l)
+			if len(f) >= 2 && f[0] == "nameserver" && net.ParseIP(f[1]) != nil && len(resolvers) < 3 {
+				ip := f[1]
+				if strings.Contains(ip, ":") {
+					ip = "[" + ip + "]"
+				}
+				resolvers = append(resolvers, ip)
+			}
+		}
+	}
+	if len(resolvers) == 0 {
+		return nil, "no OCSP stapling: the certificate names a responder, but " + resolvConf + " gives no resolver for nginx to reach it"
+	}
+	return resolvers, "OCSP stapling: the certificate names a responder (" + report.Escape(parser.Clip(c.OCSPServer[0])) + "); the resolvers are " + resolvConf + "'s"
+}
+
+var brotliModuleRe = regexp.MustCompile(`ngx_http_brotli_(filter|static)_module`)
+
+// brotliFor decides brotli: --brotli on or off, or auto: on when the
+// host's nginx has the ngx_brotli filter module built in or loaded by the
+// layout's modules include (gen's complete prefix layout loads no dynamic
+// module), or, added to a tree, loaded by the tree.
+func brotliFor(f *genFlags, facts *host.Facts, lay *templates.Layout, ex *existingTree) (filter, static bool, why string, err error) {
+	switch f.brotli {
+	case "off":
+		return false, false, "", nil
+	case "on":
+		return true, true, "--brotli on", nil
+	case "auto":
+	default:
+		return false, false, "", fmt.Errorf("--brotli %q: want auto, on or off", f.brotli)
+	}
+	for _, a := range facts.NginxConfigure.Value {
+		if strings.Contains(a, "brotli") {
+			return true, true, "built into this nginx (" + facts.NginxConfigure.Source + ")", nil
+		}
+	}
+	if ex != nil {
+		ex.tree.Walk(func(d *parser.Directive, c *parser.Context) bool {
+			if d.Name == "load_module" {
+				switch m := brotliModuleRe.FindStringSubmatch(d.Arg(0)); {
+				case m == nil:
+				case m[1] == "filter":
+					filter, why = true, "loaded by "+relTo(ex.dir, d.File.Path)
+				default:
+					static = true
+				}
+			}
+			return true
+		})
+		return filter, static && filter, why, nil
+	}
+	if lay.Modules == "" || !thisHost(f) {
+		return false, false, "", nil
+	}
+	matches, _ := filepath.Glob(lay.Modules)
+	for _, m := range matches {
+		b, err := boundedread.File(m, 64<<10, "")
+		if err != nil {
+			continue
+		}
+		for _, mm := range brotliModuleRe.FindAllStringSubmatch(string(b), -1) {
+			if mm[1] == "filter" {
+				filter, why = true, "loaded by "+m
+			} else {
+				static = true
+			}
+		}
+	}
+	return filter, static && filter, why, nil
+}
+
+var prefixRe = regexp.MustCompile(`--prefix=(\S+)`)
+
+// linkModules makes "load_module modules/x.so" of a copied tree find the
+// installed nginx's modules: tmp/modules names its prefix's.
+func linkModules(bin, tmp string) {
+	out, err := nginxcheck.V(bin)
+	if err != nil {
+		return
+	}
+	prefix := "/usr/local/nginx"
+	if m := prefixRe.FindStringSubmatch(out); m != nil {
+		prefix = m[1]
+	}
+	if fi, err := os.Stat(filepath.Join(prefix, "modules")); err == nil && fi.IsDir() {
+		os.Symlink(filepath.Join(prefix, "modules"), filepath.Join(tmp, "modules"))
+	}
+}
+
+var userLineRe = regexp.MustCompile(`(?m)^(\s*user\s+)([^\s;]+)((?:\s+[^\s;]+)?;)`)
+
+// standInUser makes nginx -t of a configuration for another machine pass
+// its user directive here: an account this machine lacks (nginx on a
+// Debian host checking a file for RHEL or a container) becomes root in the
+// copy. It returns the account replaced, "" when none.
+func standInUser(conf, passwd string) string {
+	b, err := os.ReadFile(conf)
+	if err != nil {
+		return ""
+	}
+	m := userLineRe.FindSubmatchIndex(b)
+	if m == nil {
+		return ""
+	}
+	name := string(b[m[4]:m[5]])
+	pw, _ := boundedread.File(passwd, 4<<20, "")
+	for _, line := range strings.Split(string(pw), "\n") {
+		if n, _, ok := strings.Cut(line, ":"); ok && n == name {
+			return ""
+		}
+	}
+	out := string(b[:m[0]]) + string(b[m[2]:m[3]]) + "root;" + string(b[m[1]:])
+	if os.WriteFile(conf, []byte(out), 0o644) != nil {
+		return ""
+	}
+	return name
+}
