@@ -28,6 +28,28 @@ type genCase struct {
 	profile, host string
 	tls, acme     bool
 	version       string
+	// variant names a set of options beyond the defaults (variants)
+	variant string
+}
+
+// variants change the input of a golden case: layouts, a site added to an
+// existing tree, and the options of headers, TLS, brotli and redirects.
+var variants = map[string]func(*Input){
+	"debian": func(in *Input) { in.Layout = Layouts["debian"] },
+	"rhel":   func(in *Input) { in.Layout = Layouts["rhel"] },
+	"docker": func(in *Input) { in.Layout = Layouts["docker"]; in.Upstreams = []string{"app:3000"} },
+	"into": func(in *Input) {
+		in.Layout = Layouts["debian"]
+		in.Existing = &Existing{Default80: "sites-available/default:2", Connections: 768}
+	},
+	"options": func(in *Input) {
+		in.ServerNames = []string{"example.com"}
+		in.TLSProfile, in.HSTSPreload, in.HSTSSubdomains = "modern", true, true
+		in.CSP = "default-src 'self'; frame-ancestors 'none'"
+		in.WWWRedirect = true
+		in.Brotli, in.BrotliStatic, in.BrotliWhy = true, true, "given"
+		in.Layout = Layouts["debian"]
+	},
 }
 
 func (c genCase) name() string {
@@ -40,6 +62,9 @@ func (c genCase) name() string {
 	}
 	if c.version != "1.22.1" {
 		s += "-" + c.version
+	}
+	if c.variant != "" {
+		s += "-" + c.variant
 	}
 	return s
 }
@@ -56,6 +81,15 @@ func cases() []genCase {
 		out = append(out, genCase{profile: p, host: "medium", tls: true, version: "1.30.0"})
 	}
 	out = append(out, genCase{profile: "proxy", host: "medium", acme: true, version: "1.22.1"})
+	out = append(out,
+		genCase{profile: "php", host: "medium", tls: true, version: "1.22.1", variant: "debian"},
+		genCase{profile: "wordpress", host: "medium", acme: true, version: "1.22.1", variant: "debian"},
+		genCase{profile: "proxy", host: "medium", tls: true, version: "1.22.1", variant: "rhel"},
+		genCase{profile: "node", host: "medium", version: "1.22.1", variant: "docker"},
+		genCase{profile: "wordpress", host: "medium", tls: true, version: "1.22.1", variant: "into"},
+		genCase{profile: "static", host: "medium", tls: true, version: "1.22.1", variant: "options"},
+		genCase{profile: "static", host: "medium", tls: true, version: "1.30.0", variant: "options"},
+	)
 	return out
 }
 
@@ -93,6 +127,9 @@ func renderPlan(t *testing.T, c genCase, cert, key string) ([]File, Plan) {
 		in.TLS = &TLS{Cert: cert, Key: key}
 	}
 	in.ACME = c.acme
+	if c.variant != "" {
+		variants[c.variant](&in)
+	}
 	files, plan, err := Render(p, facts(t, c.host), knowledge.MustVersion(c.version), in)
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +140,10 @@ func renderPlan(t *testing.T, c genCase, cert, key string) ([]File, Plan) {
 func joined(files []File) string {
 	var b strings.Builder
 	for _, f := range files {
+		if f.Link != "" {
+			fmt.Fprintf(&b, "# ==> %s -> %s <==\n\n", f.Path, f.Link)
+			continue
+		}
 		fmt.Fprintf(&b, "# ==> %s (mode %o) <==\n%s\n", f.Path, f.Mode, f.Content)
 	}
 	return b.String()
@@ -113,6 +154,12 @@ func write(t *testing.T, dir string, files []File) {
 		p := filepath.Join(dir, f.Path)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
+		}
+		if f.Link != "" {
+			if err := os.Symlink(f.Link, p); err != nil {
+				t.Fatal(err)
+			}
+			continue
 		}
 		if err := os.WriteFile(p, []byte(f.Content), 0o644); err != nil {
 			t.Fatal(err)
@@ -139,6 +186,12 @@ func TestGolden(t *testing.T) {
 
 			dir := t.TempDir()
 			write(t, dir, files)
+			if c.variant == "into" {
+				// the tree the site was added to
+				os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte("user www-data;\nworker_processes auto;\nevents {\n    worker_connections 768;\n}\n"+
+					"http {\n    include /etc/nginx/mime.types;\n    include /etc/nginx/conf.d/*.conf;\n    include /etc/nginx/sites-enabled/*;\n}\n"), 0o644)
+				os.WriteFile(filepath.Join(dir, "mime.types"), []byte("types {\n    text/html html;\n}\n"), 0o644)
+			}
 			tr, err := parser.Load(filepath.Join(dir, "nginx.conf"), parser.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -158,7 +211,10 @@ func TestGolden(t *testing.T) {
 				}
 			}
 
-			if c.version != "1.22.1" {
+			// nginx -t of the layouts whose absolute paths name this
+			// machine's /etc/nginx runs in the cmd tests, through gen's own
+			// verification
+			if c.version != "1.22.1" || c.variant != "" {
 				return
 			}
 			vdir := t.TempDir()

@@ -66,10 +66,16 @@ func newGenCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "gen --profile NAME",
 		Short: "Write a tuned nginx configuration sized to the host, with the OS settings it needs",
-		Long: `Write a complete nginx configuration for a profile (static, spa, proxy, php) sized to
-a host: this machine by default, the facts saved with "nginxtune facts" (--facts
-FILE), or the numbers given with --cpus, --memory and --nofile. Every sized directive
-carries a comment saying what it was computed from.
+		Long: `Write a complete nginx configuration for a profile (static, spa, proxy, php) or a
+preset (wordpress, drupal, laravel, node, django, grpc) sized to a host: this machine
+by default, the facts saved with "nginxtune facts" (--facts FILE), or the numbers given
+with --cpus, --memory and --nofile. Every sized directive carries a comment saying
+what it was computed from.
+
+--out DIR writes a complete configuration in a layout (--layout prefix, debian, rhel,
+docker). --into DIR adds a site to an existing configuration (Debian's sites-available
+with its link in sites-enabled, RHEL's or the Docker image's conf.d), keeping its
+nginx.conf; --tune-main also sets the worker numbers there.
 
 Besides nginx.conf and the site file, gen writes the OS half the numbers rely on:
 sysctl.d/60-nginxtune.conf (only the kernel settings this host needs changed) and

@@ -12,6 +12,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/internal/nginxtest"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
+	"github.com/nginxtune/nginxtune/templates"
 )
 
 // Sizing flags never change the syntax: the installed nginx decides the
@@ -161,19 +162,24 @@ func TestGenTwoSitesOneTree(t *testing.T) {
 // output twice (no process id or time in a comment), so --diff shows only
 // real changes.
 func TestGenReproducible(t *testing.T) {
-	var outs []string
-	for i := 0; i < 2; i++ {
-		out, errOut, code := runCLI(t, "", "gen", "--profile", "php", "--server-name", "app.example", "--verify=false", "--nginx-version", "1.22.1")
-		if code != 0 {
-			t.Fatalf("gen: exit %d: %s", code, errOut)
+	for _, profile := range templates.Profiles() {
+		var outs []string
+		for i := 0; i < 2; i++ {
+			out, errOut, code := runCLI(t, "", "gen", "--profile", profile, "--server-name", "app.example", "--verify=false", "--nginx-version", "1.22.1", "--upstream", "127.0.0.1:9000")
+			if profile == "static" || profile == "spa" {
+				out, errOut, code = runCLI(t, "", "gen", "--profile", profile, "--server-name", "app.example", "--verify=false", "--nginx-version", "1.22.1")
+			}
+			if code != 0 {
+				t.Fatalf("gen %s: exit %d: %s", profile, code, errOut)
+			}
+			outs = append(outs, out)
 		}
-		outs = append(outs, out)
-	}
-	if outs[0] != outs[1] {
-		t.Errorf("two runs differ:\n%s", textdiffOf(outs[0], outs[1]))
-	}
-	if regexp.MustCompile(`proc/[0-9]+/`).MatchString(outs[0]) {
-		t.Errorf("a process id in the output")
+		if outs[0] != outs[1] {
+			t.Errorf("%s: two runs differ:\n%s", profile, textdiffOf(outs[0], outs[1]))
+		}
+		if regexp.MustCompile(`proc/[0-9]+/`).MatchString(outs[0]) {
+			t.Errorf("%s: a process id in the output", profile)
+		}
 	}
 }
 

@@ -457,7 +457,9 @@ func brotliFor(f *genFlags, facts *host.Facts, lay *templates.Layout, ex *existi
 		})
 		return filter, static && filter, why, nil
 	}
-	if lay.Modules == "" || !thisHost(f) {
+	// the installed nginx runs what gen writes unless the facts are of
+	// another host (as for the version)
+	if lay.Modules == "" || f.factsFile != "" {
 		return false, false, "", nil
 	}
 	matches, _ := filepath.Glob(lay.Modules)
