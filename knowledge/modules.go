@@ -1,48 +1,112 @@
 package knowledge
 
+import "strings"
+
 // Which build of nginx has what: host-module-missing compares a
 // configuration with the configure arguments of the installed nginx.
 
-// ModuleOf maps directives (and listen parameters, as "listen:http2") to
-// the build option that provides them and a name fragment of the dynamic
-// module or third-party source that provides them instead.
-var ModuleOf = map[string][2]string{
-	"listen:ssl":           {"--with-http_ssl_module", ""},
-	"ssl_certificate":      {"--with-http_ssl_module", ""},
-	"listen:http2":         {"--with-http_v2_module", ""},
-	"http2":                {"--with-http_v2_module", ""},
-	"listen:quic":          {"--with-http_v3_module", ""},
-	"http3":                {"--with-http_v3_module", ""},
-	"gzip_static":          {"--with-http_gzip_static_module", ""},
-	"gunzip":               {"--with-http_gunzip_module", ""},
-	"stub_status":          {"--with-http_stub_status_module", ""},
-	"sub_filter":           {"--with-http_sub_module", ""},
-	"set_real_ip_from":     {"--with-http_realip_module", ""},
-	"real_ip_header":       {"--with-http_realip_module", ""},
-	"auth_request":         {"--with-http_auth_request_module", ""},
-	"secure_link":          {"--with-http_secure_link_module", ""},
-	"slice":                {"--with-http_slice_module", ""},
-	"dav_methods":          {"--with-http_dav_module", ""},
-	"mp4":                  {"--with-http_mp4_module", ""},
-	"flv":                  {"--with-http_flv_module", ""},
-	"add_before_body":      {"--with-http_addition_module", ""},
-	"add_after_body":       {"--with-http_addition_module", ""},
-	"random_index":         {"--with-http_random_index_module", ""},
-	"thread_pool":          {"--with-threads", ""},
-	"geoip_country":        {"--with-http_geoip_module", "geoip_module"},
-	"image_filter":         {"--with-http_image_filter_module", "image_filter"},
-	"xslt_stylesheet":      {"--with-http_xslt_module", "xslt"},
-	"perl":                 {"--with-http_perl_module", "perl"},
-	"stream":               {"--with-stream", "ngx_stream_module"},
-	"mail":                 {"--with-mail", "ngx_mail_module"},
-	"more_set_headers":     {"", "headers-more"},
-	"more_clear_headers":   {"", "headers-more"},
-	"brotli":               {"", "brotli"},
-	"brotli_static":        {"", "brotli"},
-	"content_by_lua_block": {"", "lua"},
-	"access_by_lua_block":  {"", "lua"},
-	"js_import":            {"", "js"},
-	"js_content":           {"", "js"},
+// optionalModules are the modules of nginx's own source that a build has
+// only when configure is told so: the option, and the dynamic module's
+// file name when the option may be "=dynamic". The directive table
+// (directives.tsv) says which module has which directive; this says what
+// a build needs for the module. From nginx's auto/options and auto/modules.
+var optionalModules = map[string][2]string{
+	"ngx_http_addition_filter_module": {"--with-http_addition_module", ""},
+	"ngx_http_auth_request_module":    {"--with-http_auth_request_module", ""},
+	"ngx_http_dav_module":             {"--with-http_dav_module", ""},
+	"ngx_http_degradation_module":     {"--with-http_degradation_module", ""},
+	"ngx_http_flv_module":             {"--with-http_flv_module", ""},
+	"ngx_http_geoip_module":           {"--with-http_geoip_module", "ngx_http_geoip_module"},
+	"ngx_http_gunzip_filter_module":   {"--with-http_gunzip_module", ""},
+	"ngx_http_gzip_static_module":     {"--with-http_gzip_static_module", ""},
+	"ngx_http_image_filter_module":    {"--with-http_image_filter_module", "ngx_http_image_filter_module"},
+	"ngx_http_mp4_module":             {"--with-http_mp4_module", ""},
+	"ngx_http_perl_module":            {"--with-http_perl_module", "ngx_http_perl_module"},
+	"ngx_http_random_index_module":    {"--with-http_random_index_module", ""},
+	"ngx_http_realip_module":          {"--with-http_realip_module", ""},
+	"ngx_http_secure_link_module":     {"--with-http_secure_link_module", ""},
+	"ngx_http_slice_filter_module":    {"--with-http_slice_module", ""},
+	"ngx_http_ssl_module":             {"--with-http_ssl_module", ""},
+	"ngx_http_stub_status_module":     {"--with-http_stub_status_module", ""},
+	"ngx_http_sub_filter_module":      {"--with-http_sub_module", ""},
+	"ngx_http_v2_module":              {"--with-http_v2_module", ""},
+	"ngx_http_v3_module":              {"--with-http_v3_module", ""},
+	"ngx_http_xslt_filter_module":     {"--with-http_xslt_module", "ngx_http_xslt_filter_module"},
+	"ngx_google_perftools_module":     {"--with-google_perftools_module", ""},
+	"ngx_thread_pool":                 {"--with-threads", ""},
+	"ngx_mail_ssl_module":             {"--with-mail_ssl_module", ""},
+	"ngx_stream_ssl_module":           {"--with-stream_ssl_module", ""},
+	"ngx_stream_realip_module":        {"--with-stream_realip_module", ""},
+	"ngx_stream_geoip_module":         {"--with-stream_geoip_module", "ngx_stream_geoip_module"},
+	"ngx_stream_ssl_preread_module":   {"--with-stream_ssl_preread_module", ""},
+}
+
+// listenNeeds are the listen parameters a build may lack.
+var listenNeeds = map[string][2]string{
+	"ssl":   {"--with-http_ssl_module", ""},
+	"http2": {"--with-http_v2_module", ""},
+	"quic":  {"--with-http_v3_module", ""},
+}
+
+// Need is what a build must have for a directive: a configure option
+// (with the dynamic module's file name when it may be built as one), or a
+// third-party module, named by a fragment of its source directory or file.
+type Need struct {
+	Option string // "--with-http_perl_module"; "" for a third-party module
+	SO     string // "ngx_http_perl_module": the file a load_module names
+	Source string // a third-party source's name fragment ("headers-more", "lua")
+	Module string // the module, as its source names it
+}
+
+// NeedOf says what a build needs for a directive in a context ("stream"
+// and "mail" pick those modules' variant of a name that several have), or
+// for a listen parameter as "listen:ssl". ok is false for what every build
+// has.
+func NeedOf(key string, inStream, inMail bool) (Need, bool) {
+	if p, ok := strings.CutPrefix(key, "listen:"); ok {
+		n, ok := listenNeeds[p]
+		return Need{Option: n[0], Module: "ngx_http_" + p + "_module"}, ok
+	}
+	ds := Lookup(key)
+	var pick *Directive
+	for i := range ds {
+		d := &ds[i]
+		family := strings.HasPrefix(d.Module, "ngx_stream") && inStream || strings.HasPrefix(d.Module, "ngx_mail") && inMail ||
+			!strings.HasPrefix(d.Module, "ngx_stream") && !strings.HasPrefix(d.Module, "ngx_mail") && !inStream && !inMail
+		if family || pick == nil {
+			pick = d
+			if family {
+				break
+			}
+		}
+	}
+	if pick == nil {
+		return Need{}, false
+	}
+	m := pick.Module
+	switch {
+	case pick.Extra != "":
+		src := pick.Extra
+		if i := strings.LastIndex(src, "-"); i > 0 {
+			src = src[:i]
+		}
+		src = strings.TrimSuffix(strings.TrimPrefix(src, "http-"), "-filter")
+		return Need{SO: m, Source: src, Module: m}, true
+	case m == "ngx_stream" || strings.HasPrefix(m, "ngx_stream_"):
+		if n, ok := optionalModules[m]; ok {
+			return Need{Option: n[0], SO: "ngx_stream_module", Module: m}, true
+		}
+		return Need{Option: "--with-stream", SO: "ngx_stream_module", Module: m}, true
+	case m == "ngx_mail" || strings.HasPrefix(m, "ngx_mail_"):
+		if n, ok := optionalModules[m]; ok {
+			return Need{Option: n[0], SO: "ngx_mail_module", Module: m}, true
+		}
+		return Need{Option: "--with-mail", SO: "ngx_mail_module", Module: m}, true
+	}
+	if n, ok := optionalModules[m]; ok {
+		return Need{Option: n[0], SO: n[1], Module: m}, true
+	}
+	return Need{}, false
 }
 
 // Handlers are directives that produce the response of a location, so that

@@ -176,39 +176,70 @@ func checkHostModuleMissing(p *Pass) {
 			loaded = append(loaded, d.Arg(0))
 		}
 	}, "load_module")
-	has := func(key string) bool {
-		opt, frag := knowledge.ModuleOf[key][0], knowledge.ModuleOf[key][1]
-		for _, a := range args {
-			if opt != "" && (a == opt || a == opt+"=dynamic") {
-				return true
-			}
-			if frag != "" && (strings.HasPrefix(a, "--add-module=") || strings.HasPrefix(a, "--add-dynamic-module=")) && strings.Contains(a, frag) {
-				return true
-			}
-		}
+	// loadedBy reports whether a load_module line of the tree loads the
+	// dynamic module n names
+	loadedBy := func(n knowledge.Need) bool {
 		for _, l := range loaded {
-			if frag != "" && strings.Contains(l, frag) {
-				return true
+			base := l
+			if i := strings.LastIndex(base, "/"); i >= 0 {
+				base = base[i+1:]
 			}
-			if opt != "" && strings.Contains(l, strings.TrimPrefix(strings.TrimPrefix(opt, "--with-"), "http_")) {
+			base = strings.TrimSuffix(base, ".so")
+			if n.SO != "" && base == n.SO || n.Source != "" && strings.Contains(normal(base), normal(n.Source)) {
 				return true
 			}
 		}
 		return false
 	}
-	report := func(d *parser.Directive, key, what string) {
-		opt, frag := knowledge.ModuleOf[key][0], knowledge.ModuleOf[key][1]
-		need := opt
+	// has answers whether the module is there: built in, or built as a
+	// dynamic module (--with-X=dynamic, --add-dynamic-module) and loaded
+	// by the tree. dynamic says it was built as one and the tree does not
+	// load it: nginx -t fails with "unknown directive" unless an include
+	// the tree left unread (Debian's modules-enabled, read from a copy)
+	// loads it.
+	has := func(n knowledge.Need) (present, dynamic bool) {
+		if loadedBy(n) {
+			return true, false
+		}
+		for _, a := range args {
+			switch {
+			case n.Option != "" && a == n.Option:
+				return true, false
+			case n.Option != "" && a == n.Option+"=dynamic":
+				dynamic = true
+			case n.Source != "" && strings.HasPrefix(a, "--add-module=") && strings.Contains(normal(a), normal(n.Source)):
+				return true, false
+			case n.Source != "" && strings.HasPrefix(a, "--add-dynamic-module=") && strings.Contains(normal(a), normal(n.Source)):
+				dynamic = true
+			}
+		}
+		return false, dynamic
+	}
+	report := func(d *parser.Directive, n knowledge.Need, what string) {
+		present, dynamic := has(n)
+		if present {
+			return
+		}
+		need := n.Option
 		if need == "" {
-			need = "the third-party " + frag + " module"
+			need = "the third-party " + n.Source + " module (" + n.Module + ")"
+		}
+		if dynamic {
+			msg := fmt.Sprintf("%s needs %s.so, a dynamic module of this nginx (%s) that no load_module in the tree loads: nginx -t fails with \"unknown directive\". Debian: install its libnginx-mod-* package, which enables it in modules-enabled", what, n.SO, p.Host.NginxConfigure().Source)
+			if p.Tree.HasUnread() {
+				p.ReportSeverityf(Warning, d, "%s, unless an include nginxtune did not read loads it", msg)
+				return
+			}
+			p.Reportf(d, "%s", msg)
+			return
 		}
 		p.Reportf(d, "%s needs %s, which this nginx (%s) was not built or loaded with: nginx -t fails", what, need, p.Host.NginxConfigure().Source)
 	}
 	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
 		if d.Name == "listen" {
 			for _, param := range []string{"ssl", "http2", "quic"} {
-				if hasArg(d, param) >= 0 && !has("listen:"+param) {
-					report(d, "listen:"+param, "listen ... "+param)
+				if n, ok := knowledge.NeedOf("listen:"+param, false, false); ok && hasArg(d, param) >= 0 && !c.Has("stream") && !c.Has("mail") {
+					report(d, n, "listen ... "+param)
 				}
 			}
 			return
@@ -217,8 +248,12 @@ func checkHostModuleMissing(p *Pass) {
 		if d.Name == "aio" && d.Arg(0) == "threads" {
 			key = "thread_pool"
 		}
-		if _, ok := knowledge.ModuleOf[key]; ok && !has(key) {
-			report(d, key, d.Name)
+		if n, ok := knowledge.NeedOf(key, c.Has("stream"), c.Has("mail")); ok {
+			report(d, n, d.Name)
 		}
 	})
 }
+
+// normal folds a module name or path for comparison: headers-more and
+// headers_more are one.
+func normal(s string) string { return strings.ToLower(strings.ReplaceAll(s, "-", "_")) }

@@ -45,6 +45,14 @@ http {
         location /a/ { add_header X-A $arg_x; return 200 "ok"; }
         location /ret/ { return 301 http://example.com$uri; }
         location /px/ { proxy_pass http://127.0.0.1:%d$uri; }
+        location ~ ^/x/([^z]*)$ { set $t $1; add_header X-T $t; return 200 "ok"; }
+        location ~ ^/y/([^z]*)$ { add_header X-Y $1; return 200 "ok"; }
+        location ~ ^/n/(?<tail>[^z]*)$ { add_header X-N $tail; return 200 "ok"; }
+        location ~ ^/s/(?<tail>[^z]*)$ { set $u $tail; add_header X-S $u; return 200 "ok"; }
+        location /d/ { rewrite ^/d/([^?]*)$ https://example.com/$1 permanent; }
+        location /nd/ { rewrite ^/nd/(?<p>[^?]*)$ https://example.com/$p permanent; }
+        location ~ ^/r/(.*)$ { return 302 https://example.com/$1; }
+        location ~ ^/rc/([^\r\n]*)$ { return 302 https://example.com/$1; }
     }
     server {
         listen 127.0.0.1:%d;
@@ -76,6 +84,17 @@ http {
 		{7, "/a/?x=a%0d%0aX-Inj:1", ""},
 		{8, "/ret/a%0d%0aX-Inj:1", "\r\nX-Inj:1\r\n"},
 		{9, "/px/a%0d%0aX-Inj:1", "backend saw [GET /px/a]"}, // the line break ended the request line
+		// numbered captures copied by set or a rewrite are escaped again;
+		// named captures, and numbered ones used directly, are not
+		{10, "/x/a%0d%0aX-Inj:1", ""},
+		{11, "/y/a%0d%0aX-Inj:1", "\r\nX-Inj:1\r\n"},
+		{12, "/n/a%0d%0aX-Inj:1", "\r\nX-Inj:1\r\n"},
+		{13, "/s/a%0d%0aX-Inj:1", "\r\nX-Inj:1\r\n"},
+		{14, "/d/a%0d%0aX-Inj:1", ""},
+		{15, "/nd/a%0d%0aX-Inj:1", "\r\nX-Inj:1\r\n"},
+		// "." matches a carriage return, which nginx sends raw
+		{16, "/r/a%0dX-Inj:1", "a\rX-Inj:1\r\n"},
+		{17, "/rc/a%0dX-Inj:1", ""},
 	}
 	for _, c := range cases {
 		got := rawGet(t, addr, c.path)
@@ -283,6 +302,62 @@ http {
 		resp.Body.Close()
 		if resp.StatusCode != want {
 			t.Errorf("%s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+}
+
+// alias-traversal against real nginx: each alias is reported exactly when
+// a request reaches a file outside the aliased directory (the parent's
+// secret, or a sibling directory that starts with the same name).
+func TestAliasAgainstNginx(t *testing.T) {
+	port := nginxtest.FreePort(t)
+	dir := t.TempDir()
+	srv := filepath.Join(dir, "srv")
+	for name, body := range map[string]string{"secret.txt": "secret", "assets/a.txt": "a", "media_old/x.txt": "old", "guide/g.txt": "g", "v1": "v1"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(srv, name)), 0o755)
+		os.WriteFile(filepath.Join(srv, name), []byte(body), 0o644)
+	}
+	conf := fmt.Sprintf(`events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:%[1]d;
+        location ~ ^/assets(.*)$ { alias %[2]s/assets/$1; }
+        location ~ ^/guide/(?<page>.*)$ { alias %[2]s/guide/$page; }
+        location /media { alias %[2]s/media; }
+        location /static { alias %[2]s/assets/; }
+        location /ok/ { alias %[2]s/assets/; }
+        location ~ ^/v([0-9]+)$ { alias %[2]s/v$1; }
+    }
+}
+`, port, srv)
+	main := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(main, []byte(conf), 0o644)
+	tr, err := parser.Load(main, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]bool{}
+	for _, d := range Run(tr, Config{Disabled: onlyRules("alias-traversal")}) {
+		lines[d.Line] = true
+	}
+	nginxtest.Serve(t, dir, main, fmt.Sprintf("127.0.0.1:%d", port))
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for _, c := range []struct {
+		line int
+		path string
+	}{
+		{6, "/assets../secret.txt"},
+		{7, "/guide/../secret.txt"},
+		{8, "/media_old/x.txt"},
+		{9, "/static../secret.txt"},
+		{10, "/ok/../secret.txt"},
+		{11, "/v1"},
+	} {
+		got := rawGet(t, addr, c.path)
+		outside := strings.HasSuffix(got, "\r\n\r\nsecret") || strings.HasSuffix(got, "\r\n\r\nold")
+		if lines[c.line] != outside {
+			t.Errorf("line %d (%s): alias-traversal reported %v, nginx served a file outside %v: %q", c.line, c.path, lines[c.line], outside, got)
 		}
 	}
 }

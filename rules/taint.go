@@ -20,10 +20,24 @@ import (
 // what their inputs carry; a map whose values are all fixed strings lets the
 // client choose among them, nothing more.
 
+//
+// Captures: a numbered capture ($1) copied by a script of the rewrite
+// module (set, a rewrite's replacement) is escaped again when the request
+// line held %-escapes (ngx_http_script_copy_capture_code), so "set $t $1"
+// cannot carry a decoded line break; used directly elsewhere (add_header,
+// return, proxy_pass) it is the raw text. A named capture ((?<name>...)) is
+// a variable, copied raw everywhere. Measured with nginx 1.22.1 for
+// /x/a%0d%0aX-Inj:1: "set $t $1; add_header X-T $t" sends a%0D%0AX-Inj:1,
+// "add_header X-Y $1" and "set $u $tail; add_header X-S $u" send the
+// X-Inj header (docs/security.md).
+
 // taint is what the request controls in a value.
 type taint struct {
 	picks   bool // the client chooses the value
 	newline bool // the value can hold a line feed
+	// cr: the value can hold a carriage return (PCRE's "." matches one);
+	// nginx sends it raw, and some clients and proxies end a line there
+	cr      bool
 	decoded bool // the value is the percent-decoded path (or part of it)
 	// reserved: a decoded value can hold "?", "/", "#" or a space, which
 	// change a URL's meaning once decoded
@@ -40,6 +54,7 @@ func (t taint) or(u taint) taint {
 	}
 	t.picks = t.picks || u.picks
 	t.newline = t.newline || u.newline
+	t.cr = t.cr || u.cr
 	t.decoded = t.decoded || u.decoded
 	return t
 }
@@ -86,7 +101,7 @@ func varsIn(v string) []varRef {
 func requestVar(name string) (taint, bool) {
 	switch name {
 	case "uri", "document_uri", "request_filename", "fastcgi_script_name", "fastcgi_path_info":
-		return taint{picks: true, newline: true, decoded: true, reserved: true, via: "$" + name}, true
+		return taint{picks: true, newline: true, cr: true, decoded: true, reserved: true, via: "$" + name}, true
 	case "request_body":
 		return taint{picks: true, newline: true, via: "$" + name}, true
 	case "request_uri", "remote_user", "args", "query_string", "request", "http_host", "content_type", "cookie":
@@ -393,7 +408,7 @@ func (p *Pass) varTaint(name string, d *parser.Directive, c *parser.Context, dep
 		if !ok {
 			return taint{}
 		}
-		return p.captureTaint(src, int(name[0]-'0'), d, c, depth)
+		return p.captureTaint(src, int(name[0]-'0'), "$"+name, d, c, depth)
 	}
 	if t, ok := requestVar(name); ok {
 		if name == "host" && !p.catchAll(c.Enclosing(parser.CtxServer)) {
@@ -403,8 +418,11 @@ func (p *Pass) varTaint(name string, d *parser.Directive, c *parser.Context, dep
 	}
 	ts := p.taintScope()
 	var t taint
+	if src, n, ok := namedCapture(name, d, c); ok {
+		t = t.or(p.captureTaint(src, n, "$"+name, d, c, depth))
+	}
 	for _, s := range ts.sets[name] {
-		u := p.taintOf(s.d.Arg(1), s.d, s.c)
+		u := p.scriptTaint(s.d.Arg(1), s.d, s.c)
 		if u.picks && !strings.Contains(u.via, "set $") {
 			u.via = "$" + name + " (set from " + u.via + ")"
 		}
@@ -416,8 +434,114 @@ func (p *Pass) varTaint(name string, d *parser.Directive, c *parser.Context, dep
 	return t
 }
 
-// captureTaint is the taint of group n of a regex matched against source.
-func (p *Pass) captureTaint(src regexSource, n int, d *parser.Directive, c *parser.Context, depth int) taint {
+// scriptTaint is the taint of a value a script of the rewrite module
+// copies (set): its numbered captures are escaped again when the request
+// line held %-escapes, the only way a capture of the path can hold a line
+// break or a carriage return.
+func (p *Pass) scriptTaint(value string, d *parser.Directive, c *parser.Context) taint {
+	var t taint
+	if strings.IndexByte(value, '$') < 0 {
+		return t
+	}
+	for _, r := range varsIn(value) {
+		u := p.varTaint(r.name, d, c, 0)
+		if len(r.name) == 1 && r.name[0] >= '1' && r.name[0] <= '9' {
+			u.newline, u.cr = false, false
+		}
+		t = t.or(u)
+	}
+	return t
+}
+
+// namedCapture finds the regular expression that sets $name as a named
+// capture ((?<name>...), (?P<name>...), (?'name'...)) for d: an earlier
+// rewrite of a block around it, an enclosing "if" or regex location, or a
+// regex server_name of its server (matched against the Host). n is the
+// group's number.
+func namedCapture(name string, d *parser.Directive, c *parser.Context) (regexSource, int, bool) {
+	if len(name) == 0 || name[0] >= '0' && name[0] <= '9' {
+		return regexSource{}, 0, false
+	}
+	try := func(src regexSource) (regexSource, int, bool) {
+		if n := namedGroup(src.re, name); n > 0 {
+			return src, n, true
+		}
+		return regexSource{}, 0, false
+	}
+	if d.Name == "rewrite" {
+		if src, n, ok := try(regexSource{d.Arg(0), "uri", d}); ok {
+			return src, n, true
+		}
+	}
+	for i := len(c.Blocks) - 1; i >= 0; i-- {
+		b := c.Blocks[i]
+		for _, x := range level(b.Block) {
+			if x == d || x.Start >= d.Start && x.File == d.File {
+				break
+			}
+			if x.Name == "rewrite" {
+				if src, n, ok := try(regexSource{x.Arg(0), "uri", x}); ok {
+					return src, n, true
+				}
+			}
+		}
+		switch b.Name {
+		case "if":
+			if v, op, re, ok := ifCondition(b); ok && strings.HasPrefix(op, "~") {
+				if src, n, ok := try(regexSource{re, strings.TrimPrefix(v, "$"), b}); ok {
+					return src, n, true
+				}
+			}
+		case "location":
+			re := ""
+			switch {
+			case len(b.Args) == 2 && (b.Arg(0) == "~" || b.Arg(0) == "~*"):
+				re = b.Arg(1)
+			case len(b.Args) == 1 && strings.HasPrefix(b.Arg(0), "~"):
+				re = strings.TrimLeft(b.Arg(0)[1:], "*")
+			}
+			if re != "" {
+				if src, n, ok := try(regexSource{re, "uri", b}); ok {
+					return src, n, true
+				}
+			}
+		case "server":
+			for _, sn := range b.Find("server_name") {
+				for _, a := range sn.Args {
+					if strings.HasPrefix(a.Value, "~") {
+						if src, n, ok := try(regexSource{a.Value[1:], "host", sn}); ok {
+							return src, n, true
+						}
+					}
+				}
+			}
+		}
+	}
+	return regexSource{}, 0, false
+}
+
+// namedGroup returns the number of the capture group called name in a
+// PCRE pattern, 0 when there is none.
+func namedGroup(re, name string) int {
+	count, found := 0, 0
+	regexSyntax(re, func(i int) {
+		if found > 0 || re[i] != '(' || !capturing(re, i) {
+			return
+		}
+		count++
+		rest := re[i+1:]
+		for _, open := range []string{"?<", "?P<", "?'"} {
+			if n, ok := strings.CutPrefix(rest, open+name); ok && (strings.HasPrefix(n, ">") || strings.HasPrefix(n, "'")) {
+				found = count
+			}
+		}
+	})
+	return found
+}
+
+// captureTaint is the taint of group n of a regex matched against source;
+// label names it in messages ("$1", "$tail").
+func (p *Pass) captureTaint(src regexSource, n int, label string, d *parser.Directive, c *parser.Context, depth int) taint {
 	frag, ok := groupPattern(src.re, n)
 	if !ok {
 		return taint{}
@@ -431,9 +555,10 @@ func (p *Pass) captureTaint(src regexSource, n int, d *parser.Directive, c *pars
 	if !base.picks || literalChoice(frag) {
 		return taint{}
 	}
-	return taint{picks: true, newline: base.newline && matchesNewline(frag, src.re) && repeats(frag), decoded: base.decoded,
-		reserved: base.reserved && matchesReserved(frag),
-		via:      "$" + string(rune('0'+n)) + " (" + clip("("+frag+")") + " of " + base.via + ")"}
+	return taint{picks: true, newline: base.newline && matchesNewline(frag, src.re) && repeats(frag),
+		cr:      base.cr && matchesCR(frag) && repeats(frag),
+		decoded: base.decoded, reserved: base.reserved && matchesReserved(frag),
+		via: label + " (" + clip("("+frag+")") + " of " + base.via + ")"}
 }
 
 // mapTaint is the taint of a map's result: what its values copy from
@@ -457,7 +582,8 @@ func (p *Pass) mapTaint(m *parser.Directive, name string, depth int) taint {
 					re := strings.TrimPrefix(strings.TrimPrefix(key, "~"), "*")
 					srcVar := p.varTaint(source, m, &parser.Context{Names: []string{parser.CtxMain, parser.CtxHTTP}}, depth+1)
 					if frag, ok := groupPattern(re, int(r.name[0]-'0')); ok && srcVar.picks && !literalChoice(frag) {
-						t = t.or(taint{picks: true, newline: srcVar.newline && matchesNewline(frag, re) && repeats(frag), decoded: srcVar.decoded,
+						t = t.or(taint{picks: true, newline: srcVar.newline && matchesNewline(frag, re) && repeats(frag),
+							cr: srcVar.cr && matchesCR(frag) && repeats(frag), decoded: srcVar.decoded,
 							reserved: srcVar.reserved && matchesReserved(frag),
 							via:      "$" + name + " (map of " + srcVar.via + ")"})
 					}
@@ -481,6 +607,23 @@ func repeats(frag string) bool {
 	found := false
 	regexSyntax(frag, func(i int) { found = found || frag[i] == '*' || frag[i] == '+' || frag[i] == '{' })
 	return found
+}
+
+// matchesCR reports whether a PCRE fragment can match a text with a
+// carriage return in it: "." can (nginx's PCRE ends lines at a line feed
+// only), and so can a negated class that does not list "\r". A pattern Go
+// cannot compile (lookarounds) is read by its classes and dots.
+func matchesCR(frag string) bool {
+	re, err := regexp.Compile(`^(?:` + frag + `)$`)
+	if err != nil {
+		return strings.Contains(frag, ".") || strings.Contains(frag, "[^") && !strings.Contains(frag, `\r`) || strings.Contains(frag, `\s`)
+	}
+	for _, s := range []string{"\r", "a\r", "a\rb", "/\r/", "a\rX-a:1"} {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchesReserved reports whether a fragment can match a character that

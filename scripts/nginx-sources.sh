@@ -2,7 +2,11 @@
 # Fetches the sources the directive table is generated from, from Debian:
 # nginx of bookworm (1.22), trixie (1.26) and sid (1.30) with their core
 # modules, and the third-party modules Debian ships as libnginx-mod-* (the
-# newest, from sid). Adds a deb-src entry for the three suites when there is
+# newest, from sid). nginx releases and njs that Debian's mirror does not
+# serve come from git checkouts when given: NGINX_GIT=DIR (a clone of
+# github.com/nginx/nginx: the newest release-1.28.* and release-1.30.* tags)
+# and NJS_GIT=DIR (github.com/nginx/njs: its newest tag, as libnginx-mod-js).
+# Adds a deb-src entry for the three suites when there is
 # none. Usage: scripts/nginx-sources.sh DIR  (default .sources)
 # Needs root for the apt source list; apt-get source itself does not.
 set -euo pipefail
@@ -59,5 +63,28 @@ for m in http-headers-more-filter http-echo http-geoip2 http-auth-pam http-dav-e
   fetch "libnginx-mod-$m" sid "mod-$m" 2>/dev/null || fetch "libnginx-mod-$m" trixie "mod-$m" 2>/dev/null ||
     fetch "libnginx-mod-$m" bookworm "mod-$m" || missing+=("libnginx-mod-$m")
 done
+# from git: a release's tree as it was tagged (git archive), no build
+from_git() { # repo tag target
+  local repo=$1 tag=$2 target=$3 name=$4
+  [ -d "$dir/$target" ] && return 0
+  mkdir -p "$dir/$target/$name"
+  git -C "$repo" archive "$tag" | tar -x -C "$dir/$target/$name"
+}
+if [ -n "${NGINX_GIT:-}" ]; then
+  for series in 1.28 1.30; do
+    tag=$(git -C "$NGINX_GIT" tag | grep "^release-$series\." | sort -V | tail -1)
+    if [ -n "$tag" ]; then
+      from_git "$NGINX_GIT" "$tag" "nginx-$series" "nginx-${tag#release-}"
+      missing=("${missing[@]/nginx\/sid/}")
+    fi
+  done
+fi
+if [ -n "${NJS_GIT:-}" ] && [ ! -d "$dir/mod-js" ]; then
+  tag=$(git -C "$NJS_GIT" tag | grep -E '^[0-9]+\.[0-9]+\.[0-9]+$' | sort -V | tail -1)
+  from_git "$NJS_GIT" "$tag" mod-js "njs-$tag"
+  echo "njs_$tag.orig.tar.gz" > "$dir/mod-js/.origin"
+  missing=("${missing[@]/libnginx-mod-js/}")
+fi
+missing=(${missing[@]})
 [ ${#missing[@]} -gt 0 ] && echo "nginx-sources: not served here: ${missing[*]}" >&2
 echo "$dir"

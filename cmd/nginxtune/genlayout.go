@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -200,23 +199,4 @@ func (e *existingTree) mainEdits(pl templates.Plan) ([]rules.Edit, []string) {
 		said = append(said, fmt.Sprintf("%s:%d: worker_rlimit_nofile %d added (%s)", relTo(e.dir, d.File.Path), d.Line+1, pl.RlimitNofile, pl.RlimitWhy))
 	}
 	return edits, said
-}
-
-// mainFile is the nginx.conf --tune-main edits (the file of the directives
-// it changes; they are all in the main file of a distribution).
-func (e *existingTree) mainFile() *parser.File {
-	for _, d := range []*parser.Directive{e.workers, e.conns, e.rlimit} {
-		if d != nil {
-			return d.File
-		}
-	}
-	return nil
-}
-
-// mainAdvice says, without --tune-main, which main numbers differ from what
-// gen sized.
-func (e *existingTree) mainAdvice(pl templates.Plan) []string {
-	_, said := e.mainEdits(pl)
-	sort.Strings(said)
-	return said
 }

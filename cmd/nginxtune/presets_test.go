@@ -75,11 +75,11 @@ func TestPresetWordPress(t *testing.T) {
 			t.Errorf("%s: %d %q, want nginx's 404", p, code, body)
 		}
 	}
-	code, h, body := hostGet(t, port, "blog.test", "/wp-content/uploads/2024/photo.txt")
+	code, _, body := hostGet(t, port, "blog.test", "/wp-content/uploads/2024/photo.txt")
 	if code != 200 || body != "photo\n" {
 		t.Errorf("an upload: %d %q", code, body)
 	}
-	code, h, _ = hostGet(t, port, "blog.test", "/wp-includes/css/dashicons.min.css")
+	code, h, _ := hostGet(t, port, "blog.test", "/wp-includes/css/dashicons.min.css")
 	if code != 200 || h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Cache-Control") != "max-age=2592000" {
 		t.Errorf("an asset: %d %v", code, h)
 	}
