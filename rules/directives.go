@@ -25,7 +25,10 @@ type langCache struct {
 
 // nameInfo is what the table says of one name, looked up once per lint.
 type nameInfo struct {
-	ds                 []knowledge.Directive
+	// ds are the table's rows for the linted version's branch when the
+	// table has that branch (1.22.1 for 1.22.x), else all of them; all
+	// are every row, for saying which versions have a name
+	ds, all            []knowledge.Directive
 	knownDone          bool
 	known, certain     bool
 	where              string
@@ -38,7 +41,19 @@ func (p *Pass) info(name string) *nameInfo {
 	if i, ok := p.lang.names[name]; ok {
 		return i
 	}
-	i := &nameInfo{ds: knowledge.Lookup(name), allOnce: true}
+	all := knowledge.Lookup(name)
+	i := &nameInfo{ds: all, all: all, allOnce: true}
+	if tv := p.branchVersion(); tv != "" {
+		// a context, an argument count or a flag value newer nginx allows
+		// is no help to the version linted
+		var ds []knowledge.Directive
+		for _, d := range all {
+			if d.Extra != "" || d.InCore(tv) {
+				ds = append(ds, d)
+			}
+		}
+		i.ds = ds
+	}
 	for _, d := range i.ds {
 		i.allowed |= d.Mask
 		i.anyFlag = i.anyFlag || d.Flag
@@ -134,6 +149,22 @@ func certainContext(c *parser.Context) bool {
 
 // ownedElsewhere are names another rule reports with more to say.
 var ownedElsewhere = map[string]bool{"ssl": true}
+
+// branchVersion is the table's version of the linted version's stable
+// branch (1.22.1 for 1.22.1 and later 1.22 releases), "" when the table has
+// none or the version is unknown.
+func (p *Pass) branchVersion() string {
+	if !p.Version.Known() {
+		return ""
+	}
+	for _, tv := range knowledge.CoreVersions() {
+		t := knowledge.MustVersion(tv)
+		if t.Major == p.Version.Major && t.Minor == p.Version.Minor && !p.Version.Less(t) {
+			return tv
+		}
+	}
+	return ""
+}
 
 // knownIn reports whether the table has name for the linted version:
 // present (true, certain), absent (false, certain), or not decidable
@@ -409,10 +440,10 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 		return
 	}
 	if !in.knownDone {
-		in.known, in.certain, in.where = p.knownIn(d.Name, in.ds)
+		in.known, in.certain, in.where = p.knownIn(d.Name, in.all)
 		in.knownDone = true
 	}
-	ds, known, certain, where := in.ds, in.known, in.certain, in.where
+	ds, known, certain, where := in.all, in.known, in.certain, in.where
 	if known {
 		return
 	}
@@ -466,6 +497,27 @@ func contextAt(p *Pass, d *parser.Directive, lc langCtx, in *nameInfo) {
 	if beyond, newest := p.beyondTable(); beyond {
 		p.ReportSeverityf(Warning, d, "%q is not allowed in %s up to nginx %s (nginx -t fails with \"directive is not allowed here\"); it belongs in %s; newer versions may allow it: give --nginx-version to be sure",
 			d.Name, contextTitle[ctx], newest, strings.Join(list, ", "))
+		return
+	}
+	// a newer nginx may allow it there: say which, so the finding reads
+	// as the version question it is
+	var newer []string
+	seen := map[string]bool{}
+	for _, x := range in.all {
+		if x.Mask&(lc.bit|1<<31) == 0 {
+			continue
+		}
+		for _, v := range x.Core {
+			if !seen[v] && p.Version.Less(knowledge.MustVersion(v)) {
+				seen[v] = true
+				newer = append(newer, v)
+			}
+		}
+	}
+	if len(newer) > 0 {
+		sort.Slice(newer, func(i, j int) bool { return knowledge.MustVersion(newer[i]).Less(knowledge.MustVersion(newer[j])) })
+		p.Reportf(d, "%q is not allowed in %s in nginx %s: nginx -t fails with \"directive is not allowed here\"; nginx %s allows it there (here it belongs in %s)",
+			d.Name, contextTitle[ctx], p.Version, newer[0], strings.Join(list, ", "))
 		return
 	}
 	p.Reportf(d, "%q is not allowed in %s: nginx -t fails with \"directive is not allowed here\"; it belongs in %s",

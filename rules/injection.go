@@ -76,10 +76,26 @@ func checkSsrf(p *Pass) {
 		if !strings.Contains(part, "$") {
 			return
 		}
-		if t := p.taintOf(part, d, c); t.picks {
-			p.ReportArgf(d, 0, "%s takes its backend from %s, which the client sends: it can make nginx connect anywhere (internal services, 169.254.169.254); map the allowed values to fixed backends",
-				d.Name, t.via)
+		t := p.taintOf(part, d, c)
+		if !t.picks {
+			return
 		}
+		// the host fixed, only the port chosen: any service of that host
+		hostPart := part
+		if _, after, ok := strings.Cut(part, "://"); ok {
+			hostPart = after
+		}
+		if i := strings.LastIndex(hostPart, ":"); i > 0 && !strings.Contains(hostPart[i:], "]") {
+			if host := hostPart[:i]; !p.taintOf(host, d, c).picks {
+				diag := p.DiagArg(d, 0, "%s takes the port of %s from %s, which the client sends: it can reach any service listening on that host; map the allowed values to fixed ports",
+					d.Name, clip(host), t.via)
+				diag.Severity = Warning
+				p.Report(diag)
+				return
+			}
+		}
+		p.ReportArgf(d, 0, "%s takes its backend from %s, which the client sends: it can make nginx connect anywhere (internal services, 169.254.169.254); map the allowed values to fixed backends",
+			d.Name, t.via)
 	}, passNames...)
 }
 

@@ -1,8 +1,8 @@
 package rules
 
 import (
-	"regexp"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
@@ -125,7 +125,12 @@ func checkRegexAlias(p *Pass, d, loc *parser.Directive, re, alias string) {
 			continue
 		}
 		before, frag, ok := groupContext(re, n)
-		if !ok || strings.HasSuffix(before, "/") || !canStartWithDots(frag) {
+		// the capture must follow a literal character of a path segment
+		// ("^/assets(.*)"): at the start of the regex, or after a class or
+		// a repetition, PCRE's leftmost match begins it at a "/" or a
+		// segment's start, where nginx has resolved every ".."
+		if !ok || before == "" || !strings.ContainsAny(before[len(before)-1:], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ||
+			len(before) > 1 && before[len(before)-2] == '\\' || !canStartWithDots(frag) {
 			continue
 		}
 		example := "a request whose capture starts with \"..\""
