@@ -10,7 +10,7 @@ FUZZTIME ?= 150000x
 FUZZTIME_TREE ?= 3000x
 FUZZTIME_FIX ?= 10000x
 
-.PHONY: all build build-pprof install test unit fuzz vet bench bench-lint bench-hook deps docs clean directives
+.PHONY: all build build-pprof install test unit fuzz vet bench bench-lint bench-hook deps docs clean directives mutants
 
 all: build
 
@@ -69,6 +69,11 @@ docs:
 
 # Regenerate knowledge/directives.tsv from nginx's and the modules' sources,
 # fetched from Debian into .sources/ (needs root once, for the deb-src entry).
+# Agreement with nginx -t on seeded mutants of the shared corpus (root, Debian's
+# nginx, ../shared/corpus); docs/directives.md holds the latest table.
+mutants:
+	$(GO) run ./internal/cmd/mutants -corpus ../shared/corpus -n 700 -seed $(or $(SEED),1)
+
 directives:
 	bash scripts/nginx-sources.sh .sources
 	$(GO) run ./knowledge/gen .sources > knowledge/directives.tsv.new

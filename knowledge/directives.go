@@ -29,6 +29,11 @@ type Directive struct {
 	Once   bool // nginx refuses it twice in one block ("is duplicate")
 	Flag   bool // takes "on" or "off"
 	Module string
+	// Values are the words an enum (one argument) or bitmask (each
+	// argument) takes, as nginx's source lists them; nginx compares them
+	// ignoring case. Empty for other directives.
+	Values  []string
+	Bitmask bool
 	// Core lists the nginx versions whose source has it; Extra names the
 	// third-party module (with its version) that provides it.
 	Core  []string
@@ -185,20 +190,25 @@ func eachRow(text string, fn func(string)) {
 }
 
 // parseRow reads one line of the table: name, contexts, args, once, flag,
-// module, from, separated by tabs.
+// module, from and values, separated by tabs.
 func parseRow(line string) (Directive, bool) {
-	var f [7]string
+	var f [8]string
 	rest := line
 	for i := range f {
 		var ok bool
-		if f[i], rest, ok = strings.Cut(rest, "\t"); !ok && i < len(f)-1 {
+		if f[i], rest, ok = strings.Cut(rest, "\t"); !ok && i < len(f)-2 {
 			return Directive{}, false
+		} else if !ok {
+			break
 		}
 	}
-	if strings.Contains(f[6], "\t") {
+	if strings.Contains(f[7], "\t") {
 		return Directive{}, false
 	}
 	d := Directive{Name: f[0], Once: f[3] == "1", Flag: f[4] == "1", Module: f[5]}
+	if kind, words, ok := strings.Cut(f[7], ":"); ok && words != "" {
+		d.Values, d.Bitmask = strings.Split(words, "|"), kind == "bitmask"
+	}
 	d.Contexts = strings.Split(f[1], ",")
 	for _, c := range d.Contexts {
 		d.Mask |= contextBits[c]

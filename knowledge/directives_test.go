@@ -22,7 +22,7 @@ func TestTableHeaderMatchesRows(t *testing.T) {
 	var contexts, versions []string
 	for _, l := range lines {
 		f := strings.Split(l, "\t")
-		if len(f) != 7 {
+		if len(f) != 8 {
 			t.Fatalf("row %q has %d fields", l, len(f))
 		}
 		for _, c := range strings.Split(f[1], ",") {

@@ -548,6 +548,7 @@ func (l *loader) finish(roots []string) {
 	known := func(name string) bool { return Known(name) || extra[name] }
 	for _, f := range l.tree.Files {
 		l.tree.Diagnostics = append(l.tree.Diagnostics, gluedStatements(f, known)...)
+		l.tree.Diagnostics = append(l.tree.Diagnostics, blocksInData(f)...)
 	}
 	sortDiagnostics(l.tree.Diagnostics)
 }

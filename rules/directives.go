@@ -326,18 +326,23 @@ declared ("# nginxtune: context=location"), never by a guess.`,
 var directiveArgs = &Rule{
 	Doc: Doc{
 		ID:    "directive-args",
-		Title: "A directive with the wrong number of arguments, or a flag that is not on or off",
+		Title: "A directive with the wrong number of arguments, or an argument value nginx refuses",
 		Why: `nginx checks the argument count of every directive and fails with "invalid number of
 arguments". The most common cause is a missing ";": nginx reads the next line as more
 arguments of the directive before it. A flag directive takes "on" or "off" only, and a block
-directive needs its braces.`,
+directive needs its braces. Values are checked as nginx's handlers check them: the words of
+enumerations ("gzip_static always", "ssl_protocols TLSv1.3", from nginx's source), the
+parameters of listen, an upstream's server, access_log and the *_cache_path directives (a
+parameter a newer nginx added is named with that version), the flag of a rewrite, the third
+argument of add_header ("always") and of *_param ("if_not_empty"), error_page's codes
+(300-599), expires, ssl_session_cache and error_log's level.`,
 		Fix:      `Add the missing ";", or write the arguments the message names.`,
 		Bad:      "events {}\nhttp {\n    sendfile yes;\n    keepalive_timeout;\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n    keepalive_timeout 30s;\n}\n",
 		Severity: Error,
 		Since:    "0.2.0",
 		Versions: "all",
-		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: invalid number of arguments)", "nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot)"},
+		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: invalid number of arguments)", "nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot, _enum_slot, _bitmask_slot)", "nginx 1.22.1-1.30.4: ngx_http_core_listen, ngx_stream_core_listen, ngx_http_upstream_server, ngx_http_log_set_log, ngx_http_file_cache_set_slot, ngx_http_rewrite, ngx_http_headers_expires; each refusal measured with nginx -t (fixtures/nginx-t/values-*.conf)"},
 	},
 	Check: runLanguage,
 }
@@ -546,10 +551,12 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 	isFlagValue := n == 1 && in.anyFlag && (strings.EqualFold(d.Arg(0), "on") || strings.EqualFold(d.Arg(0), "off"))
 	var first knowledge.Directive
 	any, argsOK, blockOK, flagOK := false, false, false, false
+	var rows []knowledge.Directive
 	for _, r := range in.ds {
 		if certain && r.Mask&(lc.bit|1<<31) == 0 {
 			continue
 		}
+		rows = append(rows, r)
 		if !any {
 			first, any = r, true
 		}
@@ -573,6 +580,8 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 		p.Reportf(d, "%s", msg)
 	case !flagOK:
 		p.ReportArgf(d, 0, "invalid value %q in %q: it must be \"on\" or \"off\"", d.Arg(0), d.Name)
+	case certain:
+		valuesAt(p, d, c, rows)
 	}
 }
 

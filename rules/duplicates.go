@@ -65,6 +65,20 @@ func checkDuplicateDefinition(p *Pass) {
 	upstreams := map[string]*parser.Directive{}
 	reported := map[*parser.Directive]bool{}
 	options := map[string]*parser.Directive{} // scope + address -> first listen with socket options
+	// second reports d when key was defined before it (first at the
+	// directive kept), else keeps d as the first
+	second := func(key string, d *parser.Directive, what, nginxSays, advice string) {
+		first, ok := upstreams[key]
+		switch {
+		case !ok:
+			upstreams[key] = d
+		case first != d && !reported[d]:
+			reported[d] = true
+			diag := p.Diag(d, "%s is defined twice (first at %s): nginx -t fails with %q; %s", what, where(first), nginxSays, advice)
+			diag.Related = []Related{relatedTo(first, "the first "+what)}
+			p.Report(diag)
+		}
+	}
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		if inStream(c) {
 			return
@@ -84,15 +98,7 @@ func checkDuplicateDefinition(p *Pass) {
 			if d.Block == nil || !whole || len(d.Args) == 0 {
 				return
 			}
-			key := scope + d.Arg(0)
-			if first, ok := upstreams[key]; ok && first != d && !reported[d] {
-				reported[d] = true
-				diag := p.Diag(d, "upstream %q is defined twice (first at %s): nginx -t fails with \"duplicate upstream\"; rename or remove one", clip(d.Arg(0)), where(first))
-				diag.Related = []Related{relatedTo(first, "the first upstream "+clip(d.Arg(0)))}
-				p.Report(diag)
-			} else if !ok {
-				upstreams[key] = d
-			}
+			second(scope+d.Arg(0), d, fmt.Sprintf("upstream %q", clip(d.Arg(0))), "duplicate upstream", "rename or remove one")
 		case "server":
 			if d.Block == nil || c.In() != parser.CtxHTTP {
 				return
@@ -140,8 +146,35 @@ func checkDuplicateDefinition(p *Pass) {
 				}
 			}
 			checkDuplicateLocations(p, d, reported)
+		case "log_format":
+			// one name per http block ("duplicate log_format name")
+			if len(d.Args) == 0 {
+				return
+			}
+			if d.Arg(0) == "combined" && !reported[d] {
+				reported[d] = true
+				p.Reportf(d, "log_format \"combined\" is nginx's own: nginx -t fails with \"duplicate log_format name\"; give yours another name")
+				return
+			}
+			if !whole {
+				return
+			}
+			second(scope+"log_format\x00"+d.Arg(0), d, fmt.Sprintf("log_format %q", clip(d.Arg(0))), "duplicate log_format name", "rename or remove one")
+		case "limit_req_zone", "limit_conn_zone":
+			// a zone is declared once: again, even with the same key,
+			// nginx -t fails ("is already bound to key", measured)
+			zone := ""
+			for _, a := range d.Args {
+				if z, ok := strings.CutPrefix(a.Value, "zone="); ok {
+					zone, _, _ = strings.Cut(z, ":")
+				}
+			}
+			if zone == "" || !whole {
+				return
+			}
+			second(scope+d.Name+"\x00"+zone, d, fmt.Sprintf("%s %q", d.Name, clip(zone)), "is already bound to key", "declare each zone once")
 		}
-	}, "upstream", "server")
+	}, "upstream", "server", "log_format", "limit_req_zone", "limit_conn_zone")
 }
 
 // checkDuplicateLocations reports two prefix (or ^~) or two exact locations

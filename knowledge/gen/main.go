@@ -53,6 +53,11 @@ var onceSlots = map[string]bool{
 	"ngx_conf_set_size_slot": true, "ngx_conf_set_off_slot": true, "ngx_conf_set_msec_slot": true,
 	"ngx_conf_set_sec_slot": true, "ngx_conf_set_bufs_slot": true, "ngx_conf_set_enum_slot": true,
 	"ngx_conf_set_path_slot": true,
+	// the complex-value slots of ngx_http_script.c and ngx_stream_script.c
+	// (auth_basic, proxy_method, ...): "is duplicate" when set twice
+	"ngx_http_set_complex_value_slot": true, "ngx_http_set_complex_value_zero_slot": true,
+	"ngx_http_set_complex_value_size_slot": true, "ngx_stream_set_complex_value_slot": true,
+	"ngx_stream_set_complex_value_zero_slot": true, "ngx_stream_set_complex_value_size_slot": true,
 }
 
 var (
@@ -63,7 +68,44 @@ var (
 type row struct {
 	name, module, contexts, args string
 	once, flag                   bool
-	from                         []string
+	// values are the words an enum or bitmask slot takes
+	// ("enum:off|on|always", "bitmask:SSLv2|...|TLSv1.3"), "" for others
+	values string
+	from   []string
+}
+
+var (
+	// the post field of a command: the last before its closing brace
+	commandPost = regexp.MustCompile(`(?s)^[^}]*?,\s*&?\s*([A-Za-z0-9_]+)\s*\}`)
+	enumArray   = regexp.MustCompile(`(?s)ngx_conf_(enum|bitmask)_t\s+([A-Za-z0-9_]+)\[\]\s*=\s*\{(.*?)\n\s*\};`)
+	enumWord    = regexp.MustCompile(`ngx_string\s*\(\s*"([^"]+)"\s*\)`)
+)
+
+// valuesOf returns the words of the enum or bitmask array a command's post
+// field names, when its handler is the standard enum or bitmask slot.
+func valuesOf(text, handler, entryRest string) string {
+	kind := map[string]string{"ngx_conf_set_enum_slot": "enum", "ngx_conf_set_bitmask_slot": "bitmask"}[handler]
+	if kind == "" {
+		return ""
+	}
+	m := commandPost.FindStringSubmatch(entryRest)
+	if m == nil {
+		return ""
+	}
+	for _, a := range enumArray.FindAllStringSubmatch(text, -1) {
+		if a[2] != m[1] {
+			continue
+		}
+		var words []string
+		for _, w := range enumWord.FindAllStringSubmatch(a[3], -1) {
+			words = append(words, w[1])
+		}
+		if len(words) == 0 {
+			return ""
+		}
+		return kind + ":" + strings.Join(words, "|")
+	}
+	return ""
 }
 
 func main() {
@@ -120,10 +162,10 @@ func main() {
 		}
 	}
 	fmt.Fprintf(w, "# contexts: %s\n", strings.Join(contexts, ","))
-	fmt.Fprintln(w, "# name\tcontexts\targs\tonce\tflag\tmodule\tfrom")
+	fmt.Fprintln(w, "# name\tcontexts\targs\tonce\tflag\tmodule\tfrom\tvalues")
 	for _, k := range keys {
 		r := rows[k]
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.contexts, r.args, yn(r.once), yn(r.flag), r.module, strings.Join(r.from, ","))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.contexts, r.args, yn(r.once), yn(r.flag), r.module, strings.Join(r.from, ","), r.values)
 	}
 }
 
@@ -223,8 +265,10 @@ func scanPatches(dir, from string, rows map[string]*row) error {
 func add(rows map[string]*row, from, module, text string, arrays []string) {
 	{
 		for _, arr := range arrays {
-			for _, m := range commandEntry.FindAllStringSubmatch(arr, -1) {
+			for _, idx := range commandEntry.FindAllStringSubmatchIndex(arr, -1) {
+				m := []string{arr[idx[0]:idx[1]], arr[idx[2]:idx[3]], arr[idx[4]:idx[5]], arr[idx[6]:idx[7]]}
 				name, flags, handler := m[1], m[2], m[3]
+				values := valuesOf(text, handler, arr[idx[1]:])
 				var ctxs, args []string
 				seen := map[string]bool{}
 				for _, f := range strings.Split(flags, "|") {
@@ -245,8 +289,8 @@ func add(rows map[string]*row, from, module, text string, arrays []string) {
 				}
 				once := onceSlots[handler] || handlerRefusesTwice(text, handler)
 				flag := handler == "ngx_conf_set_flag_slot"
-				r := &row{name: name, module: module, contexts: strings.Join(ctxs, ","), args: strings.Join(args, "|"), once: once, flag: flag}
-				key := strings.Join([]string{r.name, r.contexts, r.args, yn(r.once), yn(r.flag), r.module}, "\t")
+				r := &row{name: name, module: module, contexts: strings.Join(ctxs, ","), args: strings.Join(args, "|"), once: once, flag: flag, values: values}
+				key := strings.Join([]string{r.name, r.contexts, r.args, yn(r.once), yn(r.flag), r.module, r.values}, "\t")
 				if old, ok := rows[key]; ok {
 					if old.from[len(old.from)-1] != from {
 						old.from = append(old.from, from)

@@ -1,0 +1,63 @@
+package knowledge
+
+import "strings"
+
+// The parameters of directives whose handlers read words of their own
+// rather than a standard slot: nginx -t fails with "invalid parameter" for
+// any other. Read from each version's handler (ngx_http_core_listen,
+// ngx_stream_core_listen, ngx_http_upstream_server in nginx 1.22.1,
+// 1.26.3, 1.28.3, 1.30.4); Since is the first release whose source has
+// the word (from nginx's git history). A word ending in "=" takes a value.
+type param struct {
+	word  string
+	since string
+}
+
+var paramTables = map[string][]param{
+	"listen": {
+		{"default_server", ""}, {"default", ""}, {"bind", ""}, {"setfib=", ""}, {"fastopen=", ""}, {"backlog=", ""},
+		{"rcvbuf=", ""}, {"sndbuf=", ""}, {"accept_filter=", ""}, {"deferred", ""}, {"reuseport", ""}, {"ipv6only=", ""},
+		{"ssl", ""}, {"http2", ""}, {"so_keepalive=", ""}, {"proxy_protocol", ""}, {"quic", "1.25.0"}, {"multipath", "1.29.7"},
+	},
+	"stream listen": {
+		{"udp", ""}, {"bind", ""}, {"fastopen=", ""}, {"backlog=", ""}, {"rcvbuf=", ""}, {"sndbuf=", ""}, {"reuseport", ""},
+		{"ipv6only=", ""}, {"ssl", ""}, {"so_keepalive=", ""}, {"proxy_protocol", ""},
+		{"default_server", "1.25.5"}, {"setfib=", "1.25.5"}, {"accept_filter=", "1.25.5"}, {"deferred", "1.25.5"},
+	},
+	// proxy_cache_path and its kin (ngx_http_file_cache_set_slot), after
+	// the path
+	"cache path": {
+		{"levels=", ""}, {"use_temp_path=", ""}, {"keys_zone=", ""}, {"inactive=", ""}, {"max_size=", ""}, {"min_free=", ""},
+		{"manager_files=", ""}, {"manager_sleep=", ""}, {"manager_threshold=", ""},
+		{"loader_files=", ""}, {"loader_sleep=", ""}, {"loader_threshold=", ""},
+	},
+	"upstream server": {
+		{"weight=", ""}, {"max_conns=", ""}, {"max_fails=", ""}, {"fail_timeout=", ""}, {"backup", ""}, {"down", ""},
+		{"resolve", "1.27.3"}, {"service=", "1.27.3"}, {"drain", "1.29.6"}, {"route=", "1.29.6"},
+	},
+}
+
+// ParamKnown reports whether word is a parameter of the directive (table
+// "listen", "stream listen" or "upstream server") in nginx v; since names
+// the release that added it when v is older. ok is false for a table
+// nginxtune does not have.
+func ParamKnown(table, word string, v Version) (known bool, since string, ok bool) {
+	ps, ok := paramTables[table]
+	if !ok {
+		return false, "", false
+	}
+	key := word
+	if i := strings.IndexByte(word, '='); i >= 0 {
+		key = word[:i+1]
+	}
+	for _, p := range ps {
+		if p.word != key {
+			continue
+		}
+		if p.since != "" && v.Known() && v.Less(MustVersion(p.since)) {
+			return false, p.since, true
+		}
+		return true, "", true
+	}
+	return false, "", true
+}

@@ -1,0 +1,243 @@
+package rules
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// Argument values nginx -t refuses, beyond their number: the words of
+// enum and bitmask slots (from the directive table, as nginx's source
+// lists them), the parameters of listen and of an upstream's server, the
+// flag a third argument of add_header or *_param must be, and error_page's
+// codes. Each is reported as directive-args.
+
+// valuesAt checks d's argument values against rows, the table's rows for
+// its version and context; called once the number of arguments is right.
+func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.Directive) {
+	if len(d.Args) == 0 || templated(d.Args[0].Raw) {
+		return
+	}
+	// enum and bitmask slots: only when every row for the context has
+	// the same kind of list (one module's directive)
+	var values []string
+	bitmask := false
+	for i, r := range rows {
+		if len(r.Values) == 0 || i > 0 && r.Bitmask != bitmask {
+			values = nil
+			break
+		}
+		values, bitmask = append(values, r.Values...), r.Bitmask
+	}
+	if len(values) > 0 {
+		args := d.Args[:1]
+		if bitmask {
+			args = d.Args
+		}
+		for i, a := range args {
+			if strings.ContainsAny(a.Value, "$") || templated(a.Raw) {
+				continue
+			}
+			if !containsFold(values, a.Value) {
+				if v := newerWith(p, d.Name, a.Value); v != "" {
+					p.ReportArgf(d, i, "invalid value %q in %q for nginx %s: nginx -t fails; nginx %s takes it (here: %s)", clip(a.Value), d.Name, p.Version, v, strings.Join(values, ", "))
+					return
+				}
+				p.ReportArgf(d, i, "invalid value %q in %q: nginx -t fails; it takes %s", clip(a.Value), d.Name, strings.Join(values, ", "))
+				return
+			}
+		}
+		return
+	}
+	switch d.Name {
+	case "listen":
+		table := "listen"
+		if inStream(c) {
+			table = "stream listen"
+		} else if c.Has("mail") {
+			return
+		}
+		paramsAt(p, d, table, 1)
+	case "server":
+		if c.In() == parser.CtxUpstream && !inStream(c) {
+			paramsAt(p, d, "upstream server", 1)
+		}
+	case "add_header", "add_trailer":
+		if len(d.Args) == 3 && d.Arg(2) != "always" && !templated(d.Args[2].Raw) {
+			p.ReportArgf(d, 2, "invalid parameter %q in %q: nginx -t fails; the third argument can only be \"always\"", clip(d.Arg(2)), d.Name)
+		}
+	case "fastcgi_param", "scgi_param", "uwsgi_param":
+		if len(d.Args) == 3 && d.Arg(2) != "if_not_empty" && !templated(d.Args[2].Raw) {
+			p.ReportArgf(d, 2, "invalid parameter %q in %q: nginx -t fails; the third argument can only be \"if_not_empty\"", clip(d.Arg(2)), d.Name)
+		}
+	case "error_page":
+		errorPageAt(p, d)
+	case "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path":
+		paramsAt(p, d, "cache path", 1)
+	case "rewrite":
+		if len(d.Args) == 3 && !templated(d.Args[2].Raw) {
+			switch d.Arg(2) {
+			case "last", "break", "redirect", "permanent":
+			default:
+				p.ReportArgf(d, 2, "invalid parameter %q in rewrite: nginx -t fails; the flag is last, break, redirect or permanent", clip(d.Arg(2)))
+			}
+		}
+	case "expires":
+		expiresAt(p, d)
+	case "ssl_session_cache":
+		for i, a := range d.Args {
+			v := a.Value
+			if v == "off" || v == "none" || v == "builtin" || strings.HasPrefix(v, "builtin:") || strings.HasPrefix(v, "shared:") || templated(a.Raw) {
+				continue
+			}
+			p.ReportArgf(d, i, "invalid session cache %q in ssl_session_cache: nginx -t fails; it takes off, none, builtin[:SIZE] or shared:NAME:SIZE", clip(v))
+			return
+		}
+	case "error_log":
+		for i := 1; i < len(d.Args); i++ {
+			if !logLevels[d.Arg(i)] && !templated(d.Args[i].Raw) {
+				p.ReportArgf(d, i, "invalid log level %q in error_log: nginx -t fails; it takes debug, info, notice, warn, error, crit, alert or emerg", clip(d.Arg(i)))
+				return
+			}
+		}
+	case "access_log":
+		accessLogAt(p, d)
+	}
+}
+
+var logLevels = map[string]bool{
+	"debug": true, "info": true, "notice": true, "warn": true, "error": true, "crit": true, "alert": true, "emerg": true,
+	"debug_core": true, "debug_alloc": true, "debug_mutex": true, "debug_event": true, "debug_http": true, "debug_mail": true, "debug_stream": true,
+}
+
+// timeRe is nginx's ngx_parse_time: numbers with units, no spaces.
+var expiresTime = lazyRegexp(`^-?([0-9]+(ms|s|m|h|d|w|M|y)?)+$`)
+
+// expiresAt checks expires: [modified] TIME, @TIME-OF-DAY, epoch, max or
+// off (ngx_http_headers_expires).
+func expiresAt(p *Pass, d *parser.Directive) {
+	args := d.Args
+	if len(args) == 2 {
+		if args[0].Value != "modified" {
+			p.ReportArgf(d, 0, "invalid value %q in expires: nginx -t fails; two arguments are \"modified\" and a time", clip(args[0].Value))
+			return
+		}
+		args = args[1:]
+	}
+	v := args[0].Value
+	if strings.Contains(v, "$") || templated(args[0].Raw) {
+		return
+	}
+	switch {
+	case len(d.Args) == 1 && (v == "epoch" || v == "max" || v == "off"):
+	case strings.HasPrefix(v, "@") && expiresTime().MatchString(v[1:]):
+	case expiresTime().MatchString(v):
+	default:
+		p.ReportArgf(d, len(d.Args)-1, "invalid value %q in expires: nginx -t fails; it takes a time (30d, 1h), @TIME-OF-DAY, epoch, max or off", clip(v))
+	}
+}
+
+// accessLogAt checks access_log's parameters: off alone, or a path, a
+// format and buffer=, gzip[=LEVEL], flush=, if= (ngx_http_log_set_log).
+func accessLogAt(p *Pass, d *parser.Directive) {
+	if d.Arg(0) == "off" {
+		if len(d.Args) > 1 {
+			p.ReportArgf(d, 1, "invalid parameter %q in access_log: nginx -t fails; \"off\" takes nothing after it", clip(d.Arg(1)))
+		}
+		return
+	}
+	for i := 2; i < len(d.Args); i++ {
+		a := d.Args[i]
+		if templated(a.Raw) {
+			return
+		}
+		v := a.Value
+		if v == "gzip" || strings.HasPrefix(v, "gzip=") || strings.HasPrefix(v, "buffer=") || strings.HasPrefix(v, "flush=") || strings.HasPrefix(v, "if=") {
+			continue
+		}
+		p.ReportArgf(d, i, "invalid parameter %q in access_log: nginx -t fails; after the format it takes buffer=, gzip, flush= and if=", clip(v))
+		return
+	}
+}
+
+// paramsAt checks the words after the first from-1 arguments of d against
+// a parameter table.
+func paramsAt(p *Pass, d *parser.Directive, table string, from int) {
+	for i := from; i < len(d.Args); i++ {
+		a := d.Args[i]
+		if strings.Contains(a.Value, "$") || templated(a.Raw) {
+			return
+		}
+		known, since, ok := knowledge.ParamKnown(table, a.Value, p.Version)
+		switch {
+		case !ok || known:
+		case since != "":
+			p.ReportArgf(d, i, "invalid parameter %q in %q for nginx %s: nginx -t fails; nginx %s added it", clip(a.Value), d.Name, p.Version, since)
+			return
+		default:
+			p.ReportArgf(d, i, "invalid parameter %q in %q: nginx -t fails", clip(a.Value), d.Name)
+			return
+		}
+	}
+}
+
+// errorPageAt checks error_page's codes: every argument but the last is a
+// status from 300 to 599, the one before the last may be "=" or "=CODE".
+func errorPageAt(p *Pass, d *parser.Directive) {
+	n := len(d.Args)
+	for i := 0; i < n-1; i++ {
+		v := d.Arg(i)
+		if strings.Contains(v, "$") || templated(d.Args[i].Raw) {
+			return
+		}
+		if i == n-2 && strings.HasPrefix(v, "=") {
+			if rest := v[1:]; rest != "" {
+				if code, err := strconv.Atoi(rest); err != nil || code < 0 {
+					p.ReportArgf(d, i, "invalid value %q in error_page: nginx -t fails; the answer's code is \"=\" or \"=CODE\"", clip(v))
+					return
+				}
+			}
+			continue
+		}
+		code, err := strconv.Atoi(v)
+		if err != nil || code < 300 || code > 599 {
+			p.ReportArgf(d, i, "invalid value %q in error_page: nginx -t fails; a code must be between 300 and 599 (%s)", clip(v), errorPageHint(err))
+			return
+		}
+	}
+}
+
+func errorPageHint(err error) string {
+	if err != nil {
+		return "a number"
+	}
+	return "no 1xx or 2xx"
+}
+
+func containsFold(list []string, v string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// newerWith names the oldest nginx newer than the linted one whose table
+// row takes value for the directive, "" when none does.
+func newerWith(p *Pass, name, value string) string {
+	best := ""
+	for _, r := range knowledge.Lookup(name) {
+		if !containsFold(r.Values, value) {
+			continue
+		}
+		for _, v := range r.Core {
+			if p.Version.Less(knowledge.MustVersion(v)) && (best == "" || knowledge.MustVersion(v).Less(knowledge.MustVersion(best))) {
+				best = v
+			}
+		}
+	}
+	return best
+}
