@@ -108,8 +108,13 @@ func headerValue(d *parser.Directive) int {
 			return 1
 		}
 	case "more_set_headers", "more_set_input_headers":
-		for i, a := range d.Args {
-			if !strings.HasPrefix(a.Value, "-") {
+		// -s STATUSES and -t TYPES take a value: neither is the header
+		for i := 0; i < len(d.Args); i++ {
+			switch v := d.Args[i].Value; {
+			case v == "-s" || v == "-t":
+				i++
+			case strings.HasPrefix(v, "-"):
+			default:
 				return i
 			}
 		}
@@ -233,6 +238,10 @@ a link into one to evil.example. X-Forwarded-Host is a header the client writes 
 // rawHost finds the variables that hold the Host header as the client sent it.
 var rawHost = lazyRegexp(`\$\{?(http_host|http_x_forwarded_host)\b`)
 
+// clientHost finds request headers, arguments and cookies: values the
+// client writes.
+var clientHost = lazyRegexp(`\$\{?((?:http|arg|cookie)_[A-Za-z0-9_]+)`)
+
 func checkHostSpoofing(p *Pass) {
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		if inStream(c) {
@@ -251,11 +260,15 @@ func checkHostSpoofing(p *Pass) {
 			}
 		}
 		v := d.Arg(i)
-		if !strings.Contains(v, "http_host") && !strings.Contains(v, "http_x_forwarded_host") {
-			return
-		}
 		m := rawHost().FindStringSubmatch(v)
 		if m == nil {
+			// any other header, argument or cookie as the Host sent to
+			// the backend: the client names the site
+			if d.Name == "proxy_set_header" || d.Name == "grpc_set_header" {
+				if o := clientHost().FindStringSubmatch(v); o != nil {
+					p.ReportArgf(d, i, "the backend gets a Host the client chooses ($%s): it names any site the backend serves, and links it builds point where the client wants; write \"%s Host $host;\"", o[1], d.Name)
+				}
+			}
 			return
 		}
 		if d.Name == "proxy_set_header" || d.Name == "grpc_set_header" {

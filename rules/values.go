@@ -63,6 +63,7 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 	case "server":
 		if c.In() == parser.CtxUpstream && !inStream(c) {
 			paramsAt(p, d, "upstream server", 1)
+			resolveAt(p, d, c)
 		}
 	case "add_header", "add_trailer":
 		if len(d.Args) == 3 && d.Arg(2) != "always" && !templated(d.Args[2].Raw) {
@@ -103,8 +104,57 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 			}
 		}
 	case "access_log":
+		if inStream(c) {
+			if len(d.Args) == 1 && d.Arg(0) != "off" {
+				p.Reportf(d, "access_log %s in stream needs a log format: nginx -t fails with \"log format is not specified\" (stream has no default format; declare one with log_format in stream)", clip(d.Arg(0)))
+			}
+			return
+		}
 		accessLogAt(p, d)
+	case "proxy_pass":
+		proxyPassURIAt(p, d, c)
 	}
+}
+
+// proxyPassURIAt reports a proxy_pass with a URI part (a path after the
+// host) and no variables where nginx cannot substitute one: in a regex or
+// named location, inside "if" or "limit_except" (ngx_http_proxy_pass).
+func proxyPassURIAt(p *Pass, d *parser.Directive, c *parser.Context) {
+	v := d.Arg(0)
+	if strings.Contains(v, "$") || templated(d.Args[0].Raw) {
+		return
+	}
+	_, rest, ok := strings.Cut(v, "://")
+	if !ok || !strings.Contains(rest, "/") || strings.HasPrefix(v, "unix:") {
+		return
+	}
+	if strings.HasPrefix(rest, "unix:") {
+		// unix:/path:/uri: the URI part follows the socket's colon
+		if i := strings.LastIndex(rest, ":"); i < 0 || !strings.HasPrefix(rest[i+1:], "/") {
+			return
+		}
+	}
+	where := ""
+	for i := len(c.Blocks) - 1; i >= 0 && where == ""; i-- {
+		b := c.Blocks[i]
+		switch {
+		case b.Name == "if":
+			where = "inside \"if\""
+		case b.Name == "limit_except":
+			where = "inside \"limit_except\""
+		case b.Name == "location":
+			if _, isRe := locationRegex(b); isRe {
+				where = "in a regex location"
+			} else if strings.HasPrefix(b.Arg(0), "@") {
+				where = "in a named location"
+			}
+			i = -1 // the innermost location decides
+		}
+	}
+	if where == "" {
+		return
+	}
+	p.ReportArgf(d, 0, "proxy_pass %s has a URI part %s: nginx -t fails with \"proxy_pass cannot have URI part...\"; drop the path (nginx passes the request's URI), or rewrite the URI first", clip(v), where)
 }
 
 var logLevels = map[string]bool{
@@ -240,4 +290,32 @@ func newerWith(p *Pass, name, value string) string {
 		}
 	}
 	return best
+}
+
+// resolveNeeds is the first nginx whose upstream servers take "resolve".
+var resolveNeeds = knowledge.MustVersion("1.27.3")
+
+// resolveAt reports an upstream server with "resolve" whose upstream is
+// not in shared memory (no zone) or has no resolver in effect: nginx
+// fails at load ("resolving names at run time requires upstream ... to be
+// in shared memory", "no resolver defined to resolve names at run time").
+func resolveAt(p *Pass, d *parser.Directive, c *parser.Context) {
+	if hasArg(d, "resolve") < 1 || !p.Version.Known() || p.Version.Less(resolveNeeds) {
+		return
+	}
+	up := c.Enclosing(parser.CtxUpstream)
+	if up == nil {
+		return
+	}
+	if len(p.index.find(up.Block, "zone")) == 0 {
+		p.ReportArgf(d, hasArg(d, "resolve"), "server %s resolve in upstream %s without a zone: nginx -t fails with \"resolving names at run time requires upstream ... to be in shared memory\"; add \"zone %s 64k;\" to the upstream", clip(d.Arg(0)), clip(up.Arg(0)), clip(up.Arg(0)))
+		return
+	}
+	if len(p.index.find(up.Block, "resolver")) > 0 {
+		return
+	}
+	if http := c.Enclosing(parser.CtxHTTP); http != nil && len(p.index.find(http.Block, "resolver")) > 0 || http == nil || p.Tree.HasUnread() {
+		return
+	}
+	p.ReportArgf(d, hasArg(d, "resolve"), "server %s resolve in upstream %s with no resolver in the upstream or http: nginx -t fails with \"no resolver defined to resolve names at run time\"; add a resolver", clip(d.Arg(0)), clip(up.Arg(0)))
 }
