@@ -15,16 +15,18 @@ var pathVars = map[string]bool{"uri": true, "request_uri": true, "document_uri":
 
 // backendPart is the part of a *_pass argument that chooses the backend:
 // scheme and host[:port] of a proxy_pass URL, the whole address otherwise.
-func backendPart(d *parser.Directive) string {
-	arg := d.Arg(0)
+func backendPart(d *parser.Directive) string { return backendOf(d.Name, d.Arg(0)) }
+
+// backendOf is backendPart for a directive name and a value.
+func backendOf(name, arg string) string {
 	rest := arg
 	prefix := ""
 	if sch, after, ok := strings.Cut(arg, "://"); ok {
 		prefix, rest = sch+"://", after
-	} else if d.Name == protoHTTP {
+	} else if name == protoHTTP {
 		return arg // "proxy_pass $target": the variable is the whole URL
 	}
-	if d.Name != protoHTTP && d.Name != protoGRPC {
+	if name != protoHTTP && name != protoGRPC {
 		return arg
 	}
 	end := len(rest)
@@ -44,6 +46,28 @@ func backendPart(d *parser.Directive) string {
 		}
 	}
 	return prefix + rest[:end]
+}
+
+// pathCapture cuts part at the first capture whose group must start with
+// "/": such a capture begins the path, it cannot name the host.
+func pathCapture(part string, d *parser.Directive, c *parser.Context) string {
+	for _, r := range varsIn(part) {
+		var src regexSource
+		n, ok := 0, false
+		if len(r.name) == 1 && r.name[0] >= '1' && r.name[0] <= '9' {
+			src, ok = captureSource(d, c)
+			n = int(r.name[0] - '0')
+		} else {
+			src, n, ok = namedCapture(r.name, d, c)
+		}
+		if !ok {
+			continue
+		}
+		if frag, found := groupPattern(src.re, n); found && (strings.HasPrefix(frag, "/") || strings.HasPrefix(frag, `\/`)) {
+			return part[:r.start]
+		}
+	}
+	return part
 }
 
 var ssrf = &Rule{
@@ -72,13 +96,24 @@ func checkSsrf(p *Pass) {
 		if inStream(c) || len(d.Args) == 0 {
 			return
 		}
-		part := backendPart(d)
+		part := pathCapture(backendPart(d), d, c)
 		if !strings.Contains(part, "$") {
 			return
 		}
 		t := p.taintOf(part, d, c)
+		// "proxy_pass $u" with "set $u http://127.0.0.1:9000$request_uri":
+		// the host is the one of the values set
+		if name, whole := soleVar(part); whole && t.picks {
+			if u, ok := p.setBackends(name, d.Name); ok {
+				t = u
+			}
+		}
 		if !t.picks {
 			return
+		}
+		internal := false
+		if loc := c.Enclosing(parser.CtxLocation); loc != nil && len(p.index.find(loc.Block, "internal")) > 0 {
+			internal = true
 		}
 		// the host fixed, only the port chosen: any service of that host
 		hostPart := part
@@ -94,9 +129,47 @@ func checkSsrf(p *Pass) {
 				return
 			}
 		}
+		if internal {
+			// reached only through a redirect of nginx's own, or a
+			// backend's X-Accel-Redirect, which the tree does not show
+			diag := p.DiagArg(d, 0, "%s takes its backend from %s in an internal location: clients reach it only through an internal redirect (X-Accel-Redirect, error_page, try_files); if that route carries what they send, it can make nginx connect anywhere", d.Name, t.via)
+			diag.Severity = Info
+			p.Report(diag)
+			return
+		}
 		p.ReportArgf(d, 0, "%s takes its backend from %s, which the client sends: it can make nginx connect anywhere (internal services, 169.254.169.254); map the allowed values to fixed backends",
 			d.Name, t.via)
 	}, passNames...)
+}
+
+// soleVar reports whether part is one variable and nothing else.
+func soleVar(part string) (string, bool) {
+	vs := varsIn(part)
+	if len(vs) != 1 || vs[0].start != 0 || vs[0].end != len(part) {
+		return "", false
+	}
+	return vs[0].name, true
+}
+
+// setBackends is the taint of the backend part of every value "set" gives
+// name, when only set gives it (no map, no capture): each value is read
+// as the URL it becomes.
+func (p *Pass) setBackends(name, directive string) (taint, bool) {
+	ts := p.taintScope()
+	sets := ts.sets[name]
+	if len(sets) == 0 || len(ts.maps[name]) > 0 {
+		return taint{}, false
+	}
+	var t taint
+	for _, s := range sets {
+		part := pathCapture(backendOf(directive, s.d.Arg(1)), s.d, s.c)
+		u := p.taintOf(part, s.d, s.c)
+		if u.picks && !strings.Contains(u.via, "set $") {
+			u.via = "$" + name + " (set from " + u.via + ")"
+		}
+		t = t.or(u)
+	}
+	return t, true
 }
 
 // headerValue returns the argument of d that goes into a header (or a

@@ -79,6 +79,11 @@ func checkRegexUnanchored(p *Pass) {
 			if len(d.Args) == 2 && (d.Arg(0) == "~" || d.Arg(0) == "~*") && suffixPattern().MatchString(d.Arg(1)) {
 				ext := strings.Trim(strings.TrimPrefix(strings.TrimPrefix(d.Arg(1), `\.`), "(?:"), "()")
 				ext, _, _ = strings.Cut(ext, "|")
+				if d.Block != nil && len(findIn(d.Block, "fastcgi_split_path_info")) > 0 {
+					// $ would break PATH_INFO (/index.php/foo/bar): (/|$) keeps it
+					p.ReportArgf(d, 1, "%s matches anywhere in the path: /uploads/x.%s.png takes this location too; end it with (/|$), which keeps PATH_INFO for fastcgi_split_path_info ($ alone would break /index.%s/foo)", clip(d.Arg(1)), clip(ext), clip(ext))
+					return
+				}
 				p.ReportArgf(d, 1, "%s matches anywhere in the path: /uploads/x.%s.png and /x.%s/y take this location too; end it with $", clip(d.Arg(1)), clip(ext), clip(ext))
 			}
 		case "map":

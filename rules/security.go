@@ -776,7 +776,10 @@ var ifIsEvil = &Rule{
 		Why: `Inside a location, "if" creates a nested location of its own: when the condition holds,
 the request is handled by that inner location, which inherits some settings and not others.
 try_files, proxy_pass with a URI, add_header and the like behave unexpectedly there, and some
-combinations crash workers. return, rewrite ... last/break and set are the safe uses.`,
+combinations crash workers. return and rewrite ... last are the safe uses; set and rewrite ...
+break are safe only where the location has no try_files, which the if's location does not
+inherit (measured with nginx 1.22.1: "location / { try_files $uri /index.html; if ($arg_x) {
+set $a 1; } }" answers /missing?x=1 with 404, /missing with index.html).`,
 		Fix:      `Keep only return, rewrite or set inside "if"; move the rest into a location of its own, a map, or the directives' own conditions.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            if ($arg_debug) {\n                add_header X-Debug on;\n            }\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location / {\n            if ($arg_debug) {\n                return 403;\n            }\n        }\n    }\n}\n",
@@ -805,6 +808,19 @@ func checkIfIsEvil(p *Pass) {
 				return
 			}
 		}
+		// set or rewrite ... break keep the request in the if's location,
+		// which has no try_files of its own (measured with nginx 1.22.1: a
+		// 404 where the location's fallback answers without the condition)
+		loc := c.Enclosing(parser.CtxLocation)
+		if loc == nil || len(p.index.find(loc.Block, "try_files")) == 0 {
+			return
+		}
+		for _, x := range lvl {
+			if x.Name == "rewrite" && len(x.Args) >= 3 && x.Arg(2) != "break" {
+				return // last re-runs the location search; redirect and permanent end the request
+			}
+		}
+		p.Reportf(d, "when this \"if\" holds, the request is served by the if's own location, which has no try_files: a missing file gets a 404 instead of the location's fallback (measured); set the value with a map outside the location, or end the if with return or rewrite ... last")
 	}, "if")
 }
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -125,7 +126,10 @@ func checkWorkerFDLimit(p *Pass) {
 		}
 		need, floor := m.need(), m.floor()
 		if m.rlimitDir == nil {
-			if floor <= softLimit {
+			// the limit is only assumed here: the idle worker's own
+			// descriptors are not counted against it, as nginx's own check
+			// does not (it warns when connections exceed the limit)
+			if floor-knowledge.IdleWorkerFDs <= softLimit {
 				continue
 			}
 			diag := p.Diag(m.wcDir, "worker_connections %d%s takes %d descriptors per worker when every slot is open, but without "+
