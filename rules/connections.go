@@ -23,7 +23,8 @@ var keepaliveRequestsLow = &Rule{
 (or, in an upstream block, nginx itself) connects again: a new TCP handshake, over HTTPS a new
 TLS handshake (nginx did 3,531 new TLS 1.3 handshakes per second on two cores against 79,169
 requests per second on kept connections). A page with many assets, or a busy backend pool,
-reconnects every few requests. The default has been 1000 since nginx 1.19.10 (100 before).`,
+reconnects every few requests. The default has been 1000 since nginx 1.19.10 (100 before): a
+configuration that still writes 100, the old default, keeps the old cost.`,
 		Fix:      `Remove the directive (the default 1000 suits most sites), or set 1000 or more.`,
 		Bad:      "events {}\nhttp {\n    keepalive_requests 10;\n}\n",
 		Good:     "events {}\nhttp {\n    keepalive_requests 1000;\n}\n",
@@ -41,7 +42,7 @@ func checkKeepaliveRequestsLow(p *Pass) {
 			return
 		}
 		n, err := strconv.Atoi(d.Arg(0))
-		if err != nil || n >= lowRequests || n <= 0 {
+		if err != nil || n > lowRequests || n <= 0 {
 			return
 		}
 		who := "clients reconnect, over HTTPS with a new TLS handshake"

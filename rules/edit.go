@@ -147,3 +147,8 @@ func insertBeforeAll(d *parser.Directive, stmts ...string) Edit {
 	}
 	return insertBefore(d, strings.Join(stmts, newline(d.File)+indentOf(d)))
 }
+
+// replaceStmt replaces the whole statement d (name to ";") with s.
+func replaceStmt(d *parser.Directive, s string) Edit {
+	return Edit{File: d.File.Path, Start: int(d.Start), End: int(d.End), New: s}
+}

@@ -4,6 +4,7 @@ package rules
 // it here; docs/rules.md is generated from this list.
 var All = []*Rule{
 	accessLogUnbuffered,
+	addHeaderContentType,
 	aliasTraversal,
 	allowWithoutDeny,
 	autoindexOn,
@@ -39,6 +40,7 @@ var All = []*Rule{
 	mapDefaultMissing,
 	openFileCache,
 	originRegex,
+	proxyBufferingOff,
 	proxyDNSStatic,
 	proxyKeepaliveHeaders,
 	proxyPassNormalized,

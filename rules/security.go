@@ -821,7 +821,7 @@ func checkIfIsEvil(p *Pass) {
 			}
 		}
 		tf := p.index.find(loc.Block, "try_files")[0]
-		p.Reportf(d, "when this \"if\" holds, the request is handled by the if's own location, which does not inherit \"try_files %s\": it is skipped (measured: a 404 where the fallback answers without the condition); set the value with a map outside the location, or end the if with return or rewrite ... last", clip(strings.Join(tf.ArgValues(), " ")))
+		p.Reportf(d, "when this \"if\" holds, the if's own location handles the request, and \"try_files %s\" is skipped (it is not inherited; measured: a 404 where the fallback answers otherwise); set the value with a map outside the location, or end the if with return or rewrite ... last", clip(strings.Join(tf.ArgValues(), " ")))
 	}, "if")
 }
 

@@ -1,0 +1,88 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// Rules about how responses reach clients.
+
+var addHeaderContentType = &Rule{
+	Doc: Doc{
+		ID:    "add-header-content-type",
+		Title: "add_header Content-Type adds a second Content-Type",
+		Why: `nginx sets Content-Type itself (from types and default_type); add_header does not replace it
+but adds another: measured with nginx 1.22.1, "add_header Content-Type text/plain;" answers with
+two Content-Type headers. Clients pick one of them as they please (browsers and proxies differ),
+and a type chosen by the wrong header is how a file gets rendered or sniffed as something else.`,
+		Fix:      `Set the type with "default_type text/plain;" in the location (or a "types { }" block for the files it serves); hide a backend's header with proxy_hide_header first if you must replace it.`,
+		Bad:      "events {}\nhttp {\n    server {\n        location /feed {\n            add_header Content-Type application/json;\n            return 200 \"{}\";\n        }\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        location /feed {\n            default_type application/json;\n            return 200 \"{}\";\n        }\n    }\n}\n",
+		Severity: Warning,
+		Since:    "0.5.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_headers_module add_header, ngx_http_core_module default_type", "measured with nginx 1.22.1 (docs/security.md)"},
+	},
+	Check: checkAddHeaderContentType,
+}
+
+func checkAddHeaderContentType(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) || !strings.EqualFold(d.Arg(0), "Content-Type") {
+			return
+		}
+		diag := p.DiagArg(d, 0, "add_header Content-Type sends a second Content-Type beside nginx's own (measured: two headers); set the type with default_type (or types) instead")
+		if c.In() == parser.CtxLocation && len(d.Args) >= 2 && !strings.Contains(d.Arg(1), "$") && len(p.index.find(c.Enclosing(parser.CtxLocation).Block, "default_type")) == 0 {
+			diag.Fix = &Fix{Description: "use default_type", Edits: []Edit{replaceStmt(d, "default_type "+d.Args[1].Raw+";")}}
+		}
+		p.Report(diag)
+	}, "add_header")
+}
+
+var proxyBufferingOff = &Rule{
+	Doc: Doc{
+		ID:    "proxy-buffering-off",
+		Title: "proxy_buffering off where clients download from a backend",
+		Why: `With proxy_buffering off nginx passes the response to the client as it reads it, no
+faster than the client takes it: the backend's connection, and the application worker behind
+it, stay busy for as long as the slowest client needs (a phone on a bad network holds a
+backend worker for the whole download). With buffering, nginx reads the response at the
+backend's speed and frees it, then feeds the client from its buffers. Off is right for
+responses that must arrive as they are produced: server-sent events, long polling, streamed
+output. A backend can ask for that per response ("X-Accel-Buffering: no") while buffering
+stays on for the rest.`,
+		Fix:      `Remove "proxy_buffering off;" and let the streaming responses send "X-Accel-Buffering: no", or keep it only in the location that streams.`,
+		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            proxy_buffering off;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
+		Good:     "events {}\nhttp {\n    server {\n        location /events/ {\n            proxy_buffering off;\n            proxy_pass http://127.0.0.1:8080;\n        }\n        location / {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
+		Severity: Info,
+		Since:    "0.5.0",
+		Versions: "all",
+		Sources:  []string{"nginx docs: ngx_http_proxy_module proxy_buffering, X-Accel-Buffering"},
+	},
+	Check: checkProxyBufferingOff,
+}
+
+// streamingPath are location names that say the responses stream.
+var streamingPath = lazyRegexp(`(?i)(event|stream|sse|live|push|poll|socket|ws\b|notif|subscribe|chat|channel|realtime|hub)`)
+
+func checkProxyBufferingOff(p *Pass) {
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) || d.Arg(0) != "off" {
+			return
+		}
+		// in a location that names a stream, it is what the location is for
+		for _, b := range c.Blocks {
+			if b.Name == "location" && streamingPath().MatchString(strings.Join(b.ArgValues(), " ")) {
+				return
+			}
+		}
+		if c.In() == parser.CtxLocation {
+			loc := c.Enclosing(parser.CtxLocation)
+			if len(p.index.find(loc.Block, "proxy_pass")) == 0 {
+				return // set for locations below or a proxy_pass elsewhere: nothing to judge here
+			}
+		}
+		p.ReportArgf(d, 0, "proxy_buffering off makes the backend wait for each client's download: a slow client holds a backend connection (and the worker behind it) to the end; keep it for streaming locations only, or let those responses send \"X-Accel-Buffering: no\"")
+	}, "proxy_buffering")
+}
