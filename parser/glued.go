@@ -34,7 +34,7 @@ func gluedStatements(f *File, known func(string) bool) []Diagnostic {
 					Message: fmt.Sprintf("missing \";\" after %q: nginx reads %q on line %d as one more argument of %q",
 						truncate(before, 40), a.Value, a.Line, d.Name),
 				}
-				if freeWords(d.Name) {
+				if freeWords(d.Name) && d.Block == nil {
 					// nginx takes any number of any words here: the
 					// configuration loads, and the swallowed directive is lost
 					diag.Severity = SevWarning

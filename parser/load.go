@@ -728,6 +728,13 @@ func (l *loader) checkEvents(r *File) {
 	var visit func(dirs []*Directive, depth int)
 	visit = func(dirs []*Directive, depth int) {
 		for _, d := range dirs {
+			// a directive that swallowed "events" (a missing ";" before
+			// it): the glued statement is the cause, reported once
+			for _, a := range d.Args {
+				if a.Value == "events" && a.Quote == 0 {
+					hasEvents = true
+				}
+			}
 			switch d.Name {
 			case "events":
 				hasEvents = true

@@ -569,6 +569,13 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 	if !any {
 		return
 	}
+	// a ";" missing: the next line's directive became arguments, and the
+	// syntax finding says so, once
+	for _, a := range d.Args {
+		if a.Line > d.Line && a.Quote == 0 && parser.Known(a.Value) && (!argsOK || !blockOK) {
+			return
+		}
+	}
 	switch {
 	case !blockOK && d.Block == nil:
 		p.Reportf(d, "%q opens a block: nginx -t fails with 'directive \"%s\" has no opening \"{\"'", d.Name, d.Name)

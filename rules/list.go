@@ -49,6 +49,7 @@ var All = []*Rule{
 	regexUnanchored,
 	resolverPublic,
 	returnBypassesAccess,
+	rewriteCycle,
 	rootFilesystem,
 	sendfileOff,
 	serverTokens,
