@@ -68,16 +68,23 @@ func NeedOf(key string, inStream, inMail bool) (Need, bool) {
 		return Need{Option: n[0], Module: "ngx_http_" + p + "_module"}, ok
 	}
 	ds := Lookup(key)
+	// the row of the context's family (http, stream, mail), nginx's own
+	// before a third-party module's of the same name (rtmp's listen)
 	var pick *Directive
+	rank := -1
 	for i := range ds {
 		d := &ds[i]
 		family := strings.HasPrefix(d.Module, "ngx_stream") && inStream || strings.HasPrefix(d.Module, "ngx_mail") && inMail ||
 			!strings.HasPrefix(d.Module, "ngx_stream") && !strings.HasPrefix(d.Module, "ngx_mail") && !inStream && !inMail
-		if family || pick == nil {
-			pick = d
-			if family {
-				break
+		r := 0
+		if family {
+			r = 1
+			if d.Extra == "" {
+				r = 2
 			}
+		}
+		if r > rank {
+			pick, rank = d, r
 		}
 	}
 	if pick == nil {

@@ -476,6 +476,10 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 			p.ReportSeverityf(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; give --nginx-version to be sure)%s", msg, last, hint)
 		case knowledge.MustVersion(last).Less(p.Version):
 			p.ReportSeverityf(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; a directive added since is not in it)%s", msg, last, hint)
+		case hint == "":
+			// far from every name nginx and the known modules have: a
+			// module nginxtune does not know is likelier than a typo
+			p.ReportSeverityf(Warning, d, "%s, unless a module nginxtune does not know provides it (no known directive is near the name): list third-party directives under directives: in .nginxtune.yaml", msg)
 		default:
 			p.Reportf(d, "%s%s", msg, hint)
 		}

@@ -167,6 +167,7 @@ binary lacks the module: a configuration written for another build breaks the re
 
 func checkHostModuleMissing(p *Pass) {
 	if p.Host == nil || !p.Host.NginxConfigure().Known() {
+		moduleNotLoaded(p)
 		return
 	}
 	args := p.Host.NginxConfigure().Value
@@ -257,3 +258,58 @@ func checkHostModuleMissing(p *Pass) {
 // normal folds a module name or path for comparison: headers-more and
 // headers_more are one.
 func normal(s string) string { return strings.ToLower(strings.ReplaceAll(s, "-", "_")) }
+
+// moduleNotLoaded warns, without facts about the nginx that runs a whole
+// tree, of directives whose module nginx does not build in (perl, njs,
+// image_filter, xslt, geoip, third-party modules) when no load_module of
+// the tree loads it: a stock build (nginx.org's packages, Debian's
+// without the libnginx-mod-* package) fails with "unknown directive".
+// Trees that left something unread (Debian's modules-enabled read from a
+// copy) may load it there and are left alone.
+func moduleNotLoaded(p *Pass) {
+	if len(mainRoots(p.Tree)) == 0 || p.Tree.HasUnread() {
+		return
+	}
+	var loaded []string
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name == "load_module" {
+			base := d.Arg(0)
+			if i := strings.LastIndex(base, "/"); i >= 0 {
+				base = base[i+1:]
+			}
+			loaded = append(loaded, strings.TrimSuffix(base, ".so"))
+		}
+	}, "load_module")
+	said := map[string]bool{}
+	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+		n, ok := knowledge.NeedOf(d.Name, c.Has("stream"), c.Has("mail"))
+		if !ok || n.SO == "" && n.Source == "" || said[n.SO] {
+			return
+		}
+		// the dynamic modules of nginx's own source, and third-party ones;
+		// --with-X modules that cannot be dynamic are the build's business
+		if n.Source == "" && !dynamicModule[n.SO] {
+			return
+		}
+		for _, l := range loaded {
+			if l == n.SO || n.Source != "" && strings.Contains(normal(l), normal(n.Source)) {
+				return
+			}
+		}
+		said[n.SO] = true
+		what := n.Module
+		if n.Source != "" {
+			what = "the third-party " + n.Source + " module (" + n.Module + ")"
+		}
+		p.ReportSeverityf(Warning, d, "%s comes from %s, which no load_module here loads. Unless this build has it (OpenResty, a custom build), nginx -t fails with \"unknown directive\"; load %s.so (Debian: its libnginx-mod-* package)", d.Name, what, n.SO)
+	})
+}
+
+// dynamicModule are the modules of nginx's own source that both nginx.org's
+// and Debian's packages build as dynamic modules, loaded with load_module
+// (stream and mail are built in by nginx.org's packages, dynamic only in
+// Debian's: without facts, not judged).
+var dynamicModule = map[string]bool{
+	"ngx_http_perl_module": true, "ngx_http_image_filter_module": true, "ngx_http_xslt_filter_module": true,
+	"ngx_http_geoip_module": true, "ngx_stream_geoip_module": true,
+}
