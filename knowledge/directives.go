@@ -34,6 +34,9 @@ type Directive struct {
 	// ignoring case. Empty for other directives.
 	Values  []string
 	Bitmask bool
+	// Slot names the standard handler that parses the argument: "size",
+	// "off", "msec", "sec", "num" or "bufs"; "" for others.
+	Slot string
 	// Core lists the nginx versions whose source has it; Extra names the
 	// third-party module (with its version) that provides it.
 	Core  []string
@@ -207,7 +210,11 @@ func parseRow(line string) (Directive, bool) {
 	}
 	d := Directive{Name: f[0], Once: f[3] == "1", Flag: f[4] == "1", Module: f[5]}
 	if kind, words, ok := strings.Cut(f[7], ":"); ok && words != "" {
-		d.Values, d.Bitmask = strings.Split(words, "|"), kind == "bitmask"
+		if kind == "slot" {
+			d.Slot = words
+		} else {
+			d.Values, d.Bitmask = strings.Split(words, "|"), kind == "bitmask"
+		}
 	}
 	d.Contexts = strings.Split(f[1], ",")
 	for _, c := range d.Contexts {

@@ -335,7 +335,9 @@ enumerations ("gzip_static always", "ssl_protocols TLSv1.3", from nginx's source
 parameters of listen, an upstream's server, access_log and the *_cache_path directives (a
 parameter a newer nginx added is named with that version), the flag of a rewrite, the third
 argument of add_header ("always") and of *_param ("if_not_empty"), error_page's codes
-(300-599), expires, ssl_session_cache and error_log's level; a proxy_pass with a URI part and no
+(300-599), expires, ssl_session_cache and error_log's level, sizes, times and numbers of the
+standard slots (client_max_body_size 10X), location modifiers, if conditions and operators,
+return codes; a proxy_pass with a URI part and no
 variables in a regex or named location or inside if or limit_except ("cannot have URI part"),
 and a stream access_log without a format.`,
 		Fix:      `Add the missing ";", or write the arguments the message names.`,

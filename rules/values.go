@@ -31,6 +31,18 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 		}
 		values, bitmask = append(values, r.Values...), r.Bitmask
 	}
+	slot := ""
+	for i, r := range rows {
+		if r.Slot == "" || i > 0 && r.Slot != slot {
+			slot = ""
+			break
+		}
+		slot = r.Slot
+	}
+	if slot != "" {
+		slotAt(p, d, slot)
+		return
+	}
 	if len(values) > 0 {
 		args := d.Args[:1]
 		if bitmask {
@@ -113,6 +125,56 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 		accessLogAt(p, d)
 	case "proxy_pass":
 		proxyPassURIAt(p, d, c)
+	case "location":
+		if len(d.Args) == 2 && !templated(d.Args[0].Raw) {
+			switch d.Arg(0) {
+			case "=", "~", "~*", "^~":
+			default:
+				p.ReportArgf(d, 0, "invalid location modifier %q: nginx -t fails; a location is \"PATH\", \"@NAME\", or a modifier (=, ~, ~*, ^~) and a path", clip(d.Arg(0)))
+			}
+		}
+	case "return":
+		if inStream(c) || len(d.Args) == 0 || templated(d.Args[0].Raw) {
+			return
+		}
+		v := d.Arg(0)
+		if numValue().MatchString(v) && len(v) <= 3 || len(d.Args) == 1 && (strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") || strings.HasPrefix(v, "$scheme")) {
+			return
+		}
+		p.ReportArgf(d, 0, "invalid return code %q: nginx -t fails; return takes a status code (and a text or URL), or a URL starting with http://, https:// or $scheme alone", clip(v))
+	case "if":
+		ifConditionAt(p, d)
+	}
+}
+
+// ifConditionAt checks an if's condition as ngx_http_rewrite_if_condition
+// reads it: a variable alone, a variable, an operator (=, !=, ~, ~*, !~,
+// !~*) and a value, or a file test (-f, -d, -e, -x, each with "!") and a
+// path.
+func ifConditionAt(p *Pass, d *parser.Directive) {
+	if len(d.Args) == 0 || templated(d.Args[0].Raw) {
+		return
+	}
+	v, op, operand, ok := ifCondition(d)
+	if !ok {
+		return // the parts are more than nginx's parser would take apart here; not judged
+	}
+	switch {
+	case op == "" && operand == "":
+		// one part: a variable, or a file test glued to nothing
+		if strings.HasPrefix(v, "$") {
+			return
+		}
+		p.ReportArgf(d, 0, "invalid condition %q in if: nginx -t fails; a condition is a variable, \"$var OP value\" (=, !=, ~, ~*, !~, !~*) or a file test (-f, -d, -e, -x)", clip(v))
+	default:
+		if !strings.HasPrefix(v, "$") {
+			return // a file test: "-f" and a path read as two parts
+		}
+		switch op {
+		case "=", "!=", "~", "~*", "!~", "!~*":
+		default:
+			p.ReportArgf(d, 0, "unexpected %q in the condition of if: nginx -t fails; the operators are =, !=, ~, ~*, !~ and !~*", clip(op))
+		}
 	}
 }
 
@@ -318,4 +380,67 @@ func resolveAt(p *Pass, d *parser.Directive, c *parser.Context) {
 		return
 	}
 	p.ReportArgf(d, hasArg(d, "resolve"), "server %s resolve in upstream %s with no resolver in the upstream or http: nginx -t fails with \"no resolver defined to resolve names at run time\"; add a resolver", clip(d.Arg(0)), clip(up.Arg(0)))
+}
+
+var (
+	sizeValue = lazyRegexp(`^[0-9]+[kKmM]?$`)
+	offValue  = lazyRegexp(`^[0-9]+[kKmMgG]?$`)
+	numValue  = lazyRegexp(`^[0-9]+$`)
+	timePart  = lazyRegexp(`^[0-9]+(ms|s|m|h|d|w|M|y)?$`)
+)
+
+// slotAt checks the argument of a standard slot as nginx parses it:
+// ngx_parse_size (k, m), ngx_parse_offset (k, m, g), ngx_parse_time (ms in
+// millisecond slots only; parts may be separated by spaces), ngx_atoi, and
+// bufs' number and size.
+func slotAt(p *Pass, d *parser.Directive, slot string) {
+	bad := func(i int, what string) {
+		p.ReportArgf(d, i, "invalid value %q in %q: nginx -t fails (\"invalid value\"); it takes %s", clip(d.Arg(i)), d.Name, what)
+	}
+	check := func(i int, kind string) bool {
+		a := d.Args[i]
+		if strings.Contains(a.Value, "$") || templated(a.Raw) {
+			return true
+		}
+		v := a.Value
+		switch kind {
+		case "size":
+			if !sizeValue().MatchString(v) {
+				bad(i, "a size: a number with k or m (16k, 1m)")
+				return false
+			}
+		case "off":
+			if !offValue().MatchString(v) {
+				bad(i, "a size: a number with k, m or g (512m, 1g)")
+				return false
+			}
+		case "num":
+			if !numValue().MatchString(v) {
+				bad(i, "a whole number")
+				return false
+			}
+		case "msec", "sec":
+			for _, part := range strings.Fields(v) {
+				if !timePart().MatchString(part) || kind == "sec" && strings.HasSuffix(part, "ms") {
+					bad(i, "a time (30s, 5m, 1h30m"+map[bool]string{true: ", 500ms", false: ""}[kind == "msec"]+")")
+					return false
+				}
+			}
+			if strings.TrimSpace(v) == "" {
+				bad(i, "a time")
+				return false
+			}
+		}
+		return true
+	}
+	switch slot {
+	case "bufs":
+		if len(d.Args) == 2 && check(0, "num") {
+			check(1, "size")
+		}
+	default:
+		if len(d.Args) == 1 {
+			check(0, slot)
+		}
+	}
 }

@@ -74,6 +74,15 @@ type row struct {
 	from   []string
 }
 
+// valueSlots are the standard handlers that parse their argument as a
+// size (ngx_parse_size), an offset (ngx_parse_offset), a time
+// (ngx_parse_time, in milliseconds or seconds), a number (ngx_atoi), or a
+// count and a size (bufs).
+var valueSlots = map[string]string{
+	"ngx_conf_set_size_slot": "size", "ngx_conf_set_off_slot": "off", "ngx_conf_set_msec_slot": "msec",
+	"ngx_conf_set_sec_slot": "sec", "ngx_conf_set_num_slot": "num", "ngx_conf_set_bufs_slot": "bufs",
+}
+
 var (
 	// the post field of a command: the last before its closing brace
 	commandPost = regexp.MustCompile(`(?s)^[^}]*?,\s*&?\s*([A-Za-z0-9_]+)\s*\}`)
@@ -84,6 +93,10 @@ var (
 // valuesOf returns the words of the enum or bitmask array a command's post
 // field names, when its handler is the standard enum or bitmask slot.
 func valuesOf(text, handler, entryRest string) string {
+	// the standard slots that parse a size, a time or a number
+	if slot, ok := valueSlots[handler]; ok {
+		return "slot:" + slot
+	}
 	kind := map[string]string{"ngx_conf_set_enum_slot": "enum", "ngx_conf_set_bitmask_slot": "bitmask"}[handler]
 	if kind == "" {
 		return ""
