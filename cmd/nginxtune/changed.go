@@ -197,3 +197,31 @@ func looksLikeNginx(t *parser.Tree, path string) bool {
 	}
 	return false
 }
+
+// includedBy returns the nginx.conf above file (in the working directory,
+// or the live configuration directory) whose tree includes it, "" when
+// file is a main file itself, lies elsewhere, or nothing above includes it.
+func includedBy(file string, s *lintSettings) string {
+	abs, err := filepath.Abs(file)
+	if err != nil || filepath.Base(abs) == "nginx.conf" {
+		return ""
+	}
+	if fi, err := os.Stat(abs); err != nil || fi.IsDir() {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil || !(inRepo(abs) && inRepo(real) || isLive(abs) && isLive(real)) {
+		return ""
+	}
+	root := nearestRoot(abs)
+	if root == "" || root == abs {
+		return ""
+	}
+	opt := s.opt
+	opt.Live = isLive(root)
+	t, err := parser.Load(root, opt)
+	if err != nil || t.File(real) == nil && t.File(abs) == nil {
+		return ""
+	}
+	return root
+}

@@ -418,3 +418,26 @@ func TestGenIntoRefuses(t *testing.T) {
 		t.Errorf("bare as debian: exit %d %s", code, errOut)
 	}
 }
+
+// A fragment an nginx.conf above it includes is linted inside that tree:
+// the header dropped by the site's location is found against the http
+// level; findings are the fragment's only. Alone (nothing includes it) it
+// is linted as before.
+func TestLintFragmentInsideTree(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"nginx.conf":   "events {}\nhttp {\n    server_tokens off;\n    add_header X-Frame-Options DENY;\n    include sites/*.conf;\n}\n",
+		"sites/a.conf": "server {\n    listen 80;\n    location / {\n        add_header X-A b;\n        return 200;\n    }\n}\n",
+		"loose/b.conf": "server {\n    listen 80;\n    location / {\n        add_header X-A b;\n        return 200;\n    }\n}\n",
+	})
+	t.Chdir(dir)
+	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "sites/a.conf")
+	if code != ExitFindings || !strings.Contains(out, "sites/a.conf:4:9: warning: this add_header replaces the ones inherited from http at nginx.conf:2") ||
+		!strings.Contains(errOut, "is included by nginx.conf") || strings.HasPrefix(out, "nginx.conf:") || strings.Contains(out, "\nnginx.conf:") {
+		t.Errorf("fragment in its tree: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, _ = runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "loose/b.conf")
+	if strings.Contains(errOut, "is included by") || strings.Contains(out, "header-inheritance") {
+		t.Errorf("a fragment nothing includes was linted in a tree:\n%s%s", out, errOut)
+	}
+}

@@ -649,7 +649,7 @@ func TestSettingsFileCannotWiden(t *testing.T) {
 // tree says; the command line still decides.
 func TestSettingsCannotPassWhatNginxRefuses(t *testing.T) {
 	tree := t.TempDir()
-	os.WriteFile(filepath.Join(tree, "nginx.conf"), []byte("events {}\nhttp {\n    server { listen 80; frobnicate on; }\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(tree, "nginx.conf"), []byte("events {}\nhttp {\n    server { listen 80; sendfil on; }\n}\n"), 0o644)
 	cfg := filepath.Join(tree, ".nginxtune.yaml")
 	lint := func(extra ...string) (string, int) {
 		args := append([]string{"lint", "--no-host", "--nginx-version", "1.22.1"}, extra...)
@@ -669,7 +669,7 @@ func TestSettingsCannotPassWhatNginxRefuses(t *testing.T) {
 	if out, code := lint("--fail-on", "none"); code != ExitOK {
 		t.Errorf("--fail-on none on the command line: exit %d, want 0:\n%s", code, out)
 	}
-	if out, code := lint("--disable", "unknown-directive"); code != ExitOK || strings.Contains(out, "frobnicate") {
+	if out, code := lint("--disable", "unknown-directive"); code != ExitOK || strings.Contains(out, "sendfil") {
 		t.Errorf("--disable on the command line: exit %d:\n%s", code, out)
 	}
 }

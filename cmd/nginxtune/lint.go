@@ -398,6 +398,15 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		if f.changed {
 			return lintChanged(args, s)
 		}
+		// a fragment (a site, a snippet) that an nginx.conf above it
+		// includes is linted inside that tree: the levels above decide
+		// inheritance, upstreams and status pages
+		if len(args) == 1 && !f.fix && len(s.roots) == 0 {
+			if root := includedBy(args[0], s); root != "" {
+				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %s is included by %s: linted inside that tree, findings in %s only\n", report.Escape(relPath(args[0])), report.Escape(relPath(root)), report.Escape(relPath(args[0])))
+				return lintChanged(args, s)
+			}
+		}
 		return lintOnce(args, s)
 	}
 	diags, broken, trees, err := lint()
