@@ -2,6 +2,7 @@ package rules
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
@@ -364,16 +365,23 @@ func originBypass(pattern string, fold, subjectURL, withPath bool) string {
 	if err != nil {
 		return "" // PCRE only (lookarounds, backreferences): not judged
 	}
-	var domain string
+	// every name the pattern spells out, longest first: each branch of
+	// "(a\.example|b\.example)" is probed
+	var domains []string
 	for _, m := range domainLit().FindAllString(pattern, -1) {
-		if len(m) > len(domain) {
-			domain = m
+		domains = append(domains, strings.ReplaceAll(m, `\.`, "."))
+	}
+	sort.SliceStable(domains, func(i, j int) bool { return len(domains[i]) > len(domains[j]) })
+	for _, domain := range domains {
+		if a := bypassFor(re, domain, subjectURL, withPath); a != "" {
+			return a
 		}
 	}
-	if domain == "" {
-		return ""
-	}
-	domain = strings.ReplaceAll(domain, `\.`, ".")
+	return ""
+}
+
+// bypassFor probes a pattern through one of the names it spells out.
+func bypassFor(re *regexp.Regexp, domain string, subjectURL, withPath bool) string {
 	prefixes := []string{""}
 	if subjectURL {
 		prefixes = []string{"https://", "http://"}
@@ -396,9 +404,13 @@ func originBypass(pattern string, fold, subjectURL, withPath bool) string {
 		pre + host + ".attacker.example" + tail, // suffix left open
 		pre + "attacker" + host + tail,          // no boundary before the name
 	}
+	// an unescaped dot: only where the name it makes lies outside the
+	// site's own registrable domain (a.b.example.com as axb.example.com is
+	// still example.com's)
+	site := registrable(host)
 	for i := 0; i < len(host); i++ {
-		if host[i] == '.' {
-			attacks = append(attacks, pre+host[:i]+"x"+host[i+1:]+tail) // unescaped dot
+		if host[i] == '.' && i >= len(host)-len(site)-1 {
+			attacks = append(attacks, pre+host[:i]+"x"+host[i+1:]+tail)
 		}
 	}
 	if withPath {
@@ -412,6 +424,26 @@ func originBypass(pattern string, fold, subjectURL, withPath bool) string {
 	return ""
 }
 
+// secondLevel are the second-level labels under which country codes let
+// names be registered (co.uk, com.au): the registrable domain takes one
+// label more there. An approximation of the public-suffix list, which
+// nginxtune does not carry.
+var secondLevel = map[string]bool{"co": true, "com": true, "net": true, "org": true, "ac": true, "gov": true, "edu": true, "ne": true, "or": true, "go": true}
+
+// registrable is the part of a host name an owner registers: the last two
+// labels, three under a country code's second level (example.co.uk).
+func registrable(host string) string {
+	labels := strings.Split(host, ".")
+	n := 2
+	if len(labels) >= 3 && len(labels[len(labels)-1]) == 2 && secondLevel[labels[len(labels)-2]] {
+		n = 3
+	}
+	if len(labels) <= n {
+		return host
+	}
+	return strings.Join(labels[len(labels)-n:], ".")
+}
+
 var originRegex = &Rule{
 	Doc: Doc{
 		ID:    "origin-regex",
@@ -420,7 +452,11 @@ var originRegex = &Rule{
 An unescaped dot matches any character, a missing "^" lets a foreign name end with yours, and
 a missing "$" lets yours be the start of a foreign one: "example\.com" accepts
 https://example.com.attacker.example. A site that allows credentialed CORS for the origins it
-matches then lets the attacker's page read its users' data.`,
+matches then lets the attacker's page read its users' data. Every name the regex spells out is
+probed (each branch of an alternation), and a dot whose replacement stays inside the site's own
+registrable domain (a.b.example.com as axb.example.com) is not reported; the registrable domain
+is the last two labels, three under a country code's co/com/org/... (an approximation of the
+public-suffix list). $http_referrer, a header no browser sends, is reported as always empty.`,
 		Fix:      `Anchor both ends and escape the dots: "^https://(www\.)?example\.com$" (for Referer, end with "(/|$)").`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /api/ {\n            if ($http_origin ~* \"https://example\\.com\") {\n                add_header Access-Control-Allow-Origin $http_origin;\n            }\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /api/ {\n            if ($http_origin ~* \"^https://example\\.com$\") {\n                add_header Access-Control-Allow-Origin $http_origin;\n            }\n        }\n    }\n}\n",
@@ -433,6 +469,19 @@ matches then lets the attacker's page read its users' data.`,
 }
 
 func checkOriginRegex(p *Pass) {
+	// the header is Referer (RFC 9110 keeps the misspelling): browsers
+	// never send "Referrer", so $http_referrer is always empty and a
+	// check built on it passes or fails for everyone alike
+	for _, v := range p.visits.all {
+		d := v.d
+		text := d.Name
+		for _, a := range d.Args {
+			text += " " + a.Value
+		}
+		if strings.Contains(text, "$http_referrer") || strings.Contains(text, "${http_referrer}") {
+			p.ReportSeverityf(Warning, d, "$http_referrer is always empty: the header is Referer, one r (browsers never send \"Referrer\"); write $http_referer")
+		}
+	}
 	report := func(d *parser.Directive, i int, header, pattern, attack string) {
 		sev := Error
 		if header != "Origin" {

@@ -43,6 +43,7 @@ var All = []*Rule{
 	proxyBufferingOff,
 	proxyDNSStatic,
 	proxyKeepaliveHeaders,
+	proxyPassNoResolver,
 	proxyPassNormalized,
 	regexCaptureMissing,
 	regexRedos,

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -647,6 +648,9 @@ itself are one request away wherever a location without a handler reaches files.
 
 func checkRootFilesystem(p *Pass) {
 	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name == "root" && servesNothing(p, c) {
+			return // no request is answered from this root
+		}
 		v := strings.TrimSuffix(d.Arg(0), "/")
 		if v == "" && d.Arg(0) == "/" {
 			p.ReportArgf(d, 0, "%s / serves the whole filesystem (/etc/passwd, keys, this configuration) wherever files are served; point it at the site's own directory", d.Name)
@@ -878,6 +882,22 @@ func checkRegexCaptureMissing(p *Pass) {
 			check(d, captureGroups(d.Arg(0)), d.Args[1:2], "the rewrite's expression "+clip(d.Arg(0)))
 			return
 		}
+		// inside an "if" with a regex test: its captures
+		if c.In() == parser.CtxIf {
+			b := c.Enclosing("if")
+			if _, op, re, ok := ifCondition(b); ok && (op == "~" || op == "~*") {
+				for _, x := range b.Block {
+					if x == d {
+						break
+					}
+					if x.Name == "rewrite" {
+						return
+					}
+				}
+				check(d, captureGroups(re), d.Args, "the if's expression "+clip(re))
+			}
+			return
+		}
 		// directives that read the location's captures
 		loc := c.Enclosing(parser.CtxLocation)
 		if loc == nil || len(loc.Args) != 2 || (loc.Arg(0) != "~" && loc.Arg(0) != "~*") || c.In() != parser.CtxLocation {
@@ -893,7 +913,7 @@ func checkRegexCaptureMissing(p *Pass) {
 			}
 		}
 		check(d, captureGroups(loc.Arg(1)), d.Args, "the location's expression "+clip(loc.Arg(1)))
-	}, "rewrite", "alias", "root", "proxy_pass", "fastcgi_param", "try_files", "return")
+	}, "rewrite", "alias", "root", "proxy_pass", "fastcgi_param", "try_files", "return", "set", "add_header")
 }
 
 func argIndex(d *parser.Directive, a parser.Arg) int {
@@ -903,4 +923,52 @@ func argIndex(d *parser.Directive, a parser.Arg) int {
 		}
 	}
 	return 0
+}
+
+// servesNothing reports whether the block a root stands in answers no
+// request from it: a location that hands every request on (proxy_pass,
+// return, ...), or a server whose "location /" and every other location
+// do, or have a root or alias of their own.
+func servesNothing(p *Pass, c *parser.Context) bool {
+	b := c.Blocks
+	if len(b) == 0 {
+		return false
+	}
+	block := b[len(b)-1]
+	handles := func(l *parser.Directive) bool {
+		for _, x := range level(l.Block) {
+			if knowledge.Handlers[x.Name] || x.Name == "alias" || x.Name == "root" {
+				return true
+			}
+		}
+		return false
+	}
+	switch block.Name {
+	case "location":
+		for _, x := range level(block.Block) {
+			if knowledge.Handlers[x.Name] {
+				return true
+			}
+		}
+		return false
+	case "server":
+		slash := false
+		var all func(ds []*parser.Directive) bool
+		all = func(ds []*parser.Directive) bool {
+			for _, x := range ds {
+				if x.Name != "location" || x.Block == nil {
+					continue
+				}
+				if len(x.Args) == 1 && x.Arg(0) == "/" {
+					slash = true
+				}
+				if !handles(x) || !all(level(x.Block)) {
+					return false
+				}
+			}
+			return true
+		}
+		return all(level(block.Block)) && slash
+	}
+	return false
 }

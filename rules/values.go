@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"net"
 	"strconv"
 	"strings"
 
@@ -144,6 +145,22 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 		p.ReportArgf(d, 0, "invalid return code %q: nginx -t fails; return takes a status code (and a text or URL), or a URL starting with http://, https:// or $scheme alone", clip(v))
 	case "if":
 		ifConditionAt(p, d)
+	case "proxy_bind", "fastcgi_bind", "uwsgi_bind", "scgi_bind", "grpc_bind", "memcached_bind":
+		v := d.Arg(0)
+		if v == "off" || strings.Contains(v, "$") || templated(d.Args[0].Raw) {
+			return
+		}
+		if net.ParseIP(strings.Trim(v, "[]")) == nil {
+			p.ReportArgf(d, 0, "invalid address %q in %q: nginx -t fails; it takes off, an IP address (\"transparent\" after it) or a variable", clip(v), d.Name)
+			return
+		}
+		if len(d.Args) == 2 && d.Arg(1) != "transparent" {
+			p.ReportArgf(d, 1, "invalid parameter %q in %q: nginx -t fails; after the address only \"transparent\"", clip(d.Arg(1)), d.Name)
+		}
+	case "proxy_cookie_domain", "proxy_cookie_path":
+		if len(d.Args) == 1 && d.Arg(0) != "off" && !templated(d.Args[0].Raw) {
+			p.ReportArgf(d, 0, "invalid parameter %q in %q: nginx -t fails; one argument can only be \"off\", else a value and its replacement", clip(d.Arg(0)), d.Name)
+		}
 	}
 }
 
