@@ -205,12 +205,18 @@ func checkProxyPassNormalized(p *Pass) {
 		if loc == nil || c.In() != parser.CtxLocation {
 			return
 		}
+		// an exact location's URI is replaced whole: nothing of the
+		// client's path is passed
 		prefix, ok := locationIsPrefix(loc)
-		if !ok && !(len(loc.Args) == 2 && loc.Arg(0) == "=") {
+		if !ok {
 			return
 		}
-		if !ok {
-			prefix = loc.Arg(1)
+		// a rewrite ... break in the location (the raw-path idiom): nginx
+		// ignores the URI part and passes the rewritten URI
+		for _, x := range level(loc.Block) {
+			if x.Name == "rewrite" && x.Arg(2) == "break" {
+				return
+			}
 		}
 		p.ReportArgf(d, 0, "with the URI part %s nginx replaces the prefix %s in its own decoded, normalized copy of the path, not the client's: %%2F arrives as \"/\", /a/../b as /b; write the address without a URI part if the backend can take the original path",
 			clip(uri), clip(prefix))

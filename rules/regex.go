@@ -365,6 +365,13 @@ func checkMapDefaultMissing(p *Pass) {
 			}
 		}
 	}
+	// geo blocks too: an address no entry lists gets an empty string
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Block == nil || len(d.Args) == 0 || mayHaveDefault(d) {
+			return
+		}
+		maps[strings.TrimPrefix(d.Arg(len(d.Args)-1), "$")] = d
+	}, "geo")
 	if len(maps) == 0 {
 		return
 	}
@@ -382,8 +389,9 @@ func checkMapDefaultMissing(p *Pass) {
 			return
 		}
 		reported[m] = true
-		diag := p.Diag(m, "map %s has no default: a value it does not list gives an empty string, and %s at %s then %s; add \"default ...;\"", m.Arg(1), use.Name, where(use), how)
-		diag.Related = []Related{relatedTo(use, "where "+m.Arg(1)+" is used")}
+		v := m.Arg(len(m.Args) - 1)
+		diag := p.Diag(m, "%s %s has no default: a value it does not list gives an empty string, and %s at %s then %s; add \"default ...;\"", m.Name, v, use.Name, where(use), how)
+		diag.Related = []Related{relatedTo(use, "where "+v+" is used")}
 		p.Report(diag)
 	}
 	p.each(func(d *parser.Directive, c *parser.Context) {

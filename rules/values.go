@@ -157,6 +157,18 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 		if len(d.Args) == 2 && d.Arg(1) != "transparent" {
 			p.ReportArgf(d, 1, "invalid parameter %q in %q: nginx -t fails; after the address only \"transparent\"", clip(d.Arg(1)), d.Name)
 		}
+	case "map", "geo":
+		// the variable set is the last argument; geo's optional first
+		// (the address) is a variable too
+		for i, a := range d.Args {
+			if d.Name == "map" && i == 0 || templated(a.Raw) {
+				continue
+			}
+			if !strings.HasPrefix(a.Value, "$") {
+				p.ReportArgf(d, i, "invalid variable name %q in %s: nginx -t fails; write it with $ (%s $%s ...)", clip(a.Value), d.Name, d.Name, clip(a.Value))
+				return
+			}
+		}
 	case "proxy_cookie_domain", "proxy_cookie_path":
 		if len(d.Args) == 1 && d.Arg(0) != "off" && !templated(d.Args[0].Raw) {
 			p.ReportArgf(d, 0, "invalid parameter %q in %q: nginx -t fails; one argument can only be \"off\", else a value and its replacement", clip(d.Arg(0)), d.Name)
