@@ -421,6 +421,21 @@ func bypassFor(re *regexp.Regexp, domain string, subjectURL, withPath bool) stri
 			return a
 		}
 	}
+	// open gaps between the literals ("metrika.*yandex\.ru"): a foreign
+	// name put at each place of the accepted URL, kept when the regex
+	// still accepts it and its host is not the site's
+	for i := len(pre) + 1; i < len(base); i++ {
+		for _, ins := range []string{".attacker.example/", "-attacker.example/"} {
+			a := base[:i] + ins + base[i:]
+			h := strings.TrimPrefix(a, pre)
+			if j := strings.IndexAny(h, "/?#"); j >= 0 {
+				h = h[:j]
+			}
+			if re.MatchString(a) && registrable(h) != site && !strings.HasSuffix(h, "."+site) && h != site {
+				return a
+			}
+		}
+	}
 	return ""
 }
 

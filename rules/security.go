@@ -244,8 +244,14 @@ from parts of the request becomes header injection.`,
 
 func checkHeaderMultiline(p *Pass) {
 	p.each(func(d *parser.Directive, c *parser.Context) {
+		more := d.Name == "more_set_headers" || d.Name == "more_set_input_headers"
 		for i, a := range d.Args {
-			if i > 0 && strings.ContainsAny(a.Value, "\r\n") || d.Name == "more_set_headers" && strings.ContainsAny(a.Value, "\r\n") {
+			// headers-more's -s and -t take a list of statuses or types,
+			// which may span lines: not a header
+			if more && i > 0 && (d.Arg(i-1) == "-s" || d.Arg(i-1) == "-t") || more && strings.HasPrefix(a.Value, "-") {
+				continue
+			}
+			if i > 0 && strings.ContainsAny(a.Value, "\r\n") || more && strings.ContainsAny(a.Value, "\r\n") {
 				p.ReportArgf(d, i, "the value of %s holds a line break, which splits the header in two or breaks the message; write it on one line", d.Name)
 				return
 			}
