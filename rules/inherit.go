@@ -187,6 +187,19 @@ func checkProxyPassNormalized(p *Pass) {
 		if inStream(c) || len(d.Args) == 0 || !strings.Contains(d.Arg(0), "://") {
 			return
 		}
+		// a rewrite ... break to $request_uri (still percent-encoded): nginx
+		// escapes the rewritten URI again for the backend, so %2F arrives as
+		// %252F (measured with nginx 1.22.1)
+		if loc := c.Enclosing(parser.CtxLocation); loc != nil && c.In() == parser.CtxLocation {
+			for _, x := range level(loc.Block) {
+				if x.Name == "rewrite" && x.Arg(2) == "break" && strings.Contains(x.Arg(1), "$request_uri") {
+					diag := p.DiagArg(x, 1, "rewrite to $request_uri, which is still percent-encoded: nginx encodes the rewritten URI again for %s, so %%2F reaches the backend as %%252F (measured); pass it as \"proxy_pass %s$request_uri;\" instead", d.Name, clip(backendPart(d)))
+					diag.Severity = Warning
+					p.Report(diag)
+					return
+				}
+			}
+		}
 		uri := strings.TrimPrefix(d.Arg(0), backendPart(d))
 		if uri == "" {
 			return
