@@ -341,7 +341,8 @@ var statusPageExposed = &Rule{
 		Title: "A status page open to everyone",
 		Why: `stub_status (and nginx Plus's api and status) tell anyone who asks how many connections
 and requests the server handles: a load figure an attacker uses to time and measure an attack,
-and, for api, an interface that can change the configuration.`,
+and, for api, an interface that can change the configuration. A site or snippet linted on its own, whose including blocks are unknown, gets a warning that
+says so when nothing in it restricts access; linted inside its tree, the levels above decide.`,
 		Fix:      `Allow the monitoring hosts and deny the rest ("allow 127.0.0.1; deny all;"), or require auth.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location = /nginx_status {\n            stub_status;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location = /nginx_status {\n            stub_status;\n            allow 127.0.0.1;\n            deny all;\n        }\n    }\n}\n",
@@ -355,14 +356,51 @@ and, for api, an interface that can change the configuration.`,
 
 func checkStatusPageExposed(p *Pass) {
 	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) || c.In() != parser.CtxLocation || p.restricted(c) || listensOnLoopbackOnly(c) {
+		if inStream(c) || c.In() != parser.CtxLocation || listensOnLoopbackOnly(c) {
 			return // "status" is also a match block's test; not that
 		}
 		if len(findIn(c.Blocks[len(c.Blocks)-1].Block, "internal")) > 0 {
 			return // reachable only through internal redirects
 		}
+		if p.restricted(c) {
+			// a fragment read alone: the levels that include it are
+			// unknown, and may restrict access; say what the fragment shows
+			if fragmentAlone(p, c) && p.openHere(c) {
+				p.ReportSeverityf(Warning, d, "%s answers anyone who asks, unless the block that includes this file restricts access (nothing here does); add \"allow <monitoring host>; deny all;\" or auth", d.Name)
+			}
+			return
+		}
 		p.Reportf(d, "%s answers anyone who asks; add \"allow <monitoring host>; deny all;\" or auth", d.Name)
 	}, "stub_status", "api", "status")
+}
+
+// fragmentAlone reports whether c is in a file read on its own whose
+// context was inferred or declared (a site or a snippet), with nothing
+// left unread: what includes it is unknown, what it holds is known.
+func fragmentAlone(p *Pass, c *parser.Context) bool {
+	return c.Root != nil && len(c.Root.Context) > 1 && !p.Tree.HasUnread()
+}
+
+// openHere reports whether no level inside the fragment restricts access:
+// no auth and no allow/deny in the blocks around c within the file.
+func (p *Pass) openHere(c *parser.Context) bool {
+	for _, b := range c.Blocks {
+		for _, x := range level(b.Block) {
+			switch x.Name {
+			case "allow", "deny", "auth_basic", "auth_request", "auth_pam", "auth_jwt", "satisfy", "include":
+				return false
+			}
+		}
+	}
+	if c.Root != nil {
+		for _, x := range level(c.Root.Directives) {
+			switch x.Name {
+			case "allow", "deny", "auth_basic", "auth_request", "auth_pam", "auth_jwt", "satisfy", "include":
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // listensOnLoopbackOnly reports whether the server around a place listens
