@@ -117,11 +117,11 @@ func checkSsrf(p *Pass) {
 			internal = true
 		}
 		// the host fixed, only the port chosen: any service of that host
-		hostPart := part
+		hostPart, hasScheme := part, false
 		if _, after, ok := strings.Cut(part, "://"); ok {
-			hostPart = after
+			hostPart, hasScheme = after, true
 		}
-		if i := strings.LastIndex(hostPart, ":"); i > 0 && !strings.Contains(hostPart[i:], "]") {
+		if i := strings.LastIndex(hostPart, ":"); hasScheme && i > 0 && !strings.Contains(hostPart[i:], "]") {
 			if host := hostPart[:i]; !p.taintOf(host, d, c).picks {
 				diag := p.DiagArg(d, 0, "%s takes the port of %s from %s, which the client sends: it can reach any service listening on that host; map the allowed values to fixed ports",
 					d.Name, clip(host), t.via)
