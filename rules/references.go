@@ -9,7 +9,7 @@ import (
 var undefinedReference = &Rule{
 	Doc: Doc{
 		ID:    "undefined-reference",
-		Title: "A zone or log format used but never declared",
+		Title: "A zone or log format used but never declared, or a TLS listen with no certificate",
 		Why: `nginx -t refuses a name that nothing declares: "limit_req zone=y" with no limit_req_zone
 of that name ("zero size shared memory zone"), "limit_conn c" with no limit_conn_zone, a
 proxy_cache (fastcgi_cache, uwsgi_cache, scgi_cache) zone with no *_cache_path keys_zone of
@@ -51,6 +51,33 @@ func checkUndefinedReference(p *Pass) {
 	if len(mainRoots(p.Tree)) == 0 || p.Tree.HasUnread() || len(p.Tree.Unreadable) > 0 {
 		return
 	}
+	// a server that listens with ssl needs a certificate in effect (or
+	// ssl_reject_handshake on, nginx 1.19.4): nginx -t fails otherwise
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if inStream(c) || d.Block == nil || c.In() != parser.CtxHTTP {
+			return
+		}
+		var sslListen *parser.Directive
+		for _, l := range p.index.find(d.Block, "listen") {
+			if hasArg(l, "ssl") > 0 {
+				sslListen = l
+				break
+			}
+		}
+		if sslListen == nil {
+			return
+		}
+		blocks := append(append([]*parser.Directive(nil), c.Blocks...), d)
+		cert := p.Effective(blocks, c.Root, "ssl_certificate")
+		reject := p.Effective(blocks, c.Root, "ssl_reject_handshake")
+		if !cert.Complete || cert.Found() || reject.Found() && reject.Last().Arg(0) == "on" {
+			return
+		}
+		// nginx names the server's line when it finds the certificate missing
+		diag := p.Diag(d, "this server listens on %s with ssl and has no ssl_certificate in effect: nginx -t fails with 'no \"ssl_certificate\" is defined for the \"listen ... ssl\" directive'; give it (or http) a certificate, or ssl_reject_handshake on for a catch-all", clip(sslListen.Arg(0)))
+		diag.Related = []Related{relatedTo(sslListen, "the listen with ssl")}
+		p.Report(diag)
+	}, "server")
 	declared := map[string]bool{} // kind + "\x00" + name
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		if inStream(c) {
