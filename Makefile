@@ -78,3 +78,5 @@ directives:
 	bash scripts/nginx-sources.sh .sources
 	$(GO) run ./knowledge/gen .sources > knowledge/directives.tsv.new
 	mv knowledge/directives.tsv.new knowledge/directives.tsv
+	$(GO) run ./knowledge/gen -variables .sources > knowledge/variables.tsv.new
+	mv knowledge/variables.tsv.new knowledge/variables.tsv

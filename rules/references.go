@@ -3,20 +3,27 @@ package rules
 import (
 	"strings"
 
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
 var undefinedReference = &Rule{
 	Doc: Doc{
 		ID:    "undefined-reference",
-		Title: "A zone or log format used but never declared, or a TLS listen with no certificate",
+		Title: "A zone, log format or variable used but never declared, or a TLS listen with no certificate",
 		Why: `nginx -t refuses a name that nothing declares: "limit_req zone=y" with no limit_req_zone
 of that name ("zero size shared memory zone"), "limit_conn c" with no limit_conn_zone, a
 proxy_cache (fastcgi_cache, uwsgi_cache, scgi_cache) zone with no *_cache_path keys_zone of
 that name ("zone is unknown"), and an access_log format that no log_format declared before it
 ("unknown log format": log_format must come first in reading order, and the second argument
 of access_log is always the format, so "access_log FILE buffer=32k" names a format
-"buffer=32k"; zones may be declared anywhere in http). Judged only on a whole tree, read from its nginx.conf with every include.`,
+"buffer=32k"; zones may be declared anywhere in http). A variable that neither nginx nor a
+module of the table defines (knowledge/variables.tsv, generated from their sources) and that
+nothing in the tree sets (set, map, geo, split_clients, a named capture) fails with 'unknown
+"NAME" variable' (not judged in trees with a module nginxtune does not know, or an include
+that is missing). A server that listens with ssl and has no ssl_certificate in effect (nor
+ssl_reject_handshake on) fails with 'no "ssl_certificate" is defined for the "listen ... ssl"
+directive'. Judged only on a whole tree, read from its nginx.conf with every include.`,
 		Fix:      `Declare the zone or format (limit_req_zone $binary_remote_addr zone=NAME:10m rate=10r/s; log_format NAME ...; before its access_log), or correct the name.`,
 		Bad:      "events {}\nhttp {\n    access_log /var/log/nginx/access.log main;\n    log_format main '$remote_addr $request';\n}\n",
 		Good:     "events {}\nhttp {\n    log_format main '$remote_addr $request';\n    access_log /var/log/nginx/access.log main;\n}\n",
@@ -78,6 +85,7 @@ func checkUndefinedReference(p *Pass) {
 		diag.Related = []Related{relatedTo(sslListen, "the listen with ssl")}
 		p.Report(diag)
 	}, "server")
+	unknownVariables(p)
 	declared := map[string]bool{} // kind + "\x00" + name
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		if inStream(c) {
@@ -124,4 +132,116 @@ func checkUndefinedReference(p *Pass) {
 			}
 		}
 	}, "log_format", "access_log", "limit_req", "limit_conn", "proxy_cache", "fastcgi_cache", "uwsgi_cache", "scgi_cache")
+}
+
+// namedGroupRe finds named capture groups in a regex.
+var namedGroupRe = lazyRegexp(`\(\?(?:P?<|')([A-Za-z_][A-Za-z0-9_]*)[>']`)
+
+// regexArg reports whether argument i of d is a regular expression, where
+// "$" is an anchor, not a variable.
+func regexArg(d *parser.Directive, i int, c *parser.Context) bool {
+	v := d.Arg(i)
+	switch d.Name {
+	case "location":
+		return len(d.Args) == 2 && i == 1 && strings.HasPrefix(d.Arg(0), "~") || len(d.Args) == 1 && strings.HasPrefix(v, "~")
+	case "rewrite":
+		return i == 0
+	case "server_name", "valid_referers":
+		return strings.HasPrefix(v, "~")
+	case "if":
+		return i > 0 && strings.Contains(strings.Join(d.ArgValues()[:i], " "), "~")
+	case "fastcgi_split_path_info", "proxy_redirect", "proxy_cookie_path", "proxy_cookie_domain", "sub_filter", "subs_filter":
+		return true
+	}
+	return d.Parent != nil && (d.Parent.Name == "map" || d.Parent.Name == "geo" || d.Parent.Name == "split_clients") && strings.HasPrefix(d.Name, "~")
+}
+
+// unknownVariables reports variables no module of the table defines and
+// the tree does not set (set, map, geo, split_clients, a *_set directive,
+// a named capture): nginx -t fails with 'unknown "NAME" variable'. Only for
+// a whole tree nginx builds alone: a tree with a module nginxtune does not
+// know, or a third-party module that may define variables, is left alone.
+func unknownVariables(p *Pass) {
+	thirdParty := false
+	defined := map[string]bool{}
+	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+		if ds := knowledge.Lookup(d.Name); len(ds) > 0 {
+			// a directive only a third-party module has (its module may
+			// define variables); brotli and headers-more define none
+			core := false
+			for _, x := range ds {
+				core = core || x.Extra == "" || strings.HasPrefix(x.Extra, "http-brotli") || strings.HasPrefix(x.Extra, "http-headers-more")
+			}
+			thirdParty = thirdParty || !core
+		}
+		if len(knowledge.Lookup(d.Name)) == 0 && d.Name != "" && !parser.IsDataBlock(dParent(d)) {
+			thirdParty = true // a name the table does not have: its module may define variables
+		}
+		// what the tree defines
+		switch {
+		case d.Name == "map" || d.Name == "split_clients":
+			if len(d.Args) >= 2 {
+				defined[strings.TrimPrefix(d.Arg(1), "$")] = true
+			}
+		case d.Name == "geo":
+			if n := len(d.Args); n > 0 {
+				defined[strings.TrimPrefix(d.Arg(n-1), "$")] = true
+			}
+		case d.Name == "set" || strings.HasPrefix(d.Name, "set_") || strings.HasSuffix(d.Name, "_set") || d.Name == "js_var" || d.Name == "auth_request_set":
+			if len(d.Args) > 0 {
+				defined[strings.TrimPrefix(d.Arg(0), "$")] = true
+			}
+		}
+		for _, a := range d.Args {
+			for _, m := range namedGroupRe().FindAllStringSubmatch(a.Value, -1) {
+				defined[m[1]] = true
+			}
+		}
+		if d.Name == "map" {
+			for _, e := range d.Block {
+				for _, m := range namedGroupRe().FindAllStringSubmatch(e.Name, -1) {
+					defined[m[1]] = true // a named capture of a map's regex key
+				}
+			}
+		}
+	})
+	if thirdParty || p.loadsUnknownModule() {
+		return
+	}
+	// a missing include may hold the map or set that defines a name
+	for _, diag := range p.Tree.Diagnostics {
+		if diag.Kind == "include-missing" {
+			return
+		}
+	}
+	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+		if d.Parent != nil && parser.IsDataBlock(d.Parent.Name) && d.Parent.Name != "map" {
+			return
+		}
+		// perl, njs and Lua take code, whose "$" is the language's own
+		if strings.HasPrefix(d.Name, "perl") || strings.HasPrefix(d.Name, "js_") || strings.Contains(d.Name, "lua") {
+			return
+		}
+		for i, a := range d.Args {
+			if regexArg(d, i, c) || a.Quote == '\'' && d.Name == "log_format" && false {
+				continue
+			}
+			for _, r := range varsIn(a.Value) {
+				n := r.name
+				if n == "" || n[0] >= '0' && n[0] <= '9' || defined[n] || knowledge.VariableKnown(n, inStream(c)) {
+					continue
+				}
+				p.ReportArgf(d, i, "$%s is not a variable nginx or a module knows, and nothing in this tree sets it: nginx -t fails with 'unknown \"%s\" variable'", clip(n), clip(n))
+				return
+			}
+		}
+	})
+}
+
+// dParent is the name of the block d stands in, "" at a file's top.
+func dParent(d *parser.Directive) string {
+	if d.Parent == nil {
+		return ""
+	}
+	return d.Parent.Name
 }

@@ -122,8 +122,15 @@ func valuesOf(text, handler, entryRest string) string {
 }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "-variables" {
+		if err := variables(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		return
+	}
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: gen SRCDIR")
+		fmt.Fprintln(os.Stderr, "usage: gen SRCDIR | gen -variables SRCDIR")
 		os.Exit(2)
 	}
 	src := os.Args[1]
