@@ -149,16 +149,7 @@ func TestPresetDrupal(t *testing.T) {
 // dot-files under it stay hidden.
 func TestPresetDjangoUWSGI(t *testing.T) {
 	uwsgi, err := exec.LookPath("uwsgi")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("uwsgi is not installed (scripts/deps.sh installs uwsgi-plugin-python3)")
-		}
-		t.Skip("no uwsgi")
-	}
-	nginxtest.Require(t)
-	if os.Geteuid() != 0 {
-		t.Skip("serving needs root")
-	}
+	needTool(t, err == nil, "uwsgi (scripts/deps.sh installs uwsgi-plugin-python3)")
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "app.sock")
 	writeTree(t, dir, map[string]string{
@@ -232,16 +223,7 @@ func TestPresetNode(t *testing.T) {
 // through nginx's plaintext HTTP/2 port by a Python client.
 func TestPresetGRPC(t *testing.T) {
 	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import grpc").Run(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("python3-grpcio is not installed (scripts/deps.sh installs it)")
-		}
-		t.Skip("no python3-grpcio")
-	}
-	nginxtest.Require(t)
-	if os.Geteuid() != 0 {
-		t.Skip("serving needs root")
-	}
+	needTool(t, exec.Command(py, "-c", "import grpc").Run() == nil, "python3-grpcio (scripts/deps.sh installs it)")
 	dir := t.TempDir()
 	backend := nginxtest.FreePort(t)
 	writeTree(t, dir, map[string]string{
@@ -348,5 +330,21 @@ func TestGenHeadersCachingBrotli(t *testing.T) {
 	}
 	if code, h, _ := hostGet(t, port, "www.example.test", "/a?b=1"); code != 301 || h.Get("Location") != "http://example.test/a?b=1" {
 		t.Errorf("www redirect: %d %v", code, h)
+	}
+}
+
+// needTool skips a test whose tool is missing, or fails it in CI, where
+// scripts/deps.sh has installed it; and it needs nginx and root to serve.
+func needTool(t *testing.T, present bool, what string) {
+	t.Helper()
+	if !present {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed", what)
+		}
+		t.Skipf("%s is not installed", what)
+	}
+	nginxtest.Require(t)
+	if os.Geteuid() != 0 {
+		t.Skip("serving needs root")
 	}
 }

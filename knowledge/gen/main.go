@@ -224,6 +224,19 @@ func label(dir, name string) (string, string) {
 }
 
 func scan(root, from string, rows map[string]*row) error {
+	return eachSource(root, func(p, text string) {
+		module := strings.TrimSuffix(filepath.Base(p), ".c")
+		var arrays []string
+		for _, arr := range commandArray.FindAllStringSubmatch(text, -1) {
+			arrays = append(arrays, arr[1])
+		}
+		add(rows, from, module, text, arrays)
+	})
+}
+
+// eachSource calls fn with every C source file below root, leaving out
+// Debian's packaging and the test suites.
+func eachSource(root string, fn func(path, text string)) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -238,13 +251,7 @@ func scan(root, from string, rows map[string]*row) error {
 		if err != nil {
 			return err
 		}
-		text := string(b)
-		module := strings.TrimSuffix(filepath.Base(p), ".c")
-		var arrays []string
-		for _, arr := range commandArray.FindAllStringSubmatch(text, -1) {
-			arrays = append(arrays, arr[1])
-		}
-		add(rows, from, module, text, arrays)
+		fn(p, string(b))
 		return nil
 	})
 }

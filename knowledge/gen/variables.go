@@ -6,7 +6,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -43,21 +42,7 @@ func variables(src string) error {
 		if from == "" {
 			continue
 		}
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && (d.Name() == "debian" || d.Name() == "t" || d.Name() == "test" || d.Name() == "tests") {
-				return filepath.SkipDir
-			}
-			if d.IsDir() || !strings.HasSuffix(p, ".c") {
-				return nil
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			text := string(b)
+		err := eachSource(root, func(p, text string) {
 			for _, m := range varStatic.FindAllStringSubmatch(text, -1) {
 				for _, proto := range []string{"http", "stream"} {
 					if !strings.Contains(text, "ngx_"+proto+"_add_variable(cf, &"+m[1]) {
@@ -86,7 +71,6 @@ func variables(src string) error {
 					rows[key] = &vrow{name: m[1], proto: arr[1], prefix: prefix, from: []string{from}}
 				}
 			}
-			return nil
 		})
 		if err != nil {
 			return err
