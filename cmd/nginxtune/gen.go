@@ -85,9 +85,11 @@ reloads nginx after a renewal.
 
 The syntax follows the nginx version: --nginx-version, else the installed nginx's,
 else ` + defaultGenVersion + ` ("http2 on" from 1.25.1, the upstream keepalive defaults of 1.29.7,
-"ssl_session_tickets off" before 1.23.2). When an nginx binary of a compatible
-version is installed and gen runs as root, the output is checked with nginx -t in
-a temporary prefix before it is written.
+"ssl_session_tickets off" before 1.23.2). Before anything is written, nginxtune reads
+the target tree with the new files in it and refuses what nginx would; when an nginx
+binary of a compatible version is installed and gen runs as root, nginx -t checks gen's
+files in a temporary prefix, and the whole target tree only when it is the live
+configuration or --nginx-test is given (nginx -t reads every file a tree names).
 
 Without --out the files are printed. --out DIR writes them atomically and refuses
 to replace existing files unless --force; --diff shows what would change.`,
