@@ -487,13 +487,16 @@ func checkOriginRegex(p *Pass) {
 	// the header is Referer (RFC 9110 keeps the misspelling): browsers
 	// never send "Referrer", so $http_referrer is always empty and a
 	// check built on it passes or fails for everyone alike
+	referrer := func(w string) bool {
+		return strings.Contains(w, "http_referrer") && (strings.Contains(w, "$http_referrer") || strings.Contains(w, "${http_referrer}"))
+	}
 	for _, v := range p.visits.all {
 		d := v.d
-		text := d.Name
-		for _, a := range d.Args {
-			text += " " + a.Value
+		found := referrer(d.Name)
+		for i := 0; i < len(d.Args) && !found; i++ {
+			found = referrer(d.Args[i].Value)
 		}
-		if strings.Contains(text, "$http_referrer") || strings.Contains(text, "${http_referrer}") {
+		if found {
 			p.ReportSeverityf(Warning, d, "$http_referrer is always empty: the header is Referer, one r (browsers never send \"Referrer\"); write $http_referer")
 		}
 	}

@@ -165,7 +165,8 @@ func unknownVariables(p *Pass) {
 	thirdParty := false
 	defined := map[string]bool{}
 	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
-		if ds := knowledge.Lookup(d.Name); len(ds) > 0 {
+		switch ds := p.info(d.Name).all; {
+		case len(ds) > 0:
 			// a directive only a third-party module has (its module may
 			// define variables); brotli and headers-more define none
 			core := false
@@ -173,8 +174,7 @@ func unknownVariables(p *Pass) {
 				core = core || x.Extra == "" || strings.HasPrefix(x.Extra, "http-brotli") || strings.HasPrefix(x.Extra, "http-headers-more")
 			}
 			thirdParty = thirdParty || !core
-		}
-		if len(knowledge.Lookup(d.Name)) == 0 && d.Name != "" && !parser.IsDataBlock(dParent(d)) {
+		case d.Name != "" && !parser.IsDataBlock(dParent(d)):
 			thirdParty = true // a name the table does not have: its module may define variables
 		}
 		// what the tree defines

@@ -129,10 +129,9 @@ type Existing struct {
 	Default80, Default443 string
 	// UpgradeMap names where $connection_upgrade is already defined.
 	UpgradeMap string
-	// Workers, Connections and Rlimit are the tree's main-level numbers
-	// (0: unset, nginx's default). The site's open_file_cache is sized
-	// within the descriptors they leave, unless TuneMain rewrites them.
-	Workers     int
+	// Connections and Rlimit are the tree's main-level numbers (0: unset,
+	// nginx's default). The site's open_file_cache is sized within the
+	// descriptors they leave, unless TuneMain rewrites them.
 	Connections int
 	Rlimit      int
 	TuneMain    bool

@@ -69,9 +69,6 @@ func loadExisting(dir string, layoutName string) (*existingTree, error) {
 			e.user = d.Arg(0)
 		case d.Name == "worker_processes" && c.In() == "main":
 			e.workers = d
-			if n, err := strconv.Atoi(d.Arg(0)); err == nil {
-				e.facts.Workers = n
-			}
 		case d.Name == "worker_rlimit_nofile" && c.In() == "main":
 			e.rlimit = d
 			e.facts.Rlimit, _ = strconv.Atoi(d.Arg(0))
