@@ -40,6 +40,7 @@ func gluedStatements(f *File, known func(string) bool) []Diagnostic {
 					diag.Severity = SevWarning
 					diag.Message += fmt.Sprintf("; nginx accepts it (more %s), so %q is silently lost", freeWhat(d.Name), a.Value)
 				}
+				d.rareParts().glued = true
 				out = append(out, diag)
 				break
 			}

@@ -59,6 +59,7 @@ type Directive struct {
 type rareParts struct {
 	includes []*File
 	rawBody  string
+	glued    bool
 }
 
 // Includes lists the files an include directive resolved to, in the order
@@ -78,6 +79,10 @@ func (d *Directive) RawBody() string {
 	}
 	return d.rare.rawBody
 }
+
+// Glued reports whether the statement swallowed the next one because its
+// ";" is missing (the syntax finding that says so is the parser's).
+func (d *Directive) Glued() bool { return d.rare != nil && d.rare.glued }
 
 func (d *Directive) rareParts() *rareParts {
 	if d.rare == nil {

@@ -576,11 +576,9 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 		return
 	}
 	// a ";" missing: the next line's directive became arguments, and the
-	// syntax finding says so, once
-	for _, a := range d.Args {
-		if a.Line > d.Line && a.Quote == 0 && parser.Known(a.Value) && (!argsOK || !blockOK) {
-			return
-		}
+	// parser's syntax finding says so, once
+	if d.Glued() && (!argsOK || !blockOK) {
+		return
 	}
 	switch {
 	case !blockOK && d.Block == nil:
