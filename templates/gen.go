@@ -216,6 +216,10 @@ type File struct {
 	// OS marks the OS half (sysctl.d, the systemd drop-in): files for
 	// the host, not for the nginx configuration directory.
 	OS bool
+	// Enable, on the HTTPS site --acme stages, is where the deploy hook
+	// enables it once the certificate exists: a link to Path in the
+	// layout's EnabledDir, else Path renamed.
+	Enable string
 }
 
 // Header is a response header every answer of the site carries.
@@ -361,7 +365,11 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		if err != nil {
 			return nil, plan, err
 		}
-		files = append(files, File{Path: spec.path, Content: s, Mode: spec.mode, OS: spec.os})
+		file := File{Path: spec.path, Content: s, Mode: spec.mode, OS: spec.os}
+		if spec.tmpl == "site-tls.conf.tmpl" {
+			file.Enable = enabledPath(lay, site+"-tls")
+		}
+		files = append(files, file)
 		// Debian enables a site by a link in sites-enabled (the staged
 		// HTTPS site is linked by the deploy hook, once it can load)
 		if lay.EnabledDir != "" && strings.HasPrefix(spec.path, lay.SiteDir+"/") && spec.tmpl != "site-tls.conf.tmpl" {

@@ -441,3 +441,25 @@ func TestLintFragmentInsideTree(t *testing.T) {
 		t.Errorf("a fragment nothing includes was linted in a tree:\n%s%s", out, errOut)
 	}
 }
+
+// --acme in the Debian layout: the HTTPS site waits in sites-available
+// without a link (the deploy hook makes it), the TLS catch-all is linked
+// at once, and both phases pass nginx -t. The catch-all's name also ends
+// in "-tls", which verification once took for the staged site, leaving
+// its link dangling in the first phase.
+func TestGenACMEDebian(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "nginx")
+	_, errOut, code := runCLI(t, "", append([]string{"gen", "--profile", "static", "--acme", "--server-name", "a.example", "--layout", "debian", "--out", out}, genSizing...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if nginxtest.Binary() != "" && os.Geteuid() == 0 && !strings.Contains(errOut, "before the certificate exists") {
+		t.Errorf("both phases not verified: %s", errOut)
+	}
+	if _, err := os.Lstat(filepath.Join(out, "sites-enabled/a.example-tls")); err == nil {
+		t.Errorf("the staged HTTPS site is enabled before its certificate exists")
+	}
+	if l, err := os.Readlink(filepath.Join(out, "sites-enabled/00-nginxtune-default-tls")); err != nil || l != "../sites-available/00-nginxtune-default-tls" {
+		t.Errorf("the TLS catch-all is not linked: %q %v", l, err)
+	}
+}

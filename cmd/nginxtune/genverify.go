@@ -87,11 +87,13 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir stri
 		hasMain := whole && into
 		for _, file := range conf {
 			name := file.Path
-			if isStaged(lay, name) {
+			if file.Enable != "" {
 				if !enableTLS {
 					continue
 				}
-				name = enabledName(lay, name)
+				if lay.EnabledDir == "" {
+					name = file.Enable // renamed into place
+				}
 			}
 			hasMain = hasMain || name == "nginx.conf"
 			p := filepath.Join(tmp, name)
@@ -119,8 +121,8 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir stri
 		if enableTLS && lay.EnabledDir != "" {
 			// the deploy hook's link for the staged HTTPS site
 			for _, file := range conf {
-				if isStaged(lay, file.Path) {
-					link := filepath.Join(tmp, enabledName(lay, file.Path))
+				if file.Enable != "" {
+					link := filepath.Join(tmp, file.Enable)
 					os.Remove(link)
 					if err := os.Symlink(filepath.Join("..", file.Path), link); err != nil {
 						return false, "", err
@@ -158,7 +160,7 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir stri
 	}
 	staged := false
 	for _, file := range conf {
-		staged = staged || isStaged(lay, file.Path)
+		staged = staged || file.Enable != ""
 	}
 	certs := certPaths(conf)
 	if staged {
@@ -199,23 +201,6 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir stri
 		fmt.Fprintf(w, "nginxtune: verified with nginx -t (nginx %s)%s\n", installed, scope)
 	}
 	return nil
-}
-
-// isStaged reports whether a generated file is the HTTPS site waiting for
-// its certificate.
-func isStaged(lay *templates.Layout, p string) bool {
-	if lay.EnabledDir != "" {
-		return strings.HasPrefix(p, lay.SiteDir+"/") && strings.HasSuffix(p, "-tls"+lay.SiteSuffix)
-	}
-	return strings.HasSuffix(p, ".conf.off")
-}
-
-// enabledName is where the deploy hook puts a staged site.
-func enabledName(lay *templates.Layout, p string) string {
-	if lay.EnabledDir != "" {
-		return filepath.Join(lay.EnabledDir, filepath.Base(p))
-	}
-	return strings.TrimSuffix(p, ".off")
 }
 
 func hasFiles(dir string) bool {
