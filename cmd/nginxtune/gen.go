@@ -740,20 +740,27 @@ func standInUpstreams(content string) (string, []string) {
 // machine: www-data (Debian, Ubuntu) when it exists, else nginx (RHEL,
 // Alpine, the official Docker image) when that exists, else www-data.
 func defaultUser(passwd string) string {
+	has := accounts(passwd)
+	if !has["www-data"] && has["nginx"] {
+		return "nginx"
+	}
+	return "www-data"
+}
+
+// accounts lists the account names of a passwd file (bounded to 4 MiB);
+// none when it cannot be read.
+func accounts(passwd string) map[string]bool {
+	has := map[string]bool{}
 	b, err := boundedread.File(passwd, 4<<20, "")
 	if err != nil {
-		return "www-data"
+		return has
 	}
-	has := map[string]bool{}
 	for _, line := range strings.Split(string(b), "\n") {
 		if name, _, ok := strings.Cut(line, ":"); ok {
 			has[name] = true
 		}
 	}
-	if !has["www-data"] && has["nginx"] {
-		return "nginx"
-	}
-	return "www-data"
+	return has
 }
 
 // distributionIncludes are what distributions' nginx.conf include: the

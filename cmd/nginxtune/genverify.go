@@ -498,11 +498,8 @@ func standInUser(conf, passwd string) string {
 		return ""
 	}
 	name := string(b[m[4]:m[5]])
-	pw, _ := boundedread.File(passwd, 4<<20, "")
-	for _, line := range strings.Split(string(pw), "\n") {
-		if n, _, ok := strings.Cut(line, ":"); ok && n == name {
-			return ""
-		}
+	if accounts(passwd)[name] {
+		return ""
 	}
 	out := string(b[:m[0]]) + string(b[m[2]:m[3]]) + "root;" + string(b[m[1]:])
 	if os.WriteFile(conf, []byte(out), 0o644) != nil {
