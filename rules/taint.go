@@ -129,39 +129,62 @@ type regexSource struct {
 // an earlier rewrite of the same block, an enclosing "if" with a regex
 // test, or the innermost regex location.
 func captureSource(d *parser.Directive, c *parser.Context) (regexSource, bool) {
-	if d.Name == "rewrite" {
-		return regexSource{d.Arg(0), "uri", d}, true
+	var found regexSource
+	ok := false
+	regexSources(d, c, false, func(src regexSource) bool {
+		found, ok = src, true
+		return true
+	})
+	return found, ok
+}
+
+// regexSources calls fn with the regular expressions whose captures d can
+// read, the most recent match first: d's own rewrite; then, block by block
+// outwards, the rewrites before d (the last first), the block's own test
+// (an "if" with a regex, a regex location) and, with servers, the regex
+// names of a server (matched against the Host). fn returns true to stop.
+func regexSources(d *parser.Directive, c *parser.Context, servers bool, fn func(regexSource) bool) {
+	if d.Name == "rewrite" && fn(regexSource{d.Arg(0), "uri", d}) {
+		return
 	}
 	for i := len(c.Blocks) - 1; i >= 0; i-- {
 		b := c.Blocks[i]
-		// an earlier rewrite in this block replaced the captures
-		var last *parser.Directive
+		var rewrites []*parser.Directive
 		for _, x := range level(b.Block) {
 			if x == d || x.Start >= d.Start && x.File == d.File {
 				break
 			}
 			if x.Name == "rewrite" {
-				last = x
+				rewrites = append(rewrites, x)
 			}
 		}
-		if last != nil {
-			return regexSource{last.Arg(0), "uri", last}, true
+		for j := len(rewrites) - 1; j >= 0; j-- {
+			if fn(regexSource{rewrites[j].Arg(0), "uri", rewrites[j]}) {
+				return
+			}
 		}
 		switch b.Name {
 		case "if":
-			if v, op, re, ok := ifCondition(b); ok && strings.HasPrefix(strings.TrimPrefix(op, "!"), "~") && !strings.HasPrefix(op, "!") {
-				return regexSource{re, strings.TrimPrefix(v, "$"), b}, true
+			if v, op, re, ok := ifCondition(b); ok && strings.HasPrefix(op, "~") && fn(regexSource{re, strings.TrimPrefix(v, "$"), b}) {
+				return
 			}
 		case "location":
-			if len(b.Args) == 2 && (b.Arg(0) == "~" || b.Arg(0) == "~*") {
-				return regexSource{b.Arg(1), "uri", b}, true
+			if re, ok := locationRegex(b); ok && fn(regexSource{re, "uri", b}) {
+				return
 			}
-			if len(b.Args) == 1 && strings.HasPrefix(b.Arg(0), "~") {
-				return regexSource{strings.TrimLeft(b.Arg(0)[1:], "*"), "uri", b}, true
+		case "server":
+			if !servers {
+				continue
+			}
+			for _, sn := range b.Find("server_name") {
+				for _, a := range sn.Args {
+					if strings.HasPrefix(a.Value, "~") && fn(regexSource{a.Value[1:], "host", sn}) {
+						return
+					}
+				}
 			}
 		}
 	}
-	return regexSource{}, false
 }
 
 // ifCondition splits the condition of an "if" block into the variable,
@@ -454,70 +477,23 @@ func (p *Pass) scriptTaint(value string, d *parser.Directive, c *parser.Context)
 }
 
 // namedCapture finds the regular expression that sets $name as a named
-// capture ((?<name>...), (?P<name>...), (?'name'...)) for d: an earlier
-// rewrite of a block around it, an enclosing "if" or regex location, or a
-// regex server_name of its server (matched against the Host). n is the
-// group's number.
+// capture ((?<name>...), (?P<name>...), (?'name'...)) for d, among those
+// regexSources offers, the most recent match first. n is the group's
+// number.
 func namedCapture(name string, d *parser.Directive, c *parser.Context) (regexSource, int, bool) {
 	if len(name) == 0 || name[0] >= '0' && name[0] <= '9' {
 		return regexSource{}, 0, false
 	}
-	try := func(src regexSource) (regexSource, int, bool) {
-		if n := namedGroup(src.re, name); n > 0 {
-			return src, n, true
+	var found regexSource
+	n := 0
+	regexSources(d, c, true, func(src regexSource) bool {
+		if n = namedGroup(src.re, name); n > 0 {
+			found = src
+			return true
 		}
-		return regexSource{}, 0, false
-	}
-	if d.Name == "rewrite" {
-		if src, n, ok := try(regexSource{d.Arg(0), "uri", d}); ok {
-			return src, n, true
-		}
-	}
-	for i := len(c.Blocks) - 1; i >= 0; i-- {
-		b := c.Blocks[i]
-		for _, x := range level(b.Block) {
-			if x == d || x.Start >= d.Start && x.File == d.File {
-				break
-			}
-			if x.Name == "rewrite" {
-				if src, n, ok := try(regexSource{x.Arg(0), "uri", x}); ok {
-					return src, n, true
-				}
-			}
-		}
-		switch b.Name {
-		case "if":
-			if v, op, re, ok := ifCondition(b); ok && strings.HasPrefix(op, "~") {
-				if src, n, ok := try(regexSource{re, strings.TrimPrefix(v, "$"), b}); ok {
-					return src, n, true
-				}
-			}
-		case "location":
-			re := ""
-			switch {
-			case len(b.Args) == 2 && (b.Arg(0) == "~" || b.Arg(0) == "~*"):
-				re = b.Arg(1)
-			case len(b.Args) == 1 && strings.HasPrefix(b.Arg(0), "~"):
-				re = strings.TrimLeft(b.Arg(0)[1:], "*")
-			}
-			if re != "" {
-				if src, n, ok := try(regexSource{re, "uri", b}); ok {
-					return src, n, true
-				}
-			}
-		case "server":
-			for _, sn := range b.Find("server_name") {
-				for _, a := range sn.Args {
-					if strings.HasPrefix(a.Value, "~") {
-						if src, n, ok := try(regexSource{a.Value[1:], "host", sn}); ok {
-							return src, n, true
-						}
-					}
-				}
-			}
-		}
-	}
-	return regexSource{}, 0, false
+		return false
+	})
+	return found, n, n > 0
 }
 
 // namedGroup returns the number of the capture group called name in a
