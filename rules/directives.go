@@ -35,6 +35,9 @@ type nameInfo struct {
 	allowed            uint32 // contexts some row allows
 	onceMask, manyMask uint32 // contexts of rows nginx refuses twice / allows twice
 	allOnce, anyFlag   bool
+	// valued: some row lists the words or the slot of its values, so
+	// directive-args collects the context's rows to check them
+	valued bool
 }
 
 func (p *Pass) info(name string) *nameInfo {
@@ -57,6 +60,7 @@ func (p *Pass) info(name string) *nameInfo {
 	for _, d := range i.ds {
 		i.allowed |= d.Mask
 		i.anyFlag = i.anyFlag || d.Flag
+		i.valued = i.valued || len(d.Values) > 0 || d.Slot != ""
 		if d.Once {
 			i.onceMask |= d.Mask
 		} else {
@@ -564,7 +568,9 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 		if certain && r.Mask&(lc.bit|1<<31) == 0 {
 			continue
 		}
-		rows = append(rows, r)
+		if in.valued {
+			rows = append(rows, r)
+		}
 		if !any {
 			first, any = r, true
 		}

@@ -164,18 +164,30 @@ func regexArg(d *parser.Directive, i int, c *parser.Context) bool {
 func unknownVariables(p *Pass) {
 	thirdParty := false
 	defined := map[string]bool{}
-	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
-		switch ds := p.info(d.Name).all; {
-		case len(ds) > 0:
-			// a directive only a third-party module has (its module may
-			// define variables); brotli and headers-more define none
-			core := false
+	// per name, whether only a third-party module (which may define
+	// variables) or no module of the table has it; brotli and
+	// headers-more define none. Asked once per name: knowledge.Lookup
+	// takes a lock, and p.info's cache is the language pass's, unlocked.
+	type kind struct{ known, foreign bool }
+	kinds := map[string]kind{}
+	kindOf := func(name string) kind {
+		k, ok := kinds[name]
+		if !ok {
+			ds := knowledge.Lookup(name)
+			k = kind{known: len(ds) > 0, foreign: true}
 			for _, x := range ds {
-				core = core || x.Extra == "" || strings.HasPrefix(x.Extra, "http-brotli") || strings.HasPrefix(x.Extra, "http-headers-more")
+				k.foreign = k.foreign && !(x.Extra == "" || strings.HasPrefix(x.Extra, "http-brotli") || strings.HasPrefix(x.Extra, "http-headers-more"))
 			}
-			thirdParty = thirdParty || !core
-		case d.Name != "" && !parser.IsDataBlock(dParent(d)):
-			thirdParty = true // a name the table does not have: its module may define variables
+			kinds[name] = k
+		}
+		return k
+	}
+	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+		if !thirdParty && d.Name != "" {
+			// a third-party-only name; or a name the table does not have,
+			// outside the entries of a map or geo
+			k := kindOf(d.Name)
+			thirdParty = k.known && k.foreign || !k.known && !parser.IsDataBlock(dParent(d))
 		}
 		// what the tree defines
 		switch {
@@ -192,19 +204,10 @@ func unknownVariables(p *Pass) {
 				defined[strings.TrimPrefix(d.Arg(0), "$")] = true
 			}
 		}
-		for _, a := range d.Args {
-			for _, m := range namedGroupRe().FindAllStringSubmatch(a.Value, -1) {
-				defined[m[1]] = true
-			}
-		}
-		if d.Name == "map" {
-			for _, e := range d.Block {
-				for _, m := range namedGroupRe().FindAllStringSubmatch(e.Name, -1) {
-					defined[m[1]] = true // a named capture of a map's regex key
-				}
-			}
-		}
 	})
+	for n := range p.namedGroups() {
+		defined[n] = true // a named capture, of a map's regex key too
+	}
 	if thirdParty || p.loadsUnknownModule() {
 		return
 	}

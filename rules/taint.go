@@ -441,8 +441,10 @@ func (p *Pass) varTaint(name string, d *parser.Directive, c *parser.Context, dep
 	}
 	ts := p.taintScope()
 	var t taint
-	if src, n, ok := namedCapture(name, d, c); ok {
-		t = t.or(p.captureTaint(src, n, "$"+name, d, c, depth))
+	if p.namedGroups()[name] {
+		if src, n, ok := namedCapture(name, d, c); ok {
+			t = t.or(p.captureTaint(src, n, "$"+name, d, c, depth))
+		}
 	}
 	for _, s := range ts.sets[name] {
 		u := p.scriptTaint(s.d.Arg(1), s.d, s.c)

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/nginxtune/nginxtune/parser"
@@ -21,8 +22,9 @@ type visits struct {
 	byName map[string][]int
 	places map[*parser.Directive]int // how many places a directive is met in
 	// rules run in parallel: what is computed on demand is computed once
-	placesOnce, taintOnce sync.Once
-	taint                 *taintScope // set and map statements, for taintOf
+	placesOnce, taintOnce, namedOnce sync.Once
+	taint                            *taintScope     // set and map statements, for taintOf
+	named                            map[string]bool // for namedGroups
 }
 
 // places reports in how many places of the tree the walk meets d: more than
@@ -38,6 +40,38 @@ func (p *Pass) places(d *parser.Directive) int {
 		}
 	})
 	return p.visits.places[d]
+}
+
+// namedGroups are the names of the named capture groups in the tree's
+// arguments and map keys, each a variable the match defines. Collected once:
+// unknownVariables counts them as defined, and taint looks a variable up as
+// a capture only when it is one of them (that walk is not free).
+func (p *Pass) namedGroups() map[string]bool {
+	if p.visits == nil {
+		p.visits = collect(p.Tree)
+	}
+	p.visits.namedOnce.Do(func() {
+		named := map[string]bool{}
+		add := func(s string) {
+			if strings.Contains(s, "(?") {
+				for _, m := range namedGroupRe().FindAllStringSubmatch(s, -1) {
+					named[m[1]] = true
+				}
+			}
+		}
+		for _, v := range p.visits.all {
+			for _, a := range v.d.Args {
+				add(a.Value)
+			}
+			if v.d.Name == "map" {
+				for _, e := range v.d.Block {
+					add(e.Name)
+				}
+			}
+		}
+		p.visits.named = named
+	})
+	return p.visits.named
 }
 
 func collect(t *parser.Tree) *visits {
