@@ -237,17 +237,12 @@ in .nginxtune.yaml ("directives: [name, ...]").`,
 // loadsUnknownModule reports whether the tree loads a dynamic module whose
 // directives the table may not have.
 func (p *Pass) loadsUnknownModule() bool {
-	found := false
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		base := d.Arg(0)
-		if i := strings.LastIndex(base, "/"); i >= 0 {
-			base = base[i+1:]
+	for _, m := range p.loadedModules() {
+		if !knownModuleFile[m] {
+			return true
 		}
-		if !knownModuleFile[strings.TrimSuffix(base, ".so")] {
-			found = true
-		}
-	}, "load_module")
-	return found
+	}
+	return false
 }
 
 // knownModuleFile are the dynamic modules whose directives the table has.

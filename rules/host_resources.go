@@ -171,27 +171,8 @@ func checkHostModuleMissing(p *Pass) {
 		return
 	}
 	args := p.Host.NginxConfigure().Value
-	var loaded []string
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Name == "load_module" {
-			loaded = append(loaded, d.Arg(0))
-		}
-	}, "load_module")
-	// loadedBy reports whether a load_module line of the tree loads the
-	// dynamic module n names
-	loadedBy := func(n knowledge.Need) bool {
-		for _, l := range loaded {
-			base := l
-			if i := strings.LastIndex(base, "/"); i >= 0 {
-				base = base[i+1:]
-			}
-			base = strings.TrimSuffix(base, ".so")
-			if n.SO != "" && base == n.SO || n.Source != "" && strings.Contains(normal(base), normal(n.Source)) {
-				return true
-			}
-		}
-		return false
-	}
+	loaded := p.loadedModules()
+	need := needOf()
 	// has answers whether the module is there: built in, or built as a
 	// dynamic module (--with-X=dynamic, --add-dynamic-module) and loaded
 	// by the tree. dynamic says it was built as one and the tree does not
@@ -199,7 +180,7 @@ func checkHostModuleMissing(p *Pass) {
 	// the tree left unread (Debian's modules-enabled, read from a copy)
 	// loads it.
 	has := func(n knowledge.Need) (present, dynamic bool) {
-		if loadedBy(n) {
+		if loads(loaded, n) {
 			return true, false
 		}
 		for _, a := range args {
@@ -249,7 +230,7 @@ func checkHostModuleMissing(p *Pass) {
 		if d.Name == "aio" && d.Arg(0) == "threads" {
 			key = "thread_pool"
 		}
-		if n, ok := knowledge.NeedOf(key, c.Has("stream"), c.Has("mail")); ok {
+		if n, ok := need(key, c); ok {
 			report(d, n, d.Name)
 		}
 	})
@@ -270,19 +251,11 @@ func moduleNotLoaded(p *Pass) {
 	if len(mainRoots(p.Tree)) == 0 || p.Tree.HasUnread() {
 		return
 	}
-	var loaded []string
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Name == "load_module" {
-			base := d.Arg(0)
-			if i := strings.LastIndex(base, "/"); i >= 0 {
-				base = base[i+1:]
-			}
-			loaded = append(loaded, strings.TrimSuffix(base, ".so"))
-		}
-	}, "load_module")
+	loaded := p.loadedModules()
+	need := needOf()
 	said := map[string]bool{}
 	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
-		n, ok := knowledge.NeedOf(d.Name, c.Has("stream"), c.Has("mail"))
+		n, ok := need(d.Name, c)
 		if !ok || n.SO == "" && n.Source == "" || said[n.SO] {
 			return
 		}
@@ -291,10 +264,8 @@ func moduleNotLoaded(p *Pass) {
 		if n.Source == "" && !dynamicModule[n.SO] {
 			return
 		}
-		for _, l := range loaded {
-			if l == n.SO || n.Source != "" && strings.Contains(normal(l), normal(n.Source)) {
-				return
-			}
+		if loads(loaded, n) {
+			return
 		}
 		said[n.SO] = true
 		what := n.Module
@@ -312,4 +283,54 @@ func moduleNotLoaded(p *Pass) {
 var dynamicModule = map[string]bool{
 	"ngx_http_perl_module": true, "ngx_http_image_filter_module": true, "ngx_http_xslt_filter_module": true,
 	"ngx_http_geoip_module": true, "ngx_stream_geoip_module": true,
+}
+
+// loadedModules lists the modules the tree's load_module lines load, by
+// file name without ".so" (ngx_http_js_module).
+func (p *Pass) loadedModules() []string {
+	var out []string
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		base := d.Arg(0)
+		if i := strings.LastIndex(base, "/"); i >= 0 {
+			base = base[i+1:]
+		}
+		out = append(out, strings.TrimSuffix(base, ".so"))
+	}, "load_module")
+	return out
+}
+
+// loads reports whether one of the loaded modules is the one n needs: its
+// .so by name, or a third-party source's by a fragment of the name.
+func loads(loaded []string, n knowledge.Need) bool {
+	for _, l := range loaded {
+		if n.SO != "" && l == n.SO || n.Source != "" && strings.Contains(normal(l), normal(n.Source)) {
+			return true
+		}
+	}
+	return false
+}
+
+// needOf returns knowledge.NeedOf remembered per name and family for one
+// walk: the walks ask it for every directive of the tree, and
+// knowledge.Lookup takes a lock each time.
+func needOf() func(name string, c *parser.Context) (knowledge.Need, bool) {
+	type answer struct {
+		n  knowledge.Need
+		ok bool
+	}
+	type key struct {
+		name         string
+		stream, mail bool
+	}
+	memo := map[key]answer{}
+	return func(name string, c *parser.Context) (knowledge.Need, bool) {
+		stream, mail := c.Has("stream"), c.Has("mail")
+		k := key{name, stream, mail}
+		if a, ok := memo[k]; ok {
+			return a.n, a.ok
+		}
+		n, ok := knowledge.NeedOf(name, stream, mail)
+		memo[k] = answer{n, ok}
+		return n, ok
+	}
 }
