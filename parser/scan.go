@@ -483,3 +483,13 @@ func srcString(b []byte) string {
 	}
 	return unsafe.String(&b[0], len(b))
 }
+
+// Parse reads one file's source without following its includes: for a
+// formatter, an editor buffer, or a tool that keeps its files elsewhere. A
+// syntax error is returned as a Diagnostic, with the statements completed
+// before it in the file.
+func Parse(path string, src []byte) (*File, *Diagnostic) {
+	f := &File{Path: path, Src: src}
+	d := parseFile(f)
+	return f, d
+}

@@ -89,7 +89,7 @@ var commands = []struct {
 	make func() *cobra.Command
 }{
 	{"parse", newParseCmd}, {"lint", newLintCmd}, {"gen", newGenCmd},
-	{"rules", newRulesCmd}, {"explain", newExplainCmd}, {"facts", newFactsCmd},
+	{"route", newRouteCmd}, {"fmt", newFmtCmd}, {"rules", newRulesCmd}, {"explain", newExplainCmd}, {"facts", newFactsCmd},
 }
 
 // newRoot builds the command tree for args. When args start with a
@@ -100,9 +100,11 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer, args []string) *cobra.Co
 	root := &cobra.Command{
 		Use:   "nginxtune",
 		Short: "Lint nginx configurations against nginx and the host, and generate tuned ones",
-		Long: `nginxtune reads a real nginx configuration tree (following include), reports the
-mistakes that cost nginx its speed at their file:line with what to write instead,
-and generates tuned configurations sized to the host.
+		Long: `nginxtune reads a real nginx configuration tree (following include) and reports
+what nginx -t would refuse, security holes and lost speed at their file:line with
+what to write instead (lint); generates tuned configurations sized to the host
+(gen); shows which server and location answer a request (route); and writes
+configurations in one layout (fmt).
 
 Exit codes:
   0  nothing found at or above the failure threshold

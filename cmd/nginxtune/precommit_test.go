@@ -172,17 +172,20 @@ func TestPreCommitSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal(b, &manifest); err != nil || len(manifest) != 1 {
+	if err := yaml.Unmarshal(b, &manifest); err != nil || len(manifest) != 2 || manifest[0]["id"] != "nginxtune" || manifest[1]["id"] != "nginxtune-fmt" {
 		t.Fatalf("manifest: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "nginxtune")
 	if out, err := runCmd(t, root, "go", "build", "-o", bin, "./cmd/nginxtune"); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	hook := manifest[0]
-	hook["language"] = "system"
-	hook["entry"] = bin + " " + strings.TrimPrefix(hook["entry"].(string), "nginxtune ")
-	cfg, _ := yaml.Marshal(map[string]any{"repos": []any{map[string]any{"repo": "local", "hooks": []any{hook}}}})
+	var hooks []any
+	for _, hook := range manifest {
+		hook["language"] = "system"
+		hook["entry"] = bin + " " + strings.TrimPrefix(hook["entry"].(string), "nginxtune ")
+		hooks = append(hooks, hook)
+	}
+	cfg, _ := yaml.Marshal(map[string]any{"repos": []any{map[string]any{"repo": "local", "hooks": hooks}}})
 
 	repo := t.TempDir()
 	etc := debianTree(t, repo)
@@ -219,5 +222,18 @@ func TestPreCommitSelection(t *testing.T) {
 	out, err = runCmd(t, repo, "pre-commit", "run", "nginxtune", "--files", "supervisor/supervisord.conf")
 	if err != nil || !strings.Contains(out, "skipped supervisor/supervisord.conf") && !strings.Contains(out, "Passed") {
 		t.Errorf("supervisord.conf failed the hook (err %v):\n%s", err, out)
+	}
+
+	// the fmt hook: the new site's one-line location fails it with the
+	// diff; a formatted file and another program's *.conf pass
+	out, err = runCmd(t, repo, "pre-commit", "run", "nginxtune-fmt", "--files", "etc/nginx/sites-enabled/new")
+	if err == nil || !strings.Contains(out, "+    location / {") {
+		t.Errorf("the fmt hook passed an unformatted site (err %v):\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(rhel, "default.d/php.conf"), []byte("location ~ \\.php$ {\n    fastcgi_pass unix:/run/php-fpm/www.sock;\n}\n"), 0o644)
+	for _, f := range []string{"rhel/default.d/php.conf", "supervisor/supervisord.conf"} {
+		if out, err := runCmd(t, repo, "pre-commit", "run", "nginxtune-fmt", "--files", f); err != nil {
+			t.Errorf("the fmt hook failed %s:\n%s", f, out)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
@@ -33,6 +34,10 @@ type File struct {
 	Directives   []string // extra directive names
 	Roots        []string // main files that include the changed files (lint --changed)
 	Overrides    []Override
+	// FmtIndent and FmtTabs are fmt's layout: spaces per level (0: the
+	// default, 4) and whether to indent with tabs.
+	FmtIndent int
+	FmtTabs   bool
 	// Dir is the file's directory, links resolved: what its relative
 	// paths, overrides and bounds are taken from.
 	Dir string
@@ -51,6 +56,7 @@ var keys = map[string]string{
 	"prefix":        "the directory relative includes are resolved against",
 	"directives":    "a list of extra directive names (third-party modules)",
 	"roots":         "a list of main files (nginx.conf) that lint --changed loads the changed files through",
+	"fmt":           "a mapping {indent: SPACES (1-8), tabs: true|false} for nginxtune fmt",
 	"overrides":     "a list of {paths: [GLOB...], disable: [RULE...], severity: {RULE: LEVEL}} for the files the globs match (relative to this file; ** for any depth)",
 }
 
@@ -227,6 +233,25 @@ func load(path string, found bool) (*File, error) {
 			}
 		case "overrides":
 			err = parseOverrides(v, path, f)
+		case "fmt":
+			err = pairs(func(key, val *yaml.Node) error {
+				switch key.Value {
+				case "indent":
+					n, err := strconv.Atoi(val.Value)
+					if val.Kind != yaml.ScalarNode || err != nil || n < 1 || n > 8 {
+						return bad(val, "fmt: indent: want a number of spaces from 1 to 8")
+					}
+					f.FmtIndent = n
+				case "tabs":
+					if val.Kind != yaml.ScalarNode || (val.Value != "true" && val.Value != "false") {
+						return bad(val, "fmt: tabs: want true or false")
+					}
+					f.FmtTabs = val.Value == "true"
+				default:
+					return bad(key, "fmt: unknown key %q (known: indent, tabs)", key.Value)
+				}
+				return nil
+			})
 		case "directives":
 			f.Directives, err = list()
 		case "roots":

@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/format"
+	"github.com/nginxtune/nginxtune/internal/boundedread"
+	"github.com/nginxtune/nginxtune/internal/config"
+	"github.com/nginxtune/nginxtune/internal/textdiff"
+	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/report"
+	"github.com/spf13/cobra"
+)
+
+type fmtFlags struct {
+	load       loadFlags
+	check      bool
+	diff       bool
+	indent     int
+	tabs       bool
+	configPath string
+	noConfig   bool
+	changed    bool
+}
+
+func newFmtCmd() *cobra.Command {
+	var f fmtFlags
+	c := &cobra.Command{
+		Use:   "fmt PATH... | fmt -",
+		Short: "Rewrite configuration files in one canonical layout",
+		Long: `Rewrite nginx configuration files in one canonical layout: one statement per
+line, blocks indented 4 spaces a level (as nginx's own files), "{" on the
+statement's line and "}" on its own, at most one blank line in a row, comments
+kept where they are. Arguments are kept byte for byte (quotes, escapes,
+multi-line strings), and so are the bodies of map, geo, types, split_clients,
+charset_map and *_by_lua_block blocks.
+
+PATH is a main file or a directory (its nginx.conf, or every *.conf below it):
+every file it includes that lies inside the same directory is formatted. "-"
+reads one file from standard input and writes it to standard output.
+
+Every result is parsed again and compared with the original (statements,
+arguments, nesting, comments): a layout that would change what nginx reads is
+an internal error (exit 3) and nothing is written. A file with a syntax error
+is not formatted (exit 2, nothing written). Files are replaced atomically,
+keeping their links, owners and modes, and only after all of them are staged.
+
+--changed formats the named files only, not the files they include, and
+skips (with a notice) a named file that is not nginx configuration at all:
+what the pre-commit hook nginxtune-fmt runs, on the files of a commit.
+
+--check writes nothing and exits 1 when a file would change, naming it;
+--diff prints the change as a unified diff (and, like --check, writes nothing).
+
+Layout settings come from the "fmt" key of .nginxtune.yaml
+(fmt: {indent: 2, tabs: false}); --indent and --tabs override it.
+
+Exit codes: 0 formatted (or already formatted); 1 with --check or --diff when
+something would change; 2 bad arguments, unreadable or broken files; 3 an
+internal error.`,
+		Example: `  nginxtune fmt /etc/nginx
+  nginxtune fmt --check --diff fixtures/route/basic.conf
+  nginxtune fmt - < site.conf > site.formatted.conf`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return runFmt(c, args, &f) },
+	}
+	f.load.register(c)
+	fl := c.Flags()
+	fl.BoolVar(&f.check, "check", false, "write nothing; exit 1 and name the files that would change")
+	fl.BoolVar(&f.diff, "diff", false, "write nothing; print what would change as a unified diff (exit 1 when something would)")
+	fl.IntVar(&f.indent, "indent", 0, "spaces per level, 1 to 8 (default 4, or the settings file's fmt.indent)")
+	fl.BoolVar(&f.tabs, "tabs", false, "indent with a tab per level")
+	fl.BoolVar(&f.changed, "changed", false, "the PATHs are changed files (as pre-commit passes them): format those only, skip files that are not nginx configuration")
+	fl.StringVar(&f.configPath, "config", "", "settings file (default: .nginxtune.yaml found from PATH upwards)")
+	fl.BoolVar(&f.noConfig, "no-config", false, "do not read .nginxtune.yaml")
+	return c
+}
+
+// fmtOptions merges the settings file and the flags.
+func fmtOptions(c *cobra.Command, f *fmtFlags, first string) (format.Options, error) {
+	var opt format.Options
+	var file *config.File
+	var err error
+	switch {
+	case f.configPath != "":
+		file, err = config.Load(f.configPath)
+	case !f.noConfig && first != "-":
+		if p, ok := config.Find(first); ok {
+			file, err = config.LoadFound(p)
+		}
+	}
+	if err != nil {
+		return opt, failf(ExitError, "%v", err)
+	}
+	if file != nil {
+		opt.Indent, opt.Tabs = file.FmtIndent, file.FmtTabs
+	}
+	if c.Flags().Changed("indent") {
+		if f.indent < 1 || f.indent > 8 {
+			return opt, failf(ExitError, "--indent %d: want 1 to 8", f.indent)
+		}
+		opt.Indent = f.indent
+	}
+	if c.Flags().Changed("tabs") {
+		opt.Tabs = f.tabs
+	}
+	return opt, nil
+}
+
+func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
+	opt, err := fmtOptions(c, f, args[0])
+	if err != nil {
+		return err
+	}
+	out := c.OutOrStdout()
+	if len(args) == 1 && args[0] == "-" {
+		return fmtStdin(c, f, opt)
+	}
+	type job struct {
+		file *parser.File
+		name string // as shown
+		data []byte
+	}
+	var jobs []job
+	seen := map[string]bool{}
+	for _, p := range args {
+		if p == "-" {
+			return failf(ExitError, `"-" reads standard input and cannot be combined with paths`)
+		}
+		t, err := f.load.load(c, p)
+		if err != nil {
+			return err
+		}
+		if t.Dump {
+			return failf(ExitError, "%s: nginx -T output; fmt formats the files themselves", relPath(p))
+		}
+		files := t.Files
+		if f.changed {
+			files = t.Roots
+			if len(t.Roots) == 1 && !rootLooksLikeNginx(t.Roots[0]) {
+				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error)\n", report.Escape(relPath(p)))
+				continue
+			}
+		}
+		for _, d := range t.Diagnostics {
+			if d.Kind == "syntax" && d.Severity == parser.SevError && (!f.changed || isRoot(t, d.File)) {
+				return failf(ExitError, "%s:%d:%d: %s (nothing formatted)", relPath(d.File), d.Line, d.Col, d.Message)
+			}
+		}
+		if len(t.Unreadable) > 0 {
+			return failf(ExitError, "%s: could not be read (nothing formatted)", relPath(t.Unreadable[0]))
+		}
+		for _, file := range files {
+			if seen[file.Path] || !boundedread.Within(file.Path, t.Dir) {
+				continue // another tree had it, or it lies outside this one
+			}
+			seen[file.Path] = true
+			data, err := formatted(file, opt)
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(data, file.Src) {
+				name := file.Path
+				if file.Via != "" && !strings.HasPrefix(filepath.Base(file.Via), ".") {
+					name = file.Via
+				}
+				jobs = append(jobs, job{file, relPath(name), data})
+			}
+		}
+	}
+	if f.check || f.diff {
+		for _, j := range jobs {
+			if f.diff {
+				a, b := j.name, j.name
+				if !filepath.IsAbs(j.name) {
+					a, b = "a/"+j.name, "b/"+j.name
+				}
+				io.WriteString(out, escapeLines(textdiff.Unified(a, b, string(j.file.Src), string(j.data))))
+			} else {
+				fmt.Fprintf(out, "%s: would reformat\n", report.Escape(j.name))
+			}
+		}
+		if len(jobs) > 0 {
+			return &exitError{code: ExitFindings}
+		}
+		return nil
+	}
+	// stage every file, then put them in place: a failure leaves every
+	// file as it was
+	var staged []stagedFile
+	for _, j := range jobs {
+		key := fileKey{j.file.Dev, j.file.Ino}
+		now, err := readVerified(j.file.Path, key)
+		if err == nil && !bytes.Equal(now, j.file.Src) {
+			err = fmt.Errorf("%s: %w", j.file.Path, errSwapped)
+		}
+		var st stagedFile
+		if err == nil {
+			st, err = stage(j.file.Path, key, j.data)
+		}
+		if err != nil {
+			for _, s := range staged {
+				s.discard()
+			}
+			return failf(ExitError, "%v (nothing formatted)", err)
+		}
+		staged = append(staged, st)
+	}
+	for i, st := range staged {
+		if _, err := st.commit(); err != nil {
+			for _, s := range staged[i+1:] {
+				s.discard()
+			}
+			return failf(ExitError, "%s: %v (%d of %d files formatted before it)", relPath(st.name), err, i, len(staged))
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "formatted %s\n", report.Escape(jobs[i].name))
+	}
+	return nil
+}
+
+// fmtStdin formats one file read from standard input.
+func fmtStdin(c *cobra.Command, f *fmtFlags, opt format.Options) error {
+	src, err := io.ReadAll(io.LimitReader(c.InOrStdin(), parser.MaxTreeBytes+1))
+	if err != nil {
+		return failf(ExitError, "reading standard input: %v", err)
+	}
+	if len(src) > parser.MaxTreeBytes {
+		return failf(ExitError, "standard input: %v", parser.ErrTooLarge)
+	}
+	file, d := parser.Parse("<stdin>", src)
+	if d != nil {
+		return failf(ExitError, "<stdin>:%d:%d: %s", d.Line, d.Col, d.Message)
+	}
+	data, err := formatted(file, opt)
+	if err != nil {
+		return err
+	}
+	out := c.OutOrStdout()
+	switch {
+	case f.diff:
+		io.WriteString(out, escapeLines(textdiff.Unified("a/<stdin>", "b/<stdin>", string(src), string(data))))
+	case f.check:
+		if !bytes.Equal(src, data) {
+			fmt.Fprintln(out, "<stdin>: would reformat")
+		}
+	default:
+		_, err = out.Write(data)
+		if err != nil {
+			return failf(ExitError, "writing output: %v", err)
+		}
+		return nil
+	}
+	if !bytes.Equal(src, data) {
+		return &exitError{code: ExitFindings}
+	}
+	return nil
+}
+
+// escapeLines escapes each line of a diff: the text comes from the
+// configuration, and its bytes must not reach the terminal raw.
+func escapeLines(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		body, nl := strings.CutSuffix(l, "\n")
+		lines[i] = report.Escape(body)
+		if nl {
+			lines[i] += "\n"
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// rootLooksLikeNginx is looksLikeNginx for a root file.
+func rootLooksLikeNginx(r *parser.File) bool {
+	if base := filepath.Base(r.Path); base == "nginx.conf" || strings.HasSuffix(base, ".nginx") {
+		return true
+	}
+	for _, d := range r.Directives {
+		if parser.Known(d.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+func isRoot(t *parser.Tree, path string) bool {
+	for _, r := range t.Roots {
+		if r.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// formatted formats one file; a result that would not read as the
+// original is a bug of nginxtune (exit 3), anything else exit 2.
+func formatted(file *parser.File, opt format.Options) ([]byte, error) {
+	data, err := format.Source(file, opt)
+	if err != nil {
+		var changed *format.ErrChanged
+		if errors.As(err, &changed) {
+			return nil, failf(ExitInternal, "%v", err)
+		}
+		return nil, failf(ExitError, "%v", err)
+	}
+	return data, nil
+}

@@ -1,0 +1,156 @@
+package route
+
+import (
+	"bufio"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// corpusDir is the shared corpus, beside the repository.
+const corpusDir = "../../shared/corpus"
+
+// corpusTrees builds servable trees from corpus files nginx accepted: a
+// main file as it is, an http fragment inside http, a server fragment
+// inside a server.
+func corpusTrees(t *testing.T, limit int) []routeTree {
+	f, err := os.Open(filepath.Join(corpusDir, "nginx-t-verdicts.tsv"))
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the corpus must be there in CI: %v", err)
+		}
+		t.Skip("no corpus:", err)
+	}
+	defer f.Close()
+	var rows [][]string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		r := strings.Split(sc.Text(), "\t")
+		if len(r) < 3 || r[1] != "1" {
+			continue
+		}
+		switch r[2] {
+		case "", "http", "server":
+			rows = append(rows, r)
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
+	var out []routeTree
+	for _, r := range rows {
+		b, err := os.ReadFile(filepath.Join(corpusDir, r[0]))
+		if err != nil {
+			continue
+		}
+		src := string(b)
+		if r[2] != "server" && !strings.Contains(src, "server") {
+			continue
+		}
+		if r[2] == "server" && !strings.Contains(src, "location") {
+			continue
+		}
+		files := map[string][]byte{}
+		switch r[2] {
+		case "":
+			if !strings.Contains(src, "http") {
+				continue
+			}
+			files["nginx.conf"] = b
+		case "http":
+			files["site.conf"] = b
+			files["nginx.conf"] = []byte("events {}\nhttp {\n    include site.conf;\n}\n")
+		case "server":
+			files["site.conf"] = b
+			files["nginx.conf"] = []byte("events {}\nhttp {\n    server {\n        listen 80;\n        server_name wrapped.test;\n        include site.conf;\n    }\n}\n")
+		}
+		out = append(out, routeTree{name: r[0], files: files})
+	}
+	if limit > 0 && len(out) > limit {
+		// an even spread over the sorted list: every project is sampled
+		step := float64(len(out)) / float64(limit)
+		var picked []routeTree
+		for i := 0; i < limit; i++ {
+			picked = append(picked, out[int(float64(i)*step)])
+		}
+		out = picked
+	}
+	return out
+}
+
+// fixtureTrees are the route fixtures: complete main files.
+func fixtureTrees(t *testing.T) []routeTree {
+	paths, _ := filepath.Glob("../fixtures/route/*.conf")
+	if len(paths) == 0 {
+		t.Fatal("no route fixtures")
+	}
+	var out []routeTree
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases, _ := fixtureCases(t, string(b))
+		tr := routeTree{name: filepath.Base(p), files: map[string][]byte{"nginx.conf": b}}
+		for _, c := range cases {
+			tr.cases = append(tr.cases, c.req)
+		}
+		out = append(out, tr)
+	}
+	return out
+}
+
+// TestAgreesWithNginx compares route with real nginx on generated
+// requests; NGINXTUNE_ROUTE_CORPUS=N widens the corpus sample (0: all).
+func TestAgreesWithNginx(t *testing.T) {
+	if testing.Short() {
+		t.Skip("serves with real nginx")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("serving with nginx needs root")
+	}
+	limit := 80
+	if v := os.Getenv("NGINXTUNE_ROUTE_CORPUS"); v != "" {
+		if v == "0" {
+			limit = 0
+		} else if n, err := strconv.Atoi(v); err == nil {
+			limit = n
+		}
+	}
+	for _, set := range []struct {
+		name    string
+		trees   []routeTree
+		perTree int
+		min     int // trees that must be served
+	}{
+		{"fixtures", fixtureTrees(t), 400, len(fixtureTrees(t))},
+		{"corpus", corpusTrees(t, limit), 120, 50},
+	} {
+		t.Run(set.name, func(t *testing.T) {
+			ag := &agreement{skipReasons: map[string]int{}, uncertainWhy: map[string]int{}}
+			rng := rand.New(rand.NewSource(1))
+			for _, tr := range set.trees {
+				t.Run(strings.ReplaceAll(tr.name, "/", "_"), func(t *testing.T) { runTree(t, tr, rng, ag, set.perTree) })
+			}
+			t.Logf("%s: %d trees served, %d skipped; %d requests: %d answered by both with route certain, %d agree (%.2f %%); %d route marked uncertain; %d no answer from nginx",
+				set.name, ag.trees, ag.skipped, ag.requests, ag.certain, ag.agreed, 100*float64(ag.agreed)/float64(max(1, ag.certain)), ag.uncertain, ag.inconclusive)
+			for why, n := range ag.skipReasons {
+				t.Logf("skipped %d: %s", n, why)
+			}
+			for why, n := range ag.uncertainWhy {
+				t.Logf("route uncertain %d: %s", n, why)
+			}
+			for _, d := range ag.disagreements {
+				t.Log("disagree:", d)
+			}
+			if ag.trees < set.min {
+				t.Errorf("%d trees served, want at least %d", ag.trees, set.min)
+			}
+			if ag.certain == 0 || float64(ag.agreed) < 0.99*float64(ag.certain) {
+				t.Errorf("agreement %d/%d is below 99 %%", ag.agreed, ag.certain)
+			}
+		})
+	}
+}

@@ -1,0 +1,328 @@
+package route
+
+import (
+	"fmt"
+	"net"
+	"strings"
+)
+
+// addrConf is the servers that share one listening address, as nginx
+// groups them (ngx_http_add_addresses): the servers of a specific address
+// are not those of the wildcard on the same port.
+type addrConf struct {
+	key     string // "*:80", "127.0.0.1:8080", "[::]:443"
+	servers []*Server
+	listens []Listen // the listen of each server there
+	def     *Server
+	defAt   Listen
+	ssl     bool
+}
+
+// pickAddress finds the address configuration a connection to addr:port
+// lands on. why explains the choice; unknown is set when the address the
+// client connects to was not given and the choice depends on it.
+func (c *Config) pickAddress(r *Request) (ac *addrConf, why, unknown string) {
+	v6 := strings.Contains(r.Addr, ":")
+	var specific []string
+	seen := map[string]bool{}
+	hasWild := false
+	for _, s := range c.Servers {
+		for _, l := range s.Listens {
+			if l.Unix != "" || l.Port != r.Port || l.V6 != v6 {
+				continue
+			}
+			if l.IP == "" {
+				hasWild = true
+			} else if !seen[l.IP] {
+				seen[l.IP] = true
+				specific = append(specific, l.IP)
+			}
+		}
+	}
+	ip := ""
+	switch {
+	case r.Addr != "":
+		if ip = normIP(r.Addr); !seen[ip] {
+			ip = ""
+			if !hasWild {
+				return nil, "", ""
+			}
+		}
+	case len(specific) > 0:
+		if hasWild {
+			unknown = fmt.Sprintf("servers listen on port %d both on specific addresses (%s) and on the wildcard; which answers depends on the address the client connects to (give --addr); the wildcard is assumed", r.Port, strings.Join(specific, ", "))
+		} else {
+			ip = specific[0]
+			if len(specific) > 1 {
+				unknown = fmt.Sprintf("servers listen on port %d on several addresses (%s); which answers depends on the address the client connects to (give --addr); %s is assumed", r.Port, strings.Join(specific, ", "), ip)
+			}
+		}
+	}
+	ac = &addrConf{}
+	for _, s := range c.Servers {
+		for _, l := range s.Listens {
+			if l.Unix != "" || l.Port != r.Port || l.V6 != v6 || l.IP != ip {
+				continue
+			}
+			ac.servers = append(ac.servers, s)
+			ac.listens = append(ac.listens, l)
+			if l.Default && ac.def == nil {
+				ac.def, ac.defAt = s, l
+			}
+			if l.SSL {
+				ac.ssl = true
+			}
+			break
+		}
+	}
+	if len(ac.servers) == 0 {
+		return nil, "", unknown
+	}
+	host := ip
+	if host == "" {
+		host = "*"
+	}
+	if v6 {
+		host = "[" + strings.Trim(host, "[]") + "]"
+		if ip == "" {
+			host = "[::]"
+		}
+	}
+	ac.key = fmt.Sprintf("%s:%d", host, r.Port)
+	if ac.def == nil {
+		ac.def, ac.defAt = ac.servers[0], ac.listens[0]
+		why = fmt.Sprintf("the default server there (for names no server_name matches) is the first, %s at %s, as none is marked default_server", ac.def.Label(), at(ac.def.Dir))
+	} else {
+		why = fmt.Sprintf("the default server there (for names no server_name matches) is %s at %s, marked default_server", ac.def.Label(), at(ac.def.Dir))
+	}
+	return ac, why, unknown
+}
+
+func normIP(s string) string {
+	s = strings.Trim(s, "[]")
+	if ip := net.ParseIP(s); ip != nil {
+		return ip.String()
+	}
+	return strings.ToLower(s)
+}
+
+// nameMatch is how a server name matched.
+type nameMatch struct {
+	server *Server
+	name   *Name
+	how    string // "exact name", "leading wildcard", ...
+	caps   map[string]string
+}
+
+// findServer picks the server for host among the address's servers, in
+// nginx's order: exact names, the longest leading wildcard, the longest
+// trailing wildcard, regular expressions in the order they appear, and
+// else the default server. unknown lists regexes route could not run.
+func (c *Config) findServer(ac *addrConf, host, hostname string) (m nameMatch, unknown []string) {
+	for _, s := range ac.servers {
+		for i := range s.Names {
+			if s.Names[i].Value == "$hostname" && hostname == "" {
+				unknown = append(unknown, fmt.Sprintf("server_name $hostname at %s is the host name of the machine nginx runs on; route went on as if it were not %q", at(s.Names[i].Dir), host))
+			}
+		}
+	}
+	// exact (".example.com" counts as the exact "example.com" as well)
+	for _, s := range ac.servers {
+		for i := range s.Names {
+			n := &s.Names[i]
+			if n.re != nil {
+				continue
+			}
+			v := strings.TrimPrefix(n.Value, ".")
+			if v == "$hostname" && hostname != "" {
+				v = strings.ToLower(hostname)
+			}
+			if !strings.Contains(v, "*") && v == host && v != "$hostname" {
+				return nameMatch{server: s, name: n, how: "exact name"}, unknown
+			}
+		}
+	}
+	if host != "" {
+		// "*.example.com" and ".example.com", then "www.example.*": the
+		// longest that matches, the first of equal ones
+		if m, ok := longestWildcard(ac, host, "leading wildcard", func(v string) (string, bool) {
+			switch {
+			case strings.HasPrefix(v, "*."):
+				return v[1:], strings.HasSuffix(host, v[1:])
+			case strings.HasPrefix(v, "."):
+				return v, strings.HasSuffix(host, v)
+			}
+			return "", false
+		}); ok {
+			return m, unknown
+		}
+		if m, ok := longestWildcard(ac, host, "trailing wildcard", func(v string) (string, bool) {
+			if !strings.HasSuffix(v, ".*") || strings.HasPrefix(v, "~") {
+				return "", false
+			}
+			return v[:len(v)-1], strings.HasPrefix(host, v[:len(v)-1])
+		}); ok {
+			return m, unknown
+		}
+	}
+	for _, s := range ac.servers {
+		for i := range s.Names {
+			n := &s.Names[i]
+			if n.re == nil {
+				continue
+			}
+			if n.re.re == nil {
+				unknown = append(unknown, fmt.Sprintf("server_name %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", n.Value, at(n.Dir), n.re.err))
+				continue
+			}
+			if caps, ok := matchCaps(n.re.re, host); ok {
+				return nameMatch{server: s, name: n, how: "regular expression (the first that matches, in order of appearance)", caps: caps}, unknown
+			}
+		}
+	}
+	return nameMatch{server: ac.def, how: "default"}, unknown
+}
+
+// longestWildcard finds the server name whose fixed part (as part
+// returns it, with whether host matches) is longest.
+func longestWildcard(ac *addrConf, host, how string, part func(v string) (string, bool)) (nameMatch, bool) {
+	best, bestLen := nameMatch{}, -1
+	for _, s := range ac.servers {
+		for i := range s.Names {
+			n := &s.Names[i]
+			fixed, ok := part(n.Value)
+			if ok && n.re == nil && len(host) > len(fixed) && len(fixed) > bestLen {
+				best, bestLen = nameMatch{server: s, name: n, how: how}, len(fixed)
+			}
+		}
+	}
+	return best, bestLen >= 0
+}
+
+// matchCaps runs re on s and returns its numbered ("1", "2", ...) and
+// named captures.
+func matchCaps(re interface {
+	FindStringSubmatchIndex(string) []int
+	SubexpNames() []string
+}, s string) (map[string]string, bool) {
+	idx := re.FindStringSubmatchIndex(s)
+	if idx == nil {
+		return nil, false
+	}
+	caps := map[string]string{}
+	names := re.SubexpNames()
+	for i := 1; 2*i+1 < len(idx); i++ {
+		v := ""
+		if idx[2*i] >= 0 {
+			v = s[idx[2*i]:idx[2*i+1]]
+		}
+		caps[fmt.Sprint(i)] = v
+		if names[i] != "" {
+			caps[names[i]] = v
+		}
+	}
+	return caps, true
+}
+
+// locResult is the outcome of one location search.
+type locResult struct {
+	loc      *Loc
+	redirect bool // the 301 nginx adds for a prefix ending in "/"
+	how      string
+	caps     map[string]string
+	unknown  []string
+	// passed records regexes tested that did not match, for the trace
+	passed []*Loc
+}
+
+// findLocation searches locs for uri as ngx_http_core_find_location does.
+func findLocation(locs []*Loc, uri string) locResult {
+	res, _ := findIn(locs, uri)
+	return res
+}
+
+// findIn returns the result and whether it is final (an exact match, a
+// redirect or a regex), so outer levels do not test their regexes.
+func findIn(locs []*Loc, uri string) (locResult, bool) {
+	var prefix *Loc
+	var res locResult
+	for _, l := range locs {
+		if l.Mod == "=" && l.Pattern == uri {
+			return locResult{loc: l, how: "exact match (=)"}, true
+		}
+	}
+	for _, l := range locs {
+		if (l.Mod == "" || l.Mod == "^~") && l.Pattern == uri {
+			prefix = l
+			break
+		}
+	}
+	if prefix == nil {
+		for _, l := range locs {
+			if (l.Mod == "" || l.Mod == "^~" || l.Mod == "=") && l.autoRedirect && l.Pattern == uri+"/" {
+				return locResult{loc: l, redirect: true, how: "the URI lacks the final slash of a location that proxies: nginx answers 301 to it"}, true
+			}
+		}
+		for _, l := range locs {
+			if (l.Mod == "" || l.Mod == "^~") && strings.HasPrefix(uri, l.Pattern) && (prefix == nil || len(l.Pattern) > len(prefix.Pattern)) {
+				prefix = l
+			}
+		}
+	}
+	noregex := false
+	if prefix != nil {
+		res = locResult{loc: prefix, how: "longest matching prefix"}
+		if prefix.Mod == "^~" {
+			res.how = "longest matching prefix, marked ^~ (no regex is tested)"
+			noregex = true
+		}
+		if len(prefix.Locs) > 0 {
+			inner, final := findIn(prefix.Locs, uri)
+			res.unknown = append(res.unknown, inner.unknown...)
+			res.passed = append(res.passed, inner.passed...)
+			if final {
+				inner.how = "nested in " + prefix.Label() + ": " + inner.how
+				inner.unknown, inner.passed = res.unknown, res.passed
+				return inner, true
+			}
+			if inner.loc != nil {
+				res.loc, res.how = inner.loc, "nested in "+prefix.Label()+": "+inner.how
+			}
+		}
+	}
+	if noregex {
+		return res, false
+	}
+	for _, l := range locs {
+		if l.Mod != "~" && l.Mod != "~*" {
+			continue
+		}
+		if l.re.re == nil {
+			res.unknown = append(res.unknown, fmt.Sprintf("location %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", l.Label(), at(l.Dir), l.re.err))
+			continue
+		}
+		caps, ok := matchCaps(l.re.re, uri)
+		if !ok {
+			res.passed = append(res.passed, l)
+			continue
+		}
+		out := locResult{loc: l, how: "first matching regular expression", caps: caps, unknown: res.unknown, passed: res.passed}
+		if res.loc != nil {
+			out.how += fmt.Sprintf("; the prefix %s at %s matched too, but regexes win over prefixes not marked ^~", res.loc.Label(), at(res.loc.Dir))
+		}
+		if len(l.Locs) > 0 {
+			inner, _ := findIn(l.Locs, uri)
+			out.unknown = append(out.unknown, inner.unknown...)
+			if inner.loc != nil {
+				inner.how = "nested in " + l.Label() + ": " + inner.how
+				inner.unknown = out.unknown
+				if inner.caps == nil {
+					inner.caps = caps
+				}
+				return inner, true
+			}
+		}
+		return out, true
+	}
+	return res, false
+}

@@ -1,0 +1,367 @@
+// Package route answers which server and location of an nginx configuration
+// answer a request, and what happens there, by the rules nginx applies
+// (src/http/ngx_http_core_module.c: ngx_http_core_find_location and
+// ngx_http_core_find_static_location; ngx_http_request.c:
+// ngx_http_find_virtual_server; ngx_http_parse.c:
+// ngx_http_parse_complex_uri; the rewrite module's script engine).
+//
+// Where the answer depends on something the configuration does not decide
+// (the disk, a variable set by a module, the client's address when none is
+// given), the result says so in Unknown instead of guessing.
+package route
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// Config is the http part of a tree, read once for many requests.
+type Config struct {
+	Tree *parser.Tree
+	// HTTP is the http block's statements, includes read in place.
+	HTTP    []*parser.Directive
+	httpDir *parser.Directive
+	Servers []*Server
+	// Fragment is set when the tree's root is not a main file: other
+	// servers may share an address in files route did not see.
+	Fragment bool
+	maps     map[string]*parser.Directive // "$name" -> its map block
+	regexes  map[string]*compiled
+}
+
+// Server is one http server block.
+type Server struct {
+	Dir     *parser.Directive
+	Body    []*parser.Directive // its statements, includes read in place
+	Listens []Listen
+	Names   []Name
+	Locs    []*Loc
+	named   map[string]*Loc
+	index   int
+}
+
+// Listen is one listen directive as nginx reads its address.
+type Listen struct {
+	Dir     *parser.Directive
+	Unix    string // the socket path for unix: addresses
+	IP      string // "" for a wildcard
+	V6      bool
+	Port    int
+	Default bool
+	SSL     bool
+	// Implicit is set for the *:80 a server without listen gets.
+	Implicit bool
+}
+
+// Condition is an if block's condition as written, without the
+// parentheses.
+func Condition(d *parser.Directive) string {
+	if d.BlockOpen < 0 {
+		return strings.Join(d.ArgValues(), " ")
+	}
+	c := strings.TrimSpace(d.File.SrcText(int(d.Start)+2, int(d.BlockOpen)))
+	c = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(c, "("), ")"))
+	return c
+}
+
+// Name is one server_name value.
+type Name struct {
+	Dir   *parser.Directive
+	Value string
+	re    *compiled
+}
+
+// Loc is one location block.
+type Loc struct {
+	Dir     *parser.Directive
+	Mod     string // "=", "^~", "~", "~*", "@" or "" (a plain prefix)
+	Pattern string
+	Body    []*parser.Directive
+	Locs    []*Loc
+	Parent  *Loc
+	re      *compiled
+	// autoRedirect: a prefix ending in "/" whose own block names a
+	// proxy_pass (or fastcgi_pass, ...): nginx answers the URI without
+	// the slash with a 301 to it
+	autoRedirect bool
+}
+
+// compiled is a regular expression as nginx's PCRE would run it, or why
+// Go's engine cannot run it the same way.
+type compiled struct {
+	re  *regexp.Regexp
+	err string
+}
+
+// Label is how a location is written: "= /x", "~ \.php$", "/".
+func (l *Loc) Label() string {
+	if l.Mod == "" || l.Mod == "@" {
+		return l.Pattern
+	}
+	return l.Mod + " " + l.Pattern
+}
+
+// Label names a server by its first server_name, or its listen when it has
+// none.
+func (s *Server) Label() string {
+	for _, n := range s.Names {
+		if n.Value != "" {
+			return n.Value
+		}
+	}
+	if len(s.Listens) > 0 && !s.Listens[0].Implicit {
+		return "(no name, listen " + s.Listens[0].Dir.Arg(0) + ")"
+	}
+	return `(no name)`
+}
+
+// handlers are the directives that make a location's content handler and
+// give a prefix location ending in "/" its automatic redirect.
+var handlers = map[string]bool{
+	"proxy_pass": true, "fastcgi_pass": true, "uwsgi_pass": true, "scgi_pass": true,
+	"memcached_pass": true, "grpc_pass": true,
+}
+
+// Flatten returns a block level's statements with each include replaced by
+// the statements of the files it read.
+func Flatten(dirs []*parser.Directive) []*parser.Directive {
+	var out []*parser.Directive
+	for _, d := range dirs {
+		if d.Name == "include" && len(d.Includes()) > 0 {
+			for _, f := range d.Includes() {
+				out = append(out, Flatten(f.Directives)...)
+			}
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// Build reads the http servers of a loaded tree.
+func Build(t *parser.Tree) *Config {
+	c := &Config{Tree: t, maps: map[string]*parser.Directive{}, regexes: map[string]*compiled{}}
+	for _, r := range t.Roots {
+		top := Flatten(r.Directives)
+		switch strings.Join(r.Context, ",") {
+		case "main":
+			for _, d := range top {
+				if d.Name == "http" && d.Block != nil {
+					c.httpDir = d
+					c.HTTP = append(c.HTTP, Flatten(d.Block)...)
+				}
+			}
+		case "main,http":
+			c.Fragment = true
+			c.HTTP = append(c.HTTP, top...)
+		default:
+			c.Fragment = true
+		}
+	}
+	for _, d := range c.HTTP {
+		switch d.Name {
+		case "server":
+			if d.Block != nil {
+				c.Servers = append(c.Servers, c.server(d, len(c.Servers)))
+			}
+		case "map":
+			if len(d.Args) == 2 && d.Block != nil {
+				c.maps[strings.ToLower(d.Arg(1))] = d
+			}
+		}
+	}
+	return c
+}
+
+func (c *Config) server(d *parser.Directive, i int) *Server {
+	s := &Server{Dir: d, Body: Flatten(d.Block), index: i, named: map[string]*Loc{}}
+	for _, x := range s.Body {
+		switch x.Name {
+		case "listen":
+			if l, ok := parseListen(x); ok {
+				s.Listens = append(s.Listens, l)
+			}
+		case "server_name":
+			for _, a := range x.Args {
+				n := Name{Dir: x, Value: strings.ToLower(a.Value)}
+				if a.Value == "$hostname" {
+					n.Value = a.Value
+				}
+				if strings.HasPrefix(a.Value, "~") {
+					n.Value = a.Value
+					n.re = c.compile(a.Value[1:], true)
+				}
+				s.Names = append(s.Names, n)
+			}
+		}
+	}
+	if len(s.Listens) == 0 {
+		s.Listens = []Listen{{Dir: d, Port: 80, Implicit: true}}
+	}
+	if len(s.Names) == 0 {
+		s.Names = []Name{{Dir: d, Value: ""}}
+	}
+	s.Locs = c.locations(s.Body, nil, s)
+	return s
+}
+
+func (c *Config) locations(body []*parser.Directive, parent *Loc, s *Server) []*Loc {
+	var out []*Loc
+	for _, d := range body {
+		if d.Name != "location" || d.Block == nil {
+			continue
+		}
+		l := &Loc{Dir: d, Parent: parent, Body: Flatten(d.Block)}
+		l.Mod, l.Pattern = locationArgs(d)
+		switch l.Mod {
+		case "~":
+			l.re = c.compile(l.Pattern, false)
+		case "~*":
+			l.re = c.compile(l.Pattern, true)
+		case "@":
+			if _, dup := s.named[l.Pattern]; !dup {
+				s.named[l.Pattern] = l
+			}
+		}
+		if (l.Mod == "" || l.Mod == "^~" || l.Mod == "=") && strings.HasSuffix(l.Pattern, "/") {
+			for _, x := range l.Body {
+				if handlers[x.Name] {
+					l.autoRedirect = true
+				}
+			}
+		}
+		l.Locs = c.locations(l.Body, l, s)
+		out = append(out, l)
+	}
+	return out
+}
+
+// locationArgs reads a location's modifier and pattern in both spellings
+// nginx accepts: "location = /x" and "location =/x".
+func locationArgs(d *parser.Directive) (mod, pattern string) {
+	if len(d.Args) >= 2 {
+		return d.Arg(0), d.Arg(1)
+	}
+	p := d.Arg(0)
+	switch {
+	case strings.HasPrefix(p, "="):
+		return "=", p[1:]
+	case strings.HasPrefix(p, "^~"):
+		return "^~", p[2:]
+	case strings.HasPrefix(p, "~*"):
+		return "~*", p[2:]
+	case strings.HasPrefix(p, "~"):
+		return "~", p[1:]
+	case strings.HasPrefix(p, "@"):
+		return "@", p
+	}
+	return "", p
+}
+
+// compile turns a PCRE pattern into Go's regexp where the two agree.
+func (c *Config) compile(pattern string, caseless bool) *compiled {
+	key := pattern
+	if caseless {
+		key = "(?i)" + key
+	}
+	if r, ok := c.regexes[key]; ok {
+		return r
+	}
+	r := &compiled{}
+	if why := unsupported(pattern); why != "" {
+		r.err = why
+	} else if re, err := regexp.Compile(key); err != nil {
+		r.err = "Go's regexp engine cannot run it: " + err.Error()
+	} else {
+		r.re = re
+	}
+	c.regexes[key] = r
+	return r
+}
+
+// unsupported names PCRE constructs Go's engine lacks or reads otherwise.
+func unsupported(p string) string {
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			if i+1 < len(p) {
+				switch n := p[i+1]; {
+				case n >= '1' && n <= '9':
+					return "a back-reference (\\" + string(n) + ")"
+				case n == 'Z' || n == 'G' || n == 'K' || n == 'R' || n == 'X' || n == 'h' || n == 'H' || n == 'v' || n == 'V' || n == 'g' || n == 'k':
+					return "the PCRE escape \\" + string(n)
+				}
+			}
+			i++
+		case '(':
+			rest := p[i+1:]
+			for _, pre := range []string{"?=", "?!", "?<=", "?<!", "?>", "?'", "?|", "?#", "?R", "?&", "?("} {
+				if strings.HasPrefix(rest, pre) {
+					return "the PCRE group (" + pre
+				}
+			}
+		case '+', '*', '?', '}':
+			if i+1 < len(p) && p[i+1] == '+' && i > 0 && p[i-1] != '\\' {
+				return "a possessive quantifier"
+			}
+		}
+	}
+	return ""
+}
+
+// parseListen reads a listen directive's address and the flags route uses.
+func parseListen(d *parser.Directive) (Listen, bool) {
+	l := Listen{Dir: d, Port: 80}
+	a := d.Arg(0)
+	if a == "" || strings.Contains(a, "$") {
+		return l, false
+	}
+	for _, x := range d.Args[1:] {
+		switch x.Value {
+		case "default_server", "default":
+			l.Default = true
+		case "ssl":
+			l.SSL = true
+		}
+	}
+	if strings.HasPrefix(a, "unix:") {
+		l.Unix, l.Port = a[5:], 0
+		return l, true
+	}
+	host, port := a, ""
+	if strings.HasPrefix(a, "[") {
+		end := strings.IndexByte(a, ']')
+		if end < 0 {
+			return l, false
+		}
+		host, l.V6 = a[1:end], true
+		if rest := a[end+1:]; strings.HasPrefix(rest, ":") {
+			port = rest[1:]
+		}
+		if host == "::" {
+			host = ""
+		}
+	} else if h, p, ok := strings.Cut(a, ":"); ok {
+		host, port = h, p
+	} else if strings.Trim(a, "0123456789") == "" {
+		host, port = "", a
+	}
+	if port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			return l, false
+		}
+		l.Port = n
+	}
+	switch host {
+	case "*", "0.0.0.0", "":
+		host = ""
+	case "localhost":
+		host = "127.0.0.1"
+	}
+	l.IP = strings.ToLower(host)
+	return l, true
+}

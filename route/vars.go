@@ -1,0 +1,385 @@
+package route
+
+import (
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// value is a variable's value, or why route cannot know it.
+type value struct {
+	s       string
+	unknown string // non-empty: the value depends on this
+}
+
+// state is one request on its way through the configuration.
+type state struct {
+	cfg    *Config
+	req    *Request
+	opt    Options
+	server *Server
+	host   string // the host nginx compares, lower case
+	uri    string
+	args   string
+	caps   map[string]string // the last regex's captures
+	vars   map[string]value  // set variables
+	intern bool              // after an internal redirect
+	// uriChanged marks a rewrite without a flag in a location
+	uriChanged bool
+	depth      int // map evaluation depth
+
+	loc    *Loc              // the location being processed
+	ifDir  *parser.Directive // a true if block of that location
+	levels []level           // the levels whose directives apply
+	named  *Loc              // a named location to go to next
+	// errorPaged is set once an error_page redirected the request: nginx
+	// follows one (recursive_error_pages off)
+	errorPaged bool
+	lastHow    string // why the last location searched for answered
+}
+
+// builtins known from the request alone; others are unknown.
+func (st *state) variable(name string) value {
+	lname := strings.ToLower(name)
+	if v, ok := st.vars[lname]; ok {
+		return v
+	}
+	if v, ok := st.caps[name]; ok {
+		return value{s: v}
+	}
+	if _, err := strconv.Atoi(name); err == nil {
+		return value{} // an unset capture is empty
+	}
+	r := st.req
+	switch lname {
+	case "uri", "document_uri":
+		return value{s: st.uri}
+	case "request_uri":
+		return value{s: r.Target}
+	case "args", "query_string":
+		return value{s: st.args}
+	case "is_args":
+		if st.args != "" {
+			return value{s: "?"}
+		}
+		return value{}
+	case "scheme":
+		return value{s: r.Scheme}
+	case "https":
+		if r.Scheme == "https" {
+			return value{s: "on"}
+		}
+		return value{}
+	case "request_method":
+		return value{s: r.Method}
+	case "server_port":
+		return value{s: strconv.Itoa(r.Port)}
+	case "server_protocol":
+		return value{s: "HTTP/1.1"}
+	case "host":
+		if st.host != "" {
+			return value{s: st.host}
+		}
+		return value{s: st.serverName()}
+	case "server_name":
+		return value{s: st.serverName()}
+	case "request":
+		return value{s: r.Method + " " + r.Target + " HTTP/1.1"}
+	case "remote_addr", "binary_remote_addr", "realip_remote_addr":
+		if r.Client == "" {
+			return value{unknown: "$" + lname + " (the client's address; give --client)"}
+		}
+		return value{s: r.Client}
+	case "server_addr":
+		if r.Addr == "" {
+			return value{unknown: "$server_addr (give --addr)"}
+		}
+		return value{s: r.Addr}
+	case "content_type":
+		return value{s: r.Headers["content-type"]}
+	case "content_length":
+		return value{s: r.Headers["content-length"]}
+	case "cookie":
+		return value{s: r.Headers["cookie"]}
+	case "document_root":
+		return st.documentRoot()
+	case "request_filename":
+		p, why := st.filePath(st.uri)
+		return value{s: p, unknown: why}
+	case "hostname":
+		if st.opt.Hostname == "" {
+			return value{unknown: "$hostname (the host name of the machine nginx runs on; give --hostname)"}
+		}
+		return value{s: st.opt.Hostname}
+	case "fastcgi_script_name":
+		return value{s: st.fastcgiScriptName()}
+	}
+	switch {
+	case lname == "http_host":
+		if r.HasHost {
+			return value{s: r.Host}
+		}
+		return value{}
+	case strings.HasPrefix(lname, "http_"):
+		return value{s: r.Headers[strings.ReplaceAll(lname[5:], "_", "-")]}
+	case strings.HasPrefix(lname, "arg_"):
+		return value{s: argValue(st.args, lname[4:])}
+	case strings.HasPrefix(lname, "cookie_"):
+		return value{s: cookieValue(r.Headers["cookie"], name[7:])}
+	}
+	if m := st.cfg.maps["$"+lname]; m != nil && st.depth < 10 {
+		return st.evalMap(m)
+	}
+	return value{unknown: "$" + name}
+}
+
+func (st *state) serverName() string {
+	if st.server == nil {
+		return ""
+	}
+	for _, n := range st.server.Names {
+		if n.re == nil {
+			return n.Value
+		}
+	}
+	return ""
+}
+
+// argValue finds a query argument as $arg_name does: the first, its name
+// compared without regard to case, its value undecoded.
+func argValue(args, name string) string {
+	for _, kv := range strings.Split(args, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
+func cookieValue(h, name string) string {
+	for _, c := range strings.Split(h, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(c), "=")
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
+// varRef is a variable reference in an argument: $name, ${name} or $1.
+var varRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z_][A-Za-z0-9_]*|[0-9]))`)
+})
+
+// expand substitutes variables in a directive argument.
+func (st *state) expand(s string) value {
+	if !strings.Contains(s, "$") {
+		return value{s: s}
+	}
+	out := value{}
+	var b strings.Builder
+	last := 0
+	for _, m := range varRef().FindAllStringSubmatchIndex(s, -1) {
+		b.WriteString(s[last:m[0]])
+		name := ""
+		if m[2] >= 0 {
+			name = s[m[2]:m[3]]
+		} else {
+			name = s[m[4]:m[5]]
+		}
+		v := st.variable(name)
+		if v.unknown != "" && out.unknown == "" {
+			out.unknown = v.unknown
+		}
+		b.WriteString(v.s)
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	out.s = b.String()
+	return out
+}
+
+// evalMap evaluates a map block for its source value.
+func (st *state) evalMap(m *parser.Directive) value {
+	st.depth++
+	defer func() { st.depth-- }()
+	src := st.expand(m.Arg(0))
+	if src.unknown != "" {
+		return src
+	}
+	var def value
+	hostnames := false
+	type entry struct{ key, val string }
+	var exact []entry
+	var res []*parser.Directive
+	for _, e := range Flatten(m.Block) {
+		switch {
+		case e.Name == "default" && len(e.Args) == 1:
+			def = st.expand(e.Arg(0))
+			continue
+		case e.Name == "hostnames" && len(e.Args) == 0:
+			hostnames = true
+			continue
+		case e.Name == "volatile" && len(e.Args) == 0:
+			continue
+		}
+		if len(e.Args) != 1 {
+			continue
+		}
+		key := e.Name
+		if key == "\\default" || key == "\\hostnames" || key == "\\volatile" || key == "\\include" {
+			key = key[1:]
+		}
+		if strings.HasPrefix(key, "~") {
+			res = append(res, e)
+			continue
+		}
+		exact = append(exact, entry{key, e.Arg(0)})
+	}
+	s := src.s
+	for _, e := range exact {
+		if e.key == s || (hostnames && strings.EqualFold(e.key, s)) {
+			return st.expand(e.val)
+		}
+	}
+	if hostnames {
+		best, bestLen := "", -1
+		for _, e := range exact {
+			suffix := ""
+			switch {
+			case strings.HasPrefix(e.key, "*."):
+				suffix = e.key[1:]
+			case strings.HasPrefix(e.key, "."):
+				suffix = e.key
+				if strings.EqualFold(s, e.key[1:]) {
+					return st.expand(e.val)
+				}
+			default:
+				continue
+			}
+			if len(s) > len(suffix) && strings.HasSuffix(strings.ToLower(s), strings.ToLower(suffix)) && len(suffix) > bestLen {
+				best, bestLen = e.val, len(suffix)
+			}
+		}
+		if bestLen >= 0 {
+			return st.expand(best)
+		}
+	}
+	for _, e := range res {
+		pat, ci := e.Name[1:], false
+		if strings.HasPrefix(pat, "*") {
+			pat, ci = pat[1:], true
+		}
+		re := st.cfg.compile(pat, ci)
+		if re.re == nil {
+			return value{unknown: "the map regex " + e.Name + " at " + at(e) + " (" + re.err + ")"}
+		}
+		if caps, ok := matchCaps(re.re, s); ok {
+			st.caps = caps
+			return st.expand(e.Arg(0))
+		}
+	}
+	return def
+}
+
+// condition evaluates the argument list of an if block.
+func (st *state) condition(d *parser.Directive) (bool, string) {
+	args := d.ArgValues()
+	if len(args) > 0 {
+		args[0] = strings.TrimPrefix(args[0], "(")
+		args[len(args)-1] = strings.TrimSuffix(args[len(args)-1], ")")
+		if args[len(args)-1] == "" {
+			args = args[:len(args)-1]
+		}
+		if len(args) > 0 && args[0] == "" {
+			args = args[1:]
+		}
+	}
+	switch len(args) {
+	case 1:
+		v := st.expand(args[0])
+		if v.unknown != "" {
+			return false, v.unknown
+		}
+		return v.s != "" && v.s != "0", ""
+	case 2:
+		op := args[0]
+		neg := strings.HasPrefix(op, "!")
+		switch strings.TrimPrefix(op, "!") {
+		case "-f", "-d", "-e", "-x":
+			p := st.expand(args[1])
+			if p.unknown != "" {
+				return false, p.unknown
+			}
+			if !st.opt.RootCheck {
+				return false, "whether " + p.s + " exists on the disk (route checks it with --root-check)"
+			}
+			fi, err := os.Stat(p.s)
+			ok := false
+			switch strings.TrimPrefix(op, "!") {
+			case "-f":
+				ok = err == nil && fi.Mode().IsRegular()
+			case "-d":
+				ok = err == nil && fi.IsDir()
+			case "-e":
+				ok = err == nil
+			case "-x":
+				ok = err == nil && fi.Mode()&0o111 != 0
+			}
+			return ok != neg, ""
+		}
+	case 3:
+		v := st.expand(args[0])
+		if v.unknown != "" {
+			return false, v.unknown
+		}
+		switch args[1] {
+		case "=":
+			return v.s == args[2], ""
+		case "!=":
+			return v.s != args[2], ""
+		case "~", "~*", "!~", "!~*":
+			re := st.cfg.compile(args[2], strings.HasSuffix(args[1], "*"))
+			if re.re == nil {
+				return false, "the regex " + args[2] + " (" + re.err + ")"
+			}
+			caps, ok := matchCaps(re.re, v.s)
+			if ok {
+				st.caps = caps
+			}
+			return ok != strings.HasPrefix(args[1], "!"), ""
+		}
+	}
+	return false, "a condition route does not read: " + strings.Join(d.ArgValues(), " ")
+}
+
+// clientIn reports whether the client address is in an allow/deny operand.
+func clientIn(client, operand string) bool {
+	if operand == "all" {
+		return true
+	}
+	ip := net.ParseIP(client)
+	if ip == nil {
+		return false
+	}
+	if strings.Contains(operand, "/") {
+		_, n, err := net.ParseCIDR(operand)
+		return err == nil && n.Contains(ip)
+	}
+	o := net.ParseIP(operand)
+	return o != nil && o.Equal(ip)
+}
+
+// escapeURI writes a URI for a Location header or an upstream request the
+// way nginx escapes it (spaces and controls, '%' kept when already an
+// escape).
+func escapeURI(s string) string {
+	return (&url.URL{Path: s}).EscapedPath()
+}
