@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	_ "embed"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -55,4 +56,24 @@ func VariableKnown(name string, stream bool) bool {
 		}
 	}
 	return false
+}
+
+// Variables lists the variable names (without "$") and the family
+// prefixes ($http_*, $arg_*, ...) nginx and the table's modules define for
+// http or stream, sorted.
+func Variables(stream bool) (names, prefixes []string) {
+	proto := "http"
+	if stream {
+		proto = "stream"
+	}
+	vs := variableSet()
+	for k := range vs.names {
+		if p, n, _ := strings.Cut(k, "\x00"); p == proto {
+			names = append(names, n)
+		}
+	}
+	prefixes = append(prefixes, vs.prefixes[proto]...)
+	sort.Strings(names)
+	sort.Strings(prefixes)
+	return names, prefixes
 }

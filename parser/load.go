@@ -49,6 +49,10 @@ type Options struct {
 	// configuration directory (Debian's modules, certbot's options) are
 	// read as nginx reads them.
 	Live bool
+	// Overlay holds file contents by real absolute path, read in place of
+	// the file on disk (an editor's unsaved buffers). A file must still
+	// exist on disk to be found.
+	Overlay map[string][]byte
 	// AllowOutside lists directories outside the linted tree whose files an
 	// include may read. Without it, a tree that is not live reads nothing
 	// outside its directory and the path maps: a configuration from a pull
@@ -329,6 +333,9 @@ func Load(p string, opt Options) (*Tree, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", p, unwrapPathErr(err))
 			}
+			if o, ok := opt.Overlay[abs]; ok {
+				b = o
+			}
 			if isDump(b) {
 				return l.loadDump(b)
 			}
@@ -462,7 +469,9 @@ func (l *loader) file(p string) (*File, error) {
 	delete(l.pre, real)
 	var b []byte
 	var err error
-	if pf != nil {
+	if o, ok := l.opt.Overlay[real]; ok {
+		b, pf = o, nil
+	} else if pf != nil {
 		b, err = pf.f.Src, pf.err
 	} else {
 		b, err = l.src.read(real)

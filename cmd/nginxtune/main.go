@@ -89,7 +89,7 @@ var commands = []struct {
 	make func() *cobra.Command
 }{
 	{"parse", newParseCmd}, {"lint", newLintCmd}, {"gen", newGenCmd},
-	{"route", newRouteCmd}, {"fmt", newFmtCmd}, {"rules", newRulesCmd}, {"explain", newExplainCmd}, {"facts", newFactsCmd},
+	{"route", newRouteCmd}, {"fmt", newFmtCmd}, {"lsp", newLSPCmd}, {"rules", newRulesCmd}, {"explain", newExplainCmd}, {"facts", newFactsCmd},
 }
 
 // newRoot builds the command tree for args. When args start with a
@@ -103,8 +103,8 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer, args []string) *cobra.Co
 		Long: `nginxtune reads a real nginx configuration tree (following include) and reports
 what nginx -t would refuse, security holes and lost speed at their file:line with
 what to write instead (lint); generates tuned configurations sized to the host
-(gen); shows which server and location answer a request (route); and writes
-configurations in one layout (fmt).
+(gen); shows which server and location answer a request (route); writes
+configurations in one layout (fmt); and serves editors (lsp).
 
 Exit codes:
   0  nothing found at or above the failure threshold

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// requireNeovim skips without nvim, except in CI, where deps.sh installs it.
+func requireNeovim(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("nvim")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("nvim is not installed; scripts/deps.sh installs neovim")
+		}
+		t.Skip("nvim is not installed")
+	}
+	return p
+}
+
+// Neovim's built-in LSP client (Debian's 0.7) starts nginxtune lsp, opens a
+// site file of a tree, and receives the finding at its line: the file is
+// linted inside the nginx.conf that includes it.
+func TestNeovimClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds nginxtune and runs neovim")
+	}
+	nvim := requireNeovim(t)
+	bin := filepath.Join(t.TempDir(), "nginxtune")
+	if out, err := runCmd(t, root, "go", "build", "-o", bin, "./cmd/nginxtune"); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "fixtures/lsp"))); err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(dir, "sites", "app.conf")
+	out := filepath.Join(t.TempDir(), "diagnostics.txt")
+	init := filepath.Join(t.TempDir(), "init.lua")
+	lua := `
+local client = vim.lsp.start_client({ name = "nginxtune", cmd = { ` + luaString(bin) + `, "lsp" }, root_dir = ` + luaString(dir) + ` })
+vim.cmd("edit " .. vim.fn.fnameescape(` + luaString(site) + `))
+vim.lsp.buf_attach_client(0, client)
+vim.wait(20000, function()
+  for _, d in ipairs(vim.diagnostic.get(0)) do
+    if d.message:find("sendfil", 1, true) then return true end
+  end
+  return false
+end, 50)
+local lines = {}
+for _, d in ipairs(vim.diagnostic.get(0)) do
+  table.insert(lines, string.format("%d|%d|%s", d.lnum, d.severity, d.message))
+end
+vim.fn.writefile(lines, ` + luaString(out) + `)
+vim.lsp.stop_client(client)
+vim.wait(2000, function() return vim.lsp.client_is_stopped(client) end, 50)
+vim.cmd("qa!")
+`
+	os.WriteFile(init, []byte(lua), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-n", "-u", init)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())
+	combined, err := cmd.CombinedOutput()
+	// neovim and the server it started are gone either way
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if ctx.Err() != nil {
+		t.Fatalf("neovim did not finish within 60 s: %s", combined)
+	}
+	if err != nil {
+		t.Fatalf("neovim: %v\n%s", err, combined)
+	}
+	b, _ := os.ReadFile(out)
+	got := string(b)
+	t.Logf("neovim's diagnostics:\n%s", got)
+	// line 16 (15 from zero): unknown directive, a warning (2); line 6:
+	// the keepalive finding that only the whole tree gives
+	if !strings.Contains(got, `15|2|unknown directive "sendfil"`) || !strings.Contains(got, "5|2|upstream \"app\" keeps idle connections") {
+		t.Errorf("neovim's diagnostics:\n%s\nneovim said: %s", got, combined)
+	}
+}
+
+func luaString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return `"` + r.Replace(s) + `"`
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+
+	"github.com/nginxtune/nginxtune/format"
+	"github.com/nginxtune/nginxtune/internal/config"
+	"github.com/nginxtune/nginxtune/lsp"
+	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules"
+	"github.com/spf13/cobra"
+)
+
+func newLSPCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "lsp",
+		Short: "Serve editors over the Language Server Protocol (standard input and output)",
+		Long: `Run nginxtune as a language server for an editor, over standard input and
+output (see docs/editors.md for Neovim, VS Code, Helix and Emacs).
+
+Diagnostics: each open file is linted as part of the nginx.conf that includes it
+(the nearest one above it, not above the workspace folder), with the unsaved
+buffers of the other open files read in place of theirs, on open, change and
+save; settings come from .nginxtune.yaml as for lint. Hover: a directive's
+contexts, arguments, module, the nginx versions that have it and its
+documentation link; where a variable is set, or that nginx defines it; the
+Why and Fix of a finding on the line. Completion: directives allowed at the
+cursor for the nginx version linted for, on/off and the values of enumerations,
+variables of the tree and nginx's, upstream names after proxy_pass, named
+locations after try_files and error_page. Go to definition (include targets,
+upstreams, variables, named locations, certificate files), references (of an
+upstream or a variable, across the tree), an outline, quick fixes (the edits
+lint --fix makes) and formatting (nginxtune fmt).`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			opt := lsp.Options{
+				Settings:    lspSettings(c),
+				Log:         c.ErrOrStderr(),
+				FmtSettings: lspFmtSettings,
+			}
+			if err := lsp.Serve(context.Background(), c.InOrStdin(), c.OutOrStdout(), opt); err != nil {
+				return failf(ExitError, "lsp: %v", err)
+			}
+			return nil
+		},
+	}
+}
+
+// lspSettings reads a file's settings as lint does for it.
+func lspSettings(c *cobra.Command) lsp.Settings {
+	return func(path string) (rules.Config, parser.Options, error) {
+		s, err := settings(c, &lintFlags{}, path)
+		if err != nil {
+			return rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, parser.Options{}, err
+		}
+		s.needVersion()
+		s.opt.Stdin = nil
+		return s.cfg, s.opt, nil
+	}
+}
+
+// lspFmtSettings reads fmt's layout from the .nginxtune.yaml above a file.
+func lspFmtSettings(path string) *format.Options {
+	p, ok := config.Find(path)
+	if !ok {
+		return nil
+	}
+	f, err := config.LoadFound(p)
+	if err != nil || f.FmtIndent == 0 && !f.FmtTabs {
+		return nil
+	}
+	return &format.Options{Indent: f.FmtIndent, Tabs: f.FmtTabs}
+}
