@@ -37,6 +37,11 @@ type Directive struct {
 	// Slot names the standard handler that parses the argument: "size",
 	// "off", "msec", "sec", "num" or "bufs"; "" for others.
 	Slot string
+	// Default is the value nginx uses when the directive is not written,
+	// as its documentation writes it ("60s", "1m", "off"), read from the
+	// module's merge or init function; "" where the source computes it in
+	// code rather than giving a plain value.
+	Default string
 	// Core lists the nginx versions whose source has it; Extra names the
 	// third-party module (with its version) that provides it.
 	Core  []string
@@ -193,9 +198,9 @@ func eachRow(text string, fn func(string)) {
 }
 
 // parseRow reads one line of the table: name, contexts, args, once, flag,
-// module, from and values, separated by tabs.
+// module, from, values and default, separated by tabs.
 func parseRow(line string) (Directive, bool) {
-	var f [8]string
+	var f [9]string
 	rest := line
 	for i := range f {
 		var ok bool
@@ -205,10 +210,10 @@ func parseRow(line string) (Directive, bool) {
 			break
 		}
 	}
-	if strings.Contains(f[7], "\t") {
+	if strings.Contains(f[8], "\t") {
 		return Directive{}, false
 	}
-	d := Directive{Name: f[0], Once: f[3] == "1", Flag: f[4] == "1", Module: f[5]}
+	d := Directive{Name: f[0], Once: f[3] == "1", Flag: f[4] == "1", Module: f[5], Default: f[8]}
 	if kind, words, ok := strings.Cut(f[7], ":"); ok && words != "" {
 		if kind == "slot" {
 			d.Slot = words

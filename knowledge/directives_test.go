@@ -22,7 +22,7 @@ func TestTableHeaderMatchesRows(t *testing.T) {
 	var contexts, versions []string
 	for _, l := range lines {
 		f := strings.Split(l, "\t")
-		if len(f) != 8 {
+		if len(f) != 9 {
 			t.Fatalf("row %q has %d fields", l, len(f))
 		}
 		for _, c := range strings.Split(f[1], ",") {
@@ -76,5 +76,35 @@ func TestLookupFindsEveryRow(t *testing.T) {
 	}
 	if ds := Lookup("proxy_pass"); len(ds) == 0 || !ds[0].Allows("location") {
 		t.Errorf("proxy_pass: %+v", ds)
+	}
+}
+
+// Defaults as nginx's documentation states them (nginx.org, each
+// directive's "Default:" line), read from the source by knowledge/gen.
+func TestDefaults(t *testing.T) {
+	for _, c := range []struct{ name, context, version, want string }{
+		{"sendfile", "http", "1.22.1", "off"},
+		{"client_max_body_size", "http", "1.22.1", "1m"},
+		{"gzip_comp_level", "http", "1.22.1", "1"},
+		{"proxy_read_timeout", "location", "1.22.1", "60s"},
+		{"ssl_session_timeout", "server", "1.22.1", "5m"},
+		{"large_client_header_buffers", "server", "1.22.1", "4 8k"},
+		{"default_type", "http", "1.22.1", "text/plain"},
+		{"proxy_http_version", "location", "1.22.1", "1.0"},
+		{"proxy_http_version", "location", "1.30.4", "1.1"},
+		{"keepalive_timeout", "upstream", "1.22.1", "60s"},
+		// computed in code (a handler of its own): no default, not a guess
+		{"keepalive_timeout", "http", "1.22.1", ""},
+		{"root", "location", "1.22.1", ""},
+	} {
+		got, found := "", false
+		for _, d := range Lookup(c.name) {
+			if d.Allows(c.context) && d.InCore(c.version) {
+				got, found = d.Default, true
+			}
+		}
+		if !found || got != c.want {
+			t.Errorf("%s in %s, nginx %s: default %q, want %q", c.name, c.context, c.version, got, c.want)
+		}
 	}
 }

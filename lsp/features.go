@@ -128,7 +128,7 @@ func (s *Server) hover(p positionParams) *Hover {
 	if ok && sp.varName != "" {
 		parts = append(parts, variableDoc(a, sp.varName))
 	} else if ok && sp.arg == -1 {
-		if doc := directiveDoc(sp.dir.Name, stack(a, sp.dir)); doc != "" {
+		if doc := directiveDoc(sp.dir.Name, stack(a, sp.dir), a.cfg.Version); doc != "" {
 			parts = append(parts, doc)
 		}
 	}
@@ -167,18 +167,37 @@ func (s *Server) findings(uri string, a *analysis) []rules.Diagnostic {
 	return nil
 }
 
-// directiveDoc describes a directive from the table.
-func directiveDoc(name string, names []string) string {
+// directiveDoc describes a directive from the table: the form allowed in
+// the context, for the nginx version linted for when it is known.
+func directiveDoc(name string, names []string, v knowledge.Version) string {
 	ds := knowledge.Lookup(name)
 	if len(ds) == 0 {
 		return ""
 	}
 	key := rules.ContextKey(names)
-	d := ds[0]
+	var forms []knowledge.Directive
 	for _, x := range ds {
-		if key != "" && x.Allows(key) {
-			d = x
-			break
+		if key == "" || x.Allows(key) {
+			forms = append(forms, x)
+		}
+	}
+	if len(forms) == 0 {
+		forms = ds
+	}
+	d := forms[len(forms)-1]
+	defaults := map[string][]string{}
+	var order []string
+	for _, x := range forms {
+		for _, c := range x.Core {
+			if v.Known() && c == branchOf(v) {
+				d = x
+			}
+		}
+		if x.Default != "" {
+			if _, ok := defaults[x.Default]; !ok {
+				order = append(order, x.Default)
+			}
+			defaults[x.Default] = append(defaults[x.Default], x.Core...)
 		}
 	}
 	var b strings.Builder
@@ -186,6 +205,18 @@ func directiveDoc(name string, names []string) string {
 	fmt.Fprintf(&b, "Contexts: %s\n\n", strings.Join(d.Contexts, ", "))
 	if len(d.Values) > 0 {
 		fmt.Fprintf(&b, "Values: %s\n\n", strings.Join(d.Values, ", "))
+	}
+	switch {
+	case v.Known() && d.Default != "":
+		fmt.Fprintf(&b, "Default: %s\n\n", d.Default)
+	case len(order) == 1:
+		fmt.Fprintf(&b, "Default: %s\n\n", order[0])
+	case len(order) > 1:
+		var parts []string
+		for _, def := range order {
+			parts = append(parts, fmt.Sprintf("%s (nginx %s)", def, strings.Join(defaults[def], ", ")))
+		}
+		fmt.Fprintf(&b, "Default: %s\n\n", strings.Join(parts, "; "))
 	}
 	if d.Extra != "" {
 		fmt.Fprintf(&b, "Module: %s (third party)\n\n", d.Extra)
@@ -197,6 +228,18 @@ func directiveDoc(name string, names []string) string {
 		fmt.Fprintf(&b, "[nginx documentation](%s)", u)
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// branchOf is the table's version of v's stable branch (1.22.1 for any
+// 1.22.x), "" when the table has none.
+func branchOf(v knowledge.Version) string {
+	for _, tv := range knowledge.CoreVersions() {
+		t := knowledge.MustVersion(tv)
+		if t.Major == v.Major && t.Minor == v.Minor {
+			return tv
+		}
+	}
+	return ""
 }
 
 // definitions lists where a variable is set in the tree: set, map, geo,

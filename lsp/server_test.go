@@ -220,7 +220,8 @@ func TestProtocol(t *testing.T) {
 	// hover: a directive, a variable, a finding
 	var h Hover
 	c.call("textDocument/hover", positionParams{textDocumentIdentifier{appURI}, Position{6, 10}}, &h)
-	if !strings.Contains(h.Contents.Value, "proxy_http_version") || !strings.Contains(h.Contents.Value, "nginx.org/en/docs/http/ngx_http_proxy_module.html#proxy_http_version") {
+	if !strings.Contains(h.Contents.Value, "proxy_http_version") || !strings.Contains(h.Contents.Value, "nginx.org/en/docs/http/ngx_http_proxy_module.html#proxy_http_version") ||
+		!strings.Contains(h.Contents.Value, "Default: 1.0 (nginx 1.22.1, 1.26.3, 1.28.3); 1.1 (nginx 1.30.4)") {
 		t.Errorf("hover on proxy_http_version: %q", h.Contents.Value)
 	}
 	c.call("textDocument/hover", positionParams{textDocumentIdentifier{appURI}, Position{7, 40}}, &h)

@@ -71,7 +71,10 @@ type row struct {
 	// values are the words an enum or bitmask slot takes
 	// ("enum:off|on|always", "bitmask:SSLv2|...|TLSv1.3"), "" for others
 	values string
-	from   []string
+	// def is the default, as nginx's documentation writes it ("" when the
+	// source does not give a plain value)
+	def  string
+	from []string
 }
 
 // valueSlots are the standard handlers that parse their argument as a
@@ -182,10 +185,10 @@ func main() {
 		}
 	}
 	fmt.Fprintf(w, "# contexts: %s\n", strings.Join(contexts, ","))
-	fmt.Fprintln(w, "# name\tcontexts\targs\tonce\tflag\tmodule\tfrom\tvalues")
+	fmt.Fprintln(w, "# name\tcontexts\targs\tonce\tflag\tmodule\tfrom\tvalues\tdefault")
 	for _, k := range keys {
 		r := rows[k]
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.contexts, r.args, yn(r.once), yn(r.flag), r.module, strings.Join(r.from, ","), r.values)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.contexts, r.args, yn(r.once), yn(r.flag), r.module, strings.Join(r.from, ","), r.values, r.def)
 	}
 }
 
@@ -224,13 +227,14 @@ func label(dir, name string) (string, string) {
 }
 
 func scan(root, from string, rows map[string]*row) error {
+	defs := defines(root)
 	return eachSource(root, func(p, text string) {
 		module := strings.TrimSuffix(filepath.Base(p), ".c")
 		var arrays []string
 		for _, arr := range commandArray.FindAllStringSubmatch(text, -1) {
 			arrays = append(arrays, arr[1])
 		}
-		add(rows, from, module, text, arrays)
+		add(rows, from, module, text, arrays, defs)
 	})
 }
 
@@ -270,7 +274,7 @@ func scanPatches(dir, from string, rows map[string]*row) error {
 		flush := func() {
 			if module != "" && len(added) > 0 {
 				text := strings.Join(added, "\n")
-				add(rows, from, module, text, []string{text})
+				add(rows, from, module, text, []string{text}, nil)
 			}
 			added = nil
 		}
@@ -289,7 +293,7 @@ func scanPatches(dir, from string, rows map[string]*row) error {
 	return nil
 }
 
-func add(rows map[string]*row, from, module, text string, arrays []string) {
+func add(rows map[string]*row, from, module, text string, arrays []string, defs map[string]int64) {
 	{
 		for _, arr := range arrays {
 			for _, idx := range commandEntry.FindAllStringSubmatchIndex(arr, -1) {
@@ -316,8 +320,9 @@ func add(rows map[string]*row, from, module, text string, arrays []string) {
 				}
 				once := onceSlots[handler] || handlerRefusesTwice(text, handler)
 				flag := handler == "ngx_conf_set_flag_slot"
-				r := &row{name: name, module: module, contexts: strings.Join(ctxs, ","), args: strings.Join(args, "|"), once: once, flag: flag, values: values}
-				key := strings.Join([]string{r.name, r.contexts, r.args, yn(r.once), yn(r.flag), r.module, r.values}, "\t")
+				def := defaultOf(text, handler, arr[idx[1]:], defs)
+				r := &row{name: name, module: module, contexts: strings.Join(ctxs, ","), args: strings.Join(args, "|"), once: once, flag: flag, values: values, def: def}
+				key := strings.Join([]string{r.name, r.contexts, r.args, yn(r.once), yn(r.flag), r.module, r.values, r.def}, "\t")
 				if old, ok := rows[key]; ok {
 					if old.from[len(old.from)-1] != from {
 						old.from = append(old.from, from)
