@@ -73,27 +73,11 @@ func LoadFile(path string) (*Facts, error) {
 	if err := f.check(); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	mark := func(src *string) {
+	f.each(func(_ string, src, _ *string) {
 		if *src != "" {
 			*src = path + ": " + clip(*src)
 		}
-	}
-	mark(&f.CPUOnline.Source)
-	mark(&f.CPUAffinity.Source)
-	mark(&f.CPUQuota.Source)
-	mark(&f.MemTotal.Source)
-	mark(&f.MemLimit.Source)
-	mark(&f.NoFile.Source)
-	mark(&f.FileMax.Source)
-	mark(&f.NrOpen.Source)
-	mark(&f.Somaxconn.Source)
-	mark(&f.PortRange.Source)
-	mark(&f.TCPTwReuse.Source)
-	mark(&f.TCPMaxSynBack.Source)
-	mark(&f.Kernel.Source)
-	mark(&f.NginxVersion.Source)
-	mark(&f.NginxConfigure.Source)
-	mark(&f.NginxOpenSSL.Source)
+	})
 	return f, nil
 }
 

@@ -10,6 +10,8 @@ package host
 
 import (
 	"math"
+	"reflect"
+	"strings"
 )
 
 // Fact is one value with where it came from. A fact that could not be read
@@ -104,23 +106,27 @@ func (f *Facts) Memory() uint64 {
 // Problems lists the facts that could not be read.
 func (f *Facts) Problems() []string {
 	var out []string
-	add := func(name, err string) {
-		if err != "" {
-			out = append(out, name+": "+err)
+	f.each(func(name string, source, err *string) {
+		if *err != "" {
+			out = append(out, name+": "+*err)
 		}
-	}
-	add("cpu_online", f.CPUOnline.Error)
-	add("cpu_affinity", f.CPUAffinity.Error)
-	add("cpu_quota", f.CPUQuota.Error)
-	add("mem_total", f.MemTotal.Error)
-	add("mem_limit", f.MemLimit.Error)
-	add("nofile", f.NoFile.Error)
-	add("fs_file_max", f.FileMax.Error)
-	add("fs_nr_open", f.NrOpen.Error)
-	add("net_core_somaxconn", f.Somaxconn.Error)
-	add("net_ipv4_ip_local_port_range", f.PortRange.Error)
-	add("net_ipv4_tcp_tw_reuse", f.TCPTwReuse.Error)
-	add("net_ipv4_tcp_max_syn_backlog", f.TCPMaxSynBack.Error)
-	add("nginx_version", f.NginxVersion.Error)
+	})
 	return out
+}
+
+// each calls fn with the name (its YAML key), source and error of every
+// fact of f, in the order Facts declares them: one list of the facts,
+// which Problems, the facts file and their tests all read.
+func (f *Facts) each(fn func(name string, source, err *string)) {
+	v := reflect.ValueOf(f).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		fv := v.Field(i)
+		src, errf := fv.FieldByName("Source"), fv.FieldByName("Error")
+		if !src.IsValid() || !errf.IsValid() {
+			continue
+		}
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		fn(name, src.Addr().Interface().(*string), errf.Addr().Interface().(*string))
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -259,5 +260,19 @@ func TestNginxVFromBinary(t *testing.T) {
 	f := (&Reader{Root: other, Nginx: func() (string, error) { return NginxVFromBinary(other) }, NginxSource: "binary"}).Read()
 	if f.NginxVersion.Known() {
 		t.Errorf("version known without a binary: %v", f.NginxVersion)
+	}
+}
+
+// Every fact is in Problems and marked with the facts file's name: both
+// read the one list each derives from Facts.
+func TestEveryFactCounted(t *testing.T) {
+	var f Facts
+	n := 0
+	f.each(func(name string, source, err *string) {
+		n++
+		*err = "unreadable"
+	})
+	if got := len(f.Problems()); got != n || n != reflect.TypeOf(f).NumField() {
+		t.Errorf("Problems names %d facts; Facts has %d fields, each saw %d", got, reflect.TypeOf(f).NumField(), n)
 	}
 }

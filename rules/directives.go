@@ -258,6 +258,20 @@ var knownModuleFile = map[string]bool{
 
 // suggest returns the known directive nearest to name, within two edits.
 func suggest(name string) string {
+	if s, ok := suggestions.Load(name); ok {
+		return s.(string)
+	}
+	s := nearestName(name)
+	suggestions.Store(name, s)
+	return s
+}
+
+// suggestions remembers suggest's answers: a tree that misspells one name
+// a thousand times asks a thousand times, and each answer compares the
+// name with every directive nginxtune knows.
+var suggestions sync.Map
+
+func nearestName(name string) string {
 	best, bestD := "", 3
 	for _, n := range knowledge.Names() {
 		if abs(len(n)-len(name)) >= bestD {

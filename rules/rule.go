@@ -211,6 +211,14 @@ type Config struct {
 // in the configuration's comments, and returns the findings sorted by file
 // and position. A file included from several places is reported once.
 func Run(t *parser.Tree, cfg Config) []Diagnostic {
+	out, _ := RunCounted(t, cfg)
+	return out
+}
+
+// RunCounted is Run, and how many findings past MaxFindings it left out: a
+// bound of one run, like the tree's bounds, that the command reports (and
+// exits 2 for).
+func RunCounted(t *parser.Tree, cfg Config) ([]Diagnostic, int) {
 	vs := collect(t)
 	lang := &langCache{names: map[string]*nameInfo{}, disabled: cfg.Disabled}
 	// Rules run in parallel on a tree of parallelMin directives or more,
@@ -330,17 +338,16 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 		out = append(out, d)
 	}
 	out = applySuppressions(t, out, cfg)
+	notShown := 0
 	if len(out) > MaxFindings {
-		// a hostile or generated tree can produce millions; the first
-		// MaxFindings (in file order) and a word about the rest
+		// a hostile or generated tree can produce millions: the first
+		// MaxFindings in file order; the caller says how many more
 		sortDiags(out)
-		extra := len(out) - MaxFindings
-		out = append(out[:MaxFindings:MaxFindings], Diagnostic{Rule: "syntax", Severity: Info, File: out[MaxFindings-1].File,
-			Line: out[MaxFindings-1].Line, Col: 1, EndLine: out[MaxFindings-1].Line, Offset: out[MaxFindings-1].Offset,
-			Message: fmt.Sprintf("%d more findings not shown: nginxtune reports at most %d per run", extra, MaxFindings)})
+		notShown = len(out) - MaxFindings
+		out = out[:MaxFindings:MaxFindings]
 	}
 	sortDiags(out)
-	return out
+	return out, notShown
 }
 
 // parallelMin is the number of directives (counted once per place they
@@ -349,8 +356,9 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 // variable so that tests can run small trees in parallel too.)
 var parallelMin = 5000
 
-// MaxFindings bounds the findings of one run.
-const MaxFindings = 100_000
+// MaxFindings bounds the findings of one run. (A variable so that a test
+// can pass the bound without making 100,000 findings.)
+var MaxFindings = 100_000
 
 func sortDiags(out []Diagnostic) {
 	sort.SliceStable(out, func(i, j int) bool {

@@ -496,3 +496,28 @@ func checkFixed(t *testing.T, path string, cfg Config, valid bool) {
 		}
 	}
 }
+
+// A user's comment that happens to start with "want" is a reason like any
+// other; only "want" followed by rule ids is fixture syntax.
+func TestWantCommentIsAReason(t *testing.T) {
+	for _, c := range []struct {
+		comment string
+		want    Severity
+	}{
+		{"# want it off: the disk is ZFS", Info},
+		{"# VirtualBox shared folder", Info},
+		{"# want sendfile-off", Warning},
+		{`# want sendfile-off "copied"`, Warning},
+	} {
+		src := "events {}\nhttp {\n    sendfile off; " + c.comment + "\n    server { listen 80; root /srv; }\n}\n"
+		var got []Diagnostic
+		for _, d := range lintText(t, src, Config{}) {
+			if d.Rule == "sendfile-off" {
+				got = append(got, d)
+			}
+		}
+		if len(got) != 1 || got[0].Severity != c.want {
+			t.Errorf("%s: %+v, want one %s", c.comment, got, c.want)
+		}
+	}
+}

@@ -98,13 +98,45 @@ func commented(d *parser.Directive) bool {
 			// nginxtune's own comments (suppressions, and the "want"
 			// expectations of its fixtures) give no reason
 			t := strings.TrimSpace(c.Text)
-			if !strings.HasPrefix(t, "nginxtune:") && !strings.HasPrefix(t, "want ") {
+			if !strings.HasPrefix(t, "nginxtune:") && !fixtureExpectation(t) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// fixtureExpectation reports whether a comment is a fixture's expectation:
+// "want" and then only rule ids, each with an optional quoted pattern. A
+// user's "# want it off: the disk is ZFS" is a reason, not fixture syntax.
+func fixtureExpectation(text string) bool {
+	rest, ok := strings.CutPrefix(text, "want ")
+	if !ok {
+		return false
+	}
+	m := expectationRe().FindStringSubmatch(strings.TrimSpace(rest))
+	if m == nil {
+		return false
+	}
+	for _, id := range ruleIDRe().FindAllString(expectationPatternRe().ReplaceAllString(m[0], ""), -1) {
+		if !isRuleID(id) {
+			return false
+		}
+	}
+	return true
+}
+
+// isRuleID reports whether a rule has the id; set in init, after All
+// (a rule's check reading All would make an initialization cycle).
+var isRuleID = func(string) bool { return false }
+
+func init() { isRuleID = func(id string) bool { return ByID(id) != nil } }
+
+var (
+	expectationRe        = lazyRegexp(`^[a-z0-9-]+(?:\s+"(?:[^"\\]|\\.)*")?(?:\s+[a-z0-9-]+(?:\s+"(?:[^"\\]|\\.)*")?)*$`)
+	expectationPatternRe = lazyRegexp(`"(?:[^"\\]|\\.)*"`)
+	ruleIDRe             = lazyRegexp(`[a-z0-9-]+`)
+)
 
 var sendfileOff = &Rule{
 	Doc: Doc{

@@ -80,7 +80,9 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		s.needVersion()
 		cfg := s.cfg
 		cfg.Only = only // what is kept below: rules skip reading host facts for the rest
-		for _, d := range rules.Run(t, cfg) {
+		found, notShown := rules.RunCounted(t, cfg)
+		s.notShown += notShown
+		for _, d := range found {
 			// errors anywhere in the tree fail the run: a change can break
 			// a file it includes or is included by
 			if only[d.File] || d.Severity == rules.Error && !seenErr[d.File+"\x00"+d.Message] {

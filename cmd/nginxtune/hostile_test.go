@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -763,5 +764,33 @@ func TestGenRefusesInjection(t *testing.T) {
 	// the ordinary values still pass
 	if msg, code := gen("--profile", "static", "--server-name", "app.example.com,*.example.org", "--root", "/srv/www"); code != ExitOK {
 		t.Errorf("ordinary values refused: exit %d\n%s", code, msg)
+	}
+}
+
+// More findings than one run reports is a bound like the tree's: the first
+// rules.MaxFindings are printed, stderr says how many more, exit 2.
+func TestFindingsCapExits2(t *testing.T) {
+	defer func(n int) { rules.MaxFindings = n }(rules.MaxFindings)
+	rules.MaxFindings = 1000
+	p := filepath.Join(t.TempDir(), "nginx.conf")
+	src := "events {}\nhttp {\n" + strings.Repeat("    sendfil on;\n", rules.MaxFindings+5) + "}\n"
+	os.WriteFile(p, []byte(src), 0o644)
+	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--format", "json", p)
+	if code != ExitError || !strings.Contains(errOut, "more findings not shown: nginxtune reports at most 1000 per run") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var j struct {
+		Findings []struct{ Rule string } `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Findings) != rules.MaxFindings {
+		t.Errorf("%d findings printed, want %d", len(j.Findings), rules.MaxFindings)
+	}
+	for _, f := range j.Findings {
+		if f.Rule == "syntax" {
+			t.Fatal("the cap is not a syntax finding")
+		}
 	}
 }

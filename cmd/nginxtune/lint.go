@@ -110,6 +110,8 @@ type lintSettings struct {
 	// versionDone is closed once the installed nginx's version is known
 	// (see needVersion)
 	versionDone chan struct{}
+	// notShown counts the findings past rules.MaxFindings: a bound passed
+	notShown int
 }
 
 // needVersion settles the nginx version the rules lint for: the one the
@@ -332,7 +334,9 @@ func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken
 			}
 		}
 		trees = append(trees, t)
-		diags = append(diags, rules.Run(t, cfg)...)
+		found, notShown := rules.RunCounted(t, cfg)
+		s.notShown += notShown
+		diags = append(diags, found...)
 	}
 	return diags, broken, trees, nil
 }
@@ -531,6 +535,10 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		if err != nil {
 			return failf(ExitError, "writing output: %v", err)
 		}
+	}
+	if s.notShown > 0 {
+		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %d more findings not shown: nginxtune reports at most %d per run (exit %d whatever --fail-on says)\n", s.notShown, rules.MaxFindings, ExitError)
+		return &exitError{code: ExitError}
 	}
 	if broken {
 		return &exitError{code: ExitError}
@@ -756,25 +764,40 @@ func lockDir(dir string) (unlock func(), err error) {
 // restore writes back what the changed files held, and names them: each
 // only while it is still the file --fix wrote.
 func restore(changed map[string]fileKey, originals map[string][]byte) string {
-	var restored []string
+	var restored, failed []string
 	for name, key := range changed {
-		if old, ok := originals[name]; ok {
-			if st, err := stage(name, key, old); err == nil {
-				if _, err := st.commit(); err == nil {
-					restored = append(restored, relPath(name))
-				}
-			}
+		old, ok := originals[name]
+		if !ok {
+			continue
 		}
+		st, err := stage(name, key, old)
+		if err == nil {
+			_, err = st.commit()
+		}
+		if err != nil {
+			// said, never dropped: the user must know which file still
+			// holds the fix
+			failed = append(failed, fmt.Sprintf("%s (%v)", relPath(name), err))
+			continue
+		}
+		restored = append(restored, relPath(name))
 	}
 	sort.Strings(restored)
-	return strings.Join(restored, ", ")
+	sort.Strings(failed)
+	out := strings.Join(restored, ", ")
+	if len(failed) > 0 {
+		if out != "" {
+			out += "; "
+		}
+		out += "COULD NOT RESTORE " + strings.Join(failed, ", ")
+	}
+	return out
 }
 
-// nginxTest runs the installed nginx -t on a copy of a tree in a temporary
-// prefix (the tree's directory, with nginx's stock files and a stand-in
-// certificate). checked is false when there is no nginx or the input is
-// not one tree of files, or when the installed nginx is of another branch
-// than the version the fixes were made for (its syntax differs).
+// nginxTest runs nginx -t on a copy of the tree in a temporary prefix.
+// checked is false when it could not: no nginx, another version than the
+// one linted for, or a copy that could not be written (then nothing is
+// said against the fixes).
 func nginxTest(trees []*parser.Tree, target rules.Version) (res nginxcheck.Result, checked bool) {
 	bin := nginxcheck.Binary()
 	if bin == "" || len(trees) != 1 || trees[0].Dump || len(trees[0].Roots) != 1 || trees[0].Dir == "" {
@@ -798,11 +821,17 @@ func nginxTest(trees []*parser.Tree, target rules.Version) (res nginxcheck.Resul
 			continue
 		}
 		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, f.Src, 0o644)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return res, false
+		}
+		if err := os.WriteFile(p, f.Src, 0o644); err != nil {
+			return res, false
+		}
 	}
 	nginxcheck.StockFiles(dir)
-	nginxcheck.WriteSelfSigned(dir)
+	if err := nginxcheck.WriteSelfSigned(dir); err != nil {
+		return res, false
+	}
 	rel, err := filepath.Rel(t.Dir, t.Roots[0].Path)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return res, false

@@ -54,6 +54,9 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		{"map:\n  etc/nginx: x\n", ":2: map: \"etc/nginx\" is not an absolute path"},
 		{"disable: gzip-comp-level\n", ":1: disable: want a list"},
 		{"- a\n", ":1: want a mapping"},
+		{"disable: [gzip-comp-level]\nfail-on: error\ndisable: [server-tokens]\n", ":3: \"disable\" is set twice (first at line 1)"},
+		{"severity:\n  gzip-comp-level: info\n  gzip-comp-level: error\n", ":3: \"gzip-comp-level\" is set twice (first at line 2)"},
+		{"fmt:\n  indent: 0\n", ":2: fmt: indent"},
 	} {
 		p := write(t, t.TempDir(), c.text)
 		_, err := Load(p)
