@@ -56,7 +56,8 @@ type sarifConfiguration struct {
 }
 
 type sarifProperties struct {
-	Tags []string `json:"tags"`
+	Tags             []string `json:"tags"`
+	SecuritySeverity string   `json:"security-severity,omitempty"`
 }
 
 type sarifResult struct {
@@ -101,6 +102,24 @@ func sarifLevel(s rules.Severity) string {
 	return "note"
 }
 
+// ruleProperties tags a rule with its category; a security rule carries
+// GitHub code scanning's "security" tag and a security-severity (a CVSS-like
+// score: 8.0 high for an error, 5.0 medium for a warning, 3.0 low for info).
+func ruleProperties(r *rules.Rule) sarifProperties {
+	p := sarifProperties{Tags: []string{"nginx", string(r.Category)}}
+	if r.Category == rules.CategorySecurity {
+		switch r.Severity {
+		case rules.Error:
+			p.SecuritySeverity = "8.0"
+		case rules.Warning:
+			p.SecuritySeverity = "5.0"
+		default:
+			p.SecuritySeverity = "3.0"
+		}
+	}
+	return p
+}
+
 // SARIF writes a SARIF 2.1.0 log with every rule's metadata.
 func SARIF(w io.Writer, diags []rules.Diagnostic, m Meta) error {
 	driver := sarifDriver{Name: "nginxtune", Version: m.ToolVersion,
@@ -116,7 +135,7 @@ func SARIF(w io.Writer, diags []rules.Diagnostic, m Meta) error {
 			Help:                 sarifText{Text: oneParagraph(r.Why) + "\n\nFix: " + oneParagraph(r.Fix), Markdown: r.Markdown()},
 			HelpURI:              docsURL + r.ID,
 			DefaultConfiguration: sarifConfiguration{Level: sarifLevel(r.Severity)},
-			Properties:           sarifProperties{Tags: []string{"nginx", "performance"}},
+			Properties:           ruleProperties(r),
 		})
 	}
 	results := []sarifResult{}

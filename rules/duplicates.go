@@ -22,6 +22,7 @@ and "127.0.0.1:80" are others. Regex and named locations may repeat, and "locati
 		Bad:      "events {}\nhttp {\n    server { listen 80 default_server; }\n    server { listen 80 default_server; server_name a.example; }\n}\n",
 		Good:     "events {}\nhttp {\n    server { listen 80 default_server; }\n    server { listen 80; server_name a.example; }\n}\n",
 		Severity: Error,
+		Category: CategoryCorrectness,
 		Since:    "0.4.0",
 		Versions: "all",
 		Sources:  []string{"nginx sources 1.22.1: src/http/ngx_http.c (duplicate default server, duplicate listen), src/http/ngx_http_upstream.c (duplicate upstream), src/http/ngx_http.c ngx_http_join_exact_locations (duplicate location); each checked with real nginx -t"},

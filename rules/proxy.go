@@ -83,6 +83,7 @@ http {
 }
 `,
 		Severity: Warning,
+		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all (upstream blocks without keepalive: before 1.29.7)",
 		Sources: []string{
@@ -480,6 +481,7 @@ http {
 }
 `,
 		Severity: Warning,
+		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "before 1.29.7",
 		Sources: []string{

@@ -28,6 +28,7 @@ directive'. Judged only on a whole tree, read from its nginx.conf with every inc
 		Bad:      "events {}\nhttp {\n    access_log /var/log/nginx/access.log main;\n    log_format main '$remote_addr $request';\n}\n",
 		Good:     "events {}\nhttp {\n    log_format main '$remote_addr $request';\n    access_log /var/log/nginx/access.log main;\n}\n",
 		Severity: Error,
+		Category: CategoryCorrectness,
 		Since:    "0.4.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_limit_req_module, ngx_http_limit_conn_module, ngx_http_proxy_module proxy_cache_path, ngx_http_log_module log_format; each message checked with real nginx -t 1.22.1"},

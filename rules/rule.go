@@ -49,9 +49,71 @@ type Doc struct {
 	Bad      string   // a configuration that must trigger the rule
 	Good     string   // the same configuration fixed, which must not
 	Severity Severity // default severity
+	Category Category // what kind of problem it finds
 	Since    string   // nginxtune version that introduced the rule
 	Versions string   // nginx versions the advice applies to ("all" or a range)
 	Sources  []string // where the facts come from
+}
+
+// Category is the kind of problem a rule finds: code scanning (SARIF tags,
+// security-severity), docs/rules.md and --enable category:NAME read it.
+type Category string
+
+const (
+	// CategorySecurity: what an attacker or any client can use (exposure,
+	// injection, weak TLS, access control that does not hold).
+	CategorySecurity Category = "security"
+	// CategoryPerformance: speed and capacity lost to the configuration.
+	CategoryPerformance Category = "performance"
+	// CategoryCorrectness: what nginx refuses, or does otherwise than the
+	// configuration reads.
+	CategoryCorrectness Category = "correctness"
+	// CategoryHost: the configuration against the machine it runs on.
+	CategoryHost Category = "host"
+	// CategoryInput: what reading the tree found (syntax, includes,
+	// suppressions).
+	CategoryInput Category = "input"
+)
+
+// Categories lists the categories in the order docs/rules.md shows them.
+var Categories = []Category{CategoryCorrectness, CategorySecurity, CategoryPerformance, CategoryHost, CategoryInput}
+
+// Select expands rule ids and "category:NAME" entries into rule ids.
+func Select(names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		c, ok := strings.CutPrefix(n, "category:")
+		if !ok {
+			if ByID(n) == nil {
+				return nil, fmt.Errorf("%q is not a rule (see nginxtune rules)", n)
+			}
+			out = append(out, n)
+			continue
+		}
+		found := false
+		for _, k := range Categories {
+			if string(k) == c {
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("%q: no such category (%s)", n, categoryNames())
+		}
+		for _, r := range All {
+			if string(r.Category) == c {
+				out = append(out, r.ID)
+			}
+		}
+	}
+	return out, nil
+}
+
+func categoryNames() string {
+	var s []string
+	for _, c := range Categories {
+		s = append(s, "category:"+string(c))
+	}
+	return strings.Join(s, ", ")
 }
 
 // Rule is a check with its documentation.
@@ -284,13 +346,13 @@ func RunCounted(t *parser.Tree, cfg Config) ([]Diagnostic, int) {
 	for _, d := range raw {
 		// a file read only up to a syntax error is judged on that error
 		// alone: what follows it was never read
-		if broken[d.File] && !loaderRule[d.Rule] {
+		if broken[d.File] && !loaderRule()[d.Rule] {
 			continue
 		}
 		// a Docker image template's ${VARIABLES} are values envsubst writes
 		// at start: a finding on a line that holds one judges a value
 		// nginxtune cannot see
-		if strings.HasSuffix(d.File, parser.TemplateSuffix) && !loaderRule[d.Rule] && envLine(t, d) {
+		if strings.HasSuffix(d.File, parser.TemplateSuffix) && !loaderRule()[d.Rule] && envLine(t, d) {
 			continue
 		}
 		key := fmt.Sprintf("%s\x00%s\x00%d\x00%s", d.Rule, d.File, d.Offset, d.Message)
@@ -324,7 +386,7 @@ func RunCounted(t *parser.Tree, cfg Config) ([]Diagnostic, int) {
 			}
 			gens[d.File] = g
 		}
-		if say := g.say(); say != "" && !loaderRule[d.Rule] {
+		if say := g.say(); say != "" && !loaderRule()[d.Rule] {
 			d.Message += " (" + say + ")"
 			d.Fix = nil
 		}
@@ -375,9 +437,18 @@ func sortDiags(out []Diagnostic) {
 	})
 }
 
-// loaderRule are the rules that report what reading the tree found: they
-// judge a half-read file, and an "enable" list cannot turn them off.
-var loaderRule = map[string]bool{"syntax": true, "include-missing": true, "include-cycle": true, "include-outside-tree": true, "unused-suppression": true}
+// loaderRule reports whether a rule reports what reading the tree found
+// (its category is input): they stay on when --enable picks rules, and
+// their findings stand in a file read only up to a syntax error.
+var loaderRule = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, r := range All {
+		if r.Category == CategoryInput {
+			m[r.ID] = true
+		}
+	}
+	return m
+})
 
 // nginxRefuses are the rules whose errors nginx -t reports too: the
 // configuration does not load. A settings file may not lower or disable
@@ -391,7 +462,7 @@ var nginxRefuses = map[string]bool{"syntax": true, "include-missing": true, "inc
 func NginxRefuses(id string) bool { return nginxRefuses[id] }
 
 // LoaderRule reports whether a rule reports what reading the tree found.
-func LoaderRule(id string) bool { return loaderRule[id] }
+func LoaderRule(id string) bool { return loaderRule()[id] }
 
 // ByID returns the rule with the given id, or nil.
 func ByID(id string) *Rule {

@@ -187,7 +187,7 @@ func fixtureConfig(t *testing.T, src []byte) Config {
 					on[id] = true
 				}
 				for _, r := range All {
-					if !on[r.ID] && !loaderRule[r.ID] {
+					if !on[r.ID] && !loaderRule()[r.ID] {
 						cfg.Disabled[r.ID] = true
 					}
 				}
@@ -213,7 +213,7 @@ func CheckFixture(t *testing.T, path string) {
 	cfg := fixtureConfig(t, tr.Roots[0].Src)
 	if scope := ruleScope(t, path, tr); scope != nil {
 		for _, r := range All {
-			if !scope[r.ID] && !loaderRule[r.ID] {
+			if !scope[r.ID] && !loaderRule()[r.ID] {
 				cfg.Disabled[r.ID] = true
 			}
 		}
@@ -519,5 +519,24 @@ func TestWantCommentIsAReason(t *testing.T) {
 		if len(got) != 1 || got[0].Severity != c.want {
 			t.Errorf("%s: %+v, want one %s", c.comment, got, c.want)
 		}
+	}
+}
+
+func TestEveryRuleHasACategory(t *testing.T) {
+	for _, r := range All {
+		found := false
+		for _, c := range Categories {
+			found = found || r.Category == c
+		}
+		if !found {
+			t.Errorf("%s: category %q", r.ID, r.Category)
+		}
+	}
+	ids, err := Select([]string{"category:input"})
+	if err != nil || strings.Join(ids, ",") != "include-cycle,include-missing,include-outside-tree,syntax,unused-suppression" {
+		t.Errorf("category:input: %v %v", ids, err)
+	}
+	if _, err := Select([]string{"category:speed"}); err == nil {
+		t.Error("an unknown category was accepted")
 	}
 }

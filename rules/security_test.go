@@ -11,7 +11,9 @@ import (
 )
 
 // securityRules are the rules of the gixy family (docs/security.md): their
-// fixture folders hold at least three cases each way.
+// fixture folders hold at least three cases each way. Every rule of the
+// security category is one (checked below); the family also holds
+// correctness rules gixy reports, such as if-is-evil.
 var securityRules = []string{
 	"alias-traversal", "allow-without-deny", "autoindex-on", "default-server-missing",
 	"error-log-off", "header-inheritance", "header-injection", "header-multiline",
@@ -35,6 +37,11 @@ func TestRuleFixtureFolders(t *testing.T) {
 			t.Errorf("%s is not a rule", id)
 		}
 		security[id] = true
+	}
+	for _, r := range All {
+		if r.Category == CategorySecurity && !security[r.ID] {
+			t.Errorf("%s is a security rule outside the gixy family's fixture bar", r.ID)
+		}
 	}
 	for _, r := range All {
 		id := r.ID

@@ -98,6 +98,7 @@ http {
 }
 `,
 		Severity: Warning,
+		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources: []string{
@@ -163,6 +164,7 @@ number equal to the quota is right: nginxtune lint --host checks that.)`,
 		Bad:      "worker_processes 1;\nevents {}\n",
 		Good:     "worker_processes auto;\nevents {}\n",
 		Severity: Info,
+		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all (auto since 1.3.8 / 1.2.5)",
 		Sources:  []string{"nginx docs: ngx_core_module worker_processes", "docs/measurements.md: worker_processes 1 against auto"},

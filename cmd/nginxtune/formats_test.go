@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,4 +53,50 @@ func read(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// SARIF tags each rule with its category; a security rule carries GitHub's
+// "security" tag and a security-severity, so code scanning can tell ssrf
+// from gzip-comp-level.
+func TestSARIFCategories(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	out, _, _ := runCLI(t, "", "lint", "--no-config", "--format", "sarif", "fixtures/mission/proxy-variant.conf")
+	var log struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						ID         string `json:"id"`
+						Properties struct {
+							Tags             []string `json:"tags"`
+							SecuritySeverity string   `json:"security-severity"`
+						} `json:"properties"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	sev := map[string]string{}
+	for _, r := range log.Runs[0].Tool.Driver.Rules {
+		got[r.ID] = r.Properties.Tags
+		sev[r.ID] = r.Properties.SecuritySeverity
+	}
+	if strings.Join(got["ssrf"], ",") != "nginx,security" || sev["ssrf"] != "8.0" {
+		t.Errorf("ssrf: %v %q", got["ssrf"], sev["ssrf"])
+	}
+	if strings.Join(got["gzip-comp-level"], ",") != "nginx,performance" || sev["gzip-comp-level"] != "" {
+		t.Errorf("gzip-comp-level: %v %q", got["gzip-comp-level"], sev["gzip-comp-level"])
+	}
+	// --enable category:security runs the security rules only
+	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--enable", "category:security", "fixtures/mission/proxy-variant.conf")
+	if code == ExitError || strings.Contains(out, "[upstream-keepalive]") {
+		t.Errorf("category:security ran a performance rule (exit %d):\n%s%s", code, out, errOut)
+	}
+	if _, errOut, code := runCLI(t, "", "lint", "--enable", "category:speed", "fixtures/mission/proxy-variant.conf"); code != ExitError || !strings.Contains(errOut, "category:security") {
+		t.Errorf("an unknown category: exit %d %q", code, errOut)
+	}
 }

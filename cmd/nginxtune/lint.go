@@ -80,8 +80,8 @@ a tree not read whole), 3 internal error.`,
 	fl.StringVar(&f.nginxVersion, "nginx-version", "", "nginx version to lint for, e.g. 1.22.1 (default: from the config file or the installed nginx when linting the live tree)")
 	fl.StringVar(&f.configPath, "config", "", "settings file (default: .nginxtune.yaml in the linted path's directory or above)")
 	fl.BoolVar(&f.noConfig, "no-config", false, "do not read .nginxtune.yaml")
-	fl.StringSliceVar(&f.disable, "disable", nil, "rules not to run (comma-separated or repeated)")
-	fl.StringSliceVar(&f.enable, "enable", nil, "run only these rules (and the ones reporting unreadable input)")
+	fl.StringSliceVar(&f.disable, "disable", nil, "rules not to run: ids or category:NAME (security, performance, correctness, host, input); comma-separated or repeated")
+	fl.StringSliceVar(&f.enable, "enable", nil, "run only these rules (and the ones reporting unreadable input): ids or category:NAME")
 	fl.BoolVar(&f.fix, "fix", false, "apply the fixes that findings carry to the files, then report what is left")
 	fl.StringVar(&f.color, "color", "auto", "colour in text output: auto, always or never")
 	fl.BoolVar(&f.host, "host", false, "check the configuration against this machine (on by default for the live /etc/nginx)")
@@ -182,10 +182,17 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 			s.cfg.Overrides = append(s.cfg.Overrides, ro)
 		}
 	}
-	for _, id := range append(append([]string(nil), f.disable...), enable...) {
-		if rules.ByID(id) == nil {
-			return nil, failf(ExitError, "%q is not a rule (see nginxtune rules)", id)
-		}
+	// rule ids and category:NAME, expanded
+	cliEnable, err := rules.Select(f.enable)
+	if err != nil {
+		return nil, failf(ExitError, "--enable: %v", err)
+	}
+	cliDisable, err := rules.Select(f.disable)
+	if err != nil {
+		return nil, failf(ExitError, "--disable: %v", err)
+	}
+	if len(f.enable) > 0 {
+		enable = cliEnable
 	}
 	if len(enable) > 0 {
 		on := map[string]bool{}
@@ -202,10 +209,10 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 	}
 	// the command line wins over the file: a rule it enables runs even
 	// when the file disables it, and one it disables never runs
-	for _, id := range f.enable {
+	for _, id := range cliEnable {
 		delete(s.cfg.Disabled, id)
 	}
-	for _, id := range f.disable {
+	for _, id := range cliDisable {
 		s.cfg.Disabled[id] = true
 	}
 	if f.failOn != "" {

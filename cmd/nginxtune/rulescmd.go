@@ -20,9 +20,9 @@ func newRulesCmd() *cobra.Command {
 			switch format {
 			case "text":
 				w := tabwriter.NewWriter(c.OutOrStdout(), 2, 8, 2, ' ', 0)
-				fmt.Fprintln(w, "RULE\tSEVERITY\tTITLE")
+				fmt.Fprintln(w, "RULE\tCATEGORY\tSEVERITY\tTITLE")
 				for _, r := range rules.All {
-					fmt.Fprintf(w, "%s\t%s\t%s\n", r.ID, r.Severity, r.Title)
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.ID, r.Category, r.Severity, r.Title)
 				}
 				return w.Flush()
 			case "markdown":

@@ -49,8 +49,8 @@ type File struct {
 var keys = map[string]string{
 	"nginx-version": "the nginx version to lint for, e.g. 1.22.1",
 	"fail-on":       "error, warning, info or none",
-	"disable":       "a list of rule ids",
-	"enable":        "a list of rule ids",
+	"disable":       "a list of rule ids and category:NAME",
+	"enable":        "a list of rule ids and category:NAME",
 	"severity":      "a map of rule id to error, warning or info",
 	"map":           "a map of absolute server directory to local directory",
 	"prefix":        "the directory relative includes are resolved against",
@@ -342,15 +342,22 @@ func ruleIDs(v *yaml.Node, what, want string, bad badFunc, off bool) ([]string, 
 	}
 	var ids []string
 	for _, it := range v.Content {
-		switch {
-		case it.Kind != yaml.ScalarNode:
+		if it.Kind != yaml.ScalarNode {
 			return nil, bad(it, "%s: want %s", what, want)
-		case rules.ByID(it.Value) == nil:
-			return nil, bad(it, "%s: %q is not a rule (see nginxtune rules)", what, it.Value)
-		case off && rules.NginxRefuses(it.Value):
-			return nil, bad(it, "%s: %s reports what nginx refuses to load; a settings file cannot turn it off (--disable on the command line can)", what, it.Value)
 		}
-		ids = append(ids, it.Value)
+		expanded, err := rules.Select([]string{it.Value})
+		if err != nil {
+			return nil, bad(it, "%s: %v", what, err)
+		}
+		for _, id := range expanded {
+			if off && rules.NginxRefuses(id) {
+				if it.Value != id {
+					continue // a category keeps what nginx refuses on
+				}
+				return nil, bad(it, "%s: %s reports what nginx refuses to load; a settings file cannot turn it off (--disable on the command line can)", what, id)
+			}
+			ids = append(ids, id)
+		}
 	}
 	return ids, nil
 }
