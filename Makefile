@@ -33,6 +33,8 @@ vet:
 	$(GO) tool staticcheck ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	 if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+	@out=$$($(GO) tool goimports -l -local github.com/nginxtune/nginxtune $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	 if [ -n "$$out" ]; then echo "imports to group (go tool goimports -w -local github.com/nginxtune/nginxtune): $$out"; exit 1; fi
 
 unit:
 	$(GO) test -race -count=1 ./...

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
+
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -70,12 +72,7 @@ func TestBrokenRefused(t *testing.T) {
 // as the original (Source checks it) and formatting it again must change
 // nothing.
 func TestCorpus(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the corpus must be there in CI: %v", err)
-		}
-		t.Skip("no corpus")
-	}
+	nginxtest.RequireCorpus(t, corpusDir)
 	n, skipped := 0, 0
 	filepath.WalkDir(corpusDir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() || strings.HasSuffix(p, ".tsv") || strings.HasSuffix(p, ".md") {

@@ -107,7 +107,6 @@ func (a Args) String() string {
 var (
 	rows         string // the table's rows, sorted by name (the generator sorts them)
 	coreVersions []string
-	sources      string
 	loadOnce     sync.Once
 
 	parsedMu sync.Mutex
@@ -128,7 +127,6 @@ func readHeader() {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")
 		if v, ok := strings.CutPrefix(line, "# sources: "); ok {
-			sources = v
 			for _, src := range strings.Split(v, ", ") {
 				if v, ok := strings.CutPrefix(src, "nginx-"); ok {
 					coreVersions = append(coreVersions, v)
@@ -341,12 +339,6 @@ func Names() []string {
 func CoreVersions() []string {
 	load()
 	return append([]string(nil), coreVersions...)
-}
-
-// Sources names the source trees of the table.
-func Sources() string {
-	load()
-	return sources
 }
 
 // InCore reports whether the nginx source of version v has the directive.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
 )
 
 // corpusDir is the shared corpus of real-world configurations, next to the
@@ -22,9 +24,10 @@ type verdict struct {
 }
 
 func readVerdicts(t testing.TB) []verdict {
+	nginxtest.RequireCorpus(t, filepath.Join(corpusDir, "nginx-t-verdicts.tsv"))
 	f, err := os.Open(filepath.Join(corpusDir, "nginx-t-verdicts.tsv"))
 	if err != nil {
-		t.Skipf("corpus not available: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	r := csv.NewReader(f)
@@ -152,9 +155,7 @@ func TestCorpusAgreesWithNginx(t *testing.T) {
 // Every file under the corpus, listed in the verdicts or not, loads without
 // a panic or a hang.
 func TestCorpusEveryFileLoads(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
-		t.Skip("corpus not available")
-	}
+	nginxtest.RequireCorpus(t, corpusDir)
 	n := 0
 	err := filepath.WalkDir(corpusDir, func(p string, e os.DirEntry, err error) error {
 		if err != nil || e.IsDir() || strings.HasSuffix(p, ".tsv") || strings.HasSuffix(p, ".md") {

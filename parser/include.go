@@ -7,13 +7,14 @@ package parser
 import (
 	"fmt"
 
-	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/nginxtune/nginxtune/internal/boundedread"
 )
 
 // inside reports whether p is below the configuration directory or a

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/rules"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/nginxtune/nginxtune/rules"
 )
 
 var sample = []rules.Diagnostic{

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
 )
 
 // corpusDir is the shared corpus, beside the repository.
@@ -18,12 +20,10 @@ const corpusDir = "../../shared/corpus"
 // main file as it is, an http fragment inside http, a server fragment
 // inside a server.
 func corpusTrees(t *testing.T, limit int) []routeTree {
+	nginxtest.RequireCorpus(t, filepath.Join(corpusDir, "nginx-t-verdicts.tsv"))
 	f, err := os.Open(filepath.Join(corpusDir, "nginx-t-verdicts.tsv"))
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the corpus must be there in CI: %v", err)
-		}
-		t.Skip("no corpus:", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	var rows [][]string

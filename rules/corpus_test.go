@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"github.com/nginxtune/nginxtune/knowledge"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/knowledge"
+
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -17,9 +19,7 @@ import (
 // (go test ./rules -run Corpus -v) for review by hand.
 func TestCorpusLints(t *testing.T) {
 	dir := "../../shared/corpus"
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("corpus not available")
-	}
+	nginxtest.RequireCorpus(t, dir)
 	perRule := map[string]int{}
 	samples := map[string][]string{}
 	files := 0
@@ -67,9 +67,10 @@ func TestCorpusLints(t *testing.T) {
 // nginx accepts, no language rule may report an error.
 func TestCorpusLanguageAgreement(t *testing.T) {
 	dir := "../../shared/corpus"
+	nginxtest.RequireCorpus(t, filepath.Join(dir, "nginx-t-verdicts.tsv"))
 	b, err := os.ReadFile(filepath.Join(dir, "nginx-t-verdicts.tsv"))
 	if err != nil {
-		t.Skip("corpus not available")
+		t.Fatal(err)
 	}
 	classes := []struct{ rule, re string }{
 		{"unknown-directive", `unknown directive`},

@@ -1,9 +1,10 @@
 package rules
 
 import (
-	"github.com/nginxtune/nginxtune/knowledge"
 	"net"
 	"strings"
+
+	"github.com/nginxtune/nginxtune/knowledge"
 
 	"github.com/nginxtune/nginxtune/parser"
 )

@@ -1,11 +1,12 @@
 package rules
 
 import (
-	"github.com/nginxtune/nginxtune/knowledge"
 	"os"
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/nginxtune/nginxtune/knowledge"
 
 	"github.com/nginxtune/nginxtune/parser"
 )

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/nginxtune/nginxtune/knowledge"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/nginxtune/nginxtune/knowledge"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/nginxtest"

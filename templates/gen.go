@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
-	"github.com/nginxtune/nginxtune/knowledge"
 	"io/fs"
 	"path"
 	"regexp"
@@ -18,8 +17,11 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/nginxtune/nginxtune/host"
+	"github.com/nginxtune/nginxtune/knowledge"
+
 	"go.yaml.in/yaml/v3"
+
+	"github.com/nginxtune/nginxtune/host"
 )
 
 //go:embed profiles/*.yaml files/*.tmpl

@@ -3,11 +3,12 @@ package templates
 import (
 	"flag"
 	"fmt"
-	"github.com/nginxtune/nginxtune/knowledge"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nginxtune/nginxtune/knowledge"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/nginxtest"

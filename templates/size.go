@@ -2,10 +2,11 @@ package templates
 
 import (
 	"fmt"
-	"github.com/nginxtune/nginxtune/knowledge"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/nginxtune/nginxtune/knowledge"
 
 	"github.com/nginxtune/nginxtune/host"
 )

@@ -3,12 +3,13 @@ package templates
 import (
 	"fmt"
 
-	"github.com/nginxtune/nginxtune/parser"
 	"net"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/nginxtune/nginxtune/parser"
 )
 
 // Every value gen writes into a configuration, a file name or the ACME hook

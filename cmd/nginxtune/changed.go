@@ -6,9 +6,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/nginxtune/nginxtune/report"
 	"path/filepath"
 	"sort"
+
+	"github.com/nginxtune/nginxtune/report"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/parser"

@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/nginxtune/nginxtune/host"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/nginxtune/nginxtune/host"
 )
 
 // readHost reads the facts of the machine at root: this one ("/"), whose

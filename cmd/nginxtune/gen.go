@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/nginxtune/nginxtune/knowledge"
 	"io/fs"
 	"net"
 	"os"
@@ -14,6 +13,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nginxtune/nginxtune/knowledge"
+
+	"github.com/spf13/cobra"
+
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
@@ -21,7 +24,6 @@ import (
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/templates"
-	"github.com/spf13/cobra"
 )
 
 // defaultGenVersion is the nginx version gen writes for when neither a flag

@@ -111,6 +111,8 @@ func TestHostileAmplification(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte("events {}\nhttp {\n    include f0.conf;\n}\n"), 0o644)
 	start := time.Now()
 	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", filepath.Join(dir, "nginx.conf"))
+	// a bound for a hang, not a benchmark: the walk nginxtune stops takes
+	// well under a second here, the 2^30 places it refuses hours
 	if time.Since(start) > 30*time.Second {
 		t.Errorf("took %v", time.Since(start))
 	}
@@ -262,6 +264,8 @@ func TestHostileShapes(t *testing.T) {
 	for _, p := range []string{oneLine, lua, chain, supp, deep} {
 		start := time.Now()
 		_, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--format", "json", p)
+		// a bound for quadratic work, not a benchmark: each shape takes a
+		// few seconds at most on a loaded runner, a quadratic walk hours
 		if d := time.Since(start); d > 60*time.Second || code == 3 || p == deep && code == ExitError {
 			t.Errorf("%s: %v, exit %d %s", p, d, code, errOut)
 		}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/nginxtune/nginxtune/knowledge"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,13 +11,16 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nginxtune/nginxtune/knowledge"
+
+	"github.com/spf13/cobra"
+
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/config"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
-	"github.com/spf13/cobra"
 )
 
 type lintFlags struct {

@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 
+	"github.com/spf13/cobra"
+
 	"github.com/nginxtune/nginxtune/format"
 	"github.com/nginxtune/nginxtune/internal/config"
 	"github.com/nginxtune/nginxtune/lsp"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
-	"github.com/spf13/cobra"
 )
 
 func newLSPCmd() *cobra.Command {

@@ -5,10 +5,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/nginxtune/nginxtune/report"
 	"io"
 	"os"
 	"runtime/debug"
+
+	"github.com/nginxtune/nginxtune/report"
 
 	"github.com/spf13/cobra"
 )

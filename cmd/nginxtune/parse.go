@@ -3,12 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/nginxtune/nginxtune/report"
 	"os"
 	"path/filepath"
 
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/report"
+
 	"github.com/spf13/cobra"
+
+	"github.com/nginxtune/nginxtune/parser"
 )
 
 // loadFlags are the flags every command that reads a configuration shares.

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/nginxtune/nginxtune/rules"
 	"github.com/spf13/cobra"
+
+	"github.com/nginxtune/nginxtune/rules"
 )
 
 func newRulesCmd() *cobra.Command {

@@ -6,16 +6,18 @@ package config
 import (
 	"errors"
 	"fmt"
-	"github.com/nginxtune/nginxtune/knowledge"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/knowledge"
+
+	"go.yaml.in/yaml/v3"
+
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/rules"
-	"go.yaml.in/yaml/v3"
 )
 
 // Name is the file name looked for.

@@ -1,11 +1,12 @@
 package config
 
 import (
-	"github.com/nginxtune/nginxtune/knowledge"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nginxtune/nginxtune/knowledge"
 
 	"github.com/nginxtune/nginxtune/rules"
 )

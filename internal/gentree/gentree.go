@@ -6,12 +6,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"testing"
 )
+
+// TB is the part of testing.TB Write uses: the package stays out of the
+// testing package, which non-test code should not import.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+}
 
 // Write writes a configuration of servers server blocks spread over
 // files include files and returns the main file's path and the total size.
-func Write(tb testing.TB, dir string, servers, files int) (string, int64) {
+func Write(tb TB, dir string, servers, files int) (string, int64) {
 	tb.Helper()
 	main, size, err := WriteTree(dir, servers, files, "/var/log/nginx")
 	if err != nil {

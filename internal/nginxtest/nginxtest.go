@@ -202,3 +202,16 @@ func StartGroup(t testing.TB, cmd *exec.Cmd) <-chan struct{} {
 	})
 	return done
 }
+
+// RequireCorpus skips a test when the shared corpus is not beside the
+// repository, except in CI (the environment variable CI set), where the
+// corpus is installed and its absence is a failure, not a pass.
+func RequireCorpus(t testing.TB, dir string) {
+	t.Helper()
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the corpus must be there in CI: %v", err)
+		}
+		t.Skipf("corpus not available: %v", err)
+	}
+}
