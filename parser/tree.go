@@ -16,6 +16,8 @@ package parser
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/nginxtune/nginxtune/finding"
 )
 
 // Arg is one parameter of a directive.
@@ -244,27 +246,14 @@ func columnOf(b []byte) int {
 }
 
 // Severity of a finding: of a problem found while loading, and of a rule's
-// finding (rules.Severity is this type). Greater is more severe.
-type Severity int
+// finding (finding.Severity, the one severity type).
+type Severity = finding.Severity
 
 const (
-	SevInfo Severity = iota
-	SevWarning
-	SevError
+	SevInfo    = finding.Info
+	SevWarning = finding.Warning
+	SevError   = finding.Error
 )
-
-func (s Severity) String() string {
-	switch s {
-	case SevError:
-		return "error"
-	case SevWarning:
-		return "warning"
-	}
-	return "info"
-}
-
-// MarshalText lets severities appear as words in JSON and YAML.
-func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // Diagnostic is a problem found while loading: a syntax error, a missing
 // include, an include cycle.

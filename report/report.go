@@ -11,15 +11,25 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/finding"
 )
 
 // Meta describes the run, for the formats that carry it.
 type Meta struct {
 	ToolVersion  string
 	NginxVersion string
+	// Rules describes every rule, for SARIF's rule metadata.
+	Rules []Rule
 	// Path shows a file path (relative to the working directory).
 	Path func(string) string
+}
+
+// Rule is what SARIF says of a rule.
+type Rule struct {
+	ID, Title, Why, Fix string
+	Markdown            string // the rule's documentation, as docs/rules.md shows it
+	Severity            finding.Severity
+	Category            string // "security", "performance", ...
 }
 
 func (m Meta) path(p string) string {
@@ -33,7 +43,7 @@ func (m Meta) path(p string) string {
 var Formats = []string{"text", "json", "sarif", "github"}
 
 // Write renders diags in the named format.
-func Write(w io.Writer, format string, diags []rules.Diagnostic, m Meta, color bool) error {
+func Write(w io.Writer, format string, diags []finding.Diagnostic, m Meta, color bool) error {
 	switch format {
 	case "text":
 		return Text(w, diags, m, color)
@@ -57,7 +67,7 @@ const (
 )
 
 // Text writes "file:line:col: severity: message [rule]" lines and a summary.
-func Text(w io.Writer, diags []rules.Diagnostic, m Meta, color bool) error {
+func Text(w io.Writer, diags []finding.Diagnostic, m Meta, color bool) error {
 	paint := func(code, s string) string {
 		if !color {
 			return s
@@ -73,9 +83,9 @@ func Text(w io.Writer, diags []rules.Diagnostic, m Meta, color bool) error {
 		}
 		sev := d.Severity.String()
 		switch d.Severity {
-		case rules.Error:
+		case finding.Error:
 			sev = paint(ansiRed+ansiBold, sev)
-		case rules.Warning:
+		case finding.Warning:
 			sev = paint(ansiYellow+ansiBold, sev)
 		default:
 			sev = paint(ansiCyan, sev)
@@ -93,7 +103,7 @@ func Text(w io.Writer, diags []rules.Diagnostic, m Meta, color bool) error {
 	if len(diags) > 0 {
 		c := Count(diags)
 		_, err := fmt.Fprintf(w, "%d finding%s: %d error%s, %d warning%s, %d info\n", len(diags), plural(len(diags)),
-			c[rules.Error], plural(c[rules.Error]), c[rules.Warning], plural(c[rules.Warning]), c[rules.Info])
+			c[finding.Error], plural(c[finding.Error]), c[finding.Warning], plural(c[finding.Warning]), c[finding.Info])
 		return err
 	}
 	return nil
@@ -107,8 +117,8 @@ func plural(n int) string {
 }
 
 // Count tallies findings by severity.
-func Count(diags []rules.Diagnostic) map[rules.Severity]int {
-	c := map[rules.Severity]int{}
+func Count(diags []finding.Diagnostic) map[finding.Severity]int {
+	c := map[finding.Severity]int{}
 	for _, d := range diags {
 		c[d.Severity]++
 	}
@@ -128,18 +138,40 @@ type JSONReport struct {
 
 // JSONFinding is one finding.
 type JSONFinding struct {
-	Rule     string     `json:"rule"`
-	Severity string     `json:"severity"`
-	File     string     `json:"file"`
-	Line     int        `json:"line"`
-	Column   int        `json:"column"`
-	EndLine  int        `json:"end_line"`
-	Message  string     `json:"message"`
-	Fix      *rules.Fix `json:"fix,omitempty"`
+	Rule     string   `json:"rule"`
+	Severity string   `json:"severity"`
+	File     string   `json:"file"`
+	Line     int      `json:"line"`
+	Column   int      `json:"column"`
+	EndLine  int      `json:"end_line"`
+	Message  string   `json:"message"`
+	Fix      *JSONFix `json:"fix,omitempty"`
 	// Via is the link path the configuration reads File through.
 	Via string `json:"via,omitempty"`
 	// Related are other places the message speaks of.
-	Related []rules.Related `json:"related,omitempty"`
+	Related []JSONRelated `json:"related,omitempty"`
+}
+
+// JSONFix is a finding's fix: byte ranges of files and what replaces them.
+type JSONFix struct {
+	Description string     `json:"description"`
+	Edits       []JSONEdit `json:"edits"`
+}
+
+// JSONEdit replaces bytes Start to End of File with New.
+type JSONEdit struct {
+	File  string `json:"file"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	New   string `json:"new"`
+}
+
+// JSONRelated is another place a finding speaks of.
+type JSONRelated struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Col     int    `json:"column"`
+	Message string `json:"message"`
 }
 
 // JSONSummary counts findings by severity.
@@ -150,7 +182,7 @@ type JSONSummary struct {
 }
 
 // JSON writes the findings as a JSONReport.
-func JSON(w io.Writer, diags []rules.Diagnostic, m Meta) error {
+func JSON(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 	r := JSONReport{Schema: 1, Tool: "nginxtune", ToolVersion: m.ToolVersion, NginxVersion: m.NginxVersion,
 		Findings: []JSONFinding{}}
 	for _, d := range diags {
@@ -160,22 +192,19 @@ func JSON(w io.Writer, diags []rules.Diagnostic, m Meta) error {
 			f.Via = m.path(d.Via)
 		}
 		for _, rel := range d.Related {
-			rel.File = m.path(rel.File)
-			f.Related = append(f.Related, rel)
+			f.Related = append(f.Related, JSONRelated{File: m.path(rel.File), Line: rel.Line, Col: rel.Col, Message: rel.Message})
 		}
 		if d.Fix != nil {
-			fix := *d.Fix
-			fix.Edits = make([]rules.Edit, len(d.Fix.Edits))
+			fix := &JSONFix{Description: d.Fix.Description, Edits: make([]JSONEdit, len(d.Fix.Edits))}
 			for i, e := range d.Fix.Edits {
-				e.File = m.path(e.File)
-				fix.Edits[i] = e
+				fix.Edits[i] = JSONEdit{File: m.path(e.File), Start: e.Start, End: e.End, New: e.New}
 			}
-			f.Fix = &fix
+			f.Fix = fix
 		}
 		r.Findings = append(r.Findings, f)
 	}
 	c := Count(diags)
-	r.Summary = JSONSummary{Errors: c[rules.Error], Warnings: c[rules.Warning], Infos: c[rules.Info]}
+	r.Summary = JSONSummary{Errors: c[finding.Error], Warnings: c[finding.Warning], Infos: c[finding.Info]}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
@@ -183,13 +212,13 @@ func JSON(w io.Writer, diags []rules.Diagnostic, m Meta) error {
 
 // GitHub writes workflow commands that GitHub Actions shows as annotations
 // on the changed lines.
-func GitHub(w io.Writer, diags []rules.Diagnostic, m Meta) error {
+func GitHub(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 	for _, d := range diags {
 		level := "notice"
 		switch d.Severity {
-		case rules.Error:
+		case finding.Error:
 			level = "error"
-		case rules.Warning:
+		case finding.Warning:
 			level = "warning"
 		}
 		if _, err := fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level,

@@ -9,19 +9,27 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/finding"
 )
 
-var sample = []rules.Diagnostic{
-	{Rule: "upstream-keepalive", Severity: rules.Warning, File: "/srv/conf/site.conf", Line: 12, Col: 24, EndLine: 12,
+var sample = []finding.Diagnostic{
+	{Rule: "upstream-keepalive", Severity: finding.Warning, File: "/srv/conf/site.conf", Line: 12, Col: 24, EndLine: 12,
 		Message: "proxy_pass to the address 127.0.0.1:8080 opens a new backend connection for every request"},
-	{Rule: "ssl-directive-removed", Severity: rules.Error, File: "/srv/conf/site.conf", Line: 5, Col: 9, EndLine: 5,
-		Message: `"ssl on" was removed`, Fix: &rules.Fix{Description: "remove it", Edits: []rules.Edit{{File: "/srv/conf/site.conf", Start: 40, End: 48}}}},
-	{Rule: "access-log-unbuffered", Severity: rules.Info, File: "/srv/conf/nginx.conf", Line: 3, Col: 5, EndLine: 3,
+	{Rule: "ssl-directive-removed", Severity: finding.Error, File: "/srv/conf/site.conf", Line: 5, Col: 9, EndLine: 5,
+		Message: `"ssl on" was removed`, Fix: &finding.Fix{Description: "remove it", Edits: []finding.Edit{{File: "/srv/conf/site.conf", Start: 40, End: 48}}}},
+	{Rule: "access-log-unbuffered", Severity: finding.Info, File: "/srv/conf/nginx.conf", Line: 3, Col: 5, EndLine: 3,
 		Message: "access_log a, b: 100%\nnext line"},
 }
 
-var meta = Meta{ToolVersion: "0.0.0-test", NginxVersion: "1.22.1", Path: func(p string) string { return strings.TrimPrefix(p, "/srv/") }}
+// the rules of the sample, described as the command describes its own
+var sampleRules = []Rule{
+	{ID: "access-log-unbuffered", Title: "An access log without a buffer", Why: "Each request writes.", Fix: "Add buffer=.", Markdown: "## access-log-unbuffered", Severity: finding.Info, Category: "performance"},
+	{ID: "return-bypasses-access", Title: "return before access", Why: "return answers first.", Fix: "Move it.", Markdown: "## return-bypasses-access", Severity: finding.Warning, Category: "security"},
+	{ID: "ssl-directive-removed", Title: "The ssl directive", Why: "Removed in 1.25.", Fix: "Use listen ssl.", Markdown: "## ssl-directive-removed", Severity: finding.Error, Category: "correctness"},
+	{ID: "upstream-keepalive", Title: "Backend connections are not reused", Why: "Each request connects.", Fix: "Add keepalive.", Markdown: "## upstream-keepalive", Severity: finding.Warning, Category: "performance"},
+}
+
+var meta = Meta{ToolVersion: "0.0.0-test", NginxVersion: "1.22.1", Path: func(p string) string { return strings.TrimPrefix(p, "/srv/") }, Rules: sampleRules}
 
 func validate(t *testing.T, schemaFile string, doc []byte) {
 	t.Helper()
@@ -96,8 +104,8 @@ func TestSARIFSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := log.Runs[0]
-	if len(run.Tool.Driver.Rules) != len(rules.All) {
-		t.Errorf("%d rules in the driver, want %d", len(run.Tool.Driver.Rules), len(rules.All))
+	if len(run.Tool.Driver.Rules) != len(sampleRules) {
+		t.Errorf("%d rules in the driver, want %d", len(run.Tool.Driver.Rules), len(sampleRules))
 	}
 	for _, r := range run.Tool.Driver.Rules {
 		if r.Help.Text == "" || r.Help.Markdown == "" {
@@ -173,11 +181,11 @@ func TestTextColour(t *testing.T) {
 // Related places become SARIF relatedLocations (and "related" in JSON), so
 // that an editor can jump to "the deny at x.conf:12".
 func TestRelatedLocations(t *testing.T) {
-	d := rules.Diagnostic{Rule: "return-bypasses-access", Severity: rules.Warning, File: "site.conf", Line: 9, Col: 13, EndLine: 9,
+	d := finding.Diagnostic{Rule: "return-bypasses-access", Severity: finding.Warning, File: "site.conf", Line: 9, Col: 13, EndLine: 9,
 		Message: "return 200 answers in the rewrite phase, before the deny at site.conf:7 is checked",
-		Related: []rules.Related{{File: "site.conf", Line: 7, Col: 13, Message: "the deny this return bypasses"}}}
+		Related: []finding.Related{{File: "site.conf", Line: 7, Col: 13, Message: "the deny this return bypasses"}}}
 	var b bytes.Buffer
-	if err := SARIF(&b, []rules.Diagnostic{d}, meta); err != nil {
+	if err := SARIF(&b, []finding.Diagnostic{d}, meta); err != nil {
 		t.Fatal(err)
 	}
 	validate(t, "testdata/sarif-schema-2.1.0.json", b.Bytes())
@@ -204,7 +212,7 @@ func TestRelatedLocations(t *testing.T) {
 		t.Errorf("relatedLocations = %+v", rel)
 	}
 	b.Reset()
-	if err := JSON(&b, []rules.Diagnostic{d}, meta); err != nil {
+	if err := JSON(&b, []finding.Diagnostic{d}, meta); err != nil {
 		t.Fatal(err)
 	}
 	validate(t, "../docs/lint-output.schema.json", b.Bytes())

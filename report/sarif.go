@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/finding"
 )
 
 // SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the subset
@@ -92,11 +92,11 @@ type sarifRegion struct {
 
 const docsURL = "https://github.com/nginxtune/nginxtune/blob/main/docs/rules.md#"
 
-func sarifLevel(s rules.Severity) string {
+func sarifLevel(s finding.Severity) string {
 	switch s {
-	case rules.Error:
+	case finding.Error:
 		return "error"
-	case rules.Warning:
+	case finding.Warning:
 		return "warning"
 	}
 	return "note"
@@ -105,13 +105,13 @@ func sarifLevel(s rules.Severity) string {
 // ruleProperties tags a rule with its category; a security rule carries
 // GitHub code scanning's "security" tag and a security-severity (a CVSS-like
 // score: 8.0 high for an error, 5.0 medium for a warning, 3.0 low for info).
-func ruleProperties(r *rules.Rule) sarifProperties {
-	p := sarifProperties{Tags: []string{"nginx", string(r.Category)}}
-	if r.Category == rules.CategorySecurity {
+func ruleProperties(r Rule) sarifProperties {
+	p := sarifProperties{Tags: []string{"nginx", r.Category}}
+	if r.Category == "security" {
 		switch r.Severity {
-		case rules.Error:
+		case finding.Error:
 			p.SecuritySeverity = "8.0"
-		case rules.Warning:
+		case finding.Warning:
 			p.SecuritySeverity = "5.0"
 		default:
 			p.SecuritySeverity = "3.0"
@@ -121,22 +121,32 @@ func ruleProperties(r *rules.Rule) sarifProperties {
 }
 
 // SARIF writes a SARIF 2.1.0 log with every rule's metadata.
-func SARIF(w io.Writer, diags []rules.Diagnostic, m Meta) error {
+func SARIF(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 	driver := sarifDriver{Name: "nginxtune", Version: m.ToolVersion,
 		InformationURI: "https://github.com/nginxtune/nginxtune"}
 	index := map[string]int{}
-	for i, r := range rules.All {
+	for i, r := range m.Rules {
 		index[r.ID] = i
 		driver.Rules = append(driver.Rules, sarifRule{
 			ID:                   r.ID,
 			Name:                 r.ID,
 			ShortDescription:     sarifText{Text: r.Title},
 			FullDescription:      sarifText{Text: oneParagraph(r.Why)},
-			Help:                 sarifText{Text: oneParagraph(r.Why) + "\n\nFix: " + oneParagraph(r.Fix), Markdown: r.Markdown()},
+			Help:                 sarifText{Text: oneParagraph(r.Why) + "\n\nFix: " + oneParagraph(r.Fix), Markdown: r.Markdown},
 			HelpURI:              docsURL + r.ID,
 			DefaultConfiguration: sarifConfiguration{Level: sarifLevel(r.Severity)},
 			Properties:           ruleProperties(r),
 		})
+	}
+	// a finding of a rule the caller did not describe still points at an
+	// entry of its own
+	for _, d := range diags {
+		if _, ok := index[d.Rule]; !ok {
+			index[d.Rule] = len(driver.Rules)
+			driver.Rules = append(driver.Rules, sarifRule{ID: d.Rule, Name: d.Rule, ShortDescription: sarifText{Text: d.Rule},
+				FullDescription: sarifText{Text: d.Rule}, Help: sarifText{Text: d.Rule, Markdown: d.Rule}, HelpURI: docsURL + d.Rule,
+				DefaultConfiguration: sarifConfiguration{Level: sarifLevel(d.Severity)}, Properties: sarifProperties{Tags: []string{"nginx"}}})
+		}
 	}
 	results := []sarifResult{}
 	uriOf := func(file string) string { return fileURI(strings.TrimPrefix(m.path(file), "./")) }

@@ -13,17 +13,28 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nginxtune/nginxtune/finding"
+
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
-// Severity of a finding: the one severity type, parser.Severity.
-type Severity = parser.Severity
+// Severity of a finding: the one severity type, finding.Severity.
+type Severity = finding.Severity
 
 const (
-	Info    = parser.SevInfo
-	Warning = parser.SevWarning
-	Error   = parser.SevError
+	Info    = finding.Info
+	Warning = finding.Warning
+	Error   = finding.Error
+)
+
+// The finding types are the leaf package's: the rules, the output formats
+// and the language server share them.
+type (
+	Diagnostic = finding.Diagnostic
+	Fix        = finding.Fix
+	Edit       = finding.Edit
+	Related    = finding.Related
 )
 
 // ParseSeverity reads "error", "warning" or "info".
@@ -122,42 +133,6 @@ type Rule struct {
 	Check func(*Pass)
 }
 
-// Edit replaces the bytes [Start, End) of a file with New.
-type Edit struct {
-	File  string `json:"file"`
-	Start int    `json:"start"`
-	End   int    `json:"end"`
-	New   string `json:"new"`
-}
-
-// Fix is a set of edits that resolves a finding.
-type Fix struct {
-	Description string `json:"description"`
-	Edits       []Edit `json:"edits"`
-	// Key names what the fix creates (such as an upstream block); of fixes
-	// with the same key only the first is applied in one pass, so two
-	// findings never create the same block twice.
-	Key string `json:"-"`
-}
-
-// Diagnostic is one finding.
-type Diagnostic struct {
-	Rule     string
-	Severity Severity
-	File     string
-	Line     int
-	Col      int
-	EndLine  int
-	Offset   int
-	Message  string
-	Fix      *Fix
-	// Via is the path the configuration names the file by, when that is a
-	// link to File (sites-enabled/x -> ../sites-available/x).
-	Via string
-	// Related are other places the message speaks of.
-	Related []Related
-}
-
 // Pass is what a rule's check receives.
 type Pass struct {
 	Tree    *parser.Tree
@@ -235,15 +210,6 @@ func (p *Pass) ReportSeverityf(sev Severity, d *parser.Directive, format string,
 	diag := p.Diag(d, format, args...)
 	diag.Severity = sev
 	p.Report(diag)
-}
-
-// Related is another place a finding speaks of ("the deny at x.conf:12"):
-// SARIF's relatedLocations, so that an editor can go there.
-type Related struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Col     int    `json:"column"`
-	Message string `json:"message"`
 }
 
 // relatedTo names a directive as a related place.

@@ -527,7 +527,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			fmt.Fprintln(c.ErrOrStderr(), "nginxtune: the fixed tree was checked by reading it again, not with nginx -t: nginx -t runs code a configuration names, and this is not the live tree (--nginx-test runs it on a tree you trust)")
 		}
 	}
-	m := report.Meta{ToolVersion: versionString(), NginxVersion: s.cfg.Version.String(), Path: relPath}
+	m := report.Meta{ToolVersion: versionString(), NginxVersion: s.cfg.Version.String(), Path: relPath, Rules: reportRules()}
 	for _, o := range outputs {
 		if o.path != "" {
 			if err := writeReportFile(o, diags, m); err != nil {
@@ -911,4 +911,15 @@ func writeReportFile(o output, diags []rules.Diagnostic, m report.Meta) error {
 		return failf(ExitError, "--format %s=%s: %v", o.format, o.path, err)
 	}
 	return nil
+}
+
+// reportRules describes every rule for the output formats (SARIF's rule
+// metadata): report knows findings, not rules.
+func reportRules() []report.Rule {
+	out := make([]report.Rule, 0, len(rules.All))
+	for _, r := range rules.All {
+		out = append(out, report.Rule{ID: r.ID, Title: r.Title, Why: r.Why, Fix: r.Fix, Markdown: r.Markdown(),
+			Severity: r.Severity, Category: string(r.Category)})
+	}
+	return out
 }
