@@ -38,6 +38,8 @@ func (d *dumpSource) glob(pattern string) ([]string, error) {
 	return out, nil
 }
 
+func (d *dumpSource) onDisk() bool { return false }
+
 func (d *dumpSource) exists(p string) bool { _, ok := d.files[p]; return ok }
 
 func (d *dumpSource) isDir(p string) bool {

@@ -235,7 +235,7 @@ func (l *loader) resolve(d *Directive) []string {
 	glob := hasGlob(target)
 	// A copy of a server's tree names the server's absolute paths: read the
 	// copy's files rather than this machine's when the copy has them.
-	if _, isOS := l.src.(osSource); isOS && filepath.IsAbs(target) && local == filepath.Clean(target) && !l.inside(local) {
+	if l.src.onDisk() && filepath.IsAbs(target) && local == filepath.Clean(target) && !l.inside(local) {
 		if alt, ok := l.inferMap(target); ok {
 			if !glob {
 				return []string{alt}
@@ -243,7 +243,7 @@ func (l *loader) resolve(d *Directive) []string {
 			local = alt
 		}
 	}
-	if _, isOS := l.src.(osSource); isOS && !l.opt.Live && l.reachesOutside(local) {
+	if l.src.onDisk() && !l.opt.Live && l.reachesOutside(local) {
 		// Nothing outside the tree is read, listed or even looked at: whether
 		// a file exists there is this machine's business, not the
 		// configuration's, and a finding must not differ between a laptop,
@@ -292,7 +292,7 @@ func (l *loader) resolve(d *Directive) []string {
 	diagsBefore := len(l.tree.Diagnostics)
 	var matches []string
 	var err error
-	if _, isOS := l.src.(osSource); isOS && !l.opt.Live {
+	if l.src.onDisk() && !l.opt.Live {
 		var refused bool
 		matches, refused, err = l.globInside(local)
 		if refused {
@@ -318,7 +318,7 @@ func (l *loader) resolve(d *Directive) []string {
 		// directory (the "[.]" optional-include idiom relies on it); in an
 		// nginx -T dump an empty match is no news at all
 		if alt, ok := l.inferMap(target); ok {
-			if _, isOS := l.src.(osSource); isOS && !l.opt.Live {
+			if l.src.onDisk() && !l.opt.Live {
 				matches, _, _ = l.globInside(alt)
 			} else {
 				matches, _ = l.src.glob(alt)

@@ -108,9 +108,15 @@ type source interface {
 	glob(pattern string) ([]string, error)
 	exists(p string) bool
 	isDir(p string) bool
+	// onDisk reports whether paths are this machine's: then links are
+	// resolved, files identified by device and inode, and the tree's
+	// boundary checked (an nginx -T dump and an fs.FS have no outside).
+	onDisk() bool
 }
 
 type osSource struct{}
+
+func (osSource) onDisk() bool { return true }
 
 // Limits on what one lint reads: a configuration is untrusted input.
 const (
@@ -442,18 +448,18 @@ func (l *loader) file(p string) (*File, error) {
 		return f, nil
 	}
 	real := p
-	if _, isOS := l.src.(osSource); isOS {
+	if l.src.onDisk() {
 		real = l.realPath(p)
 		if f, ok := l.tree.byPath[real]; ok {
 			l.tree.byPath[p] = f
 			return f, nil
 		}
 	}
-	if _, isOS := l.src.(osSource); isOS && len(l.tree.Files) > 0 && !l.opt.Live && !l.inside(real) && !l.allowed(real) {
+	if l.src.onDisk() && len(l.tree.Files) > 0 && !l.opt.Live && !l.inside(real) && !l.allowed(real) {
 		return nil, ErrOutside
 	}
 	var id fileID
-	if _, isOS := l.src.(osSource); isOS {
+	if l.src.onDisk() {
 		// a file with several hard links is one file too
 		if st, err := l.stat(real); err == nil {
 			if sys, ok := st.Sys().(*syscall.Stat_t); ok {
@@ -508,7 +514,7 @@ func (l *loader) file(p string) (*File, error) {
 	} else {
 		l.add(f)
 	}
-	if _, isOS := l.src.(osSource); isOS && !l.opt.Live && !l.inside(real) && len(l.tree.Files) > 1 {
+	if l.src.onDisk() && !l.opt.Live && !l.inside(real) && len(l.tree.Files) > 1 {
 		l.tree.Outside = append(l.tree.Outside, real)
 	}
 	return f, nil
@@ -873,7 +879,7 @@ func (l *loader) boundVisits() {
 var prefetchMin = 256 << 10
 
 func (l *loader) prefetch(paths []string) {
-	if _, isOS := l.src.(osSource); !isOS || len(paths) < 2 || runtime.GOMAXPROCS(0) < 2 {
+	if !l.src.onDisk() || len(paths) < 2 || runtime.GOMAXPROCS(0) < 2 {
 		return
 	}
 	var todo []string

@@ -574,3 +574,36 @@ func TestPrefetchMatchesSequential(t *testing.T) {
 		t.Errorf("the tree misses a case:\n%s", seq)
 	}
 }
+
+// LoadFS reads a tree from an fs.FS as Load reads it from the disk: the
+// same statements and the same diagnostics, paths relative to the FS.
+func TestLoadFSAgreesWithLoad(t *testing.T) {
+	for _, dir := range []string{"../fixtures/trees/glob", "../fixtures/trees/missing", "../fixtures/trees/cycle", "../fixtures/lsp"} {
+		abs, _ := filepath.Abs(dir)
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = r
+		}
+		disk, err := Load(filepath.Join(abs, "nginx.conf"), Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		mem, err := LoadFS(os.DirFS(abs), "nginx.conf", Options{})
+		if err != nil {
+			t.Fatalf("%s: LoadFS: %v", dir, err)
+		}
+		show := func(tr *Tree, prefix string) string {
+			var b strings.Builder
+			tr.Walk(func(d *Directive, c *Context) bool {
+				fmt.Fprintf(&b, "%s:%d %s %s %v\n", strings.TrimPrefix(d.File.Path, prefix), d.Line, d.Name, strings.Join(d.ArgValues(), " "), c.Names)
+				return true
+			})
+			for _, dg := range tr.Diagnostics {
+				fmt.Fprintf(&b, "%s:%d %s\n", strings.TrimPrefix(dg.File, prefix), dg.Line, dg.Kind)
+			}
+			return b.String()
+		}
+		if a, b := show(disk, abs), show(mem, ""); a != b {
+			t.Errorf("%s: Load and LoadFS differ:\n%s\n---\n%s", dir, a, b)
+		}
+	}
+}
