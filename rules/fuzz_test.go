@@ -3,7 +3,6 @@ package rules
 import (
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/nginxtune/nginxtune/knowledge"
@@ -12,9 +11,10 @@ import (
 )
 
 // FuzzLintFix lints a tree of two files (a main file that includes a
-// snippet) and applies the fixes the findings carry: no panic, every edit
-// inside its file, and a tree that parsed cleanly still parses cleanly
-// after the fixes. go test -fuzz FuzzLintFix ./rules
+// snippet) and fixes it as lint --fix does (the same FixSession, writing
+// plainly): no panic, every edit inside its file, and a tree that parsed
+// cleanly still parses cleanly after every round. go test -fuzz FuzzLintFix
+// ./rules
 func FuzzLintFix(f *testing.F) {
 	f.Add([]byte("events {}\nhttp {\n    include snippet.conf;\n    server { listen 80; location / { proxy_pass http://127.0.0.1:8080; } }\n}\n"),
 		[]byte("gzip on;\ngzip_comp_level 9;\n"))
@@ -30,64 +30,44 @@ func FuzzLintFix(f *testing.F) {
 		p := filepath.Join(dir, "nginx.conf")
 		os.WriteFile(p, main, 0o644)
 		os.WriteFile(filepath.Join(dir, "snippet.conf"), snippet, 0o644)
-		tr, err := parser.Load(p, parser.Options{})
+		cfg := Config{Version: knowledge.MustVersion("1.22.1")}
+		lint := func() ([]Diagnostic, bool, []*parser.Tree, error) {
+			tr, err := parser.Load(p, parser.Options{})
+			if err != nil {
+				return nil, false, nil, err
+			}
+			broken := false
+			for _, d := range tr.Diagnostics {
+				broken = broken || d.Kind == "syntax"
+			}
+			return Run(tr, cfg), broken, []*parser.Tree{tr}, nil
+		}
+		diags, broken, trees, err := lint()
 		if err != nil {
 			return
 		}
-		clean := true
-		for _, d := range tr.Diagnostics {
-			if d.Kind == "syntax" {
-				clean = false
-			}
-		}
-		diags := Run(tr, Config{Version: knowledge.MustVersion("1.22.1")})
-		perFile := map[string][]Edit{}
-		for _, d := range diags {
-			if d.Fix == nil {
-				continue
-			}
-			ok := true
-			for _, e := range d.Fix.Edits {
-				f := tr.File(e.File)
-				if f == nil || e.Start < 0 || e.Start > e.End || e.End > len(f.Src) {
-					t.Fatalf("%s: edit %d-%d outside %s (%d bytes)", d.Rule, e.Start, e.End, e.File, len(f.Src))
-				}
-				for _, o := range perFile[e.File] {
-					if e.Start < o.End && o.Start < e.End || e.Start == o.Start {
-						ok = false
+		session := FixSession{Lint: lint, Apply: func(set FixSet, trees []*parser.Tree) ([]string, error) {
+			var written []string
+			for name, edits := range set.Edits {
+				f := trees[0].File(name)
+				for _, e := range edits {
+					if f == nil || e.Start < 0 || e.Start > e.End || e.End > len(f.Src) {
+						t.Fatalf("edit %d-%d outside %s", e.Start, e.End, name)
 					}
 				}
-			}
-			if ok {
-				for _, e := range d.Fix.Edits {
-					perFile[e.File] = append(perFile[e.File], e)
+				out, err := ApplyEdits(f.Src, edits)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
 				}
+				os.WriteFile(name, out, 0o644)
+				written = append(written, name)
 			}
-		}
-		for name, edits := range perFile {
-			src := tr.File(name).Src
-			sort.Slice(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
-			var out []byte
-			at := 0
-			for _, e := range edits {
-				out = append(append(out, src[at:e.Start]...), e.New...)
-				at = e.End
-			}
-			out = append(out, src[at:]...)
-			os.WriteFile(name, out, 0o644)
-		}
-		if !clean || len(perFile) == 0 {
-			return
-		}
-		tr2, err := parser.Load(p, parser.Options{})
-		if err != nil {
-			t.Fatalf("the fixed tree does not load: %v", err)
-		}
-		for _, d := range tr2.Diagnostics {
-			if d.Kind == "syntax" {
-				b, _ := os.ReadFile(d.File)
-				t.Fatalf("the fixes broke the syntax: %s\n%s", d.Message, b)
-			}
+			return written, nil
+		}}
+		if _, err := session.Run(diags, trees, broken); err != nil {
+			b, _ := os.ReadFile(p)
+			s, _ := os.ReadFile(filepath.Join(dir, "snippet.conf"))
+			t.Fatalf("%v\n%s\n--- snippet.conf\n%s", err, b, s)
 		}
 	})
 }

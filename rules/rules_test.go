@@ -425,41 +425,49 @@ func checkFixed(t *testing.T, path string, cfg Config, valid bool) {
 	}
 	target := filepath.Join(tmp, main)
 	mine := map[string]bool{} // the files of this fixture's tree
-	for pass := 0; pass < 5; pass++ {
+	// the loop lint --fix runs (FixSession), writing plainly to the copy
+	lint := func() ([]Diagnostic, bool, []*parser.Tree, error) {
 		tr, err := parser.Load(target, parser.Options{})
 		if err != nil {
-			t.Fatal(err)
+			return nil, false, nil, err
 		}
+		broken := false
 		for _, f := range tr.Files {
 			mine[f.Path] = true
-		}
-		inTree := map[string]bool{}
-		for _, f := range tr.Files {
-			inTree[f.Path] = strings.HasPrefix(f.Path, tmp+string(filepath.Separator))
+			broken = broken || f.Broken
 		}
 		diags := Run(tr, cfg)
-		set := SelectFixes(diags, func(file string) bool { return inTree[file] })
-		if set.Fixes == 0 {
-			break
-		}
 		for _, d := range diags {
 			if d.Fix != nil {
 				fixedRules[d.Rule] = true
 			}
 		}
+		return diags, broken, []*parser.Tree{tr}, nil
+	}
+	session := FixSession{Lint: lint, Apply: func(set FixSet, _ []*parser.Tree) ([]string, error) {
+		var written []string
 		for name, edits := range set.Edits {
 			src, err := os.ReadFile(name)
 			if err != nil {
-				t.Fatal(err)
+				return written, err
 			}
 			out, err := ApplyEdits(src, edits)
 			if err != nil {
-				t.Fatalf("%s: %v", name, err)
+				return written, fmt.Errorf("%s: %v", name, err)
 			}
 			if err := os.WriteFile(name, out, 0o644); err != nil {
-				t.Fatal(err)
+				return written, err
 			}
+			written = append(written, name)
 		}
+		return written, nil
+	}}
+	diags, broken, trees, err := lint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := session.Run(diags, trees, broken); err != nil {
+		t.Fatalf("fixing: %v", err)
 	}
 	changed := 0
 	filepath.WalkDir(tmp, func(p string, e os.DirEntry, err error) error {

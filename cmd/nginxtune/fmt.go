@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/atomicfile"
+
 	"github.com/spf13/cobra"
 
 	"github.com/nginxtune/nginxtune/format"
@@ -193,31 +195,31 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 	}
 	// stage every file, then put them in place: a failure leaves every
 	// file as it was
-	var staged []stagedFile
+	var staged []atomicfile.Staged
 	for _, j := range jobs {
-		key := fileKey{j.file.Dev, j.file.Ino}
-		now, err := readVerified(j.file.Path, key)
+		key := atomicfile.Key{Dev: j.file.Dev, Ino: j.file.Ino}
+		now, err := atomicfile.ReadVerified(j.file.Path, key)
 		if err == nil && !bytes.Equal(now, j.file.Src) {
-			err = fmt.Errorf("%s: %w", j.file.Path, errSwapped)
+			err = fmt.Errorf("%s: %w", j.file.Path, atomicfile.ErrSwapped)
 		}
-		var st stagedFile
+		var st atomicfile.Staged
 		if err == nil {
-			st, err = stage(j.file.Path, key, j.data)
+			st, err = atomicfile.Stage(j.file.Path, key, j.data)
 		}
 		if err != nil {
 			for _, s := range staged {
-				s.discard()
+				s.Discard()
 			}
 			return failf(ExitError, "%v (nothing formatted)", err)
 		}
 		staged = append(staged, st)
 	}
 	for i, st := range staged {
-		if _, err := st.commit(); err != nil {
+		if _, err := st.Commit(); err != nil {
 			for _, s := range staged[i+1:] {
-				s.discard()
+				s.Discard()
 			}
-			return failf(ExitError, "%s: %v (%d of %d files formatted before it)", relPath(st.name), err, i, len(staged))
+			return failf(ExitError, "%s: %v (%d of %d files formatted before it)", relPath(st.Name), err, i, len(staged))
 		}
 		fmt.Fprintf(c.ErrOrStderr(), "formatted %s\n", report.Escape(jobs[i].name))
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nginxtune/nginxtune/internal/atomicfile"
+
 	"github.com/nginxtune/nginxtune/knowledge"
 
 	"github.com/spf13/cobra"
@@ -470,7 +472,7 @@ func runGen(c *cobra.Command, f *genFlags) error {
 			if b, err := os.ReadFile(p); err == nil && string(b) == pf.file.Content {
 				continue
 			}
-			tmp, err = writeTemp(p, []byte(pf.file.Content), os.FileMode(pf.file.Mode)&^os.FileMode(umask))
+			tmp, err = atomicfile.Temp(p, []byte(pf.file.Content), os.FileMode(pf.file.Mode)&^os.FileMode(umask))
 			if err != nil {
 				return abort(err)
 			}
@@ -528,7 +530,7 @@ func writeLike(p string, data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tmp, err := writeTemp(p, data, fi.Mode().Perm())
+	tmp, err := atomicfile.Temp(p, data, fi.Mode().Perm())
 	if err != nil {
 		return "", err
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/internal/nginxtest"
 	"github.com/nginxtune/nginxtune/parser"
@@ -341,7 +342,7 @@ func TestFixNginxCheckAndRestore(t *testing.T) {
 		t.Fatalf("broken tree passed nginx -t")
 	}
 	f1 := trees[0].Files[1]
-	restore(map[string]fileKey{f1.Path: {f1.Dev, f1.Ino}}, originals)
+	restore(map[string]atomicfile.Key{f1.Path: {Dev: f1.Dev, Ino: f1.Ino}}, originals)
 	if b, _ := os.ReadFile(filepath.Join(dir, "conf.d/a.conf")); !strings.Contains(string(b), "listen 127.0.0.1:8080; }") || strings.Contains(string(b), "proxy_pass") {
 		t.Errorf("not restored: %s", b)
 	}

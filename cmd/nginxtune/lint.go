@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/nginxtune/nginxtune/internal/atomicfile"
 
 	"github.com/nginxtune/nginxtune/knowledge"
 
@@ -444,7 +447,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		}
 		// Fixes can make room for others (a new upstream, then its proxy
 		// headers), so apply them in passes until none is left.
-		total, changed := 0, map[string]fileKey{}
+		total, changed := 0, map[string]atomicfile.Key{}
 		// what every changed file held before, to roll back a fix that
 		// leaves the configuration unreadable
 		originals := map[string][]byte{}
@@ -453,7 +456,6 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 				originals[f.Path] = f.Src
 			}
 		}
-		wasBroken := broken
 		// nginx -t of the tree as it is, for the check after the fixes; not
 		// needed when no finding carries a fix. nginx -t runs what a
 		// configuration names (load_module, perl_require, js_import,
@@ -468,51 +470,31 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 				break
 			}
 		}
-		// A later pass fixes only what the user was shown: a rule the first
-		// report had a fixable finding of in that file, or the follow-up of
-		// a rule shown (rules.FollowUpOf). Anything else a fix brings
-		// up is reported, not applied.
-		shown, shownRule := map[string]bool{}, map[string]bool{}
-		for _, d := range diags {
-			if d.Fix != nil {
-				shown[d.Rule+"\x00"+d.File] = true
-				shownRule[d.Rule] = true
-			}
+		session := rules.FixSession{
+			Lint: lint,
+			Apply: func(set rules.FixSet, trees []*parser.Tree) ([]string, error) {
+				keys, err := applyFixes(set, trees, c.ErrOrStderr(), f.force)
+				var written []string
+				for name, k := range keys {
+					changed[name] = k
+					written = append(written, name)
+				}
+				sort.Strings(written)
+				return written, err
+			},
+			Outside: func(file string) {
+				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: not fixed: %s is outside the linted tree\n", report.Escape(file))
+			},
 		}
-		followUp := func(rule string) bool {
-			for _, parent := range rules.FollowUpOf[rule] {
-				if shownRule[parent] {
-					return true
-				}
-			}
-			return false
-		}
-		for pass := 0; pass < maxFixPasses; pass++ {
-			for i, d := range diags {
-				if pass > 0 && d.Fix != nil && !shown[d.Rule+"\x00"+d.File] && !followUp(d.Rule) {
-					diags[i].Fix = nil // reported at the end, fixable by another run
-				}
-			}
-			n, keys, err := applyFixes(diags, trees, c.ErrOrStderr(), f.force)
-			for f, k := range keys {
-				changed[f] = k
-			}
-			if err != nil {
-				if len(changed) > 0 {
-					return failf(ExitError, "%v; restored %s", err, restore(changed, originals))
-				}
-				return failf(ExitError, "%v", err)
-			}
-			total += n
-			if diags, broken, trees, err = lint(); err != nil {
-				return err
-			}
-			if broken && !wasBroken {
-				return failf(ExitInternal, "the fixes left the configuration unreadable; restored %s (please report it)", restore(changed, originals))
-			}
-			if n == 0 {
-				break
-			}
+		res, err := session.Run(diags, trees, broken)
+		diags, broken, trees, total = res.Diags, res.Broken, res.Trees, res.Fixes
+		switch {
+		case errors.Is(err, rules.ErrFixBroke):
+			return failf(ExitInternal, "the fixes left the configuration unreadable; restored %s (please report it)", restore(changed, originals))
+		case err != nil && len(changed) > 0:
+			return failf(ExitError, "%v; restored %s", err, restore(changed, originals))
+		case err != nil:
+			return failf(ExitError, "%v", err)
 		}
 		// what nginx itself says: a tree nginx -t accepted before must still
 		// pass after the fixes, or they are taken back
@@ -594,9 +576,6 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// maxFixPasses bounds the rounds of --fix.
-const maxFixPasses = 5
-
 // applyFixes applies the edits of every fix, skipping a fix whose edits
 // overlap one already taken (or that creates what another already does) or
 // that would write outside the linted trees, and writes each changed file
@@ -605,42 +584,33 @@ const maxFixPasses = 5
 // (after sorting), so a fix of a 20,000-server file is not quadratic.
 // written names the files now in place, with the identity of each (what
 // restore checks before writing the original back), also on an error.
-func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, force bool) (fixes int, written map[string]fileKey, err error) {
+func applyFixes(set rules.FixSet, trees []*parser.Tree, w io.Writer, force bool) (written map[string]atomicfile.Key, err error) {
 	source := map[string]*parser.File{}
-	outside := map[string]bool{}
 	for _, t := range trees {
 		for _, f := range t.Files {
 			source[f.Path] = f
 		}
-		for _, p := range t.Outside {
-			outside[p] = true
-		}
 	}
-	set := rules.SelectFixes(diags, func(file string) bool { return !outside[file] && source[file] != nil })
-	for _, f := range set.Outside {
-		fmt.Fprintf(w, "nginxtune: not fixed: %s is outside the linted tree\n", report.Escape(f))
-	}
-	fixes = set.Fixes
 	names := make([]string, 0, len(set.Edits))
 	for name := range set.Edits {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	keyOf := func(name string) fileKey { return fileKey{source[name].Dev, source[name].Ino} }
+	keyOf := func(name string) atomicfile.Key { return atomicfile.Key{Dev: source[name].Dev, Ino: source[name].Ino} }
 	outs := map[string][]byte{}
 	for _, name := range names {
 		// read again through the file that was read: a link put in its
 		// place since is not followed (fixwrite.go)
-		src, err := readVerified(name, keyOf(name))
+		src, err := atomicfile.ReadVerified(name, keyOf(name))
 		if err != nil {
-			return 0, nil, fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
+			return nil, fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
 		}
 		if !bytes.Equal(src, source[name].Src) {
-			return 0, nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", report.Escape(name))
+			return nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", report.Escape(name))
 		}
 		out, err := rules.ApplyEdits(src, set.Edits[name])
 		if err != nil {
-			return 0, nil, fmt.Errorf("%s: %v; nothing written", report.Escape(name), err)
+			return nil, fmt.Errorf("%s: %v; nothing written", report.Escape(name), err)
 		}
 		if !bytes.Equal(out, src) {
 			outs[name] = out
@@ -652,10 +622,10 @@ func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, for
 	// All or nothing: every new file is written and synced beside its
 	// original first; only then are they renamed into place. A failure while
 	// staging (a full disk) leaves every original as it was.
-	var staged []stagedFile
+	var staged []atomicfile.Staged
 	cleanup := func() {
 		for _, st := range staged {
-			st.discard()
+			st.Discard()
 		}
 	}
 	for _, name := range names {
@@ -667,58 +637,33 @@ func applyFixes(diags []rules.Diagnostic, trees []*parser.Tree, w io.Writer, for
 			fmt.Fprintf(w, "nginxtune: not fixed: %s is read-only (--force rewrites it, keeping its mode)\n", report.Escape(name))
 			continue
 		}
-		st, err := stage(name, keyOf(name), data)
+		st, err := atomicfile.Stage(name, keyOf(name), data)
 		if err != nil {
 			cleanup()
-			return 0, nil, fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
+			return nil, fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
 		}
 		staged = append(staged, st)
 	}
-	written = map[string]fileKey{}
+	written = map[string]atomicfile.Key{}
 	var done []string
 	for i, st := range staged {
-		key, err := st.commit()
+		key, err := st.Commit()
 		if err != nil {
 			for _, rest := range staged[i+1:] {
-				rest.discard()
+				rest.Discard()
 			}
-			return 0, written, fmt.Errorf("%s (files already fixed: %s)", report.Escape(err.Error()), report.Escape(strings.Join(done, ", ")))
+			return written, fmt.Errorf("%s (files already fixed: %s)", report.Escape(err.Error()), report.Escape(strings.Join(done, ", ")))
 		}
-		done = append(done, st.name)
-		written[st.name] = key
+		done = append(done, st.Name)
+		written[st.Name] = key
 	}
-	return fixes, written, nil
+	return written, nil
 }
 
 // beforeFixWrite, when set (by tests), runs between --fix's reading of the
 // files and its writing of them: where a swap of a file for a link would
 // have to happen.
 var beforeFixWrite func()
-
-// writeTemp writes data, synced and with the given mode, to a new temporary
-// file beside name (so that a rename onto name is atomic), and returns its
-// path; nothing is left behind on failure.
-func writeTemp(name string, data []byte, mode os.FileMode) (string, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".nginxtune-*")
-	if err != nil {
-		return "", err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), mode)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	return tmp.Name(), nil
-}
 
 // sayOutside tells, once per lint, which files were read from outside the
 // linted directory: linting a copy of a server's tree must not silently
@@ -772,16 +717,16 @@ func lockDir(dir string) (unlock func(), err error) {
 
 // restore writes back what the changed files held, and names them: each
 // only while it is still the file --fix wrote.
-func restore(changed map[string]fileKey, originals map[string][]byte) string {
+func restore(changed map[string]atomicfile.Key, originals map[string][]byte) string {
 	var restored, failed []string
 	for name, key := range changed {
 		old, ok := originals[name]
 		if !ok {
 			continue
 		}
-		st, err := stage(name, key, old)
+		st, err := atomicfile.Stage(name, key, old)
 		if err == nil {
-			_, err = st.commit()
+			_, err = st.Commit()
 		}
 		if err != nil {
 			// said, never dropped: the user must know which file still
@@ -887,27 +832,8 @@ func parseOutputs(values []string) ([]output, error) {
 // writeReportFile writes one report to its file: a temporary file beside
 // it renamed into place, so that a failed run leaves the old report whole.
 func writeReportFile(o output, diags []rules.Diagnostic, m report.Meta) error {
-	dir := filepath.Dir(o.path)
-	tmp, err := os.CreateTemp(dir, ".nginxtune-report-*")
+	err := atomicfile.Write(o.path, 0o644, func(w io.Writer) error { return report.Write(w, o.format, diags, m, false) })
 	if err != nil {
-		return failf(ExitError, "--format %s=%s: %v", o.format, o.path, err)
-	}
-	w := bufio.NewWriterSize(tmp, 64<<10)
-	err = report.Write(w, o.format, diags, m, false)
-	if ferr := w.Flush(); err == nil {
-		err = ferr
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), o.path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
 		return failf(ExitError, "--format %s=%s: %v", o.format, o.path, err)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"math/big"
 	"os"
 	"os/exec"
@@ -23,6 +24,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/nginxtune/nginxtune/internal/atomicfile"
 )
 
 // Binary returns the path of nginx, or "" when it is not installed.
@@ -194,16 +197,8 @@ func writeCache(file, content string) {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".nginx-V-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.WriteString(content)
-	if cerr := tmp.Close(); werr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return
-	}
-	if os.Rename(tmp.Name(), file) != nil {
-		os.Remove(tmp.Name())
-	}
+	atomicfile.Write(file, 0o644, func(w io.Writer) error {
+		_, err := io.WriteString(w, content)
+		return err
+	})
 }

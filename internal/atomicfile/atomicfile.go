@@ -1,6 +1,8 @@
-package main
+// Package atomicfile writes files so that a failure leaves the old file
+// whole and a file swapped under nginxtune is never written through.
+package atomicfile
 
-// Writing fixes through what was read. A fixed file is named by the real
+// Rewriting a file that was read. A fixed file is named by the real
 // path the loader read it at; between that read and the write, whoever can
 // write to the tree (a pull request's checkout, a second process) could swap
 // the file, or a directory above it, for a link to a file outside. So every
@@ -12,6 +14,7 @@ package main
 // it points to.
 
 import (
+	"bufio"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -25,11 +28,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// errSwapped says a file or directory is no longer the one that was read.
-var errSwapped = errors.New("changed while nginxtune was reading it (replaced, or a link put in its place); nothing written, run again")
+// ErrSwapped says a file or directory is no longer the one that was read.
+var ErrSwapped = errors.New("changed while nginxtune was reading it (replaced, or a link put in its place); nothing written, run again")
 
-// fileKey is a file's device and inode.
-type fileKey struct{ dev, ino uint64 }
+// Key is a file's device and inode (zero for a file not from the file system).
+type Key struct{ Dev, Ino uint64 }
 
 // openDir opens the directory at the real path dir without following a
 // link in its place, and checks that the directory opened is still at dir
@@ -40,7 +43,7 @@ func openDir(dir string) (int, error) {
 	})
 	if err != nil {
 		if err == syscall.ELOOP || err == syscall.ENOTDIR {
-			return -1, fmt.Errorf("%s: %w", dir, errSwapped)
+			return -1, fmt.Errorf("%s: %w", dir, ErrSwapped)
 		}
 		return -1, &os.PathError{Op: "open", Path: dir, Err: err}
 	}
@@ -51,7 +54,7 @@ func openDir(dir string) (int, error) {
 	}
 	if got != filepath.Clean(dir) {
 		syscall.Close(fd)
-		return -1, fmt.Errorf("%s: %w", dir, errSwapped)
+		return -1, fmt.Errorf("%s: %w", dir, ErrSwapped)
 	}
 	return fd, nil
 }
@@ -74,21 +77,21 @@ func statAt(dirfd int, name string) (unix.Stat_t, error) {
 	return st, err
 }
 
-// checkSame reports errSwapped unless st is a regular file with the key
+// checkSame reports ErrSwapped unless st is a regular file with the key
 // (a zero key, for a file not from the file system, checks the type only).
-func checkSame(name string, st unix.Stat_t, key fileKey) error {
+func checkSame(name string, st unix.Stat_t, key Key) error {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return fmt.Errorf("%s: %w", name, errSwapped)
+		return fmt.Errorf("%s: %w", name, ErrSwapped)
 	}
-	if key != (fileKey{}) && (uint64(st.Dev) != key.dev || st.Ino != key.ino) {
-		return fmt.Errorf("%s: %w", name, errSwapped)
+	if key != (Key{}) && (uint64(st.Dev) != key.Dev || st.Ino != key.Ino) {
+		return fmt.Errorf("%s: %w", name, ErrSwapped)
 	}
 	return nil
 }
 
-// readVerified reads the file at the real path name if it is still the
+// ReadVerified reads the file at the real path name if it is still the
 // file with key.
-func readVerified(name string, key fileKey) ([]byte, error) {
+func ReadVerified(name string, key Key) ([]byte, error) {
 	dirfd, err := openDir(filepath.Dir(name))
 	if err != nil {
 		return nil, err
@@ -99,7 +102,7 @@ func readVerified(name string, key fileKey) ([]byte, error) {
 	})
 	if err != nil {
 		if err == syscall.ELOOP {
-			return nil, fmt.Errorf("%s: %w", name, errSwapped)
+			return nil, fmt.Errorf("%s: %w", name, ErrSwapped)
 		}
 		return nil, &os.PathError{Op: "open", Path: name, Err: err}
 	}
@@ -115,29 +118,29 @@ func readVerified(name string, key fileKey) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// stagedFile is a fix written beside its file, waiting to be renamed in.
-type stagedFile struct {
-	name  string // the real path
+// Staged is a fix written beside its file, waiting to be renamed in.
+type Staged struct {
+	Name  string // the real path
 	dirfd int    // its directory, verified
 	tmp   string // the staged file's name in dirfd; "": rewrite in place (hard links, or an owner that cannot be kept)
-	key   fileKey
+	key   Key
 	data  []byte
 }
 
-// stage writes data beside name (a real path, the file with key) with its
+// Stage writes data beside name (a real path, the file with key) with its
 // mode, owner and group, through its verified directory.
-func stage(name string, key fileKey, data []byte) (stagedFile, error) {
+func Stage(name string, key Key, data []byte) (Staged, error) {
 	dirfd, err := openDir(filepath.Dir(name))
 	if err != nil {
-		return stagedFile{}, err
+		return Staged{}, err
 	}
-	st := stagedFile{name: name, dirfd: dirfd, key: key, data: data}
-	fail := func(err error) (stagedFile, error) {
+	st := Staged{Name: name, dirfd: dirfd, key: key, data: data}
+	fail := func(err error) (Staged, error) {
 		if st.tmp != "" {
 			syscall.Unlinkat(dirfd, st.tmp)
 		}
 		syscall.Close(dirfd)
-		return stagedFile{}, err
+		return Staged{}, err
 	}
 	base := filepath.Base(name)
 	cur, err := statAt(dirfd, base)
@@ -185,62 +188,113 @@ func stage(name string, key fileKey, data []byte) (stagedFile, error) {
 	return st, nil
 }
 
-// commit puts a staged file in place: a rename inside the verified
+// Commit puts a staged file in place: a rename inside the verified
 // directory, or a rewrite in place of the verified file where the rename
 // would lose an owner or a hard link (not atomic). It returns the key of
 // the file now in place.
-func (st stagedFile) commit() (fileKey, error) {
+func (st Staged) Commit() (Key, error) {
 	defer syscall.Close(st.dirfd)
-	base := filepath.Base(st.name)
+	base := filepath.Base(st.Name)
 	if st.tmp != "" {
 		// the file must still be the one read: a rename would replace a
 		// link put in its place, but a file replaced meanwhile holds what
 		// somebody else wrote
 		cur, err := statAt(st.dirfd, base)
 		if err == nil {
-			err = checkSame(st.name, cur, st.key)
+			err = checkSame(st.Name, cur, st.key)
 		}
 		if err == nil {
 			err = syscall.Renameat(st.dirfd, st.tmp, st.dirfd, base)
 		}
 		if err != nil {
 			syscall.Unlinkat(st.dirfd, st.tmp)
-			return fileKey{}, err
+			return Key{}, err
 		}
 		now, err := statAt(st.dirfd, base)
-		return fileKey{uint64(now.Dev), now.Ino}, err
+		return Key{uint64(now.Dev), now.Ino}, err
 	}
 	fd, err := ignoringEINTR(func() (int, error) {
 		return syscall.Openat(st.dirfd, base, syscall.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	})
 	if err != nil {
 		if err == syscall.ELOOP {
-			return fileKey{}, fmt.Errorf("%s: %w", st.name, errSwapped)
+			return Key{}, fmt.Errorf("%s: %w", st.Name, ErrSwapped)
 		}
-		return fileKey{}, &os.PathError{Op: "open", Path: st.name, Err: err}
+		return Key{}, &os.PathError{Op: "open", Path: st.Name, Err: err}
 	}
-	f := os.NewFile(uintptr(fd), st.name)
+	f := os.NewFile(uintptr(fd), st.Name)
 	defer f.Close()
 	var cur unix.Stat_t
 	if err := unix.Fstat(fd, &cur); err != nil {
-		return fileKey{}, err
+		return Key{}, err
 	}
-	if err := checkSame(st.name, cur, st.key); err != nil {
-		return fileKey{}, err
+	if err := checkSame(st.Name, cur, st.key); err != nil {
+		return Key{}, err
 	}
 	if err := f.Truncate(0); err != nil {
-		return fileKey{}, err
+		return Key{}, err
 	}
 	if _, err := f.WriteAt(st.data, 0); err != nil {
-		return fileKey{}, err
+		return Key{}, err
 	}
 	return st.key, f.Sync()
 }
 
-// discard removes a staged file that will not be committed.
-func (st stagedFile) discard() {
+// Discard removes a staged file that will not be committed.
+func (st Staged) Discard() {
 	if st.tmp != "" {
 		syscall.Unlinkat(st.dirfd, st.tmp)
 	}
 	syscall.Close(st.dirfd)
+}
+
+// Temp writes data, synced and with mode, to a new hidden file beside name,
+// for a rename onto name once every file of a change is staged; nothing is
+// left behind on failure.
+func Temp(name string, data []byte, mode os.FileMode) (string, error) {
+	return temp(name, mode, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Write replaces name with what fill writes: a hidden file beside it,
+// synced, given mode, then renamed into place, so that a failure (fill's, a
+// full disk) leaves the old file whole and nothing beside it.
+func Write(name string, mode os.FileMode, fill func(io.Writer) error) error {
+	tmp, err := temp(name, mode, fill)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+func temp(name string, mode os.FileMode, fill func(io.Writer) error) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".nginxtune-*")
+	if err != nil {
+		return "", err
+	}
+	w := bufio.NewWriterSize(tmp, 64<<10)
+	err = fill(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), mode)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
 }
