@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/yamlstrict"
+
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/parser"
 
@@ -64,6 +66,9 @@ func LoadFile(path string) (*Facts, error) {
 	f := &Facts{}
 	if len(doc.Content) == 0 {
 		return f, nil
+	}
+	if err := yamlstrict.NoDuplicateKeys(&doc, path); err != nil {
+		return nil, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)

@@ -276,3 +276,11 @@ func TestEveryFactCounted(t *testing.T) {
 		t.Errorf("Problems names %d facts; Facts has %d fields, each saw %d", got, reflect.TypeOf(f).NumField(), n)
 	}
 }
+
+func TestFactsFileDuplicateKey(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "facts.yaml")
+	os.WriteFile(p, []byte("cpu_online:\n  value: 4\n  source: nproc\ncpu_online:\n  value: 64\n  source: nproc\n"), 0o644)
+	if _, err := LoadFile(p); err == nil || !strings.Contains(err.Error(), "facts.yaml:4: \"cpu_online\" is set twice (first at line 1)") {
+		t.Errorf("a fact given twice: %v", err)
+	}
+}

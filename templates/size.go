@@ -75,8 +75,28 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 	var pl Plan
 	tls := in.TLS != nil || in.ACME
 	proxy := p.Kind != "static"
-	static := servesFiles(p)
+	usable := pl.sizeWorkers(f)
+	mem := pl.sizeConnections(f, tls, proxy)
+	if servesFiles(p) {
+		pl.sizeOpenFileCache(mem)
+	}
+	pl.sizeDescriptors(f, proxy)
+	if tls {
+		pl.sizeSessionCache()
+	}
+	pl.sizePools(p, in)
+	pl.sizeBacklog(p, f, usable)
+	if e := in.Existing; e != nil && !e.TuneMain && pl.OpenFileCache > 0 {
+		pl.fitExisting(e, f)
+	}
+	pl.HTTP2Directive = !v.Less(knowledge.HTTP2Directive)
+	pl.KeepaliveHeaders = v.Less(knowledge.UpstreamKeepaliveDefault)
+	pl.SessionTicketsOff = v.Less(knowledge.SessionTicketKeyRotation)
+	return pl
+}
 
+// sizeWorkers sets worker_processes; it returns the CPUs nginx can use.
+func (pl *Plan) sizeWorkers(f *host.Facts) int {
 	// Workers: the CPUs nginx can use. "auto" counts online CPUs and
 	// ignores quotas and affinity, so a number is written when they differ.
 	online := 0
@@ -105,6 +125,12 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 		pl.WorkersWhy = fmt.Sprintf("%d CPU(s), no quota or affinity limit: auto starts one worker per CPU", usable)
 	}
 
+	return usable
+}
+
+// sizeConnections sets worker_connections; it returns the memory sized
+// for.
+func (pl *Plan) sizeConnections(f *host.Facts, tls, proxy bool) uint64 {
 	// Connections per worker: as many as a quarter of the memory carries
 	// when every slot is busy, in steps of 256, between 256 and 16384.
 	mem := f.Memory()
@@ -130,17 +156,26 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 		pl.ConnectionsWhy += fmt.Sprintf(", raised to nginx's default %d (within %.0f%% of memory)", nginxDefaultConns, knowledge.MemoryShare*100)
 	}
 
+	return mem
+}
+
+func (pl *Plan) sizeOpenFileCache(mem uint64) {
 	// open_file_cache: 1,000 entries on small hosts, 10,000 otherwise;
 	// more buys nothing measurable.
-	if static {
-		pl.OpenFileCache = 10000
-		pl.OpenFileCacheWhy = "10,000 entries cover most sites; each is an open descriptor"
-		if mem < 1<<30 {
-			pl.OpenFileCache = 1000
-			pl.OpenFileCacheWhy = "under 1 GiB memory: 1,000 entries; each is an open descriptor"
-		}
+	pl.OpenFileCache = 10000
+	pl.OpenFileCacheWhy = "10,000 entries cover most sites; each is an open descriptor"
+	if mem < 1<<30 {
+		pl.OpenFileCache = 1000
+		pl.OpenFileCacheWhy = "under 1 GiB memory: 1,000 entries; each is an open descriptor"
 	}
 
+}
+
+// sizeDescriptors sets worker_rlimit_nofile, the LimitNOFILE drop-in and
+// the file sysctls, lowering the connections where no systemd can raise
+// the limit.
+func (pl *Plan) sizeDescriptors(f *host.Facts, proxy bool) {
+	wc := pl.WorkerConnections
 	// Descriptors per worker: the same formula lint checks, a socket and a
 	// file per slot. Where no systemd runs, the LimitNOFILE drop-in reaches
 	// nothing, so the limit stays within the hard limit nginx is started
@@ -195,14 +230,21 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 		}
 	}
 
+}
+
+func (pl *Plan) sizeSessionCache() {
+	wc := pl.WorkerConnections
 	// TLS session cache: about 4,000 sessions per megabyte; room for four
 	// sessions per connection slot, between 1 and 64 MB.
-	if tls {
-		sessions := pl.WorkerCount * wc * 4
-		pl.SessionCacheMB = max(1, min(64, int(math.Ceil(float64(sessions)/4000))))
-		pl.SessionCacheWhy = fmt.Sprintf("%d workers x %d connections x 4 sessions / ~4,000 per MB", pl.WorkerCount, wc)
-	}
+	sessions := pl.WorkerCount * wc * 4
+	pl.SessionCacheMB = max(1, min(64, int(math.Ceil(float64(sessions)/4000))))
+	pl.SessionCacheWhy = fmt.Sprintf("%d workers x %d connections x 4 sessions / ~4,000 per MB", pl.WorkerCount, wc)
 
+}
+
+// sizePools sets the kept upstream and FastCGI connections.
+func (pl *Plan) sizePools(p *Profile, in Input) {
+	wc := pl.WorkerConnections
 	// Upstream pool per worker: as many idle connections as requests a
 	// worker expects in flight to the backends, so that a burst finds them
 	// open; beyond the pool, each request opens a connection and closes it
@@ -239,6 +281,9 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 		}
 	}
 
+}
+
+func (pl *Plan) sizeBacklog(p *Profile, f *host.Facts, usable int) {
 	// Listen backlog: nginx's 511 unless the kernel allows more and the
 	// host is large enough to see bursts that size.
 	switch {
@@ -260,38 +305,37 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 		pl.SysctlNotes = append(pl.SysctlNotes, "net.ipv4.ip_local_port_range: not needed for a unix socket; over TCP each php-fpm request takes a port for 60 s (TIME-WAIT)")
 	}
 
+}
+
+// fitExisting sizes open_file_cache within the descriptors an existing
+// tree's nginx.conf leaves, when its main numbers stay.
+func (pl *Plan) fitExisting(e *Existing, f *host.Facts) {
 	// Added to a tree whose main numbers stay as they are, the cached
 	// files share the descriptors those numbers leave: worker_rlimit_nofile
 	// (else the limit nginx starts with) less a socket and a file per slot.
-	if e := in.Existing; e != nil && !e.TuneMain && pl.OpenFileCache > 0 {
-		limit, limitWhy := e.Rlimit, "worker_rlimit_nofile"
-		if limit == 0 {
-			limit, limitWhy = 1024, "the open-file limit systemd starts services with"
-			if f.NoFile.Known() && f.NoFile.Value.Soft < 1<<31 {
-				limit, limitWhy = int(f.NoFile.Value.Soft), "the open-file limit nginx gets ("+f.NoFile.Source+")"
-			}
-		}
-		conns := e.Connections
-		if conns == 0 {
-			conns = nginxDefaultConns
-		}
-		room := limit - knowledge.FDsNeeded(conns, 0)
-		switch {
-		case room >= pl.OpenFileCache:
-			pl.OpenFileCacheWhy += fmt.Sprintf("; fits the %d descriptors of %s beside %d connections", limit, limitWhy, conns)
-		case room >= 100:
-			pl.OpenFileCache = room / 100 * 100
-			pl.OpenFileCacheWhy = fmt.Sprintf("%d entries: what %d descriptors (%s) leave beside a socket and a file for each of nginx.conf's %d connections and 64 spare; --tune-main raises the limit", pl.OpenFileCache, limit, limitWhy, conns)
-		default:
-			pl.OpenFileCache = 0
-			pl.OpenFileCacheWhy = fmt.Sprintf("no open_file_cache: %d descriptors (%s) leave no room beside a socket and a file for each of nginx.conf's %d connections; --tune-main raises the limit", limit, limitWhy, conns)
+	limit, limitWhy := e.Rlimit, "worker_rlimit_nofile"
+	if limit == 0 {
+		limit, limitWhy = 1024, "the open-file limit systemd starts services with"
+		if f.NoFile.Known() && f.NoFile.Value.Soft < 1<<31 {
+			limit, limitWhy = int(f.NoFile.Value.Soft), "the open-file limit nginx gets ("+f.NoFile.Source+")"
 		}
 	}
+	conns := e.Connections
+	if conns == 0 {
+		conns = nginxDefaultConns
+	}
+	room := limit - knowledge.FDsNeeded(conns, 0)
+	switch {
+	case room >= pl.OpenFileCache:
+		pl.OpenFileCacheWhy += fmt.Sprintf("; fits the %d descriptors of %s beside %d connections", limit, limitWhy, conns)
+	case room >= 100:
+		pl.OpenFileCache = room / 100 * 100
+		pl.OpenFileCacheWhy = fmt.Sprintf("%d entries: what %d descriptors (%s) leave beside a socket and a file for each of nginx.conf's %d connections and 64 spare; --tune-main raises the limit", pl.OpenFileCache, limit, limitWhy, conns)
+	default:
+		pl.OpenFileCache = 0
+		pl.OpenFileCacheWhy = fmt.Sprintf("no open_file_cache: %d descriptors (%s) leave no room beside a socket and a file for each of nginx.conf's %d connections; --tune-main raises the limit", limit, limitWhy, conns)
+	}
 
-	pl.HTTP2Directive = !v.Less(knowledge.HTTP2Directive)
-	pl.KeepaliveHeaders = v.Less(knowledge.UpstreamKeepaliveDefault)
-	pl.SessionTicketsOff = v.Less(knowledge.SessionTicketKeyRotation)
-	return pl
 }
 
 func limitWhy(f *host.Facts) string {

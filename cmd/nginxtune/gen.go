@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -240,6 +241,56 @@ func runGen(c *cobra.Command, f *genFlags) error {
 			in.ConfDir = abs
 		}
 	}
+	if err := backendInputs(f, prof, &in); err != nil {
+		return err
+	}
+	if len(f.upstreams) > 0 && prof.Kind == "static" {
+		return failf(ExitError, "--upstream: profile %s serves files and has no backend", prof.Name)
+	}
+	if in.Brotli, in.BrotliStatic, in.BrotliWhy, err = brotliFor(f, facts, lay, ex); err != nil {
+		return failf(ExitError, "%v", err)
+	}
+	if ex != nil {
+		ex.survey(templates.OwnPaths(lay, templates.SiteName(in)))
+		ex.facts.TuneMain = f.tuneMain
+		in.Existing = &ex.facts
+	}
+	files, plan, err := templates.Render(prof, facts, version, in)
+	if err != nil {
+		return failf(ExitError, "%v", err)
+	}
+	if f.out != "" {
+		if err := distributionConf(filepath.Join(f.out, "nginx.conf")); err != nil {
+			return failf(ExitError, "%v; nothing written", err)
+		}
+	}
+	// --tune-main: the tree's nginx.conf with the main numbers changed
+	mainConf, err := tuneMain(c, f, ex, plan, names)
+	if err != nil {
+		return err
+	}
+	if f.verify {
+		trusted := f.nginxTest || (target != "" && isLive(target))
+		all := files
+		if mainConf != nil {
+			all = append(append([]templates.File(nil), files...), *mainConf)
+		}
+		if err := verifyOutput(c.ErrOrStderr(), all, version, target, trusted, lay, ex != nil); err != nil {
+			return failf(ExitError, "%v; nothing written", err)
+		}
+	}
+
+	if target == "" {
+		printGen(c.OutOrStdout(), files)
+		return nil
+	}
+	return writeGen(c, f, files, mainConf, ex, target, lay)
+}
+
+// backendInputs reads the flags that describe the backend and TLS:
+// --tls (whose files must exist when the configuration is for this host),
+// --concurrency, --fpm-max-children and --fpm-pool.
+func backendInputs(f *genFlags, prof *templates.Profile, in *templates.Input) error {
 	if f.tls != "" {
 		cert, key, ok := strings.Cut(f.tls, ",")
 		if !ok || cert == "" || key == "" {
@@ -279,27 +330,12 @@ func runGen(c *cobra.Command, f *genFlags) error {
 		}
 		in.FPMMaxChildren, in.FPMWhy = n, where
 	}
-	if len(f.upstreams) > 0 && prof.Kind == "static" {
-		return failf(ExitError, "--upstream: profile %s serves files and has no backend", prof.Name)
-	}
-	if in.Brotli, in.BrotliStatic, in.BrotliWhy, err = brotliFor(f, facts, lay, ex); err != nil {
-		return failf(ExitError, "%v", err)
-	}
-	if ex != nil {
-		ex.survey(templates.OwnPaths(lay, templates.SiteName(in)))
-		ex.facts.TuneMain = f.tuneMain
-		in.Existing = &ex.facts
-	}
-	files, plan, err := templates.Render(prof, facts, version, in)
-	if err != nil {
-		return failf(ExitError, "%v", err)
-	}
-	if f.out != "" {
-		if err := distributionConf(filepath.Join(f.out, "nginx.conf")); err != nil {
-			return failf(ExitError, "%v; nothing written", err)
-		}
-	}
-	// --tune-main: the tree's nginx.conf with the main numbers changed
+	return nil
+}
+
+// tuneMain is the tree's nginx.conf with the main numbers the plan sets,
+// when --tune-main asks for it (said either way); nil when nothing changes.
+func tuneMain(c *cobra.Command, f *genFlags, ex *existingTree, plan templates.Plan, names []string) (*templates.File, error) {
 	var mainConf *templates.File
 	if ex != nil {
 		switch edits, said := ex.mainEdits(plan); {
@@ -309,7 +345,7 @@ func runGen(c *cobra.Command, f *genFlags) error {
 			sort.Slice(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
 			b, err := rules.ApplyEdits(mf.Src, edits)
 			if err != nil {
-				return failf(ExitError, "--tune-main: %v", err)
+				return nil, failf(ExitError, "--tune-main: %v", err)
 			}
 			mainConf = &templates.File{Path: "nginx.conf", Content: string(b), Mode: 0o644}
 			for _, l := range said {
@@ -324,30 +360,30 @@ func runGen(c *cobra.Command, f *genFlags) error {
 			fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %s is the default server for port 80 and answers names no site serves; no catch-all added (disable it to have unknown names closed)\n", report.Escape(ex.facts.Default80))
 		}
 	}
-	if f.verify {
-		trusted := f.nginxTest || (target != "" && isLive(target))
-		all := files
-		if mainConf != nil {
-			all = append(append([]templates.File(nil), files...), *mainConf)
-		}
-		if err := verifyOutput(c.ErrOrStderr(), all, version, target, trusted, lay, ex != nil); err != nil {
-			return failf(ExitError, "%v; nothing written", err)
-		}
-	}
+	return mainConf, nil
+}
 
-	if target == "" {
-		for i, file := range files {
-			if i > 0 {
-				fmt.Fprintln(c.OutOrStdout())
-			}
-			if file.Link != "" {
-				fmt.Fprintf(c.OutOrStdout(), "# ==> %s -> %s (symbolic link) <==\n", file.Path, file.Link)
-				continue
-			}
-			fmt.Fprintf(c.OutOrStdout(), "# ==> %s <==\n%s", file.Path, file.Content)
+// printGen writes the files gen made to standard output, each under a
+// header naming it.
+func printGen(w io.Writer, files []templates.File) {
+	for i, file := range files {
+		if i > 0 {
+			fmt.Fprintln(w)
 		}
-		return nil
+		if file.Link != "" {
+			fmt.Fprintf(w, "# ==> %s -> %s (symbolic link) <==\n", file.Path, file.Link)
+			continue
+		}
+		fmt.Fprintf(w, "# ==> %s <==\n%s", file.Path, file.Content)
 	}
+}
+
+// writeGen places gen's files: the configuration's into the target, the
+// OS half beside them (or under --os-root), --diff instead of writing;
+// nothing is replaced without --force, and every file is staged before the
+// first is renamed into place.
+func writeGen(c *cobra.Command, f *genFlags, files []templates.File, mainConf *templates.File, ex *existingTree, target string, lay *templates.Layout) error {
+	var err error
 	// where each file goes: the configuration's files into the target;
 	// the OS half beside them in a complete tree, under --os-root when a
 	// site is added to a host's tree, else nowhere (said)

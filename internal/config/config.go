@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/yamlstrict"
+
 	"github.com/nginxtune/nginxtune/knowledge"
 
 	"go.yaml.in/yaml/v3"
@@ -155,7 +157,7 @@ func load(path string, found bool) (*File, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, bad(root, "want a mapping of settings (%s)", strings.Join(keyNames(), ", "))
 	}
-	if err := noDuplicateKeys(root, path); err != nil {
+	if err := yamlstrict.NoDuplicateKeys(root, path); err != nil {
 		return nil, err
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -282,28 +284,6 @@ func load(path string, found bool) (*File, error) {
 		}
 	}
 	return f, nil
-}
-
-// noDuplicateKeys refuses a mapping, at any depth, that names a key twice:
-// YAML keeps the last, and a setting written first would be dropped
-// without a word.
-func noDuplicateKeys(n *yaml.Node, path string) error {
-	if n.Kind == yaml.MappingNode {
-		seen := map[string]int{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if first, dup := seen[k.Value]; dup {
-				return &lineErr{path, k.Line, fmt.Sprintf("%q is set twice (first at line %d); YAML would keep only the last", k.Value, first)}
-			}
-			seen[k.Value] = k.Line
-		}
-	}
-	for _, c := range n.Content {
-		if err := noDuplicateKeys(c, path); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func keyNames() []string {
