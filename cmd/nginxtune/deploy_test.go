@@ -19,6 +19,9 @@ import (
 // default validity (60 s) still serves the old file then, which shows the
 // test can fail.
 func TestOpenFileCacheDeploy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("mounts a tmpfs and serves with nginx (the full tier, make test)")
+	}
 	nginxtest.Require(t)
 	if os.Geteuid() != 0 {
 		t.Skip("serving with nginx needs root")

@@ -126,6 +126,9 @@ func ab(t *testing.T, n, c int, url string) abResult {
 // children): with the pool sized from pm.max_children, and with no pool when
 // it is unknown, every request is served; PATH_INFO reaches PHP.
 func TestPHPProfileWithPHPFPM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts php-fpm and nginx (the full tier, make test)")
+	}
 	nginxtest.Require(t)
 	for _, tc := range []struct {
 		name  string
