@@ -1,6 +1,6 @@
 # nginxtune build and test entry points. `make test` is what CI runs.
 GO      ?= go
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VERSION ?= $(shell bash scripts/version.sh)
 LDFLAGS := -X main.version=$(VERSION)
 # Fuzz budgets are counts of inputs, not durations: with a duration, Go 1.26's
 # fuzz coordinator can report "context deadline exceeded" as a failure when
@@ -10,7 +10,7 @@ FUZZTIME ?= 150000x
 FUZZTIME_TREE ?= 3000x
 FUZZTIME_FIX ?= 10000x
 
-.PHONY: all build build-pprof install test unit fuzz vet bench bench-lint bench-hook deps docs clean directives mutants
+.PHONY: deb all build build-pprof install test unit fuzz vet bench bench-lint bench-hook deps docs clean directives mutants
 
 all: build
 
@@ -26,6 +26,11 @@ install:
 
 deps:
 	@bash scripts/deps.sh
+
+# The Debian package (dpkg-deb): the binary, man pages, completions, docs;
+# reproducible from a commit. DIR=dist by default.
+deb:
+	@VERSION=$(VERSION) bash scripts/deb.sh $(or $(DIR),dist)
 
 vet:
 	$(GO) vet ./...

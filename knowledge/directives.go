@@ -107,6 +107,7 @@ func (a Args) String() string {
 var (
 	rows         string // the table's rows, sorted by name (the generator sorts them)
 	coreVersions []string
+	modules      []string
 	loadOnce     sync.Once
 
 	parsedMu sync.Mutex
@@ -130,6 +131,8 @@ func readHeader() {
 			for _, src := range strings.Split(v, ", ") {
 				if v, ok := strings.CutPrefix(src, "nginx-"); ok {
 					coreVersions = append(coreVersions, v)
+				} else {
+					modules = append(modules, src)
 				}
 			}
 		}
@@ -339,6 +342,13 @@ func Names() []string {
 func CoreVersions() []string {
 	load()
 	return append([]string(nil), coreVersions...)
+}
+
+// Modules lists the third-party modules (with their versions) the table
+// was generated from.
+func Modules() []string {
+	load()
+	return append([]string(nil), modules...)
 }
 
 // InCore reports whether the nginx source of version v has the directive.

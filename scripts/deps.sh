@@ -8,7 +8,8 @@
 # uwsgi-plugin-python3 (Django's uwsgi_pass), python3-grpcio (a gRPC server
 # and client behind grpc_pass), libnginx-mod-http-brotli-filter and -static
 # (brotli where the host's nginx has it); neovim (its built-in LSP client
-# drives nginxtune lsp end to end).
+# drives nginxtune lsp end to end); lintian and man-db (the Debian package
+# is checked and installed).
 # Runs apt-get update once, and only when something is missing. Without root
 # it prints what is missing and leaves the tests to skip those parts.
 set -euo pipefail
@@ -27,6 +28,8 @@ command -v uwsgi >/dev/null 2>&1 || need+=(uwsgi-core)
 [ -f /usr/share/nginx/modules/ngx_http_brotli_filter_module.so ] || need+=(libnginx-mod-http-brotli-filter)
 [ -f /usr/share/nginx/modules/ngx_http_brotli_static_module.so ] || need+=(libnginx-mod-http-brotli-static)
 command -v nvim >/dev/null 2>&1 || need+=(neovim)
+command -v lintian >/dev/null 2>&1 || need+=(lintian)
+command -v man >/dev/null 2>&1 || need+=(man-db)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "deps: missing ${need[*]}; install them (apt-get install ${need[*]}) or the tests that need them skip" >&2

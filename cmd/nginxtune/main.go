@@ -9,6 +9,8 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/nginxtune/nginxtune"
+
 	"github.com/nginxtune/nginxtune/report"
 
 	"github.com/spf13/cobra"
@@ -22,8 +24,9 @@ const (
 	ExitInternal = 3 // a bug in nginxtune: the message says where; please report it
 )
 
-// version is set with -ldflags "-X main.version=..." by make; otherwise the
-// module version from the build info is used.
+// version is set with -ldflags "-X main.version=..." by make (the
+// VERSION file, with ~dev+COMMIT on an untagged commit); otherwise it is the
+// VERSION file's.
 var version = ""
 
 // buildDetails adds the VCS revision and Go version to versionString; tests
@@ -36,11 +39,11 @@ func versionString() string {
 	if !buildDetails {
 		ok = false
 	}
-	if v == "" && ok && info.Main.Version != "" {
+	if v == "" && ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
 		v = info.Main.Version
 	}
 	if v == "" {
-		v = "(devel)"
+		v = nginxtune.Version
 	}
 	if ok {
 		var rev, dirty, date string
@@ -90,7 +93,7 @@ var commands = []struct {
 	make func() *cobra.Command
 }{
 	{"parse", newParseCmd}, {"lint", newLintCmd}, {"gen", newGenCmd},
-	{"route", newRouteCmd}, {"fmt", newFmtCmd}, {"lsp", newLSPCmd}, {"rules", newRulesCmd}, {"explain", newExplainCmd}, {"facts", newFactsCmd},
+	{"route", newRouteCmd}, {"fmt", newFmtCmd}, {"lsp", newLSPCmd}, {"rules", newRulesCmd}, {"version", newVersionCmd}, {"man", newManCmd}, {"explain", newExplainCmd}, {"facts", newFactsCmd},
 }
 
 // newRoot builds the command tree for args. When args start with a
