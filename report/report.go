@@ -181,8 +181,12 @@ type JSONSummary struct {
 	Infos    int `json:"infos"`
 }
 
-// JSON writes the findings as a JSONReport.
-func JSON(w io.Writer, diags []finding.Diagnostic, m Meta) error {
+// JSON writes the findings as a JSONReport, streamed (jsonw.go).
+func JSON(w io.Writer, diags []finding.Diagnostic, m Meta) error { return writeJSON(w, diags, m) }
+
+// jsonEncoded is JSON by encoding/json: the reference the streamed
+// output is checked against.
+func jsonEncoded(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 	r := JSONReport{Schema: 1, Tool: "nginxtune", ToolVersion: m.ToolVersion, NginxVersion: m.NginxVersion,
 		Findings: []JSONFinding{}}
 	for _, d := range diags {

@@ -3,13 +3,16 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/internal/textdiff"
 )
 
 var sample = []finding.Diagnostic{
@@ -236,6 +239,117 @@ func TestEscape(t *testing.T) {
 	} {
 		if got := Escape(in); got != want {
 			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The streamed JSON is byte for byte what encoding/json writes, also for
+// strings that need escaping (quotes, controls, HTML, invalid UTF-8, line
+// separators) and every optional part.
+func TestJSONStreamMatchesEncoding(t *testing.T) {
+	weird := []string{"", "plain", "q\"uo\\te", "ctl\x00\x01\x1f\t\r\n", "<html>&amp;", "bad\xff\xfeutf8", "sep\u2028\u2029", "é😀", strings.Repeat("x", 300)}
+	var diags []finding.Diagnostic
+	for i, s := range weird {
+		d := finding.Diagnostic{Rule: "r-" + strconv.Itoa(i), Severity: finding.Severity(i % 3), File: "/srv/" + s, Line: i, Col: i * 2, EndLine: i + 1, Message: s}
+		if i%2 == 0 {
+			d.Fix = &finding.Fix{Description: s, Edits: []finding.Edit{{File: "/srv/a" + s, Start: i, End: i + 3, New: s}, {File: "b", New: ""}}}
+		}
+		if i%3 == 0 {
+			d.Via = "/srv/link" + s
+			d.Related = []finding.Related{{File: "/srv/r" + s, Line: 2, Col: 3, Message: s}, {File: "x", Message: ""}}
+		}
+		if i == 4 {
+			d.Fix = &finding.Fix{Description: "no edits"}
+		}
+		diags = append(diags, d)
+	}
+	for _, ds := range [][]finding.Diagnostic{nil, diags[:1], diags} {
+		for _, mm := range []Meta{meta, {ToolVersion: "v\"1<", NginxVersion: ""}} {
+			var got, want bytes.Buffer
+			if err := JSON(&got, ds, mm); err != nil {
+				t.Fatal(err)
+			}
+			if err := jsonEncoded(&want, ds, mm); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Fatalf("streamed JSON differs from encoding/json:\n%s", textdiff.Unified("encoding/json", "streamed", want.String(), got.String()))
+			}
+		}
+	}
+}
+
+// sarifEncoded is SARIF by encoding/json alone: the reference the streamed
+// results are checked against.
+func sarifEncoded(w io.Writer, diags []finding.Diagnostic, m Meta) error {
+	var head bytes.Buffer
+	// the driver exactly as SARIF builds it, read back from its output
+	if err := SARIF(&head, nil, m); err != nil {
+		return err
+	}
+	var log sarifLog
+	if err := json.Unmarshal(head.Bytes(), &log); err != nil {
+		return err
+	}
+	index := map[string]int{}
+	for i, r := range log.Runs[0].Tool.Driver.Rules {
+		index[r.ID] = i
+	}
+	for _, d := range diags {
+		if _, ok := index[d.Rule]; !ok {
+			index[d.Rule] = len(log.Runs[0].Tool.Driver.Rules)
+			log.Runs[0].Tool.Driver.Rules = append(log.Runs[0].Tool.Driver.Rules, sarifRule{ID: d.Rule, Name: d.Rule, ShortDescription: sarifText{Text: d.Rule},
+				FullDescription: sarifText{Text: d.Rule}, Help: sarifText{Text: d.Rule, Markdown: d.Rule}, HelpURI: docsURL + d.Rule,
+				DefaultConfiguration: sarifConfiguration{Level: sarifLevel(d.Severity)}, Properties: sarifProperties{Tags: []string{"nginx"}}})
+		}
+	}
+	uriOf := func(file string) string { return fileURI(strings.TrimPrefix(m.path(file), "./")) }
+	results := []sarifResult{}
+	for _, d := range diags {
+		r := sarifResult{
+			RuleID: d.Rule, RuleIndex: index[d.Rule], Level: sarifLevel(d.Severity),
+			Message: sarifText{Text: d.Message},
+			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: uriOf(d.File)},
+				Region:           sarifRegion{StartLine: d.Line, StartColumn: max(d.Col, 1), EndLine: max(d.EndLine, d.Line)},
+			}}},
+		}
+		for i, rel := range d.Related {
+			id := i + 1
+			r.RelatedLocations = append(r.RelatedLocations, sarifLocation{ID: &id,
+				PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uriOf(rel.File)},
+					Region: sarifRegion{StartLine: rel.Line, StartColumn: max(rel.Col, 1)}},
+				Message: &sarifText{Text: rel.Message}})
+		}
+		results = append(results, r)
+	}
+	log.Runs[0].Results = results
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(log)
+}
+
+func TestSARIFStreamMatchesEncoding(t *testing.T) {
+	weird := []string{"", "q\"uo\\te", "ctl\x00\x1f\t\r\n", "<html>&amp;", "bad\xffutf8", "sep\u2028", "é😀 space"}
+	var diags []finding.Diagnostic
+	for i, s := range weird {
+		d := finding.Diagnostic{Rule: []string{"upstream-keepalive", "return-bypasses-access", "not-described"}[i%3], Severity: finding.Severity(i % 3),
+			File: "/srv/conf/" + s, Line: i, Col: i - 1, EndLine: i / 2, Message: s}
+		if i%2 == 0 {
+			d.Related = []finding.Related{{File: "/srv/" + s, Line: 2, Col: 0, Message: s}, {File: "rel", Line: 0, Message: ""}}
+		}
+		diags = append(diags, d)
+	}
+	for _, ds := range [][]finding.Diagnostic{nil, diags[:1], diags} {
+		var got, want bytes.Buffer
+		if err := SARIF(&got, ds, meta); err != nil {
+			t.Fatal(err)
+		}
+		if err := sarifEncoded(&want, ds, meta); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("streamed SARIF differs from encoding/json:\n%s", textdiff.Unified("encoding/json", "streamed", want.String(), got.String()))
 		}
 	}
 }

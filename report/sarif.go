@@ -1,7 +1,10 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/url"
 	"strings"
@@ -148,31 +151,40 @@ func SARIF(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 				DefaultConfiguration: sarifConfiguration{Level: sarifLevel(d.Severity)}, Properties: sarifProperties{Tags: []string{"nginx"}}})
 		}
 	}
-	results := []sarifResult{}
 	uriOf := func(file string) string { return fileURI(strings.TrimPrefix(m.path(file), "./")) }
-	for _, d := range diags {
-		r := sarifResult{
-			RuleID: d.Rule, RuleIndex: index[d.Rule], Level: sarifLevel(d.Severity),
-			Message: sarifText{Text: d.Message},
-			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
-				ArtifactLocation: sarifArtifact{URI: uriOf(d.File)},
-				Region:           sarifRegion{StartLine: d.Line, StartColumn: max(d.Col, 1), EndLine: max(d.EndLine, d.Line)},
-			}}},
-		}
-		for i, rel := range d.Related {
-			id := i + 1
-			r.RelatedLocations = append(r.RelatedLocations, sarifLocation{ID: &id,
-				PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uriOf(rel.File)},
-					Region: sarifRegion{StartLine: rel.Line, StartColumn: max(rel.Col, 1)}},
-				Message: &sarifText{Text: rel.Message}})
-		}
-		results = append(results, r)
-	}
+	// the document with no results, by encoding/json (the rules' metadata,
+	// once), and the results streamed into its empty array
 	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0",
-		Runs: []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}}}
-	enc := json.NewEncoder(w)
+		Runs: []sarifRun{{Tool: sarifTool{Driver: driver}, Results: []sarifResult{}}}}
+	var doc bytes.Buffer
+	enc := json.NewEncoder(&doc)
 	enc.SetIndent("", "  ")
-	return enc.Encode(log)
+	if err := enc.Encode(log); err != nil {
+		return err
+	}
+	const slot = "\n      \"results\": []\n"
+	i := bytes.LastIndex(doc.Bytes(), []byte(slot))
+	if i < 0 {
+		return errors.New("sarif: no results array in the document")
+	}
+	j := &jw{w: bufio.NewWriterSize(w, 64<<10)}
+	j.w.Write(doc.Bytes()[:i])
+	j.raw("\n      \"results\": ")
+	if len(diags) == 0 {
+		j.raw("[]")
+	} else {
+		j.raw("[\n")
+		for n, d := range diags {
+			j.sarifResult(d, index[d.Rule], uriOf)
+			if n < len(diags)-1 {
+				j.raw(",")
+			}
+			j.raw("\n")
+		}
+		j.raw("      ]")
+	}
+	j.w.Write(doc.Bytes()[i+len(slot)-1:])
+	return j.w.Flush()
 }
 
 // oneParagraph joins the lines of a doc field.
@@ -189,4 +201,84 @@ func fileURI(p string) string {
 		return "file://" + e
 	}
 	return strings.ReplaceAll(e, ":", "%3A")
+}
+
+// sarifResult streams one result as encoding/json writes a sarifResult at
+// its depth.
+func (j *jw) sarifResult(d finding.Diagnostic, ruleIndex int, uriOf func(string) string) {
+	const in = "          "
+	j.raw("        {\n")
+	j.field(in, "ruleId")
+	j.str(d.Rule)
+	j.raw(",\n")
+	j.field(in, "ruleIndex")
+	j.num(ruleIndex)
+	j.raw(",\n")
+	j.field(in, "level")
+	j.str(sarifLevel(d.Severity))
+	j.raw(",\n")
+	j.field(in, "message")
+	j.raw("{\n")
+	j.field(in+"  ", "text")
+	j.str(d.Message)
+	j.raw("\n" + in + "},\n")
+	j.field(in, "locations")
+	j.raw("[\n")
+	j.location(in+"  ", 0, uriOf(d.File), d.Line, max(d.Col, 1), max(d.EndLine, d.Line), nil)
+	j.raw("\n" + in + "]")
+	if len(d.Related) > 0 {
+		j.raw(",\n")
+		j.field(in, "relatedLocations")
+		j.raw("[\n")
+		for n, r := range d.Related {
+			msg := r.Message
+			j.location(in+"  ", n+1, uriOf(r.File), r.Line, max(r.Col, 1), 0, &msg)
+			if n < len(d.Related)-1 {
+				j.raw(",")
+			}
+			j.raw("\n")
+		}
+		j.raw(in + "]")
+	}
+	j.raw("\n        }")
+}
+
+// location writes a sarifLocation at an indentation: id when not 0,
+// endLine when not 0, message when given.
+func (j *jw) location(in string, id int, uri string, line, col, endLine int, msg *string) {
+	j.raw(in + "{\n")
+	if id != 0 {
+		j.field(in+"  ", "id")
+		j.num(id)
+		j.raw(",\n")
+	}
+	j.field(in+"  ", "physicalLocation")
+	j.raw("{\n")
+	j.field(in+"    ", "artifactLocation")
+	j.raw("{\n")
+	j.field(in+"      ", "uri")
+	j.str(uri)
+	j.raw("\n" + in + "    },\n")
+	j.field(in+"    ", "region")
+	j.raw("{\n")
+	j.field(in+"      ", "startLine")
+	j.num(line)
+	j.raw(",\n")
+	j.field(in+"      ", "startColumn")
+	j.num(col)
+	if endLine != 0 {
+		j.raw(",\n")
+		j.field(in+"      ", "endLine")
+		j.num(endLine)
+	}
+	j.raw("\n" + in + "    }\n" + in + "  }")
+	if msg != nil {
+		j.raw(",\n")
+		j.field(in+"  ", "message")
+		j.raw("{\n")
+		j.field(in+"    ", "text")
+		j.str(*msg)
+		j.raw("\n" + in + "  }")
+	}
+	j.raw("\n" + in + "}")
 }

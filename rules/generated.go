@@ -89,8 +89,8 @@ func (g generator) say() string {
 }
 
 var (
-	generatedByRe = regexp.MustCompile(`(?i)\b(?:generated|written|created|managed) (?:automatically )?by ([A-Za-z0-9][A-Za-z0-9 ._/-]{0,40}?)(?:[.;,:(!]|\s*$| - | on | at | from | version)`)
-	doNotEditRe   = regexp.MustCompile(`(?i)\bdo not (?:edit|modify)\b`)
+	generatedByRe = lazyRegexp(`(?i)\b(?:generated|written|created|managed) (?:automatically )?by ([A-Za-z0-9][A-Za-z0-9 ._/-]{0,40}?)(?:[.;,:(!]|\s*$| - | on | at | from | version)`)
+	doNotEditRe   = lazyRegexp(`(?i)\bdo not (?:edit|modify)\b`)
 )
 
 // generatorOf reads a file's first comment lines.
@@ -112,10 +112,10 @@ func generatorOf(f *parser.File) generator {
 	case strings.Contains(strings.ToLower(text), "ansible managed"):
 		return generator{name: "Ansible", advice: "change the role's template or variables"}
 	}
-	if m := generatedByRe.FindStringSubmatch(text); m != nil {
+	if m := generatedByRe().FindStringSubmatch(text); m != nil {
 		return generator{name: strings.TrimSpace(m[1]), advice: "change what " + strings.TrimSpace(m[1]) + " is given"}
 	}
-	if doNotEditRe.MatchString(text) {
+	if doNotEditRe().MatchString(text) {
 		return generator{note: "says in its first lines not to edit it: a program rewrites it, so change what that program is given (its templates or settings)"}
 	}
 	return generator{}

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 	"text/template"
@@ -339,7 +338,7 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		}
 		// a process id in a fact's source (proc/1234/limits) would change
 		// the output on every run: same inputs, same bytes
-		return pidRe.ReplaceAllString(tidy(b.String()), "proc/PID/"), nil
+		return pidRe().ReplaceAllString(tidy(b.String()), "proc/PID/"), nil
 	}
 	// the OS half: in a complete tree beside nginx.conf, to be installed;
 	// added to an existing tree, only with the main numbers it serves
@@ -513,7 +512,7 @@ func runFlags(pl Plan) string {
 // rejectHandshake is the first nginx with ssl_reject_handshake.
 var rejectHandshake = knowledge.MustVersion("1.19.4")
 
-var pidRe = regexp.MustCompile(`proc/[0-9]+/`)
+var pidRe = lazyRegexp(`proc/[0-9]+/`)
 
 // upstreamName names a site's upstream after the site, so that the sites
 // of several gen runs in one directory never declare one name twice.

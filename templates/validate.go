@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -23,26 +24,26 @@ var (
 	// a host name or a wildcard name as server_name takes it: labels of
 	// letters, digits and hyphens, "*." in front or ".*" at the end, or a
 	// leading dot (".example.com": the name and its subdomains)
-	serverNameRe = regexp.MustCompile(`^(\*\.|\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(\.\*)?$`)
+	serverNameRe = lazyRegexp(`^(\*\.|\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(\.\*)?$`)
 	// an absolute path of ordinary characters
-	pathRe = regexp.MustCompile(`^/[A-Za-z0-9._@+=,:~/-]*$`)
+	pathRe = lazyRegexp(`^/[A-Za-z0-9._@+=,:~/-]*$`)
 	// one try_files or index argument: a URI, a variable, a named location
 	// or "=code"
-	uriTokenRe = regexp.MustCompile(`^[A-Za-z0-9._@+=,:~/$?&%-]+$`)
-	mimeRe     = regexp.MustCompile(`^[a-z0-9][a-z0-9.+-]*/[a-z0-9*][a-z0-9.+*-]*$`)
-	sizeRe     = regexp.MustCompile(`^[0-9]{1,12}[kKmMgG]?$`)
-	timeRe     = regexp.MustCompile(`^([0-9]{1,9}(ms|s|m|h|d|w|M|y)?)+$`)
-	hostRe     = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
+	uriTokenRe = lazyRegexp(`^[A-Za-z0-9._@+=,:~/$?&%-]+$`)
+	mimeRe     = lazyRegexp(`^[a-z0-9][a-z0-9.+-]*/[a-z0-9*][a-z0-9.+*-]*$`)
+	sizeRe     = lazyRegexp(`^[0-9]{1,12}[kKmMgG]?$`)
+	timeRe     = lazyRegexp(`^([0-9]{1,9}(ms|s|m|h|d|w|M|y)?)+$`)
+	hostRe     = lazyRegexp(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
 	// an account name as useradd takes it
-	userRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,31}$`)
+	userRe = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_.-]{0,31}$`)
 	// a profile's name: it becomes part of comments
-	nameRe = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+	nameRe = lazyRegexp(`^[A-Za-z0-9._-]{1,64}$`)
 )
 
 // checkPath reports whether p is a clean absolute path of ordinary
 // characters.
 func checkPath(what, p string) error {
-	if len(p) > 1024 || !pathRe.MatchString(p) || filepath.Clean(p) != p {
+	if len(p) > 1024 || !pathRe().MatchString(p) || filepath.Clean(p) != p {
 		return fmt.Errorf("%s %q: want a clean absolute path of letters, digits and . _ - / (no spaces, quotes, ';', '{', '}', '#' or '$')", what, clip(p))
 	}
 	return nil
@@ -54,7 +55,7 @@ func CheckServerName(n string) error {
 	if n == "_" {
 		return nil
 	}
-	if len(n) > 253 || !serverNameRe.MatchString(n) || strings.Count(n, "*") > 1 {
+	if len(n) > 253 || !serverNameRe().MatchString(n) || strings.Count(n, "*") > 1 {
 		return fmt.Errorf("--server-name %q: want a host name (app.example.com) or a wildcard (*.example.com), or _", clip(n))
 	}
 	return nil
@@ -78,7 +79,7 @@ func CheckUpstream(u string) error {
 			return fmt.Errorf("upstream %q: port %q is not 1 to 65535", clip(u), clip(port))
 		}
 	}
-	if net.ParseIP(host) == nil && (len(host) > 253 || !hostRe.MatchString(host)) {
+	if net.ParseIP(host) == nil && (len(host) > 253 || !hostRe().MatchString(host)) {
 		return fmt.Errorf("upstream %q: want HOST:PORT, [IPv6]:PORT or unix:/PATH", clip(u))
 	}
 	return nil
@@ -87,7 +88,7 @@ func CheckUpstream(u string) error {
 // Validate checks a profile (built in or from a file) and what the user
 // asked for before anything is rendered.
 func Validate(p *Profile, in Input) error {
-	if !nameRe.MatchString(p.Name) {
+	if !nameRe().MatchString(p.Name) {
 		return fmt.Errorf("profile name %q: want letters, digits, '.', '_' or '-'", clip(p.Name))
 	}
 	if strings.ContainsAny(p.Description, "\r\n\x00") || len(p.Description) > 200 {
@@ -104,13 +105,13 @@ func Validate(p *Profile, in Input) error {
 		}
 	}
 	for _, ix := range p.Index {
-		if !uriTokenRe.MatchString(ix) || len(ix) > 256 {
+		if !uriTokenRe().MatchString(ix) || len(ix) > 256 {
 			return fmt.Errorf("profile index %q: want a file name", clip(ix))
 		}
 	}
 	if p.TryFiles != "" {
 		for _, tok := range strings.Split(p.TryFiles, " ") {
-			if !uriTokenRe.MatchString(tok) || len(tok) > 256 {
+			if !uriTokenRe().MatchString(tok) || len(tok) > 256 {
 				return fmt.Errorf("profile try_files %q: want arguments separated by single spaces, each a URI, a $variable, @name or =code", clip(p.TryFiles))
 			}
 		}
@@ -121,24 +122,24 @@ func Validate(p *Profile, in Input) error {
 		}
 	}
 	for _, t := range p.GzipTypes {
-		if !mimeRe.MatchString(t) || len(t) > 128 {
+		if !mimeRe().MatchString(t) || len(t) > 128 {
 			return fmt.Errorf("profile gzip_types %q: want a MIME type such as text/css", clip(t))
 		}
 	}
 	switch e := p.AssetExpires; {
 	case e == "", e == "off", e == "max", e == "epoch":
-	case timeRe.MatchString(strings.TrimPrefix(strings.TrimPrefix(e, "modified "), "-")) && len(e) < 32:
+	case timeRe().MatchString(strings.TrimPrefix(strings.TrimPrefix(e, "modified "), "-")) && len(e) < 32:
 	default:
 		return fmt.Errorf("profile asset_expires %q: want a time (7d, 12h), max, off or epoch", clip(e))
 	}
 	if err := validateKind(p); err != nil {
 		return err
 	}
-	if !sizeRe.MatchString(p.ClientMaxBodySize) {
+	if !sizeRe().MatchString(p.ClientMaxBodySize) {
 		return fmt.Errorf("profile client_max_body_size %q: want a size (64m, 1g, 0)", clip(p.ClientMaxBodySize))
 	}
 	for _, t := range strings.Split(p.KeepaliveTimeout, " ") {
-		if !timeRe.MatchString(t) || len(t) > 32 || strings.Count(p.KeepaliveTimeout, " ") > 1 {
+		if !timeRe().MatchString(t) || len(t) > 32 || strings.Count(p.KeepaliveTimeout, " ") > 1 {
 			return fmt.Errorf("profile keepalive_timeout %q: want one or two times (30s, 75s 60s)", clip(p.KeepaliveTimeout))
 		}
 	}
@@ -150,7 +151,7 @@ func Validate(p *Profile, in Input) error {
 			return fmt.Errorf("--acme: %q is a wildcard name; Let's Encrypt issues wildcard certificates only through DNS challenges, which --acme does not set up", clip(n))
 		}
 	}
-	if in.User != "" && !userRe.MatchString(in.User) {
+	if in.User != "" && !userRe().MatchString(in.User) {
 		return fmt.Errorf("--user %q: want an account name (letters, digits, '_', '-', '.'; at most 32)", clip(in.User))
 	}
 	if in.Root != "" {
@@ -176,7 +177,7 @@ func Validate(p *Profile, in Input) error {
 			return err
 		}
 	}
-	if in.CSP != "" && (len(in.CSP) > 4096 || !cspRe.MatchString(in.CSP)) {
+	if in.CSP != "" && (len(in.CSP) > 4096 || !cspRe().MatchString(in.CSP)) {
 		return fmt.Errorf("--csp %q: want a policy of printable characters without double quotes or backslashes (default-src 'self'; img-src 'self' data:)", clip(in.CSP))
 	}
 	if in.HSTSPreload && in.TLS == nil {
@@ -192,7 +193,7 @@ func Validate(p *Profile, in Input) error {
 			return fmt.Errorf("resolver %q: want an IP address", clip(r))
 		}
 	}
-	if in.Site != "" && (!siteRe.MatchString(in.Site) || strings.HasPrefix(in.Site, "00-")) {
+	if in.Site != "" && (!siteRe().MatchString(in.Site) || strings.HasPrefix(in.Site, "00-")) {
 		return fmt.Errorf("--site %q: want a name of letters, digits, '.', '_' or '-' (not starting with 00-, which gen's shared files use)", clip(in.Site))
 	}
 	if in.Concurrency < 0 || in.Concurrency > MaxConcurrency {
@@ -207,15 +208,15 @@ func Validate(p *Profile, in Input) error {
 var (
 	// a Content-Security-Policy: printable ASCII, no quote that would end
 	// the header's string, no backslash escape
-	cspRe = regexp.MustCompile(`^[\x20-\x21\x23-\x5b\x5d-\x7e]+$`)
+	cspRe = lazyRegexp(`^[\x20-\x21\x23-\x5b\x5d-\x7e]+$`)
 	// a site's name as a file name
-	siteRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+	siteRe = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 	// a location regex of a profile: printed in double quotes, so no
 	// quote, backslash-quote, control character or line break
-	locRegexRe = regexp.MustCompile(`^[\x21\x23-\x7e]+$`)
+	locRegexRe = lazyRegexp(`^[\x21\x23-\x7e]+$`)
 	// an exact URI
-	exactURIRe = regexp.MustCompile(`^/[A-Za-z0-9._~/-]*$`)
-	rateRe     = regexp.MustCompile(`^[0-9]{1,6}r/[sm]$`)
+	exactURIRe = lazyRegexp(`^/[A-Za-z0-9._~/-]*$`)
+	rateRe     = lazyRegexp(`^[0-9]{1,6}r/[sm]$`)
 )
 
 // validateKind checks the keys that go with a profile's kind.
@@ -226,7 +227,7 @@ func validateKind(p *Profile) error {
 			return fmt.Errorf("profile %s: front_controller goes with php_scripts: front", p.Name)
 		}
 	case "front":
-		if p.Kind != "php" || !exactURIRe.MatchString(p.FrontController) || !strings.HasSuffix(p.FrontController, ".php") {
+		if p.Kind != "php" || !exactURIRe().MatchString(p.FrontController) || !strings.HasSuffix(p.FrontController, ".php") {
 			return fmt.Errorf("profile %s: php_scripts: front needs kind php and a front_controller such as /index.php", p.Name)
 		}
 	default:
@@ -251,7 +252,7 @@ func validateKind(p *Profile) error {
 		return nil
 	}
 	checkRegex := func(what, re string) error {
-		if len(re) > 512 || !locRegexRe.MatchString(re) || strings.HasSuffix(re, "\\") {
+		if len(re) > 512 || !locRegexRe().MatchString(re) || strings.HasSuffix(re, "\\") {
 			return fmt.Errorf("profile %s: %s %q: want a regular expression without spaces, quotes or a trailing backslash", p.Name, what, clip(re))
 		}
 		return nil
@@ -281,7 +282,7 @@ func validateKind(p *Profile) error {
 		}
 	}
 	for _, r := range p.RateLimits {
-		if !exactURIRe.MatchString(r.Path) || !rateRe.MatchString(r.Rate) || r.Burst < 0 || r.Burst > 100000 {
+		if !exactURIRe().MatchString(r.Path) || !rateRe().MatchString(r.Rate) || r.Burst < 0 || r.Burst > 100000 {
 			return fmt.Errorf("profile %s: rate_limits: path %q rate %q burst %d: want an exact URI, a rate such as 10r/m and a burst from 0 to 100000", p.Name, clip(r.Path), clip(r.Rate), r.Burst)
 		}
 		if err := why("rate limit "+r.Path, r.Why); err != nil {
@@ -289,7 +290,7 @@ func validateKind(p *Profile) error {
 		}
 	}
 	for _, a := range p.Aliases {
-		if !exactURIRe.MatchString(a.Location) || !strings.HasSuffix(a.Location, "/") {
+		if !exactURIRe().MatchString(a.Location) || !strings.HasSuffix(a.Location, "/") {
 			return fmt.Errorf("profile %s: aliases: location %q: want a prefix ending in / (as /static/)", p.Name, clip(a.Location))
 		}
 		// both with a trailing slash, or a request for /staticx/../ reads
@@ -297,7 +298,7 @@ func validateKind(p *Profile) error {
 		if err := checkPath("profile alias path", strings.TrimSuffix(a.Path, "/")); err != nil || !strings.HasSuffix(a.Path, "/") {
 			return fmt.Errorf("profile %s: aliases: path %q: want an absolute directory ending in /", p.Name, clip(a.Path))
 		}
-		if a.Expires != "" && !timeRe.MatchString(a.Expires) && a.Expires != "max" {
+		if a.Expires != "" && !timeRe().MatchString(a.Expires) && a.Expires != "max" {
 			return fmt.Errorf("profile %s: aliases: expires %q: want a time (30d) or max", p.Name, clip(a.Expires))
 		}
 		if err := why("alias "+a.Location, a.Why); err != nil {
@@ -316,3 +317,10 @@ const (
 
 // clip shortens a refused value for the message that quotes it.
 func clip(s string) string { return parser.Clip(s) }
+
+// lazyRegexp compiles a pattern when it is first used: at package
+// initialisation it would cost every run of the program (lint and the
+// pre-commit hook too), not only gen's.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}

@@ -15,6 +15,7 @@ func main() {
 	servers := flag.Int("servers", 20000, "server blocks")
 	files := flag.Int("files", 100, "include files they are spread over")
 	out := flag.String("out", "", "directory to write (created)")
+	upstreams := flag.Int("upstreams", 0, "upstream blocks the servers proxy to, with inherited headers: a tree full of findings")
 	flag.Parse()
 	if *out == "" || *servers < *files || *files < 1 {
 		fmt.Fprintln(os.Stderr, "usage: gentree -servers N -files F -out DIR (N >= F >= 1)")
@@ -27,8 +28,8 @@ func main() {
 	if err == nil {
 		var size int64
 		var main string
-		main, size, err = gentree.WriteTree(dir, *servers, *files, filepath.Join(dir, "logs"))
-		fmt.Printf("%s: %d servers, %.1f MB\n", main, *servers, float64(size)/1e6)
+		main, size, err = gentree.WriteShape(dir, gentree.Shape{Servers: *servers, Files: *files, Upstreams: *upstreams, LogDir: filepath.Join(dir, "logs")})
+		fmt.Printf("%s: %d servers, %d upstreams, %.1f MB\n", main, *servers, *upstreams, float64(size)/1e6)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gentree:", err)

@@ -1,0 +1,229 @@
+package report
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/nginxtune/nginxtune/finding"
+)
+
+// Streaming JSON: --format json writes each finding as it goes, with no
+// whole-report value in memory and no reflection per finding. The bytes are
+// those encoding/json writes for JSONReport with two-space indentation
+// (TestJSONStreamMatchesEncoding checks it on hostile strings).
+
+type jw struct {
+	w   *bufio.Writer
+	buf []byte
+}
+
+func (j *jw) raw(s string) { j.w.WriteString(s) }
+
+func (j *jw) str(s string) {
+	j.buf = appendJSONString(j.buf[:0], s)
+	j.w.Write(j.buf)
+}
+
+func (j *jw) num(n int) {
+	j.buf = strconv.AppendInt(j.buf[:0], int64(n), 10)
+	j.w.Write(j.buf)
+}
+
+// field writes `"name": ` at an indentation.
+func (j *jw) field(indent, name string) {
+	j.raw(indent)
+	j.str(name)
+	j.raw(": ")
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString quotes s as encoding/json does: HTML-safe (<, >, & as
+// \u003c ...), invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// writeJSON streams a JSONReport.
+func writeJSON(out io.Writer, diags []finding.Diagnostic, m Meta) error {
+	j := &jw{w: bufio.NewWriterSize(out, 64<<10)}
+	j.raw("{\n")
+	j.field("  ", "schema")
+	j.raw("1,\n")
+	j.field("  ", "tool")
+	j.str("nginxtune")
+	j.raw(",\n")
+	j.field("  ", "tool_version")
+	j.str(m.ToolVersion)
+	j.raw(",\n")
+	j.field("  ", "nginx_version")
+	j.str(m.NginxVersion)
+	j.raw(",\n")
+	j.field("  ", "findings")
+	if len(diags) == 0 {
+		j.raw("[],\n")
+	} else {
+		j.raw("[\n")
+		for i, d := range diags {
+			j.finding(d, m)
+			if i < len(diags)-1 {
+				j.raw(",")
+			}
+			j.raw("\n")
+		}
+		j.raw("  ],\n")
+	}
+	c := Count(diags)
+	j.field("  ", "summary")
+	j.raw("{\n")
+	j.field("    ", "errors")
+	j.num(c[finding.Error])
+	j.raw(",\n")
+	j.field("    ", "warnings")
+	j.num(c[finding.Warning])
+	j.raw(",\n")
+	j.field("    ", "infos")
+	j.num(c[finding.Info])
+	j.raw("\n  }\n}\n")
+	return j.w.Flush()
+}
+
+func (j *jw) finding(d finding.Diagnostic, m Meta) {
+	const in = "      "
+	j.raw("    {\n")
+	j.field(in, "rule")
+	j.str(d.Rule)
+	j.raw(",\n")
+	j.field(in, "severity")
+	j.str(d.Severity.String())
+	j.raw(",\n")
+	j.field(in, "file")
+	j.str(m.path(d.File))
+	j.raw(",\n")
+	j.field(in, "line")
+	j.num(d.Line)
+	j.raw(",\n")
+	j.field(in, "column")
+	j.num(d.Col)
+	j.raw(",\n")
+	j.field(in, "end_line")
+	j.num(d.EndLine)
+	j.raw(",\n")
+	j.field(in, "message")
+	j.str(d.Message)
+	if d.Fix != nil {
+		j.raw(",\n")
+		j.field(in, "fix")
+		j.raw("{\n")
+		j.field(in+"  ", "description")
+		j.str(d.Fix.Description)
+		j.raw(",\n")
+		j.field(in+"  ", "edits")
+		if len(d.Fix.Edits) == 0 {
+			j.raw("[]")
+		} else {
+			j.raw("[\n")
+			for i, e := range d.Fix.Edits {
+				j.raw(in + "    {\n")
+				j.field(in+"      ", "file")
+				j.str(m.path(e.File))
+				j.raw(",\n")
+				j.field(in+"      ", "start")
+				j.num(e.Start)
+				j.raw(",\n")
+				j.field(in+"      ", "end")
+				j.num(e.End)
+				j.raw(",\n")
+				j.field(in+"      ", "new")
+				j.str(e.New)
+				j.raw("\n" + in + "    }")
+				if i < len(d.Fix.Edits)-1 {
+					j.raw(",")
+				}
+				j.raw("\n")
+			}
+			j.raw(in + "  ]")
+		}
+		j.raw("\n" + in + "}")
+	}
+	if d.Via != "" {
+		j.raw(",\n")
+		j.field(in, "via")
+		j.str(m.path(d.Via))
+	}
+	if len(d.Related) > 0 {
+		j.raw(",\n")
+		j.field(in, "related")
+		j.raw("[\n")
+		for i, r := range d.Related {
+			j.raw(in + "  {\n")
+			j.field(in+"    ", "file")
+			j.str(m.path(r.File))
+			j.raw(",\n")
+			j.field(in+"    ", "line")
+			j.num(r.Line)
+			j.raw(",\n")
+			j.field(in+"    ", "column")
+			j.num(r.Col)
+			j.raw(",\n")
+			j.field(in+"    ", "message")
+			j.str(r.Message)
+			j.raw("\n" + in + "  }")
+			if i < len(d.Related)-1 {
+				j.raw(",")
+			}
+			j.raw("\n")
+		}
+		j.raw(in + "]")
+	}
+	j.raw("\n    }")
+}
