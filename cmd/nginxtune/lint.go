@@ -509,7 +509,11 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			fmt.Fprintln(c.ErrOrStderr(), "nginxtune: the fixed tree was checked by reading it again, not with nginx -t: nginx -t runs code a configuration names, and this is not the live tree (--nginx-test runs it on a tree you trust)")
 		}
 	}
-	m := report.Meta{ToolVersion: versionString(), NginxVersion: s.cfg.Version.String(), Path: relPath, Rules: reportRules()}
+	show := relPath
+	if wd, err := os.Getwd(); err == nil {
+		show = relPathIn(wd)
+	}
+	m := report.Meta{ToolVersion: versionString(), NginxVersion: s.cfg.Version.String(), Path: show, Rules: reportRules()}
 	for _, o := range outputs {
 		if o.path != "" {
 			if err := writeReportFile(o, diags, m); err != nil {
