@@ -34,13 +34,13 @@ for _ in $(seq "$RUNS"); do
 	elapsed "$work/nginx" "$NGINX" -t -q
 	elapsed "$work/lint" "$work/nginxtune" lint --changed "$FILE"
 	elapsed "$work/version" "$work/nginxtune" --version
-	elapsed "$work/hello" "$work/hello"
+	elapsed "$work/t-hello" "$work/hello"
 done
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 n=$(median <"$work/nginx")
 l=$(median <"$work/lint")
 v=$(median <"$work/version")
-h=$(median <"$work/hello")
+h=$(median <"$work/t-hello")
 awk -v n="$n" -v l="$l" -v v="$v" -v h="$h" -v runs="$RUNS" -v file="$FILE" 'BEGIN {
 	printf "%d runs each, alternating, on %s\n", runs, file
 	printf "%-28s %6.2f ms\n", "nginx -t", n * 1000
