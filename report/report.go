@@ -243,6 +243,21 @@ func ghProperty(s string) string {
 	return Escape(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }
 
+// EscapeLines escapes each line of a text (a diff of a configuration's
+// files) and keeps its line breaks: the text's bytes must not reach the
+// terminal raw.
+func EscapeLines(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		body, nl := strings.CutSuffix(l, "\n")
+		lines[i] = Escape(body)
+		if nl {
+			lines[i] += "\n"
+		}
+	}
+	return strings.Join(lines, "")
+}
+
 // Escape writes control characters (and invalid UTF-8) as \xNN, so that a
 // configuration's bytes quoted in a message or a path cannot move the
 // cursor, recolour a terminal or forge a line of output. Characters that

@@ -183,7 +183,7 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 				if !filepath.IsAbs(j.name) {
 					a, b = "a/"+j.name, "b/"+j.name
 				}
-				io.WriteString(out, escapeLines(textdiff.Unified(a, b, string(j.file.Src), string(j.data))))
+				io.WriteString(out, report.EscapeLines(textdiff.Unified(a, b, string(j.file.Src), string(j.data))))
 			} else {
 				fmt.Fprintf(out, "%s: would reformat\n", report.Escape(j.name))
 			}
@@ -246,7 +246,7 @@ func fmtStdin(c *cobra.Command, f *fmtFlags, opt format.Options) error {
 	out := c.OutOrStdout()
 	switch {
 	case f.diff:
-		io.WriteString(out, escapeLines(textdiff.Unified("a/<stdin>", "b/<stdin>", string(src), string(data))))
+		io.WriteString(out, report.EscapeLines(textdiff.Unified("a/<stdin>", "b/<stdin>", string(src), string(data))))
 	case f.check:
 		if !bytes.Equal(src, data) {
 			fmt.Fprintln(out, "<stdin>: would reformat")
@@ -262,20 +262,6 @@ func fmtStdin(c *cobra.Command, f *fmtFlags, opt format.Options) error {
 		return &exitError{code: ExitFindings}
 	}
 	return nil
-}
-
-// escapeLines escapes each line of a diff: the text comes from the
-// configuration, and its bytes must not reach the terminal raw.
-func escapeLines(s string) string {
-	lines := strings.SplitAfter(s, "\n")
-	for i, l := range lines {
-		body, nl := strings.CutSuffix(l, "\n")
-		lines[i] = report.Escape(body)
-		if nl {
-			lines[i] += "\n"
-		}
-	}
-	return strings.Join(lines, "")
 }
 
 // rootLooksLikeNginx is looksLikeNginx for a root file.

@@ -413,19 +413,20 @@ func writeGen(c *cobra.Command, f *genFlags, files []templates.File, mainConf *t
 			if pf.file.Link != "" {
 				old, _ := os.Readlink(p)
 				if old != pf.file.Link {
-					fmt.Fprintf(c.OutOrStdout(), "--- %s: a symbolic link to %s (now: %s)\n", p, pf.file.Link, report.Escape(orNone(old)))
+					fmt.Fprintf(c.OutOrStdout(), "--- %s: a symbolic link to %s (now: %s)\n", report.Escape(p), report.Escape(pf.file.Link), report.Escape(orNone(old)))
 				}
 				continue
 			}
 			if l := linkUnder(pf.dir, pf.file.Path); l != "" {
-				fmt.Fprintf(c.OutOrStdout(), "--- %s: %s is a symbolic link; not read, not compared\n", p, l)
+				fmt.Fprintf(c.OutOrStdout(), "--- %s: %s is a symbolic link; not read, not compared\n", report.Escape(p), report.Escape(l))
 				continue
 			}
 			old, err := os.ReadFile(p)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return failf(ExitError, "%v", err)
 			}
-			fmt.Fprint(c.OutOrStdout(), textdiff.Unified(p, p+" (nginxtune gen)", string(old), pf.file.Content))
+			// the file there is anybody's: its bytes reach the terminal escaped
+			fmt.Fprint(c.OutOrStdout(), report.EscapeLines(textdiff.Unified(p, p+" (nginxtune gen)", string(old), pf.file.Content)))
 		}
 		return nil
 	}

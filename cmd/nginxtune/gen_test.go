@@ -304,3 +304,17 @@ func TestGenFactsTextCannotInject(t *testing.T) {
 		}
 	}
 }
+
+// gen --diff prints the file already in --out, which anybody may have
+// written: its bytes reach the terminal escaped.
+func TestGenDiffEscapes(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte("events {}\n# \x1b[31mred\x1b]0;title\x07\n"), 0o644)
+	out, errOut, code := runCLI(t, "", "gen", "--profile", "static", "--server-name", "a.example", "--cpus", "2", "--memory", "1GiB", "--out", dir, "--diff")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `-# \x1b[31mred`) {
+		t.Errorf("gen --diff printed the file's bytes raw:\n%q", out)
+	}
+}
