@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nginxtune/nginxtune/report"
+
 	"github.com/nginxtune/nginxtune/format"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
@@ -121,7 +123,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opt Options) error 
 func (s *Server) handle(m *message) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(s.opt.Log, "nginxtune lsp: internal error in %s: %v\n%s", m.Method, r, debug.Stack())
+			s.logf("internal error in %s: %v\n%s", m.Method, r, debug.Stack())
 			if m.ID != nil {
 				s.conn.reply(m.ID, nil, &rpcError{codeInternalError, fmt.Sprintf("nginxtune: internal error: %v", r)})
 			}
@@ -428,27 +430,31 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 		s.store(uri, a)
 		return a
 	}
-	cfg, opt, err := s.settings(path)
-	if err != nil {
-		fmt.Fprintf(s.opt.Log, "nginxtune lsp: %s: %v\n", path, err)
-	}
-	opt.Overlay = overlay
+	// the settings of the tree the buffer is linted in: the main file's
+	// when it includes the buffer, else the buffer's own
 	var tree *parser.Tree
+	var cfg rules.Config
 	if main := nearestMain(path, root); main != "" && main != path {
-		mopt := opt
-		mcfg, o2, err := s.settings(main)
-		if err == nil {
-			cfg, mopt = mcfg, o2
+		mcfg, mopt, err := s.settings(main)
+		if err != nil {
+			s.logf("%s: %v", main, err)
+		} else {
 			mopt.Overlay = overlay
-		}
-		if t, err := parser.Load(main, mopt); err == nil && t.File(path) != nil {
-			tree = t
+			if t, err := parser.Load(main, mopt); err == nil && t.File(path) != nil {
+				tree, cfg = t, mcfg
+			}
 		}
 	}
 	if tree == nil {
+		fcfg, opt, err := s.settings(path)
+		if err != nil {
+			s.logf("%s: %v", path, err)
+		}
+		opt.Overlay = overlay
+		cfg = fcfg
 		t, err := parser.Load(path, opt)
 		if err != nil {
-			fmt.Fprintf(s.opt.Log, "nginxtune lsp: %s: %v\n", path, err)
+			s.logf("%s: %v", path, err)
 			f, _ := parser.Parse(path, []byte(text))
 			t = &parser.Tree{Roots: []*parser.File{f}, Files: []*parser.File{f}}
 			f.Context = []string{"main"}
@@ -462,7 +468,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 	}
 	a.ctx = fileContext(tree, a.file)
 	if full {
-		for _, dg := range safeRun(tree, cfg, s.opt.Log) {
+		for _, dg := range s.safeRun(tree, cfg) {
 			if dg.File == path || dg.Via == path {
 				a.diags = append(a.diags, dg)
 			}
@@ -482,14 +488,20 @@ func (s *Server) store(uri string, a *analysis) {
 
 // safeRun runs the rules; a rule's panic costs its findings, not the
 // server.
-func safeRun(t *parser.Tree, cfg rules.Config, log io.Writer) (out []rules.Diagnostic) {
+func (s *Server) safeRun(t *parser.Tree, cfg rules.Config) (out []rules.Diagnostic) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(log, "nginxtune lsp: internal error in the rules: %v\n", r)
+			s.logf("internal error in the rules: %v", r)
 			out = nil
 		}
 	}()
 	return rules.Run(t, cfg)
+}
+
+// logf writes one line to the log, escaped: paths and messages come from
+// the configuration and the editor.
+func (s *Server) logf(format string, args ...any) {
+	fmt.Fprintln(s.opt.Log, "nginxtune lsp:", report.Escape(fmt.Sprintf(format, args...)))
 }
 
 func (s *Server) settings(path string) (rules.Config, parser.Options, error) {

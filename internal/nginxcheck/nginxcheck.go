@@ -197,7 +197,7 @@ func writeCache(file, content string) {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return
 	}
-	atomicfile.Write(file, 0o644, func(w io.Writer) error {
+	atomicfile.Write(file, 0o600, func(w io.Writer) error {
 		_, err := io.WriteString(w, content)
 		return err
 	})
