@@ -126,3 +126,33 @@ func (c *Context) Copy() *Context {
 		Root:   c.Root,
 	}
 }
+
+// Level returns the statements of one block level with each include
+// replaced by the statements of the files it read, in the order nginx
+// reads them. A level without such includes is returned as it is (its
+// capacity clipped, so that an append by the caller copies); callers read
+// it and never write to it.
+func Level(dirs []*Directive) []*Directive {
+	i := 0
+	for i < len(dirs) && !ReadsFiles(dirs[i]) {
+		i++
+	}
+	if i == len(dirs) {
+		return dirs[:len(dirs):len(dirs)]
+	}
+	out := append([]*Directive(nil), dirs[:i]...)
+	for _, d := range dirs[i:] {
+		if ReadsFiles(d) {
+			for _, f := range d.Includes() {
+				out = append(out, Level(f.Directives)...)
+			}
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// ReadsFiles reports whether d is an include that read files, whose
+// statements stand at d's level.
+func ReadsFiles(d *Directive) bool { return d.Name == "include" && len(d.Includes()) > 0 }

@@ -232,7 +232,7 @@ func (st *state) access(res *Result) int {
 			}
 			if !allowed {
 				res.step("limit_except", d, "%s is not among the methods limit_except at %s lets through: its block's access rules apply", st.req.Method, at(d))
-				levels = append(append([]level(nil), levels...), level{label: "limit_except", dirs: Flatten(d.Block), block: d})
+				levels = append(append([]level(nil), levels...), level{label: "limit_except", dirs: parser.Level(d.Block), block: d})
 			}
 		}
 	}

@@ -125,33 +125,17 @@ var handlers = map[string]bool{
 	"memcached_pass": true, "grpc_pass": true,
 }
 
-// Flatten returns a block level's statements with each include replaced by
-// the statements of the files it read.
-func Flatten(dirs []*parser.Directive) []*parser.Directive {
-	var out []*parser.Directive
-	for _, d := range dirs {
-		if d.Name == "include" && len(d.Includes()) > 0 {
-			for _, f := range d.Includes() {
-				out = append(out, Flatten(f.Directives)...)
-			}
-			continue
-		}
-		out = append(out, d)
-	}
-	return out
-}
-
 // Build reads the http servers of a loaded tree.
 func Build(t *parser.Tree) *Config {
 	c := &Config{Tree: t, maps: map[string]*parser.Directive{}, regexes: map[string]*compiled{}}
 	for _, r := range t.Roots {
-		top := Flatten(r.Directives)
+		top := parser.Level(r.Directives)
 		switch strings.Join(r.Context, ",") {
 		case "main":
 			for _, d := range top {
 				if d.Name == "http" && d.Block != nil {
 					c.httpDir = d
-					c.HTTP = append(c.HTTP, Flatten(d.Block)...)
+					c.HTTP = append(c.HTTP, parser.Level(d.Block)...)
 				}
 			}
 		case "main,http":
@@ -177,7 +161,7 @@ func Build(t *parser.Tree) *Config {
 }
 
 func (c *Config) server(d *parser.Directive, i int) *Server {
-	s := &Server{Dir: d, Body: Flatten(d.Block), index: i, named: map[string]*Loc{}}
+	s := &Server{Dir: d, Body: parser.Level(d.Block), index: i, named: map[string]*Loc{}}
 	for _, x := range s.Body {
 		switch x.Name {
 		case "listen":
@@ -214,7 +198,7 @@ func (c *Config) locations(body []*parser.Directive, parent *Loc, s *Server) []*
 		if d.Name != "location" || d.Block == nil {
 			continue
 		}
-		l := &Loc{Dir: d, Parent: parent, Body: Flatten(d.Block)}
+		l := &Loc{Dir: d, Parent: parent, Body: parser.Level(d.Block)}
 		l.Mod, l.Pattern = locationArgs(d)
 		switch l.Mod {
 		case "~":

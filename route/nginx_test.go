@@ -221,7 +221,7 @@ func (in *instrumenter) instrument(t *parser.Tree) map[*parser.File][]byte {
 			edits[d.File] = append(edits[d.File], edit{open, open, fmt.Sprintf(" ssl_certificate %s; ssl_certificate_key %s;", filepath.Join(in.dir, "cert.pem"), filepath.Join(in.dir, "key.pem"))})
 		case d.Name == "server" && parent == "http":
 			text := fmt.Sprintf(` set $nginxtune_srv "%s"; add_header X-Route "$nginxtune_srv|-" always;`, id)
-			if !hasDirective(Flatten(d.Block), "listen") {
+			if !hasDirective(parser.Level(d.Block), "listen") {
 				// nginx would bind *:80 for it: the copy binds loopback
 				text += " listen " + in.loopback(Listen{Port: 80}) + ";"
 			}

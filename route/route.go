@@ -283,7 +283,7 @@ func (st *state) script(res *Result, body []*parser.Directive, loc *Loc) scriptO
 			if loc != nil {
 				out.ifDir = d
 			}
-			inner := st.script(res, Flatten(d.Block), loc)
+			inner := st.script(res, parser.Level(d.Block), loc)
 			if inner.ifDir == nil {
 				inner.ifDir = out.ifDir
 			}
@@ -425,7 +425,7 @@ func (c *Config) levelsOf(s *Server, loc *Loc, ifDir *parser.Directive) []level 
 		out = append(out, level{label: "location " + l.Label(), dirs: l.Body, block: l.Dir})
 	}
 	if ifDir != nil {
-		out = append(out, level{label: "if (" + Condition(ifDir) + ")", dirs: Flatten(ifDir.Block), block: ifDir})
+		out = append(out, level{label: "if (" + Condition(ifDir) + ")", dirs: parser.Level(ifDir.Block), block: ifDir})
 	}
 	return out
 }

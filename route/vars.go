@@ -219,7 +219,7 @@ func (st *state) evalMap(m *parser.Directive) value {
 	type entry struct{ key, val string }
 	var exact []entry
 	var res []*parser.Directive
-	for _, e := range Flatten(m.Block) {
+	for _, e := range parser.Level(m.Block) {
 		switch {
 		case e.Name == "default" && len(e.Args) == 1:
 			def = st.expand(e.Arg(0))

@@ -10,34 +10,11 @@ import (
 // array-like directives (proxy_set_header, add_header, ...) are replaced as
 // a whole by any occurrence in an inner block.
 
-// level returns the statements of one block level with include directives
-// replaced by the statements of the files they include. A level without
-// includes is returned as it is (capacity clipped, so that an append by
-// the caller copies); callers read it and never write to it.
-func level(dirs []*parser.Directive) []*parser.Directive {
-	i := 0
-	for i < len(dirs) && !readsFiles(dirs[i]) {
-		i++
-	}
-	if i == len(dirs) {
-		return dirs[:len(dirs):len(dirs)]
-	}
-	out := append([]*parser.Directive(nil), dirs[:i]...)
-	for _, d := range dirs[i:] {
-		if readsFiles(d) {
-			for _, f := range d.Includes() {
-				out = append(out, level(f.Directives)...)
-			}
-			continue
-		}
-		out = append(out, d)
-	}
-	return out
-}
+// level is parser.Level: a block's statements with includes read in place.
+func level(dirs []*parser.Directive) []*parser.Directive { return parser.Level(dirs) }
 
-// readsFiles reports whether d is an include that read files, whose
-// statements stand at d's level.
-func readsFiles(d *parser.Directive) bool { return d.Name == "include" && len(d.Includes()) > 0 }
+// readsFiles is parser.ReadsFiles.
+func readsFiles(d *parser.Directive) bool { return parser.ReadsFiles(d) }
 
 // smallLevel is the size up to which a block level is searched directly:
 // a map per level costs more to build than a few string comparisons.
