@@ -434,7 +434,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 	// when it includes the buffer, else the buffer's own
 	var tree *parser.Tree
 	var cfg rules.Config
-	if main := nearestMain(path, root); main != "" && main != path {
+	if main := parser.NearestMain(path, root); main != "" && main != path {
 		mcfg, mopt, err := s.settings(main)
 		if err != nil {
 			s.logf("%s: %v", main, err)
@@ -514,31 +514,6 @@ func (s *Server) settings(path string) (rules.Config, parser.Options, error) {
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
-}
-
-// nearestMain finds the nginx.conf in the file's directory or the closest
-// one above it, not above the workspace folder (or the file system root
-// without one).
-func nearestMain(file, root string) string {
-	if filepath.Base(file) == "nginx.conf" {
-		return file
-	}
-	dir := filepath.Dir(file)
-	for {
-		p := filepath.Join(dir, "nginx.conf")
-		if fileExists(p) {
-			return p
-		}
-		if dir == root || dir == filepath.Dir(dir) {
-			return ""
-		}
-		if root != "" {
-			if rel, err := filepath.Rel(root, dir); err != nil || rel == "." || len(rel) >= 2 && rel[:2] == ".." {
-				return ""
-			}
-		}
-		dir = filepath.Dir(dir)
-	}
 }
 
 // fileContext is the context a file's top level is read in: the root's

@@ -638,3 +638,29 @@ func (l *loader) throughInferred(target string) bool {
 	}
 	return false
 }
+
+// NearestMain finds the nginx.conf in a file's directory or the closest one
+// above it, not above stop ("" for no bound but the file system's root): the
+// main file that most likely includes the file. A file named nginx.conf is
+// its own. "" when there is none.
+func NearestMain(file, stop string) string {
+	if filepath.Base(file) == "nginx.conf" {
+		return file
+	}
+	dir := filepath.Dir(file)
+	for {
+		p := filepath.Join(dir, "nginx.conf")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+		if dir == stop || dir == filepath.Dir(dir) {
+			return ""
+		}
+		if stop != "" {
+			if rel, err := filepath.Rel(stop, dir); err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+				return ""
+			}
+		}
+		dir = filepath.Dir(dir)
+	}
+}

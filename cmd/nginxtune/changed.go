@@ -160,24 +160,11 @@ func inRepo(path string) bool {
 // one above it, not above the working directory (the repository root when
 // pre-commit runs the hook).
 func nearestRoot(file string) string {
-	if filepath.Base(file) == "nginx.conf" {
-		return file
+	stop, err := os.Getwd()
+	if err != nil {
+		stop = filepath.Dir(file) // the file's own directory only
 	}
-	stop, _ := os.Getwd()
-	dir := filepath.Dir(file)
-	for {
-		p := filepath.Join(dir, "nginx.conf")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p
-		}
-		if dir == stop || dir == filepath.Dir(dir) {
-			return ""
-		}
-		if rel, err := filepath.Rel(stop, dir); err != nil || rel == "." || len(rel) >= 2 && rel[:2] == ".." {
-			return ""
-		}
-		dir = filepath.Dir(dir)
-	}
+	return parser.NearestMain(file, stop)
 }
 
 // looksLikeNginx tells a changed file that nothing includes from a file
@@ -185,11 +172,14 @@ func nearestRoot(file string) string {
 // under roles/nginx/, another program's *.conf such as supervisord's or
 // php-fpm's): nginx configuration holds a directive nginx knows. A file
 // named nginx.conf or *.nginx is always linted.
-func looksLikeNginx(t *parser.Tree, path string) bool {
-	if base := filepath.Base(path); base == "nginx.conf" || strings.HasSuffix(base, ".nginx") {
+func looksLikeNginx(t *parser.Tree, path string) bool { return fileLooksLikeNginx(path, t.File(path)) }
+
+// fileLooksLikeNginx is looksLikeNginx for a file read under a name (nil:
+// not read, taken for nginx's).
+func fileLooksLikeNginx(name string, f *parser.File) bool {
+	if base := filepath.Base(name); base == "nginx.conf" || strings.HasSuffix(base, ".nginx") {
 		return true
 	}
-	f := t.File(path)
 	if f == nil {
 		return true
 	}

@@ -145,7 +145,7 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 		files := t.Files
 		if f.changed {
 			files = t.Roots
-			if len(t.Roots) == 1 && !rootLooksLikeNginx(t.Roots[0]) {
+			if len(t.Roots) == 1 && !fileLooksLikeNginx(p, t.Roots[0]) {
 				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error)\n", report.Escape(relPath(p)))
 				continue
 			}
@@ -262,19 +262,6 @@ func fmtStdin(c *cobra.Command, f *fmtFlags, opt format.Options) error {
 		return &exitError{code: ExitFindings}
 	}
 	return nil
-}
-
-// rootLooksLikeNginx is looksLikeNginx for a root file.
-func rootLooksLikeNginx(r *parser.File) bool {
-	if base := filepath.Base(r.Path); base == "nginx.conf" || strings.HasSuffix(base, ".nginx") {
-		return true
-	}
-	for _, d := range r.Directives {
-		if parser.Known(d.Name) {
-			return true
-		}
-	}
-	return false
 }
 
 func isRoot(t *parser.Tree, path string) bool {
