@@ -1,11 +1,9 @@
 package format
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
@@ -22,8 +20,8 @@ func TestNginxVerdictUnchanged(t *testing.T) {
 		t.Skip("runs nginx -t")
 	}
 	bin := nginxtest.Require(t)
-	rows := verdictRows(t)
-	sort.Slice(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
+	rows := nginxtest.CorpusVerdicts(t, corpusDir)
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Path < rows[j].Path })
 	step := max(1, len(rows)/400)
 	if os.Getenv("NGINXTUNE_FMT_ALL") != "" {
 		step = 1
@@ -39,28 +37,28 @@ func TestNginxVerdictUnchanged(t *testing.T) {
 	checked, same := 0, 0
 	for i := 0; i < len(rows); i += step {
 		r := rows[i]
-		w, ok := wraps[r[2]]
+		w, ok := wraps[r.Wrap]
 		if !ok {
 			continue
 		}
-		src, err := os.ReadFile(filepath.Join(corpusDir, r[0]))
+		src, err := os.ReadFile(filepath.Join(corpusDir, r.Path))
 		if err != nil {
 			continue
 		}
-		f, d := parser.Parse(r[0], src)
+		f, d := parser.Parse(r.Path, src)
 		if d != nil {
 			continue
 		}
 		out, err := Source(f, Options{})
 		if err != nil {
-			t.Errorf("%s: %v", r[0], err)
+			t.Errorf("%s: %v", r.Path, err)
 			continue
 		}
 		verdict := func(body []byte) nginxcheck.Result {
 			// the file beside a main file that includes it, as nginx reads it
 			os.WriteFile(filepath.Join(dir, "site.conf"), body, 0o644)
 			main := w[0] + "include site.conf;" + w[1]
-			if r[2] == "" {
+			if r.Wrap == "" {
 				main = string(body)
 			}
 			os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(main), 0o644)
@@ -72,28 +70,10 @@ func TestNginxVerdictUnchanged(t *testing.T) {
 			same++
 			continue
 		}
-		t.Errorf("%s: nginx -t said %v %q before formatting, %v %q after", r[0], before.OK, before.Message, after.OK, after.Message)
+		t.Errorf("%s: nginx -t said %v %q before formatting, %v %q after", r.Path, before.OK, before.Message, after.OK, after.Message)
 	}
 	t.Logf("nginx -t on %d corpus files before and after formatting: %d same verdicts", checked, same)
 	if checked < 200 {
 		t.Errorf("only %d files checked", checked)
 	}
-}
-
-func verdictRows(t *testing.T) [][]string {
-	nginxtest.RequireCorpus(t, filepath.Join(corpusDir, "nginx-t-verdicts.tsv"))
-	f, err := os.Open(filepath.Join(corpusDir, "nginx-t-verdicts.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows [][]string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if r := strings.Split(sc.Text(), "\t"); len(r) >= 3 && r[0] != "path" {
-			rows = append(rows, r)
-		}
-	}
-	return rows
 }

@@ -1,7 +1,6 @@
 package route
 
 import (
-	"bufio"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -20,40 +19,30 @@ const corpusDir = "../../shared/corpus"
 // main file as it is, an http fragment inside http, a server fragment
 // inside a server.
 func corpusTrees(t *testing.T, limit int) []routeTree {
-	nginxtest.RequireCorpus(t, filepath.Join(corpusDir, "nginx-t-verdicts.tsv"))
-	f, err := os.Open(filepath.Join(corpusDir, "nginx-t-verdicts.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows [][]string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		r := strings.Split(sc.Text(), "\t")
-		if len(r) < 3 || r[1] != "1" {
-			continue
-		}
-		switch r[2] {
-		case "", "http", "server":
-			rows = append(rows, r)
+	var rows []nginxtest.Verdict
+	for _, v := range nginxtest.CorpusVerdicts(t, corpusDir) {
+		switch {
+		case !v.OK:
+		case v.Wrap == "", v.Wrap == "http", v.Wrap == "server":
+			rows = append(rows, v)
 		}
 	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Path < rows[j].Path })
 	var out []routeTree
 	for _, r := range rows {
-		b, err := os.ReadFile(filepath.Join(corpusDir, r[0]))
+		b, err := os.ReadFile(filepath.Join(corpusDir, r.Path))
 		if err != nil {
 			continue
 		}
 		src := string(b)
-		if r[2] != "server" && !strings.Contains(src, "server") {
+		if r.Wrap != "server" && !strings.Contains(src, "server") {
 			continue
 		}
-		if r[2] == "server" && !strings.Contains(src, "location") {
+		if r.Wrap == "server" && !strings.Contains(src, "location") {
 			continue
 		}
 		files := map[string][]byte{}
-		switch r[2] {
+		switch r.Wrap {
 		case "":
 			if !strings.Contains(src, "http") {
 				continue
@@ -66,7 +55,7 @@ func corpusTrees(t *testing.T, limit int) []routeTree {
 			files["site.conf"] = b
 			files["nginx.conf"] = []byte("events {}\nhttp {\n    server {\n        listen 80;\n        server_name wrapped.test;\n        include site.conf;\n    }\n}\n")
 		}
-		out = append(out, routeTree{name: r[0], files: files})
+		out = append(out, routeTree{name: r.Path, files: files})
 	}
 	if limit > 0 && len(out) > limit {
 		// an even spread over the sorted list: every project is sampled

@@ -374,7 +374,7 @@ func (st *state) tryFiles(res *Result, d *parser.Directive) flow {
 var moduleHandlers = map[string]bool{
 	"stub_status": true, "empty_gif": true, "js_content": true, "content_by_lua": true,
 	"content_by_lua_block": true, "content_by_lua_file": true, "perl": true, "flv": true,
-	"mp4": true, "hls": true, "image_filter": false,
+	"mp4": true, "hls": true,
 }
 
 // content runs the content handler; it reports whether the request goes

@@ -67,11 +67,7 @@ func TestCorpusLints(t *testing.T) {
 // nginx accepts, no language rule may report an error.
 func TestCorpusLanguageAgreement(t *testing.T) {
 	dir := "../../shared/corpus"
-	nginxtest.RequireCorpus(t, filepath.Join(dir, "nginx-t-verdicts.tsv"))
-	b, err := os.ReadFile(filepath.Join(dir, "nginx-t-verdicts.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	verdicts := nginxtest.CorpusVerdicts(t, dir)
 	classes := []struct{ rule, re string }{
 		{"unknown-directive", `unknown directive`},
 		{"directive-context", `is not allowed here`},
@@ -89,12 +85,8 @@ func TestCorpusLanguageAgreement(t *testing.T) {
 	tmp := t.TempDir()
 	agree, miss := map[string]int{}, map[string][]string{}
 	var falseErrors []string
-	for _, line := range strings.Split(string(b), "\n")[1:] {
-		f := strings.Split(line, "\t")
-		if len(f) < 4 {
-			continue
-		}
-		path, ok, wrap, msg := f[0], f[1] == "1", f[2], f[3]
+	for _, v := range verdicts {
+		path, ok, wrap, msg := v.Path, v.OK, v.Wrap, v.Error
 		class := ""
 		for _, c := range classes {
 			if regexp.MustCompile(c.re).MatchString(msg) {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -214,4 +215,39 @@ func RequireCorpus(t testing.TB, dir string) {
 		}
 		t.Skipf("corpus not available: %v", err)
 	}
+}
+
+// Verdict is one row of the corpus's nginx-t-verdicts.tsv: what Debian's
+// nginx -t said of a file, read in the context Wrap names when it is a
+// fragment.
+type Verdict struct {
+	Path  string
+	OK    bool
+	Wrap  string
+	Error string
+}
+
+// CorpusVerdicts reads the corpus's verdicts (RequireCorpus first), one row
+// a line, its fields as written.
+func CorpusVerdicts(t testing.TB, dir string) []Verdict {
+	t.Helper()
+	p := filepath.Join(dir, "nginx-t-verdicts.tsv")
+	RequireCorpus(t, p)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Verdict
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Split(line, "\t")
+		if len(f) < 3 {
+			continue
+		}
+		v := Verdict{Path: f[0], OK: f[1] == "1", Wrap: f[2]}
+		if len(f) > 3 {
+			v.Error = f[3]
+		}
+		out = append(out, v)
+	}
+	return out
 }
