@@ -353,3 +353,33 @@ func TestSARIFStreamMatchesEncoding(t *testing.T) {
 		}
 	}
 }
+
+// jsonEncoded is JSON by encoding/json: the reference the streamed
+// output is checked against.
+func jsonEncoded(w io.Writer, diags []finding.Diagnostic, m Meta) error {
+	r := JSONReport{Schema: 1, Tool: "nginxtune", ToolVersion: m.ToolVersion, NginxVersion: m.NginxVersion,
+		Findings: []JSONFinding{}}
+	for _, d := range diags {
+		f := JSONFinding{Rule: d.Rule, Severity: d.Severity.String(), File: m.path(d.File), Line: d.Line,
+			Column: d.Col, EndLine: d.EndLine, Message: d.Message}
+		if d.Via != "" {
+			f.Via = m.path(d.Via)
+		}
+		for _, rel := range d.Related {
+			f.Related = append(f.Related, JSONRelated{File: m.path(rel.File), Line: rel.Line, Col: rel.Col, Message: rel.Message})
+		}
+		if d.Fix != nil {
+			fix := &JSONFix{Description: d.Fix.Description, Edits: make([]JSONEdit, len(d.Fix.Edits))}
+			for i, e := range d.Fix.Edits {
+				fix.Edits[i] = JSONEdit{File: m.path(e.File), Start: e.Start, End: e.End, New: e.New}
+			}
+			f.Fix = fix
+		}
+		r.Findings = append(r.Findings, f)
+	}
+	c := Count(diags)
+	r.Summary = JSONSummary{Errors: c[finding.Error], Warnings: c[finding.Warning], Infos: c[finding.Info]}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
