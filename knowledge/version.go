@@ -86,4 +86,8 @@ var (
 	// UpstreamKeepaliveDefault: upstream blocks keep 32 idle connections
 	// per worker by default and proxy_http_version defaults to 1.1.
 	UpstreamKeepaliveDefault = MustVersion("1.29.7")
+	// PCRE2: nginx links PCRE2 when it finds it and uses PCRE2's JIT for
+	// "pcre_jit on" whether or not it was configured --with-pcre-jit
+	// (src/core/ngx_regex.c, ngx_regex_pcre_jit).
+	PCRE2 = MustVersion("1.21.5")
 )

@@ -275,6 +275,26 @@ func TestSizing(t *testing.T) {
 	}
 }
 
+// pcre_jit: on where nginx -V says --with-pcre-jit or the version links
+// PCRE2 (1.21.5), not for an older nginx without it (it would only warn).
+func TestPCREJIT(t *testing.T) {
+	p, _ := LoadProfile("static")
+	f, _ := host.ParseSpec("cpus=2 mem=2GiB")
+	if pl := Size(p, f, knowledge.MustVersion("1.20.2"), Input{}); pl.PCREJIT {
+		t.Errorf("1.20.2 without --with-pcre-jit: pcre_jit on (%s)", pl.PCREJITWhy)
+	}
+	if pl := Size(p, f, knowledge.MustVersion("1.22.1"), Input{}); !pl.PCREJIT || !strings.Contains(pl.PCREJITWhy, "PCRE2") {
+		t.Errorf("1.22.1: %v (%s)", pl.PCREJIT, pl.PCREJITWhy)
+	}
+	g, err := host.ParseSpec("cpus=2 mem=2GiB configure=--with-http_ssl_module,--with-pcre-jit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl := Size(p, g, knowledge.MustVersion("1.20.2"), Input{}); !pl.PCREJIT || !strings.Contains(pl.PCREJITWhy, "--with-pcre-jit") {
+		t.Errorf("1.20.2 --with-pcre-jit: %v (%s)", pl.PCREJIT, pl.PCREJITWhy)
+	}
+}
+
 // A fact's source may name a process (proc/1234/limits of a running
 // master); the output never carries the id, so two runs give the same bytes.
 func TestNoProcessIDInOutput(t *testing.T) {

@@ -54,6 +54,12 @@ type Plan struct {
 	HTTP2Directive    bool // "http2 on;" (1.25.1) rather than "listen ... http2"
 	KeepaliveHeaders  bool // proxy_http_version 1.1 and Connection "" (before 1.29.7)
 	SessionTicketsOff bool // before 1.23.2 tickets keys never rotate
+
+	// PCREJIT writes "pcre_jit on": regular expressions (locations, maps,
+	// rewrites) compiled to machine code once at start instead of
+	// interpreted per request. PCREJITWhy says how nginx's support is known.
+	PCREJIT    bool
+	PCREJITWhy string
 }
 
 // Defaults used when a fact is unknown, said in the comments.
@@ -92,7 +98,28 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 	pl.HTTP2Directive = !v.Less(knowledge.HTTP2Directive)
 	pl.KeepaliveHeaders = v.Less(knowledge.UpstreamKeepaliveDefault)
 	pl.SessionTicketsOff = v.Less(knowledge.SessionTicketKeyRotation)
+	pl.sizePCREJIT(f, v)
 	return pl
+}
+
+// sizePCREJIT decides pcre_jit. nginx configured --with-pcre-jit has it;
+// from 1.21.5 nginx uses PCRE2, whose JIT it turns on without that option
+// (a PCRE2 built without JIT gets a warning at start and no JIT). Older
+// nginx without the option would only warn, so nothing is written.
+func (pl *Plan) sizePCREJIT(f *host.Facts, v knowledge.Version) {
+	if f.NginxConfigure.Known() {
+		for _, a := range f.NginxConfigure.Value {
+			if a == "--with-pcre-jit" {
+				pl.PCREJIT = true
+				pl.PCREJITWhy = "built --with-pcre-jit (" + f.NginxConfigure.Source + ")"
+				return
+			}
+		}
+	}
+	if !v.Less(knowledge.PCRE2) {
+		pl.PCREJIT = true
+		pl.PCREJITWhy = "nginx " + v.String() + " uses PCRE2's JIT (1.21.5 and later; a PCRE2 without JIT gets a warning)"
+	}
 }
 
 // sizeWorkers sets worker_processes; it returns the CPUs nginx can use.
