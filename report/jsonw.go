@@ -17,6 +17,23 @@ import (
 type jw struct {
 	w   *bufio.Writer
 	buf []byte
+	// shown remembers what a file path is written as: findings name a few
+	// files many times, and working it out (Meta.Path, a URI's escaping)
+	// allocates
+	shown map[string]string
+}
+
+// memo returns show(p), worked out once per path.
+func (j *jw) memo(p string, show func(string) string) string {
+	if s, ok := j.shown[p]; ok {
+		return s
+	}
+	if j.shown == nil {
+		j.shown = map[string]string{}
+	}
+	s := show(p)
+	j.shown[p] = s
+	return s
 }
 
 func (j *jw) raw(s string) { j.w.WriteString(s) }
@@ -147,7 +164,7 @@ func (j *jw) finding(d finding.Diagnostic, m Meta) {
 	j.str(d.Severity.String())
 	j.raw(",\n")
 	j.field(in, "file")
-	j.str(m.path(d.File))
+	j.str(j.memo(d.File, m.path))
 	j.raw(",\n")
 	j.field(in, "line")
 	j.num(d.Line)
@@ -175,7 +192,7 @@ func (j *jw) finding(d finding.Diagnostic, m Meta) {
 			for i, e := range d.Fix.Edits {
 				j.raw(in + "    {\n")
 				j.field(in+"      ", "file")
-				j.str(m.path(e.File))
+				j.str(j.memo(e.File, m.path))
 				j.raw(",\n")
 				j.field(in+"      ", "start")
 				j.num(e.Start)
@@ -198,7 +215,7 @@ func (j *jw) finding(d finding.Diagnostic, m Meta) {
 	if d.Via != "" {
 		j.raw(",\n")
 		j.field(in, "via")
-		j.str(m.path(d.Via))
+		j.str(j.memo(d.Via, m.path))
 	}
 	if len(d.Related) > 0 {
 		j.raw(",\n")
@@ -207,7 +224,7 @@ func (j *jw) finding(d finding.Diagnostic, m Meta) {
 		for i, r := range d.Related {
 			j.raw(in + "  {\n")
 			j.field(in+"    ", "file")
-			j.str(m.path(r.File))
+			j.str(j.memo(r.File, m.path))
 			j.raw(",\n")
 			j.field(in+"    ", "line")
 			j.num(r.Line)

@@ -151,7 +151,9 @@ func SARIF(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 				DefaultConfiguration: sarifConfiguration{Level: sarifLevel(d.Severity)}, Properties: sarifProperties{Tags: []string{"nginx"}}})
 		}
 	}
-	uriOf := func(file string) string { return fileURI(strings.TrimPrefix(m.path(file), "./")) }
+	j := &jw{w: bufio.NewWriterSize(w, 64<<10)}
+	toURI := func(file string) string { return fileURI(strings.TrimPrefix(m.path(file), "./")) }
+	uriOf := func(file string) string { return j.memo(file, toURI) }
 	// the document with no results, by encoding/json (the rules' metadata,
 	// once), and the results streamed into its empty array
 	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0",
@@ -167,7 +169,6 @@ func SARIF(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 	if i < 0 {
 		return errors.New("sarif: no results array in the document")
 	}
-	j := &jw{w: bufio.NewWriterSize(w, 64<<10)}
 	j.w.Write(doc.Bytes()[:i])
 	j.raw("\n      \"results\": ")
 	if len(diags) == 0 {

@@ -93,6 +93,18 @@ var (
 	doNotEditRe   = lazyRegexp(`(?i)\bdo not (?:edit|modify)\b`)
 )
 
+// mayNameGenerator reports whether lower (a file's head, lower-cased) has
+// what generatedByRe needs: one of its verbs, a space, then "by" (possibly
+// after "automatically ").
+func mayNameGenerator(lower string) bool {
+	for _, v := range []string{"generated ", "written ", "created ", "managed "} {
+		if strings.Contains(lower, v) {
+			return strings.Contains(lower, " by")
+		}
+	}
+	return false
+}
+
 // generatorOf reads a file's first comment lines.
 func generatorOf(f *parser.File) generator {
 	var head []string
@@ -112,10 +124,16 @@ func generatorOf(f *parser.File) generator {
 	case strings.Contains(strings.ToLower(text), "ansible managed"):
 		return generator{name: "Ansible", advice: "change the role's template or variables"}
 	}
-	if m := generatedByRe().FindStringSubmatch(text); m != nil {
-		return generator{name: strings.TrimSpace(m[1]), advice: "change what " + strings.TrimSpace(m[1]) + " is given"}
+	// the expressions compile only for a head that has their words (most
+	// files have none: compiling costs a pre-commit run a tenth of a
+	// millisecond)
+	lower := strings.ToLower(text)
+	if mayNameGenerator(lower) {
+		if m := generatedByRe().FindStringSubmatch(text); m != nil {
+			return generator{name: strings.TrimSpace(m[1]), advice: "change what " + strings.TrimSpace(m[1]) + " is given"}
+		}
 	}
-	if doNotEditRe().MatchString(text) {
+	if strings.Contains(lower, "do not ") && doNotEditRe().MatchString(text) {
 		return generator{note: "says in its first lines not to edit it: a program rewrites it, so change what that program is given (its templates or settings)"}
 	}
 	return generator{}

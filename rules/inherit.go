@@ -72,6 +72,9 @@ func checkHeaderInheritance(p *Pass) {
 	last := map[string]*parser.Context{}
 	names := make([]string, len(arrayFamilies))
 	handler := map[string]string{}
+	// the names a block sets and the inherited ones already listed, kept
+	// between blocks (cleared) instead of made for each
+	have, seen := map[string]bool{}, map[string]bool{}
 	for i, f := range arrayFamilies {
 		names[i] = f.name
 		handler[f.name] = f.handler
@@ -109,12 +112,12 @@ func checkHeaderInheritance(p *Pass) {
 			}
 		}
 		inner := p.index.find(b.Block, fam)
-		have := map[string]bool{}
+		clear(have)
 		for _, x := range inner {
 			have[strings.ToLower(x.Arg(0))] = true
 		}
 		var first, rest []string
-		seen := map[string]bool{}
+		clear(seen)
 		for _, x := range outer.Dirs {
 			name := strings.ToLower(x.Arg(0))
 			if have[name] || seen[name] || x.Arg(1) == "" && fam != "proxy_hide_header" {

@@ -296,74 +296,82 @@ func RunCounted(t *parser.Tree, cfg Config) ([]Diagnostic, int) {
 		close(next)
 		wg.Wait()
 	}
-	var raw []Diagnostic
+	n := 0
 	for _, s := range slots {
-		raw = append(raw, s...)
+		n += len(s)
 	}
-	seen := map[string]bool{}
+	// a finding made twice (a block met again, a file included twice) is
+	// one: same rule, place and message
+	type findingKey struct {
+		rule, file, message string
+		offset              int
+	}
+	seen := make(map[findingKey]bool, n)
 	gens := map[string]generator{}
-	var out []Diagnostic
+	out := make([]Diagnostic, 0, n)
 	broken := map[string]bool{}
 	for _, f := range t.Files {
 		if f.Broken {
 			broken[f.Path] = true
 		}
 	}
-	for _, d := range raw {
-		// a file read only up to a syntax error is judged on that error
-		// alone: what follows it was never read
-		if broken[d.File] && !loaderRule()[d.Rule] {
-			continue
-		}
-		// a Docker image template's ${VARIABLES} are values envsubst writes
-		// at start: a finding on a line that holds one judges a value
-		// nginxtune cannot see
-		if strings.HasSuffix(d.File, parser.TemplateSuffix) && !loaderRule()[d.Rule] && envLine(t, d) {
-			continue
-		}
-		key := fmt.Sprintf("%s\x00%s\x00%d\x00%s", d.Rule, d.File, d.Offset, d.Message)
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		if s, ok := cfg.Severity[d.Rule]; ok {
-			d.Severity = s
-		}
-		off := false
-		for _, o := range cfg.Overrides {
-			if o.Match(d.File) {
-				if o.Disabled[d.Rule] {
-					off = true
-				}
-				if s, ok := o.Severity[d.Rule]; ok {
-					d.Severity = s
+	for _, slot := range slots {
+		for _, d := range slot {
+			// a file read only up to a syntax error is judged on that error
+			// alone: what follows it was never read
+			if broken[d.File] && !loaderRule()[d.Rule] {
+				continue
+			}
+			// a Docker image template's ${VARIABLES} are values envsubst writes
+			// at start: a finding on a line that holds one judges a value
+			// nginxtune cannot see
+			if strings.HasSuffix(d.File, parser.TemplateSuffix) && !loaderRule()[d.Rule] && envLine(t, d) {
+				continue
+			}
+			key := findingKey{d.Rule, d.File, d.Message, d.Offset}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			if s, ok := cfg.Severity[d.Rule]; ok {
+				d.Severity = s
+			}
+			off := false
+			for _, o := range cfg.Overrides {
+				if o.Match(d.File) {
+					if o.Disabled[d.Rule] {
+						off = true
+					}
+					if s, ok := o.Severity[d.Rule]; ok {
+						d.Severity = s
+					}
 				}
 			}
-		}
-		if off {
-			continue
-		}
-		// a file a program writes: the finding says where to change it,
-		// and no fix edits what the next run overwrites
-		g, ok := gens[d.File]
-		if !ok {
-			if f := t.File(d.File); f != nil {
-				g = generatorOf(f)
+			if off {
+				continue
 			}
-			gens[d.File] = g
+			// a file a program writes: the finding says where to change it,
+			// and no fix edits what the next run overwrites
+			g, ok := gens[d.File]
+			if !ok {
+				if f := t.File(d.File); f != nil {
+					g = generatorOf(f)
+				}
+				gens[d.File] = g
+			}
+			if say := g.say(); say != "" && !loaderRule()[d.Rule] {
+				d.Message += " (" + say + ")"
+				d.Fix = nil
+			}
+			if len(d.Message) > maxMessage {
+				d.Message = cutAt(d.Message, maxMessage) + " (message cut)"
+			}
+			if f := t.File(d.File); f != nil && f.Via != "" {
+				d.Via = f.Via
+				d.Message += " (read via " + relTo(t.Dir, f.Via) + ")"
+			}
+			out = append(out, d)
 		}
-		if say := g.say(); say != "" && !loaderRule()[d.Rule] {
-			d.Message += " (" + say + ")"
-			d.Fix = nil
-		}
-		if len(d.Message) > maxMessage {
-			d.Message = cutAt(d.Message, maxMessage) + " (message cut)"
-		}
-		if f := t.File(d.File); f != nil && f.Via != "" {
-			d.Via = f.Via
-			d.Message += " (read via " + relTo(t.Dir, f.Via) + ")"
-		}
-		out = append(out, d)
 	}
 	out = applySuppressions(t, out, cfg)
 	notShown := 0

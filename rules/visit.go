@@ -78,12 +78,26 @@ func collect(t *parser.Tree) *visits {
 	// sized first: a large tree's list is then one allocation, not a
 	// chain of doublings
 	n := t.Visits()
-	v := &visits{byName: map[string][]int{}, all: make([]visit, 0, n)}
+	v := &visits{all: make([]visit, 0, n)}
+	count := map[string]int{}
 	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
-		v.byName[d.Name] = append(v.byName[d.Name], len(v.all))
+		count[d.Name]++
 		v.all = append(v.all, visit{d, c})
 		return true
 	})
+	// each name's list cut from one array at its exact length (appending
+	// name by name grew and copied them)
+	v.byName = make(map[string][]int, len(count))
+	backing := make([]int, len(v.all))
+	at := 0
+	for i, x := range v.all {
+		l, ok := v.byName[x.d.Name]
+		if !ok {
+			l = backing[at : at : at+count[x.d.Name]]
+			at += count[x.d.Name]
+		}
+		v.byName[x.d.Name] = append(l, i)
+	}
 	return v
 }
 
@@ -93,11 +107,21 @@ func (p *Pass) each(fn func(d *parser.Directive, c *parser.Context), names ...st
 	if p.visits == nil {
 		p.visits = collect(p.Tree)
 	}
-	var idx []int
-	for _, n := range names {
-		idx = append(idx, p.visits.byName[n]...)
+	if len(names) == 0 {
+		return
 	}
+	// one name: its list as it is (no copy); several: their lists in one
+	// slice of the right size, in walk order
+	idx := p.visits.byName[names[0]]
 	if len(names) > 1 {
+		n := 0
+		for _, name := range names {
+			n += len(p.visits.byName[name])
+		}
+		idx = make([]int, 0, n)
+		for _, name := range names {
+			idx = append(idx, p.visits.byName[name]...)
+		}
 		sort.Ints(idx)
 	}
 	for _, i := range idx {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/pprof"
 )
 
@@ -23,6 +24,9 @@ func profiled(fn func() int) int {
 	}
 	code := fn()
 	if path := os.Getenv("NGINXTUNE_MEMPROFILE"); path != "" {
+		// the profile holds what was allocated up to the last collection:
+		// one more takes in the allocations since (the rules', the report's)
+		runtime.GC()
 		if f, err := os.Create(path); err == nil {
 			pprof.Lookup("allocs").WriteTo(f, 0)
 			f.Close()
