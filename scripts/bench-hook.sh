@@ -5,7 +5,8 @@
 # runs each, alternating. Prints the medians and their ratio. Both run in
 # DIR (default /etc/nginx), as pre-commit runs a hook at the top of the
 # repository that holds the tree: the hook then finds nginx.conf above the
-# changed file and lints the whole tree, as nginx -t reads it.
+# changed file and lints the whole tree, as nginx -t reads it. BASE=BINARY
+# adds another nginxtune build (an earlier commit's) to the alternation.
 set -euo pipefail
 RUNS=${RUNS:-20}
 FILE=${FILE:-/etc/nginx/sites-enabled/default}
@@ -33,19 +34,42 @@ cd "$DIR"
 for _ in $(seq "$RUNS"); do
 	elapsed "$work/nginx" "$NGINX" -t -q
 	elapsed "$work/lint" "$work/nginxtune" lint --changed "$FILE"
+	if [ -n "${BASE:-}" ]; then
+		elapsed "$work/base" "$BASE" lint --changed "$FILE"
+	fi
 	elapsed "$work/version" "$work/nginxtune" --version
 	elapsed "$work/t-hello" "$work/hello"
 done
+# page faults (minor: pages of the binary and of memory touched for the first
+# time), the other half of start-up: GNU time's %R, median of 5 runs
+faults() {
+	local i
+	for i in 1 2 3 4 5; do
+		/usr/bin/time -f "%R" -o "$work/f" "$@" >/dev/null 2>&1 || true
+		tail -n 1 "$work/f"
+	done | sort -n | sed -n 3p
+}
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 n=$(median <"$work/nginx")
 l=$(median <"$work/lint")
 v=$(median <"$work/version")
 h=$(median <"$work/t-hello")
-awk -v n="$n" -v l="$l" -v v="$v" -v h="$h" -v runs="$RUNS" -v file="$FILE" 'BEGIN {
-	printf "%d runs each, alternating, on %s\n", runs, file
-	printf "%-28s %6.2f ms\n", "nginx -t", n * 1000
-	printf "%-28s %6.2f ms\n", "nginxtune lint --changed", l * 1000
-	printf "%-28s %6.2f ms\n", "nginxtune --version", v * 1000
-	printf "%-28s %6.2f ms (the start-up floor of this machine)\n", "a static Go hello", h * 1000
+fn=- fl=- fv=- fh=-
+if [ -x /usr/bin/time ]; then
+	fn=$(faults "$NGINX" -t -q)
+	fl=$(faults "$work/nginxtune" lint --changed "$FILE")
+	fv=$(faults "$work/nginxtune" --version)
+	fh=$(faults "$work/hello")
+fi
+awk -v n="$n" -v l="$l" -v v="$v" -v h="$h" -v runs="$RUNS" -v file="$FILE" -v fn="$fn" -v fl="$fl" -v fv="$fv" -v fh="$fh" 'BEGIN {
+	printf "%d runs each, alternating, on %s (page faults: median of 5 more runs)\n", runs, file
+	printf "%-28s %6.2f ms %6s faults\n", "nginx -t", n * 1000, fn
+	printf "%-28s %6.2f ms %6s faults\n", "nginxtune lint --changed", l * 1000, fl
+	printf "%-28s %6.2f ms %6s faults\n", "nginxtune --version", v * 1000, fv
+	printf "%-28s %6.2f ms %6s faults (the start-up floor of this machine)\n", "a static Go hello", h * 1000, fh
 	printf "ratio %.2f (goal <= 0.5)\n", l / n
 }'
+if [ -n "${BASE:-}" ]; then
+	b=$(median <"$work/base")
+	awk -v b="$b" -v n="$n" 'BEGIN { printf "%-28s %6.2f ms (ratio %.2f)\n", "base build: lint --changed", b * 1000, b / n }'
+fi

@@ -3,7 +3,9 @@
 # synthetic tree (the shape of make bench's generator), run alternately so
 # that both see the same machine load. Prints the median wall time and peak
 # RSS of each and the two ratios. SERVERS (default 20000) and RUNS
-# (default 5) change the size and the number of runs.
+# (default 5) change the size and the number of runs. BASE=BINARY adds
+# another nginxtune build (an earlier commit's) to the same alternation,
+# for before-and-after figures measured side by side.
 set -euo pipefail
 SERVERS=${SERVERS:-20000}
 RUNS=${RUNS:-5}
@@ -32,11 +34,14 @@ for upstreams in 0 ${UPSTREAMS:-5000}; do
 	go run ./internal/cmd/gentree -servers "$SERVERS" -upstreams "$upstreams" -out "$tree" >/dev/null
 	cp /etc/nginx/mime.types "$tree/" 2>/dev/null || true
 	g="pid $work/nginx.pid; error_log $tree/logs/error.log;"
-	rm -f "$work"/nginx-* "$work"/lint-*
+	rm -f "$work"/nginx-* "$work"/lint-* "$work"/base-*
 	for _ in $(seq "$RUNS"); do
 		measure "nginx-$upstreams" "$NGINX" -t -p "$tree" -c "$tree/nginx.conf" -g "$g"
 		for f in text json sarif; do
 			measure "lint-$upstreams-$f" "$work/nginxtune" lint --nginx-version "$version" --format "$f" "$tree/nginx.conf"
+			if [ -n "${BASE:-}" ]; then
+				measure "base-$upstreams-$f" "$BASE" lint --nginx-version "$version" --format "$f" "$tree/nginx.conf"
+			fi
 		done
 	done
 	nt=$(cut -d' ' -f1 "$work/nginx-$upstreams" | median); nm=$(cut -d' ' -f2 "$work/nginx-$upstreams" | median)
@@ -44,9 +49,14 @@ for upstreams in 0 ${UPSTREAMS:-5000}; do
 	label="$SERVERS servers, $upstreams upstreams"
 	awk -v l="$label" -v nt="$nt" -v nm="$nm" 'BEGIN { printf "%-34s %-6s %7.2fs %6.0fMB\n", l, "nginx", nt, nm / 1024 }'
 	for f in text json sarif; do
-		lt=$(cut -d' ' -f1 "$work/lint-$upstreams-$f" | median); lm=$(cut -d' ' -f2 "$work/lint-$upstreams-$f" | median)
-		awk -v l="($findings findings)" -v f="$f" -v lt="$lt" -v lm="$lm" -v nt="$nt" -v nm="$nm" 'BEGIN {
-			printf "%-34s %-6s %7.2fs %6.0fMB %8.3f %8.3f\n", l, f, lt, lm / 1024, lt / nt, lm / nm }'
+		for who in lint base; do
+			[ -f "$work/$who-$upstreams-$f" ] || continue
+			lt=$(cut -d' ' -f1 "$work/$who-$upstreams-$f" | median); lm=$(cut -d' ' -f2 "$work/$who-$upstreams-$f" | median)
+			l="($findings findings)"
+			if [ "$who" = base ]; then l="  base build"; fi
+			awk -v l="$l" -v f="$f" -v lt="$lt" -v lm="$lm" -v nt="$nt" -v nm="$nm" 'BEGIN {
+				printf "%-34s %-6s %7.2fs %6.0fMB %8.3f %8.3f\n", l, f, lt, lm / 1024, lt / nt, lm / nm }'
+		done
 	done
 done
 echo "goals: time ratio <= 0.10, memory ratio <= 0.25 (docs/lint-speed.md)"
