@@ -15,25 +15,27 @@ import (
 // (TestJSONStreamMatchesEncoding checks it on hostile strings).
 
 type jw struct {
-	w   *bufio.Writer
-	buf []byte
-	// shown remembers what a file path is written as: findings name a few
-	// files many times, and working it out (Meta.Path, a URI's escaping)
-	// allocates
-	shown map[string]string
+	w     *bufio.Writer
+	buf   []byte
+	shown shownPaths
 }
 
-// memo returns show(p), worked out once per path.
-func (j *jw) memo(p string, show func(string) string) string {
-	if s, ok := j.shown[p]; ok {
-		return s
+// shownPaths remembers what a file path is written as: findings name a few
+// files many times, and working it out (Meta.Path, escaping, a URI)
+// allocates. Every format but GitHub's keeps one per report.
+type shownPaths map[string]string
+
+// of returns show(p), worked out once per path.
+func (s *shownPaths) of(p string, show func(string) string) string {
+	if v, ok := (*s)[p]; ok {
+		return v
 	}
-	if j.shown == nil {
-		j.shown = map[string]string{}
+	if *s == nil {
+		*s = shownPaths{}
 	}
-	s := show(p)
-	j.shown[p] = s
-	return s
+	v := show(p)
+	(*s)[p] = v
+	return v
 }
 
 func (j *jw) raw(s string) { j.w.WriteString(s) }
@@ -164,7 +166,7 @@ func (j *jw) finding(d finding.Diagnostic, m Meta) {
 	j.str(d.Severity.String())
 	j.raw(",\n")
 	j.field(in, "file")
-	j.str(j.memo(d.File, m.path))
+	j.str(j.shown.of(d.File, m.path))
 	j.raw(",\n")
 	j.field(in, "line")
 	j.num(d.Line)
@@ -192,7 +194,7 @@ func (j *jw) finding(d finding.Diagnostic, m Meta) {
 			for i, e := range d.Fix.Edits {
 				j.raw(in + "    {\n")
 				j.field(in+"      ", "file")
-				j.str(j.memo(e.File, m.path))
+				j.str(j.shown.of(e.File, m.path))
 				j.raw(",\n")
 				j.field(in+"      ", "start")
 				j.num(e.Start)
@@ -215,7 +217,7 @@ func (j *jw) finding(d finding.Diagnostic, m Meta) {
 	if d.Via != "" {
 		j.raw(",\n")
 		j.field(in, "via")
-		j.str(j.memo(d.Via, m.path))
+		j.str(j.shown.of(d.Via, m.path))
 	}
 	if len(d.Related) > 0 {
 		j.raw(",\n")
@@ -224,7 +226,7 @@ func (j *jw) finding(d finding.Diagnostic, m Meta) {
 		for i, r := range d.Related {
 			j.raw(in + "  {\n")
 			j.field(in+"    ", "file")
-			j.str(j.memo(r.File, m.path))
+			j.str(j.shown.of(r.File, m.path))
 			j.raw(",\n")
 			j.field(in+"    ", "line")
 			j.num(r.Line)

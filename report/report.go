@@ -73,13 +73,10 @@ func Text(w io.Writer, diags []finding.Diagnostic, m Meta, color bool) error {
 		}
 		return code + s + ansiReset
 	}
-	shown := map[string]string{} // file -> its escaped display path, worked out once
+	var shown shownPaths
+	escaped := func(p string) string { return Escape(m.path(p)) }
 	for _, d := range diags {
-		path, ok := shown[d.File]
-		if !ok {
-			path = Escape(m.path(d.File))
-			shown[d.File] = path
-		}
+		path := shown.of(d.File, escaped)
 		sev := d.Severity.String()
 		switch d.Severity {
 		case finding.Error:

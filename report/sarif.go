@@ -153,7 +153,7 @@ func SARIF(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 	}
 	j := &jw{w: bufio.NewWriterSize(w, 64<<10)}
 	toURI := func(file string) string { return fileURI(strings.TrimPrefix(m.path(file), "./")) }
-	uriOf := func(file string) string { return j.memo(file, toURI) }
+	uriOf := func(file string) string { return j.shown.of(file, toURI) }
 	// the document with no results, by encoding/json (the rules' metadata,
 	// once), and the results streamed into its empty array
 	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0",

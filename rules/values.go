@@ -423,20 +423,21 @@ func digits(s string) int {
 	return i
 }
 
+// numberWithUnit: ^[0-9]+[UNITS]?$, a number and at most one of the unit
+// letters.
+func numberWithUnit(s, units string) bool {
+	n := digits(s)
+	return n > 0 && (n == len(s) || n == len(s)-1 && strings.IndexByte(units, s[n]) >= 0)
+}
+
 // isNum: ^[0-9]+$
-func isNum(s string) bool { return s != "" && digits(s) == len(s) }
+func isNum(s string) bool { return numberWithUnit(s, "") }
 
 // isSize: ^[0-9]+[kKmM]?$
-func isSize(s string) bool {
-	n := digits(s)
-	return n > 0 && (n == len(s) || n == len(s)-1 && strings.IndexByte("kKmM", s[n]) >= 0)
-}
+func isSize(s string) bool { return numberWithUnit(s, "kKmM") }
 
 // isOffset: ^[0-9]+[kKmMgG]?$
-func isOffset(s string) bool {
-	n := digits(s)
-	return n > 0 && (n == len(s) || n == len(s)-1 && strings.IndexByte("kKmMgG", s[n]) >= 0)
-}
+func isOffset(s string) bool { return numberWithUnit(s, "kKmMgG") }
 
 // timeUnit reports the length of the unit at the start of s (ms, s, m, h,
 // d, w, M, y), 0 for none.

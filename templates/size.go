@@ -3,6 +3,7 @@ package templates
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -107,14 +108,10 @@ func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 // (a PCRE2 built without JIT gets a warning at start and no JIT). Older
 // nginx without the option would only warn, so nothing is written.
 func (pl *Plan) sizePCREJIT(f *host.Facts, v knowledge.Version) {
-	if f.NginxConfigure.Known() {
-		for _, a := range f.NginxConfigure.Value {
-			if a == "--with-pcre-jit" {
-				pl.PCREJIT = true
-				pl.PCREJITWhy = "built --with-pcre-jit (" + f.NginxConfigure.Source + ")"
-				return
-			}
-		}
+	if f.NginxConfigure.Known() && slices.Contains(f.NginxConfigure.Value, "--with-pcre-jit") {
+		pl.PCREJIT = true
+		pl.PCREJITWhy = "built --with-pcre-jit (" + f.NginxConfigure.Source + ")"
+		return
 	}
 	if !v.Less(knowledge.PCRE2) {
 		pl.PCREJIT = true
