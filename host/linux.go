@@ -15,6 +15,8 @@ import (
 
 	"github.com/shirou/gopsutil/v4/common"
 	"github.com/shirou/gopsutil/v4/mem"
+
+	"github.com/nginxtune/nginxtune/internal/boundedread"
 )
 
 // Reader reads facts below Root ("/" for this machine).
@@ -33,7 +35,7 @@ type Reader struct {
 func (r *Reader) path(p string) string { return filepath.Join(r.Root, p) }
 
 func (r *Reader) read(p string) (string, string, error) {
-	b, err := os.ReadFile(r.path(p))
+	b, err := boundedread.Small(r.path(p), 1<<20)
 	if err != nil {
 		return "", "", err
 	}

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 )
 
@@ -26,48 +26,104 @@ func ParseNginxV(out string) (version string, args []string) {
 	return version, args
 }
 
-var (
-	runningSSLRe = regexp.MustCompile(`running with OpenSSL ([0-9]+\.[0-9]+\.[0-9]+[a-z]?)`)
-	builtSSLRe   = regexp.MustCompile(`built with OpenSSL ([0-9]+\.[0-9]+\.[0-9]+[a-z]?)`)
-)
-
 // OpenSSLFromV reads the OpenSSL version nginx runs with from "nginx -V"
 // ("built with OpenSSL 3.0.17 1 Jul 2025 (running with OpenSSL 3.5.1 ...)"):
 // the library loaded at run time decides which TLS groups nginx offers.
 // "" when nginx was built with another library (BoringSSL, LibreSSL).
 func OpenSSLFromV(out string) string {
-	if m := runningSSLRe.FindStringSubmatch(out); m != nil {
-		return m[1]
+	if v := versionAfter(out, "running with OpenSSL "); v != "" {
+		return v
 	}
-	if m := builtSSLRe.FindStringSubmatch(out); m != nil {
-		return m[1]
-	}
-	return ""
+	return versionAfter(out, "built with OpenSSL ")
 }
 
-// splitArgs splits configure arguments, keeping quoted values together.
+// versionAfter returns the first OpenSSL version (N.N.N, then at most one
+// lower-case letter) that follows lead in s: what the expression
+// lead([0-9]+\.[0-9]+\.[0-9]+[a-z]?) finds, written out because a hook run
+// reads nginx -V every time and compiling the expression cost more than
+// the rest of that reading.
+func versionAfter(s, lead string) string {
+	for {
+		i := strings.Index(s, lead)
+		if i < 0 {
+			return ""
+		}
+		s = s[i+len(lead):]
+		n := 0
+		for part := 0; part < 3; part++ {
+			if part > 0 {
+				if n >= len(s) || s[n] != '.' {
+					n = -1
+					break
+				}
+				n++
+			}
+			d := n
+			for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+				n++
+			}
+			if n == d {
+				n = -1
+				break
+			}
+		}
+		if n < 0 {
+			continue
+		}
+		if n < len(s) && s[n] >= 'a' && s[n] <= 'z' {
+			n++
+		}
+		return s[:n]
+	}
+}
+
+// splitArgs splits configure arguments, keeping quoted values together. An
+// argument without quotes is a piece of s, not a copy: nginx -V has sixty
+// of them, read on every pre-commit run.
 func splitArgs(s string) []string {
 	var out []string
-	var cur strings.Builder
-	quote := byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote == 0 && (c == '\'' || c == '"'):
-			quote = c
-		case quote == 0 && (c == ' ' || c == '\t'):
-			if cur.Len() > 0 {
-				out = append(out, cur.String())
-				cur.Reset()
-			}
-		default:
-			cur.WriteByte(c)
+	for i := 0; i < len(s); {
+		if s[i] == ' ' || s[i] == '\t' {
+			i++
+			continue
 		}
-	}
-	if cur.Len() > 0 {
-		out = append(out, cur.String())
+		start, quoted := i, false
+		quote := byte(0)
+		for ; i < len(s); i++ {
+			c := s[i]
+			if quote != 0 {
+				if c == quote {
+					quote = 0
+				}
+				continue
+			}
+			if c == ' ' || c == '\t' {
+				break
+			}
+			if c == '\'' || c == '"' {
+				quote, quoted = c, true
+			}
+		}
+		if !quoted {
+			out = append(out, s[start:i])
+			continue
+		}
+		// the quotes themselves are not part of the argument
+		var b strings.Builder
+		quote = 0
+		for j := start; j < i; j++ {
+			switch c := s[j]; {
+			case quote != 0 && c == quote:
+				quote = 0
+			case quote == 0 && (c == '\'' || c == '"'):
+				quote = c
+			default:
+				b.WriteByte(c)
+			}
+		}
+		if b.Len() > 0 {
+			out = append(out, b.String())
+		}
 	}
 	return out
 }
@@ -85,7 +141,9 @@ func RunNginxV() (string, error) {
 // nginxBinaries are where packages and source builds put nginx.
 var nginxBinaries = []string{"usr/sbin/nginx", "usr/local/sbin/nginx", "usr/local/nginx/sbin/nginx", "usr/bin/nginx"}
 
-var binVersionRe = regexp.MustCompile(`nginx/([0-9]+\.[0-9]+\.[0-9]+)\x00`)
+// binVersionRe finds the version string in a binary, compiled only when a
+// container's nginx is read.
+var binVersionRe = lazyre.New(`nginx/([0-9]+\.[0-9]+\.[0-9]+)\x00`)
 
 // NginxVFromBinary answers for "nginx -V" of the nginx installed under root
 // (a container's filesystem) without running it: a binary from another
@@ -113,7 +171,7 @@ func NginxVFromBinary(root string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		m := binVersionRe.FindSubmatch(b)
+		m := binVersionRe().FindSubmatch(b)
 		if m == nil {
 			return "", fmt.Errorf("%s/%s: no nginx version string in the binary", root, p)
 		}

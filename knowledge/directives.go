@@ -107,6 +107,8 @@ func (a Args) String() string {
 var (
 	rows         string // the table's rows, sorted by name (the generator sorts them)
 	coreVersions []string
+	coreParsed   []Version      // coreVersions parsed, in the same order
+	coreRank     map[string]int // a core version's place in coreVersions
 	modules      []string
 	loadOnce     sync.Once
 
@@ -144,6 +146,12 @@ func readHeader() {
 	}
 	rows = rest
 	sort.Slice(coreVersions, func(i, j int) bool { return versionLess(coreVersions[i], coreVersions[j]) })
+	coreParsed = make([]Version, len(coreVersions))
+	coreRank = make(map[string]int, len(coreVersions))
+	for i, v := range coreVersions {
+		coreParsed[i] = MustVersion(v)
+		coreRank[v] = i
+	}
 }
 
 // lineAt returns the start of the row holding byte i of rows.
@@ -296,20 +304,17 @@ func (d Directive) Allows(key string) bool {
 }
 
 // Lookup returns every way a directive can be written, nil for a name no
-// source knows.
+// source knows. Each name's answer is kept, an unknown name's too: the
+// rules ask of the same directive many times over.
 func Lookup(name string) []Directive {
 	load()
-	text := rowsOf(name)
-	if text == "" {
-		return nil
-	}
 	parsedMu.Lock()
 	defer parsedMu.Unlock()
 	if ds, ok := parsed[name]; ok {
 		return ds
 	}
 	var ds []Directive
-	eachRow(text, func(l string) {
+	eachRow(rowsOf(name), func(l string) {
 		if d, ok := parseRow(l); ok {
 			ds = append(ds, d)
 		}
@@ -318,11 +323,14 @@ func Lookup(name string) []Directive {
 	return ds
 }
 
-// Has reports whether the table knows the directive, without reading its
-// rows.
+// Has reports whether the table knows the directive, without parsing its
+// rows when they were not asked for yet.
 func Has(name string) bool {
 	load()
-	return rowsOf(name) != ""
+	parsedMu.Lock()
+	ds := parsed[name]
+	parsedMu.Unlock()
+	return len(ds) > 0 || rowsOf(name) != ""
 }
 
 // Names returns every directive name, sorted.
@@ -342,6 +350,38 @@ func Names() []string {
 func CoreVersions() []string {
 	load()
 	return append([]string(nil), coreVersions...)
+}
+
+// Branch returns the table's version of v's stable branch that is not newer
+// than v (1.22.1 for 1.22.1 to 1.22.x), "" when the table has none: the
+// rules ask it of every directive, so the table's versions are parsed once.
+func Branch(v Version) string {
+	load()
+	for i, t := range coreParsed {
+		if t.Major == v.Major && t.Minor == v.Minor && !v.Less(t) {
+			return coreVersions[i]
+		}
+	}
+	return ""
+}
+
+// OldestCore and NewestCore return the first and the last nginx version of
+// the table, as written and parsed.
+func OldestCore() (string, Version) {
+	load()
+	return coreVersions[0], coreParsed[0]
+}
+
+func NewestCore() (string, Version) {
+	load()
+	n := len(coreVersions) - 1
+	return coreVersions[n], coreParsed[n]
+}
+
+// SortCore sorts versions of the table (a Directive's Core) oldest first.
+func SortCore(vs []string) {
+	load()
+	sort.Slice(vs, func(i, j int) bool { return coreRank[vs[i]] < coreRank[vs[j]] })
 }
 
 // Modules lists the third-party modules (with their versions) the table

@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
@@ -106,5 +107,53 @@ func TestDefaults(t *testing.T) {
 		if !found || got != c.want {
 			t.Errorf("%s in %s, nginx %s: default %q, want %q", c.name, c.context, c.version, got, c.want)
 		}
+	}
+}
+
+// TestCoreHelpers holds Branch, SortCore and the oldest/newest versions to
+// what parsing the table's version strings each time gives.
+func TestCoreHelpers(t *testing.T) {
+	vs := CoreVersions()
+	for _, name := range Names() {
+		for _, d := range Lookup(name) {
+			for _, c := range d.Core {
+				if !slices.Contains(vs, c) {
+					t.Errorf("%s: core version %s is not among the table's %v", name, c, vs)
+				}
+			}
+			got := append([]string(nil), d.Core...)
+			rand.Shuffle(len(got), func(i, j int) { got[i], got[j] = got[j], got[i] })
+			SortCore(got)
+			want := append([]string(nil), d.Core...)
+			sort.Slice(want, func(i, j int) bool { return MustVersion(want[i]).Less(MustVersion(want[j])) })
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: SortCore gives %v, want %v", name, got, want)
+			}
+		}
+	}
+	naive := func(v Version) string {
+		for _, tv := range vs {
+			tt := MustVersion(tv)
+			if tt.Major == v.Major && tt.Minor == v.Minor && !v.Less(tt) {
+				return tv
+			}
+		}
+		return ""
+	}
+	for major := 0; major <= 2; major++ {
+		for minor := 0; minor <= 32; minor++ {
+			for patch := 0; patch <= 12; patch++ {
+				v := Version{major, minor, patch}
+				if got, want := Branch(v), naive(v); got != want {
+					t.Errorf("Branch(%s) = %q, want %q", v, got, want)
+				}
+			}
+		}
+	}
+	if s, v := OldestCore(); s != vs[0] || v != MustVersion(vs[0]) {
+		t.Errorf("OldestCore() = %s %v, want %s", s, v, vs[0])
+	}
+	if s, v := NewestCore(); s != vs[len(vs)-1] || v != MustVersion(vs[len(vs)-1]) {
+		t.Errorf("NewestCore() = %s %v, want %s", s, v, vs[len(vs)-1])
 	}
 }

@@ -92,14 +92,24 @@ func splitDump(b []byte) (*dumpSource, bool) {
 
 // isDump reports whether b looks like nginx -T output.
 func isDump(b []byte) bool {
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "nginx: ") || strings.TrimSpace(line) == "" {
+	// line by line as bufio.Scanner's ScanLines splits them (a trailing
+	// "\r" dropped, at most 1 MiB a line), without its 64 KiB buffer: this
+	// runs on every file given on the command line
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(line) >= 1<<20 {
+			return false // the scanner stops at a line it cannot hold
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if bytes.HasPrefix(line, []byte("nginx: ")) || len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		return strings.HasPrefix(line, dumpMarker)
+		return bytes.HasPrefix(line, []byte(dumpMarker))
 	}
 	return false
 }

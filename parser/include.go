@@ -339,7 +339,7 @@ func (l *loader) resolve(d *Directive) []string {
 		if baseHasGlob && strings.HasPrefix(filepath.Base(m), ".") {
 			continue
 		}
-		if l.src.isDir(m) {
+		if l.matchIsDir(m) {
 			continue
 		}
 		out = append(out, m)
@@ -352,6 +352,18 @@ func (l *loader) resolve(d *Directive) []string {
 		l.globs[local] = out
 	}
 	return out
+}
+
+// matchIsDir reports whether a path a pattern matched is a directory (or
+// a link to one). On disk it asks realPath, whose lstat of each component
+// is kept and serves the reading of the file next: one system call a
+// match fewer than a stat of its own.
+func (l *loader) matchIsDir(m string) bool {
+	if !l.src.onDisk() {
+		return l.src.isDir(m)
+	}
+	st, err := l.stat(l.realPath(m))
+	return err == nil && st.IsDir()
 }
 
 // TemplateSuffix ends the files the official Docker image renders at start:

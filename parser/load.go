@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/nginxtune/nginxtune/internal/boundedread"
 )
 
 // PathMap maps an absolute directory named in the configuration (as it is on
@@ -139,7 +142,7 @@ const (
 var ErrNotRegular = errors.New("not a regular file; not read")
 
 // ErrTooLarge is returned when a file would take the tree past MaxTreeBytes.
-var ErrTooLarge = fmt.Errorf("the configuration would exceed %d MiB; not read", MaxTreeBytes>>20)
+var ErrTooLarge = errors.New("the configuration would exceed " + strconv.Itoa(MaxTreeBytes>>20) + " MiB; not read")
 
 // ErrOutside is returned for a file outside the linted tree.
 var ErrOutside = errors.New("outside the linted tree; not read")
@@ -175,7 +178,7 @@ func (osSource) read(p string) ([]byte, error) {
 	// regular file), more than the reading itself for a small file.
 	// O_NONBLOCK: should the file have become a FIFO since the stat, opening
 	// it does not wait for a writer.
-	fd, err := ignoringEINTR(func() (int, error) {
+	fd, err := boundedread.IgnoringEINTR(func() (int, error) {
 		return syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	})
 	if err != nil {
@@ -185,37 +188,14 @@ func (osSource) read(p string) ([]byte, error) {
 	// one buffer of the size stat gave and a byte more, to see the end (a
 	// file that grew meanwhile is read on to its end, still cut at the
 	// limit; one that shrank, to its end)
-	b := make([]byte, 0, st.Size()+1)
-	for {
-		if len(b) == cap(b) {
-			if len(b) > MaxTreeBytes {
-				return nil, ErrTooLarge
-			}
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := ignoringEINTR(func() (int, error) { return syscall.Read(fd, b[len(b):cap(b)]) })
-		if err != nil {
-			return nil, &fs.PathError{Op: "read", Path: p, Err: err}
-		}
-		if n <= 0 {
-			break
-		}
-		b = b[:len(b)+n]
-	}
-	if len(b) > MaxTreeBytes {
+	b, err := boundedread.ReadFD(fd, make([]byte, 0, st.Size()+1), MaxTreeBytes)
+	if errors.Is(err, boundedread.ErrTooLong) {
 		return nil, ErrTooLarge
 	}
-	return b, nil
-}
-
-// ignoringEINTR retries a system call a signal interrupted.
-func ignoringEINTR(call func() (int, error)) (int, error) {
-	for {
-		n, err := call()
-		if err != syscall.EINTR {
-			return n, err
-		}
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: err}
 	}
+	return b, nil
 }
 
 func (osSource) glob(pattern string) ([]string, error) { return filepath.Glob(pattern) }
@@ -254,6 +234,9 @@ type loader struct {
 	// pre holds files an include pattern matched, read and parsed ahead in
 	// parallel (prefetch), by real path; file() takes them from here
 	pre map[string]*prefetched
+	// rootSrc holds the main file as Load read it to tell an nginx -T
+	// dump from a configuration, by the path Load gave file: read once
+	rootSrc map[string][]byte
 	// globs keeps what an include pattern expanded to, by local pattern
 	globs map[string][]string
 }
@@ -345,6 +328,7 @@ func Load(p string, opt Options) (*Tree, error) {
 			if isDump(b) {
 				return l.loadDump(b)
 			}
+			l.rootSrc = map[string][]byte{abs: b}
 			roots = []string{abs}
 			l.prefix = filepath.Dir(abs)
 			if filepath.Base(abs) != "nginx.conf" {
@@ -477,6 +461,9 @@ func (l *loader) file(p string) (*File, error) {
 	var err error
 	if o, ok := l.opt.Overlay[real]; ok {
 		b, pf = o, nil
+	} else if rb, ok := l.rootSrc[p]; ok {
+		b, pf = rb, nil
+		delete(l.rootSrc, p)
 	} else if pf != nil {
 		b, err = pf.f.Src, pf.err
 	} else {

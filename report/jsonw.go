@@ -1,12 +1,12 @@
 package report
 
 import (
-	"bufio"
 	"io"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/internal/outbuf"
 )
 
 // Streaming JSON: --format json writes each finding as it goes, with no
@@ -15,7 +15,7 @@ import (
 // (TestJSONStreamMatchesEncoding checks it on hostile strings).
 
 type jw struct {
-	w     *bufio.Writer
+	w     *outbuf.Writer
 	buf   []byte
 	shown shownPaths
 }
@@ -114,7 +114,7 @@ func appendJSONString(b []byte, s string) []byte {
 
 // writeJSON streams a JSONReport.
 func writeJSON(out io.Writer, diags []finding.Diagnostic, m Meta) error {
-	j := &jw{w: bufio.NewWriterSize(out, 64<<10)}
+	j := &jw{w: outbuf.New(out)}
 	j.raw("{\n")
 	j.field("  ", "schema")
 	j.raw("1,\n")

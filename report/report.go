@@ -232,6 +232,18 @@ func EscapeLines(s string) string {
 // file name must not make a terminal or a review show text other than
 // what it is.
 func Escape(s string) string {
+	// printable ASCII, what nearly every message and path is, needs no
+	// look at runes: a byte loop decides it
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
 	clean := true
 	for _, r := range s {
 		// RuneError: invalid UTF-8, or a U+FFFD written out (kept below)

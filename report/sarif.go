@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/internal/outbuf"
 )
 
 // SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the subset
@@ -151,7 +151,7 @@ func SARIF(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 				DefaultConfiguration: sarifConfiguration{Level: sarifLevel(d.Severity)}, Properties: sarifProperties{Tags: []string{"nginx"}}})
 		}
 	}
-	j := &jw{w: bufio.NewWriterSize(w, 64<<10)}
+	j := &jw{w: outbuf.New(w)}
 	toURI := func(file string) string { return fileURI(strings.TrimPrefix(m.path(file), "./")) }
 	uriOf := func(file string) string { return j.shown.of(file, toURI) }
 	// the document with no results, by encoding/json (the rules' metadata,

@@ -4,11 +4,10 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -174,9 +173,7 @@ func cookieValue(h, name string) string {
 }
 
 // varRef is a variable reference in an argument: $name, ${name} or $1.
-var varRef = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z_][A-Za-z0-9_]*|[0-9]))`)
-})
+var varRef = lazyre.New(`\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z_][A-Za-z0-9_]*|[0-9]))`)
 
 // expand substitutes variables in a directive argument.
 func (st *state) expand(s string) value {

@@ -161,13 +161,7 @@ func (p *Pass) branchVersion() string {
 	if !p.Version.Known() {
 		return ""
 	}
-	for _, tv := range knowledge.CoreVersions() {
-		t := knowledge.MustVersion(tv)
-		if t.Major == p.Version.Major && t.Minor == p.Version.Minor && !p.Version.Less(t) {
-			return tv
-		}
-	}
-	return ""
+	return knowledge.Branch(p.Version)
 }
 
 // knownIn reports whether the table has name for the linted version:
@@ -191,22 +185,18 @@ func (p *Pass) knownIn(name string, ds []knowledge.Directive) (known, certain bo
 			}
 		}
 	}
-	sort.Slice(core, func(i, j int) bool { return knowledge.MustVersion(core[i]).Less(knowledge.MustVersion(core[j])) })
+	knowledge.SortCore(core)
 	if !p.Version.Known() {
 		return true, true, ""
 	}
-	vs := knowledge.CoreVersions()
 	v := p.Version
 	// the table version of the same stable branch decides; between
 	// branches, and past the newest, only an absence everywhere is certain
-	for _, tv := range vs {
-		t := knowledge.MustVersion(tv)
-		if t.Major == v.Major && t.Minor == v.Minor && !v.Less(t) {
-			return seen[tv], true, strings.Join(core, ", ")
-		}
+	if tv := knowledge.Branch(v); tv != "" {
+		return seen[tv], true, strings.Join(core, ", ")
 	}
-	oldest := knowledge.MustVersion(vs[0])
-	if v.Less(oldest) && !seen[vs[0]] {
+	first, oldest := knowledge.OldestCore()
+	if v.Less(oldest) && !seen[first] {
 		return false, true, strings.Join(core, ", ")
 	}
 	return true, false, strings.Join(core, ", ")
@@ -484,8 +474,7 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 		if s := suggest(d.Name); s != "" {
 			hint = fmt.Sprintf("; did you mean %q?", s)
 		}
-		newest := knowledge.CoreVersions()
-		last := newest[len(newest)-1]
+		last, _ := knowledge.NewestCore()
 		switch {
 		case strings.HasPrefix(d.Name, "js_"):
 			p.ReportSeverityf(Warning, d, "%s; js_* directives come from njs (libnginx-mod-js), whose source nginxtune's table lacks: list it under directives: in .nginxtune.yaml", msg)
@@ -558,9 +547,7 @@ func contextAt(p *Pass, d *parser.Directive, lc langCtx, in *nameInfo) {
 // the newest nginx the directive table covers, so that a directive's
 // absence from the table is no proof; newest names that version.
 func (p *Pass) beyondTable() (bool, string) {
-	vs := knowledge.CoreVersions()
-	newest := vs[len(vs)-1]
-	n := knowledge.MustVersion(newest)
+	newest, n := knowledge.NewestCore()
 	return !p.Version.Known() || p.Version.Major > n.Major || p.Version.Major == n.Major && p.Version.Minor > n.Minor, newest
 }
 

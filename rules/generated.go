@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -89,8 +90,8 @@ func (g generator) say() string {
 }
 
 var (
-	generatedByRe = lazyRegexp(`(?i)\b(?:generated|written|created|managed) (?:automatically )?by ([A-Za-z0-9][A-Za-z0-9 ._/-]{0,40}?)(?:[.;,:(!]|\s*$| - | on | at | from | version)`)
-	doNotEditRe   = lazyRegexp(`(?i)\bdo not (?:edit|modify)\b`)
+	generatedByRe = lazyre.New(`(?i)\b(?:generated|written|created|managed) (?:automatically )?by ([A-Za-z0-9][A-Za-z0-9 ._/-]{0,40}?)(?:[.;,:(!]|\s*$| - | on | at | from | version)`)
+	doNotEditRe   = lazyre.New(`(?i)\bdo not (?:edit|modify)\b`)
 )
 
 // mayNameGenerator reports whether lower (a file's head, lower-cased) has

@@ -140,7 +140,7 @@ func checkHeaderInheritance(p *Pass) {
 		}
 		from := "the enclosing block"
 		if outer.Level != nil {
-			from = fmt.Sprintf("%s at %s", outer.Level.Name, where(outer.Level))
+			from = outer.Level.Name + " at " + where(outer.Level)
 		} else if len(outer.Dirs) > 0 {
 			from = where(outer.Dirs[0])
 		}
@@ -152,10 +152,13 @@ func checkHeaderInheritance(p *Pass) {
 			fam, clip(from), clip(list), verb, b.Name)
 		// first the block that loses them (an editor's jump goes where the
 		// header is missing), then where each lost one is set
-		diag.Related = append(diag.Related, relatedTo(b, fmt.Sprintf("the %s that loses %s", b.Name, clip(list))))
+		// (messages joined, not formatted: a tree of thousands of such
+		// blocks makes this rule the longest of a lint)
+		diag.Related = append(diag.Related, relatedTo(b, "the "+b.Name+" that loses "+clip(list)))
+		lost := ", and not inherited by the " + b.Name + " at " + where(b)
 		for _, x := range outer.Dirs {
 			if n := strings.ToLower(x.Arg(0)); !have[n] && len(diag.Related) < 11 {
-				diag.Related = append(diag.Related, relatedTo(x, fmt.Sprintf("%s %s is set here, and not inherited by the %s at %s", x.Name, clip(x.Arg(0)), b.Name, where(b))))
+				diag.Related = append(diag.Related, relatedTo(x, x.Name+" "+clip(x.Arg(0))+" is set here"+lost))
 			}
 		}
 		p.Report(diag)

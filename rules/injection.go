@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -313,11 +314,11 @@ a link into one to evil.example. X-Forwarded-Host is a header the client writes 
 }
 
 // rawHost finds the variables that hold the Host header as the client sent it.
-var rawHost = lazyRegexp(`\$\{?(http_host|http_x_forwarded_host)\b`)
+var rawHost = lazyre.New(`\$\{?(http_host|http_x_forwarded_host)\b`)
 
 // clientHost finds request headers, arguments and cookies: values the
 // client writes.
-var clientHost = lazyRegexp(`\$\{?((?:http|arg|cookie)_[A-Za-z0-9_]+)`)
+var clientHost = lazyre.New(`\$\{?((?:http|arg|cookie)_[A-Za-z0-9_]+)`)
 
 func checkHostSpoofing(p *Pass) {
 	p.each(func(d *parser.Directive, c *parser.Context) {
@@ -357,7 +358,7 @@ func checkHostSpoofing(p *Pass) {
 }
 
 // domainLit finds a domain name written in a pattern ("example\.com").
-var domainLit = lazyRegexp(`(?i)(?:[a-z0-9-]+(?:\\\.|\.))+[a-z][a-z0-9-]*[a-z]`)
+var domainLit = lazyre.New(`(?i)(?:[a-z0-9-]+(?:\\\.|\.))+[a-z][a-z0-9-]*[a-z]`)
 
 // originBypass returns a value a foreign site can send that the pattern
 // accepts, or "". subjectURL is true for Origin and Referer (a scheme comes

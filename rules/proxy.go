@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
@@ -701,7 +702,7 @@ func quoteArg(s string) string {
 
 // where names a directive's position for messages.
 func where(d *parser.Directive) string {
-	return fmt.Sprintf("%s:%d", shortPath(d.File.Path), d.Line)
+	return shortPath(d.File.Path) + ":" + strconv.Itoa(int(d.Line))
 }
 
 func shortPath(p string) string {

@@ -3,6 +3,7 @@ package rules
 import (
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -136,7 +137,7 @@ func checkUndefinedReference(p *Pass) {
 }
 
 // namedGroupRe finds named capture groups in a regex.
-var namedGroupRe = lazyRegexp(`\(\?(?:P?<|')([A-Za-z_][A-Za-z0-9_]*)[>']`)
+var namedGroupRe = lazyre.New(`\(\?(?:P?<|')([A-Za-z_][A-Za-z0-9_]*)[>']`)
 
 // regexArg reports whether argument i of d is a regular expression, where
 // "$" is an anchor, not a variable.

@@ -1,10 +1,9 @@
 package rules
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -39,16 +38,9 @@ func regexSyntax(re string, fn func(i int)) {
 	}
 }
 
-// lazyRegexp compiles a pattern when it is first used: compiling at
-// package initialisation costs every run, the pre-commit hook's too, tens
-// of microseconds a pattern whether or not a rule ever gets to it.
-func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
-}
-
 // suffixPattern is a location regex that names a file extension: "\.php",
 // "\.(php|phtml)", "\.(?:jpe?g|png)".
-var suffixPattern = lazyRegexp(`^\\\.(?:[A-Za-z0-9]+|\((?:\?:)?[A-Za-z0-9|?]+\))$`)
+var suffixPattern = lazyre.New(`^\\\.(?:[A-Za-z0-9]+|\((?:\?:)?[A-Za-z0-9|?]+\))$`)
 
 var regexUnanchored = &Rule{
 	Doc: Doc{

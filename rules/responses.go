@@ -4,6 +4,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -67,7 +68,7 @@ stays on for the rest.`,
 }
 
 // streamingPath are location names that say the responses stream.
-var streamingPath = lazyRegexp(`(?i)(event|stream|sse|live|push|poll|socket|ws\b|notif|subscribe|chat|channel|realtime|hub)`)
+var streamingPath = lazyre.New(`(?i)(event|stream|sse|live|push|poll|socket|ws\b|notif|subscribe|chat|channel|realtime|hub)`)
 
 func checkProxyBufferingOff(p *Pass) {
 	p.each(func(d *parser.Directive, c *parser.Context) {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -133,9 +134,9 @@ var isRuleID = func(string) bool { return false }
 func init() { isRuleID = func(id string) bool { return ByID(id) != nil } }
 
 var (
-	expectationRe        = lazyRegexp(`^[a-z0-9-]+(?:\s+"(?:[^"\\]|\\.)*")?(?:\s+[a-z0-9-]+(?:\s+"(?:[^"\\]|\\.)*")?)*$`)
-	expectationPatternRe = lazyRegexp(`"(?:[^"\\]|\\.)*"`)
-	ruleIDRe             = lazyRegexp(`[a-z0-9-]+`)
+	expectationRe        = lazyre.New(`^[a-z0-9-]+(?:\s+"(?:[^"\\]|\\.)*")?(?:\s+[a-z0-9-]+(?:\s+"(?:[^"\\]|\\.)*")?)*$`)
+	expectationPatternRe = lazyre.New(`"(?:[^"\\]|\\.)*"`)
+	ruleIDRe             = lazyre.New(`[a-z0-9-]+`)
 )
 
 var sendfileOff = &Rule{
@@ -445,7 +446,7 @@ func typesListed(p *Pass) bool {
 	return found
 }
 
-var probePath = lazyRegexp(`(?i)(health|status|ping|alive|ready|metrics|heartbeat)`)
+var probePath = lazyre.New(`(?i)(health|status|ping|alive|ready|metrics|heartbeat)`)
 
 // probeLocation reports whether a location answers health checks or status
 // requests: its path says so, or it only returns a fixed response.

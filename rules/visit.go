@@ -79,24 +79,38 @@ func collect(t *parser.Tree) *visits {
 	// chain of doublings
 	n := t.Visits()
 	v := &visits{all: make([]visit, 0, n)}
-	count := map[string]int{}
+	// one map look-up a visit: each name gets a number as it is first
+	// met, and the second pass goes by the numbers
+	ids := map[string]int32{}
+	var count []int
+	nameID := make([]int32, 0, n)
 	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
-		count[d.Name]++
+		id, ok := ids[d.Name]
+		if !ok {
+			id = int32(len(count))
+			ids[d.Name] = id
+			count = append(count, 0)
+		}
+		count[id]++
+		nameID = append(nameID, id)
 		v.all = append(v.all, visit{d, c})
 		return true
 	})
 	// each name's list cut from one array at its exact length (appending
 	// name by name grew and copied them)
-	v.byName = make(map[string][]int, len(count))
+	lists := make([][]int, len(count))
 	backing := make([]int, len(v.all))
 	at := 0
-	for i, x := range v.all {
-		l, ok := v.byName[x.d.Name]
-		if !ok {
-			l = backing[at : at : at+count[x.d.Name]]
-			at += count[x.d.Name]
-		}
-		v.byName[x.d.Name] = append(l, i)
+	for id, c := range count {
+		lists[id] = backing[at : at : at+c]
+		at += c
+	}
+	for i, id := range nameID {
+		lists[id] = append(lists[id], i)
+	}
+	v.byName = make(map[string][]int, len(ids))
+	for name, id := range ids {
+		v.byName[name] = lists[id]
 	}
 	return v
 }

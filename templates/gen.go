@@ -16,6 +16,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/knowledge"
 
 	"go.yaml.in/yaml/v3"
@@ -512,7 +513,7 @@ func runFlags(pl Plan) string {
 // rejectHandshake is the first nginx with ssl_reject_handshake.
 var rejectHandshake = knowledge.MustVersion("1.19.4")
 
-var pidRe = lazyRegexp(`proc/[0-9]+/`)
+var pidRe = lazyre.New(`proc/[0-9]+/`)
 
 // upstreamName names a site's upstream after the site, so that the sites
 // of several gen runs in one directory never declare one name twice.

@@ -5,11 +5,10 @@ import (
 
 	"net"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -24,20 +23,20 @@ var (
 	// a host name or a wildcard name as server_name takes it: labels of
 	// letters, digits and hyphens, "*." in front or ".*" at the end, or a
 	// leading dot (".example.com": the name and its subdomains)
-	serverNameRe = lazyRegexp(`^(\*\.|\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(\.\*)?$`)
+	serverNameRe = lazyre.New(`^(\*\.|\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(\.\*)?$`)
 	// an absolute path of ordinary characters
-	pathRe = lazyRegexp(`^/[A-Za-z0-9._@+=,:~/-]*$`)
+	pathRe = lazyre.New(`^/[A-Za-z0-9._@+=,:~/-]*$`)
 	// one try_files or index argument: a URI, a variable, a named location
 	// or "=code"
-	uriTokenRe = lazyRegexp(`^[A-Za-z0-9._@+=,:~/$?&%-]+$`)
-	mimeRe     = lazyRegexp(`^[a-z0-9][a-z0-9.+-]*/[a-z0-9*][a-z0-9.+*-]*$`)
-	sizeRe     = lazyRegexp(`^[0-9]{1,12}[kKmMgG]?$`)
-	timeRe     = lazyRegexp(`^([0-9]{1,9}(ms|s|m|h|d|w|M|y)?)+$`)
-	hostRe     = lazyRegexp(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
+	uriTokenRe = lazyre.New(`^[A-Za-z0-9._@+=,:~/$?&%-]+$`)
+	mimeRe     = lazyre.New(`^[a-z0-9][a-z0-9.+-]*/[a-z0-9*][a-z0-9.+*-]*$`)
+	sizeRe     = lazyre.New(`^[0-9]{1,12}[kKmMgG]?$`)
+	timeRe     = lazyre.New(`^([0-9]{1,9}(ms|s|m|h|d|w|M|y)?)+$`)
+	hostRe     = lazyre.New(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
 	// an account name as useradd takes it
-	userRe = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_.-]{0,31}$`)
+	userRe = lazyre.New(`^[A-Za-z_][A-Za-z0-9_.-]{0,31}$`)
 	// a profile's name: it becomes part of comments
-	nameRe = lazyRegexp(`^[A-Za-z0-9._-]{1,64}$`)
+	nameRe = lazyre.New(`^[A-Za-z0-9._-]{1,64}$`)
 )
 
 // checkPath reports whether p is a clean absolute path of ordinary
@@ -208,15 +207,15 @@ func Validate(p *Profile, in Input) error {
 var (
 	// a Content-Security-Policy: printable ASCII, no quote that would end
 	// the header's string, no backslash escape
-	cspRe = lazyRegexp(`^[\x20-\x21\x23-\x5b\x5d-\x7e]+$`)
+	cspRe = lazyre.New(`^[\x20-\x21\x23-\x5b\x5d-\x7e]+$`)
 	// a site's name as a file name
-	siteRe = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+	siteRe = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 	// a location regex of a profile: printed in double quotes, so no
 	// quote, backslash-quote, control character or line break
-	locRegexRe = lazyRegexp(`^[\x21\x23-\x7e]+$`)
+	locRegexRe = lazyre.New(`^[\x21\x23-\x7e]+$`)
 	// an exact URI
-	exactURIRe = lazyRegexp(`^/[A-Za-z0-9._~/-]*$`)
-	rateRe     = lazyRegexp(`^[0-9]{1,6}r/[sm]$`)
+	exactURIRe = lazyre.New(`^/[A-Za-z0-9._~/-]*$`)
+	rateRe     = lazyre.New(`^[0-9]{1,6}r/[sm]$`)
 )
 
 // validateKind checks the keys that go with a profile's kind.
@@ -317,10 +316,3 @@ const (
 
 // clip shortens a refused value for the message that quotes it.
 func clip(s string) string { return parser.Clip(s) }
-
-// lazyRegexp compiles a pattern when it is first used: at package
-// initialisation it would cost every run of the program (lint and the
-// pre-commit hook too), not only gen's.
-func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
-}

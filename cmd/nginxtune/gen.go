@@ -8,13 +8,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 
 	"github.com/nginxtune/nginxtune/knowledge"
 
@@ -755,7 +755,7 @@ func readFPMPool(path string) (int, string, error) {
 }
 
 // upstreamServerRe reads an upstream's "server HOST[:PORT] ...;" line.
-var upstreamServerRe = regexp.MustCompile(`(?m)^(\s*server\s+)([A-Za-z][A-Za-z0-9.-]*)((?::[0-9]+)?(?:\s[^;]*)?;)`)
+var upstreamServerRe = lazyre.New(`(?m)^(\s*server\s+)([A-Za-z][A-Za-z0-9.-]*)((?::[0-9]+)?(?:\s[^;]*)?;)`)
 
 // standInUpstreams replaces, for nginx -t, the upstream servers named by a
 // host name with 127.0.0.1: nginx -t resolves every name, and one that
@@ -765,8 +765,8 @@ var upstreamServerRe = regexp.MustCompile(`(?m)^(\s*server\s+)([A-Za-z][A-Za-z0-
 // names replaced.
 func standInUpstreams(content string) (string, []string) {
 	var names []string
-	out := upstreamServerRe.ReplaceAllStringFunc(content, func(m string) string {
-		sub := upstreamServerRe.FindStringSubmatch(m)
+	out := upstreamServerRe().ReplaceAllStringFunc(content, func(m string) string {
+		sub := upstreamServerRe().FindStringSubmatch(m)
 		name := sub[2]
 		if name == "localhost" || strings.HasPrefix(name, "unix") || net.ParseIP(name) != nil {
 			return m

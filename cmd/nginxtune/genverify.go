@@ -9,7 +9,6 @@ package main
 // reaches it.
 
 import (
-	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -18,11 +17,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
@@ -379,11 +378,11 @@ func stapling(certFile, resolvConf string) ([]string, string) {
 	if block == nil {
 		return nil, ""
 	}
-	c, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
+	servers, ok := ocspServers(block.Bytes)
+	if !ok {
 		return nil, ""
 	}
-	if len(c.OCSPServer) == 0 {
+	if len(servers) == 0 {
 		return nil, "no OCSP stapling: the certificate names no OCSP responder"
 	}
 	rb, err := boundedread.File(resolvConf, 64<<10, "")
@@ -403,10 +402,10 @@ func stapling(certFile, resolvConf string) ([]string, string) {
 	if len(resolvers) == 0 {
 		return nil, "no OCSP stapling: the certificate names a responder, but " + resolvConf + " gives no resolver for nginx to reach it"
 	}
-	return resolvers, "OCSP stapling: the certificate names a responder (" + report.Escape(parser.Clip(c.OCSPServer[0])) + "); the resolvers are " + resolvConf + "'s"
+	return resolvers, "OCSP stapling: the certificate names a responder (" + report.Escape(parser.Clip(servers[0])) + "); the resolvers are " + resolvConf + "'s"
 }
 
-var brotliModuleRe = regexp.MustCompile(`ngx_http_brotli_(filter|static)_module`)
+var brotliModuleRe = lazyre.New(`ngx_http_brotli_(filter|static)_module`)
 
 // brotliFor decides brotli: --brotli on or off, or auto: on when the
 // host's nginx has the ngx_brotli filter module built in or loaded by the
@@ -430,7 +429,7 @@ func brotliFor(f *genFlags, facts *host.Facts, lay *templates.Layout, ex *existi
 	if ex != nil {
 		ex.tree.Walk(func(d *parser.Directive, c *parser.Context) bool {
 			if d.Name == "load_module" {
-				switch m := brotliModuleRe.FindStringSubmatch(d.Arg(0)); {
+				switch m := brotliModuleRe().FindStringSubmatch(d.Arg(0)); {
 				case m == nil:
 				case m[1] == "filter":
 					filter, why = true, "loaded by "+relTo(ex.dir, d.File.Path)
@@ -453,7 +452,7 @@ func brotliFor(f *genFlags, facts *host.Facts, lay *templates.Layout, ex *existi
 		if err != nil {
 			continue
 		}
-		for _, mm := range brotliModuleRe.FindAllStringSubmatch(string(b), -1) {
+		for _, mm := range brotliModuleRe().FindAllStringSubmatch(string(b), -1) {
 			if mm[1] == "filter" {
 				filter, why = true, "loaded by "+m
 			} else {
@@ -464,7 +463,7 @@ func brotliFor(f *genFlags, facts *host.Facts, lay *templates.Layout, ex *existi
 	return filter, static && filter, why, nil
 }
 
-var prefixRe = regexp.MustCompile(`--prefix=(\S+)`)
+var prefixRe = lazyre.New(`--prefix=(\S+)`)
 
 // linkModules makes "load_module modules/x.so" of a copied tree find the
 // installed nginx's modules: tmp/modules names its prefix's.
@@ -474,7 +473,7 @@ func linkModules(bin, tmp string) {
 		return
 	}
 	prefix := "/usr/local/nginx"
-	if m := prefixRe.FindStringSubmatch(out); m != nil {
+	if m := prefixRe().FindStringSubmatch(out); m != nil {
 		prefix = m[1]
 	}
 	if fi, err := os.Stat(filepath.Join(prefix, "modules")); err == nil && fi.IsDir() {
@@ -482,7 +481,7 @@ func linkModules(bin, tmp string) {
 	}
 }
 
-var userLineRe = regexp.MustCompile(`(?m)^(\s*user\s+)([^\s;]+)((?:\s+[^\s;]+)?;)`)
+var userLineRe = lazyre.New(`(?m)^(\s*user\s+)([^\s;]+)((?:\s+[^\s;]+)?;)`)
 
 // standInUser makes nginx -t of a configuration for another machine pass
 // its user directive here: an account this machine lacks (nginx on a
@@ -493,7 +492,7 @@ func standInUser(conf, passwd string) string {
 	if err != nil {
 		return ""
 	}
-	m := userLineRe.FindSubmatchIndex(b)
+	m := userLineRe().FindSubmatchIndex(b)
 	if m == nil {
 		return ""
 	}

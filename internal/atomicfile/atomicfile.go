@@ -15,17 +15,20 @@ package atomicfile
 
 import (
 	"bufio"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nginxtune/nginxtune/internal/boundedread"
 )
 
 // ErrSwapped says a file or directory is no longer the one that was read.
@@ -38,7 +41,7 @@ type Key struct{ Dev, Ino uint64 }
 // link in its place, and checks that the directory opened is still at dir
 // (no component of the path was swapped for a link since it was resolved).
 func openDir(dir string) (int, error) {
-	fd, err := ignoringEINTR(func() (int, error) {
+	fd, err := boundedread.IgnoringEINTR(func() (int, error) {
 		return syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	})
 	if err != nil {
@@ -57,16 +60,6 @@ func openDir(dir string) (int, error) {
 		return -1, fmt.Errorf("%s: %w", dir, ErrSwapped)
 	}
 	return fd, nil
-}
-
-// ignoringEINTR retries a system call a signal interrupted.
-func ignoringEINTR(call func() (int, error)) (int, error) {
-	for {
-		n, err := call()
-		if err != syscall.EINTR {
-			return n, err
-		}
-	}
 }
 
 // statAt is fstatat without following a link (golang.org/x/sys/unix,
@@ -97,7 +90,7 @@ func ReadVerified(name string, key Key) ([]byte, error) {
 		return nil, err
 	}
 	defer syscall.Close(dirfd)
-	fd, err := ignoringEINTR(func() (int, error) {
+	fd, err := boundedread.IgnoringEINTR(func() (int, error) {
 		return syscall.Openat(dirfd, filepath.Base(name), syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	})
 	if err != nil {
@@ -153,10 +146,13 @@ func Stage(name string, key Key, data []byte) (Staged, error) {
 	if cur.Nlink > 1 {
 		return st, nil // a rename would split the hard links: rewrite in place
 	}
-	var rnd [6]byte
-	rand.Read(rnd[:])
-	tmp := "." + base + ".nginxtune-" + hex.EncodeToString(rnd[:])
-	fd, err := ignoringEINTR(func() (int, error) {
+	// math/rand/v2's generator is seeded from the kernel's randomness
+	// at start: a name nobody can guess ahead, without linking crypto/rand
+	// into every command; O_EXCL below refuses a name that exists anyway
+	var rnd [8]byte
+	binary.LittleEndian.PutUint64(rnd[:], rand.Uint64())
+	tmp := "." + base + ".nginxtune-" + hex.EncodeToString(rnd[:6])
+	fd, err := boundedread.IgnoringEINTR(func() (int, error) {
 		return syscall.Openat(dirfd, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	})
 	if err != nil {
@@ -213,7 +209,7 @@ func (st Staged) Commit() (Key, error) {
 		now, err := statAt(st.dirfd, base)
 		return Key{uint64(now.Dev), now.Ino}, err
 	}
-	fd, err := ignoringEINTR(func() (int, error) {
+	fd, err := boundedread.IgnoringEINTR(func() (int, error) {
 		return syscall.Openat(st.dirfd, base, syscall.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	})
 	if err != nil {

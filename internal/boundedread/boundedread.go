@@ -5,6 +5,7 @@
 package boundedread
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -63,4 +64,68 @@ func File(path string, max int64, within string) ([]byte, error) {
 // with their links already resolved, as the caller needs them).
 func Within(p, dir string) bool {
 	return dir != "" && (p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/"))
+}
+
+// Small reads a file of at most max bytes with plain system calls: no
+// stat, so it reads what the kernel's own files (/proc, /sys) hold, whose
+// size stat gives as 0, and no os.File, whose registration with the
+// network poller (fcntl calls and an epoll_ctl that fails for a regular
+// file) costs more than reading a line of /proc. Opened without waiting,
+// so a FIFO in place of the file does not block. A file longer than max is
+// an error.
+func Small(path string, max int) ([]byte, error) {
+	fd, err := IgnoringEINTR(func() (int, error) {
+		return syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	})
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	b, err := ReadFD(fd, make([]byte, 0, min(max+1, 512)), max)
+	if errors.Is(err, ErrTooLong) {
+		return nil, fmt.Errorf("%s: larger than %d bytes; not read", path, max)
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "read", Path: path, Err: err}
+	}
+	return b, nil
+}
+
+// ErrTooLong is ReadFD's answer for a file longer than its limit.
+var ErrTooLong = errors.New("longer than the limit")
+
+// ReadFD reads fd to its end into b (from len(b), growing it), stopping
+// with ErrTooLong once more than max bytes are in b. Errors of read are
+// returned as they are, for the caller to name the path.
+func ReadFD(fd int, b []byte, max int) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			if len(b) > max {
+				return nil, ErrTooLong
+			}
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := IgnoringEINTR(func() (int, error) { return syscall.Read(fd, b[len(b):cap(b)]) })
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			break
+		}
+		b = b[:len(b)+n]
+	}
+	if len(b) > max {
+		return nil, ErrTooLong
+	}
+	return b, nil
+}
+
+// IgnoringEINTR retries a system call a signal interrupted.
+func IgnoringEINTR(call func() (int, error)) (int, error) {
+	for {
+		n, err := call()
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
 }
