@@ -18,6 +18,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("a{b{c \"d\\\"\" 'e' ${f}g;}}"))
 	f.Add([]byte("x_by_lua_block { --[[ } ]] '}' [==[}]==] }"))
+	f.Add([]byte("\xEF\xBB\xBFa b; # é\nc \"d\ne\" f\\\ng;"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file := &File{Path: "fuzz.conf", Src: src}
 		diag := parseFile(file)
@@ -40,6 +41,9 @@ func FuzzParse(f *testing.F) {
 					if a.Offset < 0 || int(a.Offset)+len(a.Raw) > len(src) || string(src[a.Offset:int(a.Offset)+len(a.Raw)]) != a.Raw {
 						t.Fatalf("arg %q does not match its offset", a.Raw)
 					}
+					if line, col := file.Position(int(a.Offset)); line != int(a.Line) || col != int(a.Col) {
+						t.Fatalf("arg %q: recorded %d:%d, offset gives %d:%d", a.Raw, a.Line, a.Col, line, col)
+					}
 				}
 				if !strings.HasPrefix(string(src[d.Start:]), firstRaw(src, d)) {
 					t.Fatalf("%q does not start at its offset", d.Name)
@@ -48,6 +52,11 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		check(file.Directives)
+		for _, c := range file.Comments {
+			if line, col := file.Position(c.Offset); line != c.Line || col != c.Col {
+				t.Fatalf("comment %q: recorded %d:%d, offset gives %d:%d", c.Text, c.Line, c.Col, line, col)
+			}
+		}
 		gluedStatements(file, Known)
 	})
 }

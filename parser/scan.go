@@ -43,6 +43,10 @@ type scanner struct {
 	pos         int
 	line        int
 	lastTokLine int // line of the last token, to tell trailing comments
+	// the column of the last token asked for (colAt): tokens come in
+	// order, so the next one's column counts on from there, or from the
+	// last line break between them
+	colOff, col int
 
 	// Statements, their arguments and the lists of a block's statements
 	// live in slabs shared by the file: a large file then costs a few
@@ -100,7 +104,8 @@ func parseFile(f *File) *Diagnostic {
 	f.newline = newlineOf(f.Src)
 	s := &scanner{f: f, src: f.Src, line: 1}
 	if len(s.src) >= 3 && s.src[0] == 0xEF && s.src[1] == 0xBB && s.src[2] == 0xBF {
-		s.pos = 3 // a UTF-8 byte order mark; nginx itself would read it as part of the first word
+		s.pos = 3    // a UTF-8 byte order mark; nginx itself would read it as part of the first word
+		s.colOff = 3 // and editors do not count it as a column (as File.Position)
 	}
 	dirs, err := s.block(nil, 0)
 	f.Directives = dirs
@@ -122,6 +127,20 @@ func (s *scanner) errAt(off, line int, format string, args ...any) *syntaxError 
 func (s *scanner) eofLine() int { return s.line }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// colAt returns the column (1-based, in characters) of the byte at off,
+// which is past every offset asked before: what File.Position gives,
+// without its binary search of the line starts for every token.
+func (s *scanner) colAt(off int) int32 {
+	seg := s.src[s.colOff:off]
+	if i := bytes.LastIndexByte(seg, '\n'); i >= 0 {
+		s.col = columnOf(seg[i+1:])
+	} else {
+		s.col += columnOf(seg)
+	}
+	s.colOff = off
+	return int32(s.col + 1)
+}
 
 // next returns the next token, recording comments on the way.
 func (s *scanner) next() (token, *syntaxError) {
@@ -156,9 +175,9 @@ func (s *scanner) next() (token, *syntaxError) {
 				end++
 			}
 			text := strings.TrimSuffix(srcString(s.src[start+1:end]), "\r")
-			_, col := s.f.Position(start)
+			col := s.colAt(start)
 			s.f.Comments = append(s.f.Comments, Comment{
-				Text: text, Line: line, Col: col, Offset: start, Trailing: s.lastTokLine == line,
+				Text: text, Line: line, Col: int(col), Offset: start, Trailing: s.lastTokLine == line,
 			})
 			s.pos = end
 			continue
@@ -171,6 +190,7 @@ func (s *scanner) next() (token, *syntaxError) {
 
 func (s *scanner) quoted(q byte) (token, *syntaxError) {
 	start, line := s.pos, s.line
+	col := s.colAt(start)
 	i := s.pos + 1
 	for {
 		if i >= len(s.src) {
@@ -209,15 +229,15 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 			return token{}, s.errAt(s.pos, s.line, "unexpected %q after the quoted string %s", string(c), Clip(raw))
 		}
 	}
-	_, col := s.f.Position(start)
 	s.lastTokLine = s.line
 	return token{kind: tWord, off: start, line: line, arg: Arg{
-		Raw: raw, Value: unescape(raw[1 : len(raw)-1]), Quote: q, Line: int32(line), Col: int32(col), Offset: int32(start),
+		Raw: raw, Value: unescape(raw[1 : len(raw)-1]), Quote: q, Line: int32(line), Col: col, Offset: int32(start),
 	}}, nil
 }
 
 func (s *scanner) word() (token, *syntaxError) {
 	start, line := s.pos, s.line
+	col := s.colAt(start)
 	i := s.pos
 	variable := false
 	for i < len(s.src) {
@@ -248,10 +268,9 @@ func (s *scanner) word() (token, *syntaxError) {
 	}
 	s.pos = i
 	raw := srcString(s.src[start:i])
-	_, col := s.f.Position(start)
 	s.lastTokLine = s.line
 	return token{kind: tWord, off: start, line: line, arg: Arg{
-		Raw: raw, Value: unescape(raw), Line: int32(line), Col: int32(col), Offset: int32(start),
+		Raw: raw, Value: unescape(raw), Line: int32(line), Col: col, Offset: int32(start),
 	}}, nil
 }
 
@@ -329,11 +348,13 @@ func (s *scanner) block(parent *Directive, depth int) ([]*Directive, *syntaxErro
 		case tOpen:
 			return dirs(), s.errAt(t.off, t.line, "unexpected \"{\"")
 		}
+		// a slab's elements are new and zero: only the fields that are
+		// not are written (a whole literal also rewrites the zero
+		// pointers, each through the collector's write barrier while it
+		// marks)
 		d := &s.dirs.take(1)[0]
-		*d = Directive{
-			Name: t.arg.Value, File: s.f, Line: int32(t.line), Col: t.arg.Col,
-			Start: int32(t.off), BlockOpen: -1, Parent: parent,
-		}
+		d.Name, d.File, d.Parent = t.arg.Value, s.f, parent
+		d.Line, d.Col, d.Start, d.BlockOpen = int32(t.line), t.arg.Col, int32(t.off), -1
 		if err := s.statement(d, depth); err != nil {
 			if d.Block != nil {
 				s.stack = append(s.stack, d) // keep the partial block for callers that look

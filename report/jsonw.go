@@ -50,14 +50,33 @@ func (j *jw) num(n int) {
 	j.w.Write(j.buf)
 }
 
-// field writes `"name": ` at an indentation.
+// field writes `"name": ` at an indentation. Names are the writers' own
+// constants (letters only), written without escaping.
 func (j *jw) field(indent, name string) {
 	j.raw(indent)
-	j.str(name)
-	j.raw(": ")
+	j.w.WriteByte('"')
+	j.raw(name)
+	j.raw(`": `)
 }
 
 const hexDigits = "0123456789abcdef"
+
+// The ASCII bytes encoding/json escapes, as bits: the control characters,
+// '"', '&', '<' and '>' (below 64), and '\\' (above). One shift and test a
+// byte instead of six comparisons: every message and path of a report
+// goes through here.
+const (
+	escapedBelow64 uint64 = 1<<0x20 - 1 | 1<<'"' | 1<<'&' | 1<<'<' | 1<<'>'
+	escapedAbove64 uint64 = 1 << ('\\' - 64)
+)
+
+// asciiEscaped reports whether an ASCII byte is written escaped.
+func asciiEscaped(c byte) bool {
+	if c < 64 {
+		return escapedBelow64>>c&1 != 0
+	}
+	return escapedAbove64>>(c-64)&1 != 0
+}
 
 // appendJSONString quotes s as encoding/json does: HTML-safe (<, >, & as
 // \u003c ...), invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
@@ -66,7 +85,7 @@ func appendJSONString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if !asciiEscaped(c) {
 				i++
 				continue
 			}

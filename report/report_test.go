@@ -383,3 +383,13 @@ func jsonEncoded(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
+
+// TestASCIIEscaped holds the bit masks to the comparisons they stand for.
+func TestASCIIEscaped(t *testing.T) {
+	for c := byte(0); c < 0x80; c++ {
+		want := c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&'
+		if got := asciiEscaped(c); got != want {
+			t.Errorf("asciiEscaped(%#x) = %v, want %v", c, got, want)
+		}
+	}
+}

@@ -225,7 +225,7 @@ func (j *jw) sarifResult(d finding.Diagnostic, ruleIndex int, uriOf func(string)
 	j.raw("\n" + in + "},\n")
 	j.field(in, "locations")
 	j.raw("[\n")
-	j.location(in+"  ", 0, uriOf(d.File), d.Line, max(d.Col, 1), max(d.EndLine, d.Line), nil)
+	j.location(0, uriOf(d.File), d.Line, max(d.Col, 1), max(d.EndLine, d.Line), nil)
 	j.raw("\n" + in + "]")
 	if len(d.Related) > 0 {
 		j.raw(",\n")
@@ -233,7 +233,7 @@ func (j *jw) sarifResult(d finding.Diagnostic, ruleIndex int, uriOf func(string)
 		j.raw("[\n")
 		for n, r := range d.Related {
 			msg := r.Message
-			j.location(in+"  ", n+1, uriOf(r.File), r.Line, max(r.Col, 1), 0, &msg)
+			j.location(n+1, uriOf(r.File), r.Line, max(r.Col, 1), 0, &msg)
 			if n < len(d.Related)-1 {
 				j.raw(",")
 			}
@@ -244,9 +244,10 @@ func (j *jw) sarifResult(d finding.Diagnostic, ruleIndex int, uriOf func(string)
 	j.raw("\n        }")
 }
 
-// location writes a sarifLocation at an indentation: id when not 0,
+// location writes a sarifLocation where results put them: id when not 0,
 // endLine when not 0, message when given.
-func (j *jw) location(in string, id int, uri string, line, col, endLine int, msg *string) {
+func (j *jw) location(id int, uri string, line, col, endLine int, msg *string) {
+	const in = "            " // the only depth locations are at: every concatenation below is made by the compiler
 	j.raw(in + "{\n")
 	if id != 0 {
 		j.field(in+"  ", "id")

@@ -97,6 +97,7 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 	}
 	for _, r := range roots {
 		t, err := parser.Load(r, s.opt)
+		s.loaded()
 		if err != nil {
 			return nil, false, nil, failf(ExitError, "%v", err)
 		}
@@ -117,6 +118,7 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 			continue
 		}
 		t, err := parser.Load(f, s.opt)
+		s.loaded()
 		if errors.Is(err, parser.ErrRootOutside) {
 			fmt.Fprintf(s.stderr, "nginxtune: skipped %s: a link to a file outside the repository, and no nginx.conf here includes it\n", report.Escape(relPath(f)))
 			continue
@@ -213,6 +215,7 @@ func includedBy(file string, s *lintSettings) string {
 	opt := s.opt
 	opt.Live = isLive(root)
 	t, err := parser.Load(root, opt)
+	s.loaded()
 	if err != nil || t.File(real) == nil && t.File(abs) == nil {
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
@@ -116,6 +117,8 @@ type lintSettings struct {
 	// versionDone is closed once the installed nginx's version is known
 	// (see needVersion)
 	versionDone chan struct{}
+	// gcOn turns the garbage collector on once the first tree is loaded
+	gcOn func()
 	// notShown counts the findings past rules.MaxFindings: a bound passed
 	notShown int
 }
@@ -127,6 +130,15 @@ type lintSettings struct {
 func (s *lintSettings) needVersion() {
 	if s.versionDone != nil {
 		<-s.versionDone
+	}
+}
+
+// loaded is called after each parser.Load: the garbage collector, off
+// while the first tree was read, is turned on (see lintGC).
+func (s *lintSettings) loaded() {
+	if s.gcOn != nil {
+		s.gcOn()
+		s.gcOn = nil
 	}
 }
 
@@ -329,6 +341,7 @@ func liveVersion(path string) rules.Version {
 func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken bool, trees []*parser.Tree, err error) {
 	for _, p := range paths {
 		t, err := parser.Load(p, s.opt)
+		s.loaded()
 		if err != nil {
 			return nil, false, nil, failf(ExitError, "%v", err)
 		}
@@ -354,20 +367,42 @@ func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken
 	return diags, broken, trees, nil
 }
 
-// lintGCPercent is the garbage collector's GOGC for lint: the heap may grow
-// to three times what is live between collections, not two. A lint's
-// heap only grows (the tree, then the findings) and the process ends
-// after one pass, so each collection mostly marks what stays: on the
-// 20,000-server tree of make bench-lint this makes six collections four
-// and the run 7 % shorter, for 13 % more peak memory (still a fifth of
-// what nginx -t takes for the same tree, so a tree too large for this is
-// far too large for nginx). GOGC in the environment is left to decide.
+// lintGCPercent is the garbage collector's GOGC for lint once the tree is
+// loaded: the heap may grow to three times what is live between
+// collections, not two. A lint's heap only grows (the tree, then the
+// findings) and the process ends after one pass, so each collection
+// mostly marks what stays: on the 20,000-server trees of make bench-lint
+// this makes six collections four and the run 7 % shorter, for 13 % more
+// peak memory (still a fifth of what nginx -t takes for the same tree, so
+// a tree too large for this is far too large for nginx).
+//
+// While the first tree is read the collector is off: nearly everything
+// loading allocates is the tree itself, which stays, so the two or three
+// collections it made found next to nothing to free, and took a core
+// from the parsers for 50-100 ms on those trees. The tree's size is
+// bounded (parser.MaxTreeBytes, the visit bounds), and so is what loading
+// leaves behind. GOGC in the environment is left to decide.
 const lintGCPercent = 200
 
-func runLint(c *cobra.Command, args []string, f *lintFlags) error {
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(lintGCPercent)) // as it was after: tests run lint in-process
+// lintGC sets the collector up for lint (see lintGCPercent) and returns
+// what puts it back as it was (tests run lint in-process).
+func lintGC(s *lintSettings) (restore func()) {
+	// the setting is the process's: one lint at a time sets it (a second
+	// one running alongside, as tests may, runs with what is set)
+	if os.Getenv("GOGC") != "" || !gcTuned.CompareAndSwap(false, true) {
+		return func() {}
 	}
+	prev := debug.SetGCPercent(-1)
+	s.gcOn = func() { debug.SetGCPercent(lintGCPercent) }
+	return func() {
+		debug.SetGCPercent(prev)
+		gcTuned.Store(false)
+	}
+}
+
+var gcTuned atomic.Bool
+
+func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 	if len(args) == 0 && f.changed {
 		return nil // no changed files: nothing to lint
 	}
@@ -378,6 +413,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 	if err != nil {
 		return err
 	}
+	defer lintGC(s)()
 	outputs, err := parseOutputs(f.formats)
 	if err != nil {
 		return err
