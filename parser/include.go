@@ -76,6 +76,9 @@ func (l *loader) under(p, dir string) bool {
 // Directories are resolved once per load (l.reals): the files of one
 // directory cost one lstat each, not one per component of their path.
 func (l *loader) realPath(p string) string {
+	if r, ok := l.reals[p]; ok {
+		return r // a key is a clean path, so p was one: no need to clean it
+	}
 	if r, ok := l.resolveLinks(filepath.Clean(p), 0); ok {
 		return r
 	}
@@ -92,11 +95,19 @@ func (l *loader) resolveLinks(p string, hops int) (string, bool) {
 	if r, ok := l.reals[p]; ok {
 		return r, true
 	}
-	dir, ok := l.resolveLinks(filepath.Dir(p), hops)
+	// p is clean and absolute: its parent and last element are the parts
+	// around its last slash (what filepath.Dir and Base give, without
+	// cleaning it twice more)
+	i := strings.LastIndexByte(p, '/')
+	parent, base := p[:i], p[i+1:]
+	if i == 0 {
+		parent = "/"
+	}
+	dir, ok := l.resolveLinks(parent, hops)
 	if !ok {
 		return "", false
 	}
-	next := filepath.Join(dir, filepath.Base(p))
+	next := filepath.Join(dir, base)
 	r := next
 	switch fi, err := os.Lstat(next); {
 	case err != nil:
