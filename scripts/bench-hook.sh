@@ -7,6 +7,8 @@
 # repository that holds the tree: the hook then finds nginx.conf above the
 # changed file and lints the whole tree, as nginx -t reads it. BASE=BINARY
 # adds another nginxtune build (an earlier commit's) to the alternation.
+# With valgrind installed it also counts each command's instructions, which
+# the machine's load does not move.
 set -euo pipefail
 RUNS=${RUNS:-20}
 FILE=${FILE:-/etc/nginx/sites-enabled/default}
@@ -72,4 +74,31 @@ awk -v n="$n" -v l="$l" -v v="$v" -v h="$h" -v runs="$RUNS" -v file="$FILE" -v f
 if [ -n "${BASE:-}" ]; then
 	b=$(median <"$work/base")
 	awk -v b="$b" -v n="$n" 'BEGIN { printf "%-28s %6.2f ms (ratio %.2f)\n", "base build: lint --changed", b * 1000, b / n }'
+fi
+# instructions, counted rather than timed (valgrind's callgrind, user space
+# only): on a shared machine the times above move with its load, these do
+# not (a Go program's count moves 1-2 % between runs: the median of three).
+# Go's asynchronous preemption is off under valgrind, which does not deliver
+# its signals the way the program expects.
+if command -v valgrind >/dev/null; then
+	instr() {
+		local i
+		for i in 1 2 3; do
+			GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+				sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+		done | sort -n | sed -n 2p
+	}
+	in=$(instr "$NGINX" -t -q)
+	il=$(instr "$work/nginxtune" lint --changed "$FILE")
+	iv=$(instr "$work/nginxtune" --version)
+	ih=$(instr "$work/hello")
+	awk -v n="$in" -v l="$il" -v v="$iv" -v h="$ih" 'BEGIN {
+		printf "instructions (callgrind, median of 3): nginx -t %.2fM, lint --changed %.2fM (%.2f), --version %.2fM, hello %.2fM\n", n / 1e6, l / 1e6, l / n, v / 1e6, h / 1e6
+	}'
+	if [ -n "${BASE:-}" ]; then
+		ib=$(instr "$BASE" lint --changed "$FILE")
+		awk -v b="$ib" -v n="$in" 'BEGIN { printf "instructions, base build: lint --changed %.2fM (%.2f)\n", b / 1e6, b / n }'
+	fi
+else
+	echo "instructions: install valgrind to count them (apt-get install valgrind)"
 fi
