@@ -34,8 +34,13 @@ type Reader struct {
 
 func (r *Reader) path(p string) string { return filepath.Join(r.Root, p) }
 
+// maxFactFile bounds one file of host facts: /proc/cpuinfo is about 1.5 KB
+// a CPU, so a machine of 10,000 CPUs stays well under it, and a file in a
+// container's tree (Root) that never ends is cut off.
+const maxFactFile = 64 << 20
+
 func (r *Reader) read(p string) (string, string, error) {
-	b, err := boundedread.Small(r.path(p), 1<<20)
+	b, err := boundedread.Small(r.path(p), maxFactFile)
 	if err != nil {
 		return "", "", err
 	}

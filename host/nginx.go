@@ -82,47 +82,37 @@ func versionAfter(s, lead string) string {
 // of them, read on every pre-commit run.
 func splitArgs(s string) []string {
 	var out []string
+	// one pass: an argument is a piece of s until its first quote, and is
+	// copied (without its quotes) from there on
+	var b []byte
 	for i := 0; i < len(s); {
 		if s[i] == ' ' || s[i] == '\t' {
 			i++
 			continue
 		}
-		start, quoted := i, false
-		quote := byte(0)
+		start, quoted, quote := i, false, byte(0)
 		for ; i < len(s); i++ {
 			c := s[i]
-			if quote != 0 {
-				if c == quote {
-					quote = 0
-				}
-				continue
-			}
-			if c == ' ' || c == '\t' {
+			if quote == 0 && (c == ' ' || c == '\t') {
 				break
 			}
-			if c == '\'' || c == '"' {
-				quote, quoted = c, true
-			}
-		}
-		if !quoted {
-			out = append(out, s[start:i])
-			continue
-		}
-		// the quotes themselves are not part of the argument
-		var b strings.Builder
-		quote = 0
-		for j := start; j < i; j++ {
-			switch c := s[j]; {
+			switch {
 			case quote != 0 && c == quote:
 				quote = 0
 			case quote == 0 && (c == '\'' || c == '"'):
+				if !quoted {
+					b, quoted = append(b[:0], s[start:i]...), true
+				}
 				quote = c
-			default:
-				b.WriteByte(c)
+			case quoted:
+				b = append(b, c)
 			}
 		}
-		if b.Len() > 0 {
-			out = append(out, b.String())
+		switch {
+		case !quoted:
+			out = append(out, s[start:i])
+		case len(b) > 0:
+			out = append(out, string(b))
 		}
 	}
 	return out

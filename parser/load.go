@@ -234,9 +234,11 @@ type loader struct {
 	// pre holds files an include pattern matched, read and parsed ahead in
 	// parallel (prefetch), by real path; file() takes them from here
 	pre map[string]*prefetched
-	// rootSrc holds the main file as Load read it to tell an nginx -T
-	// dump from a configuration, by the path Load gave file: read once
-	rootSrc map[string][]byte
+	// rootPath and rootSrc are the main file as Load read it to tell an
+	// nginx -T dump from a configuration (by the path Load gives file):
+	// read once
+	rootPath string
+	rootSrc  []byte
 	// globs keeps what an include pattern expanded to, by local pattern
 	globs map[string][]string
 }
@@ -328,7 +330,7 @@ func Load(p string, opt Options) (*Tree, error) {
 			if isDump(b) {
 				return l.loadDump(b)
 			}
-			l.rootSrc = map[string][]byte{abs: b}
+			l.rootPath, l.rootSrc = abs, b
 			roots = []string{abs}
 			l.prefix = filepath.Dir(abs)
 			if filepath.Base(abs) != "nginx.conf" {
@@ -461,9 +463,9 @@ func (l *loader) file(p string) (*File, error) {
 	var err error
 	if o, ok := l.opt.Overlay[real]; ok {
 		b, pf = o, nil
-	} else if rb, ok := l.rootSrc[p]; ok {
-		b, pf = rb, nil
-		delete(l.rootSrc, p)
+	} else if l.rootSrc != nil && p == l.rootPath {
+		b, pf = l.rootSrc, nil
+		l.rootSrc = nil
 	} else if pf != nil {
 		b, err = pf.f.Src, pf.err
 	} else {

@@ -96,8 +96,7 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		trees = append(trees, t)
 	}
 	for _, r := range roots {
-		t, err := parser.Load(r, s.opt)
-		s.loaded()
+		t, err := s.load(r, s.opt)
 		if err != nil {
 			return nil, false, nil, failf(ExitError, "%v", err)
 		}
@@ -117,8 +116,7 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		if covered[f] {
 			continue
 		}
-		t, err := parser.Load(f, s.opt)
-		s.loaded()
+		t, err := s.load(f, s.opt)
 		if errors.Is(err, parser.ErrRootOutside) {
 			fmt.Fprintf(s.stderr, "nginxtune: skipped %s: a link to a file outside the repository, and no nginx.conf here includes it\n", report.Escape(relPath(f)))
 			continue
@@ -214,8 +212,7 @@ func includedBy(file string, s *lintSettings) string {
 	}
 	opt := s.opt
 	opt.Live = isLive(root)
-	t, err := parser.Load(root, opt)
-	s.loaded()
+	t, err := s.load(root, opt)
 	if err != nil || t.File(real) == nil && t.File(abs) == nil {
 		return ""
 	}

@@ -117,8 +117,9 @@ type lintSettings struct {
 	// versionDone is closed once the installed nginx's version is known
 	// (see needVersion)
 	versionDone chan struct{}
-	// gcOn turns the garbage collector on once the first tree is loaded
-	gcOn func()
+	// gcOff is set while the garbage collector is off, until the first
+	// tree is loaded (see load)
+	gcOff bool
 	// notShown counts the findings past rules.MaxFindings: a bound passed
 	notShown int
 }
@@ -133,13 +134,15 @@ func (s *lintSettings) needVersion() {
 	}
 }
 
-// loaded is called after each parser.Load: the garbage collector, off
-// while the first tree was read, is turned on (see lintGC).
-func (s *lintSettings) loaded() {
-	if s.gcOn != nil {
-		s.gcOn()
-		s.gcOn = nil
+// load is parser.Load for lint: once the first tree is read, the garbage
+// collector, off while it was (see lintGC), is turned on.
+func (s *lintSettings) load(p string, opt parser.Options) (*parser.Tree, error) {
+	t, err := parser.Load(p, opt)
+	if s.gcOff {
+		debug.SetGCPercent(lintGCPercent)
+		s.gcOff = false
 	}
+	return t, err
 }
 
 func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, error) {
@@ -340,8 +343,7 @@ func liveVersion(path string) rules.Version {
 // could not be parsed to its end.
 func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken bool, trees []*parser.Tree, err error) {
 	for _, p := range paths {
-		t, err := parser.Load(p, s.opt)
-		s.loaded()
+		t, err := s.load(p, s.opt)
 		if err != nil {
 			return nil, false, nil, failf(ExitError, "%v", err)
 		}
@@ -393,7 +395,7 @@ func lintGC(s *lintSettings) (restore func()) {
 		return func() {}
 	}
 	prev := debug.SetGCPercent(-1)
-	s.gcOn = func() { debug.SetGCPercent(lintGCPercent) }
+	s.gcOff = true
 	return func() {
 		debug.SetGCPercent(prev)
 		gcTuned.Store(false)

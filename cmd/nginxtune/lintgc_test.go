@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"testing"
+
+	"github.com/nginxtune/nginxtune/parser"
 )
 
 // TestLintGCRestored: lint turns the collector off while it loads and to
@@ -21,11 +23,12 @@ func TestLintGCRestored(t *testing.T) {
 	if got := debug.SetGCPercent(-1); got != -1 {
 		t.Errorf("while loading: percent %d, want -1 (off)", got)
 	}
-	s.loaded()
+	if _, err := s.load(filepath.Join(root, "fixtures/mission/static-tuned.conf"), parser.Options{}); err != nil {
+		t.Fatal(err)
+	}
 	if got := debug.SetGCPercent(lintGCPercent); got != lintGCPercent {
 		t.Errorf("after loading: percent %d, want %d", got, lintGCPercent)
 	}
-	s.loaded() // once only
 	restore()
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("restored: percent %d, want 100", got)
