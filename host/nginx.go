@@ -123,7 +123,7 @@ func splitArgs(s string) []string {
 func RunNginxV() (string, error) {
 	bin := nginxcheck.Binary()
 	if bin == "" {
-		return "", fmt.Errorf("no nginx binary on PATH or in /usr/sbin, /usr/local/sbin, /usr/local/nginx/sbin")
+		return "", nginxcheck.ErrNoBinary
 	}
 	return nginxcheck.V(bin)
 }

@@ -154,21 +154,25 @@ func readHeader() {
 	}
 }
 
-// lineAt returns the start of the row holding byte i of rows.
-func lineAt(i int) int { return strings.LastIndexByte(rows[:i], '\n') + 1 }
-
 // rowsOf returns the rows of one directive, as one string of lines: a
 // binary search for the first row whose name is not below name, then the
-// run of rows with that name.
+// run of rows with that name. A probe in the middle of the range moves
+// forward to the next row start (a vectorised byte search), not back to the
+// start of the row it falls in (a byte-at-a-time one).
 func rowsOf(name string) string {
-	lo, hi := 0, len(rows) // the answer is a row start in [lo, hi]
+	lo, hi := 0, len(rows) // row starts (or the end); the answer is in [lo, hi]
 	for lo < hi {
-		mid := lineAt(lo + (hi-lo)/2) // in [lo, hi): lo is a row start
-		end := nextRow(mid)
-		if rowName(rows[mid:end]) < name {
+		at := lo // the row to compare: the first starting at or after the middle
+		if mid := lo + (hi-lo)/2; mid > lo {
+			at = nextRow(mid - 1)
+		}
+		if at >= hi {
+			at = lo // no row starts in the upper half: compare the first one
+		}
+		if end := nextRow(at); rowName(rows[at:end]) < name {
 			lo = end
 		} else {
-			hi = mid
+			hi = at
 		}
 	}
 	end := lo

@@ -157,3 +157,28 @@ func TestCoreHelpers(t *testing.T) {
 		t.Errorf("NewestCore() = %s %v, want %s", s, v, vs[len(vs)-1])
 	}
 }
+
+// TestRowsOfMatchesScan holds the binary search to a scan of every row:
+// each name of the table, the names around each (a byte shorter, longer,
+// one above and below), and names before and after them all.
+func TestRowsOfMatchesScan(t *testing.T) {
+	scan := func(name string) string {
+		var b strings.Builder
+		eachRow(rows, func(l string) {
+			if rowName(l) == name {
+				b.WriteString(l)
+				b.WriteByte('\n')
+			}
+		})
+		return b.String()
+	}
+	names := []string{"", "\x00", "a", "~", "\xff", "zzzz"}
+	for _, n := range Names() {
+		names = append(names, n, n[:len(n)-1], n+"_", n+"\x00", n[:len(n)-1]+string(n[len(n)-1]+1), n[:len(n)-1]+string(n[len(n)-1]-1))
+	}
+	for _, n := range names {
+		if got, want := rowsOf(n), scan(n); got != want {
+			t.Fatalf("rowsOf(%q) = %q, a scan finds %q", n, got, want)
+		}
+	}
+}

@@ -6,12 +6,15 @@ package parser
 
 import (
 	"fmt"
+	"io/fs"
 
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
@@ -107,7 +110,17 @@ func (l *loader) resolveLinks(p string, hops int) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	next := filepath.Join(dir, base)
+	// an absolute dir is clean (what resolveLinks returns) and base a name
+	// of a clean path (never "." or ".."): joined without cleaning again
+	var next string
+	switch {
+	case dir == "/":
+		next = "/" + base
+	case strings.HasPrefix(dir, "/"):
+		next = dir + "/" + base
+	default: // a path map's relative target
+		next = filepath.Join(dir, base)
+	}
 	r := next
 	switch fi, err := os.Lstat(next); {
 	case err != nil:
@@ -491,7 +504,7 @@ func (l *loader) globInside(pattern string) (matches []string, refused bool, err
 	head := dirOf(pattern, false)
 	rest := strings.TrimPrefix(strings.TrimPrefix(pattern, head), "/")
 	if head == pattern || rest == "" {
-		m, err := filepath.Glob(pattern)
+		m, err := globOS(pattern)
 		return m, false, err
 	}
 	cur := []string{head}
@@ -510,13 +523,13 @@ func (l *loader) globInside(pattern string) (matches []string, refused bool, err
 			}
 			// the real directory, not dir: a link is listed where the
 			// check above found it (path maps apply to link targets)
-			entries, err := os.ReadDir(real)
+			names, err := dirNames(real)
 			if err != nil {
 				continue // as filepath.Glob: an unreadable directory matches nothing
 			}
-			for _, e := range entries {
-				if ok, _ := filepath.Match(c, e.Name()); ok {
-					next = append(next, filepath.Join(dir, e.Name()))
+			for _, name := range names {
+				if ok, _ := filepath.Match(c, name); ok {
+					next = append(next, filepath.Join(dir, name))
 				}
 			}
 		}
@@ -686,4 +699,74 @@ func NearestMain(file, stop string) string {
 		}
 		dir = filepath.Dir(dir)
 	}
+}
+
+// globOS is filepath.Glob, with the directory of a pattern that has
+// wildcards in its last name only (include's usual "dir/*.conf") listed by
+// dirNames; other patterns are filepath.Glob's. As filepath.Glob, it
+// ignores a directory it cannot read or list.
+func globOS(pattern string) ([]string, error) {
+	dir, file := filepath.Split(pattern)
+	if globMeta(dir) || !globMeta(file) {
+		return filepath.Glob(pattern)
+	}
+	if _, err := filepath.Match(pattern, ""); err != nil {
+		return nil, err
+	}
+	switch dir {
+	case "":
+		dir = "."
+	case "/":
+	default:
+		dir = dir[:len(dir)-1]
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, nil
+	}
+	names, _ := dirNames(dir) // what could be listed, as filepath.Glob
+	var matches []string
+	for _, name := range names {
+		ok, err := filepath.Match(file, name)
+		if err != nil {
+			return matches, err
+		}
+		if ok {
+			matches = append(matches, filepath.Join(dir, name))
+		}
+	}
+	return matches, nil
+}
+
+// globMeta is filepath's test for a pattern (a backslash escapes).
+func globMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
+
+// dirNames lists a directory's entries by name, sorted as os.ReadDir sorts
+// them (on an error, those listed until then), with plain system calls: os.ReadDir's file is first offered to the
+// network poller (its set-up, four fcntl calls and a failing epoll_ctl),
+// more work than listing a directory of site files. O_NONBLOCK: a FIFO
+// put in the directory's place since it was checked is not waited on
+// (O_DIRECTORY refuses it).
+func dirNames(dir string) ([]string, error) {
+	fd, err := boundedread.IgnoringEINTR(func() (int, error) {
+		return syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	})
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	defer syscall.Close(fd)
+	buf := make([]byte, 8192)
+	var names []string
+	for {
+		n, err := boundedread.IgnoringEINTR(func() (int, error) { return syscall.ReadDirent(fd, buf) })
+		if err != nil {
+			slices.Sort(names)
+			return names, &fs.PathError{Op: "readdirent", Path: dir, Err: err}
+		}
+		if n <= 0 {
+			break
+		}
+		_, _, names = syscall.ParseDirent(buf[:n], -1, names)
+	}
+	slices.Sort(names)
+	return names, nil
 }

@@ -159,13 +159,19 @@ func isSystemPath(p string) bool {
 	return false
 }
 
-func (osSource) read(p string) ([]byte, error) {
+func (osSource) read(p string) ([]byte, error) { return readOS(p, nil) }
+
+// readOS reads the regular file p. st is what a stat of p said, when the
+// caller has it (the loader's lstat of a real path); else p is stat'ed here.
+func readOS(p string, st os.FileInfo) ([]byte, error) {
 	if isSystemPath(p) {
 		return nil, ErrNotRegular
 	}
-	st, err := os.Stat(p)
-	if err != nil {
-		return nil, err
+	if st == nil {
+		var err error
+		if st, err = os.Stat(p); err != nil {
+			return nil, err
+		}
 	}
 	if !st.Mode().IsRegular() {
 		return nil, ErrNotRegular
@@ -198,7 +204,7 @@ func (osSource) read(p string) ([]byte, error) {
 	return b, nil
 }
 
-func (osSource) glob(pattern string) ([]string, error) { return filepath.Glob(pattern) }
+func (osSource) glob(pattern string) ([]string, error) { return globOS(pattern) }
 
 func (osSource) exists(p string) bool {
 	_, err := os.Stat(p)
@@ -320,7 +326,7 @@ func Load(p string, opt Options) (*Tree, error) {
 				}
 			}
 		} else {
-			b, err := (osSource{}).read(abs)
+			b, err := readOS(abs, st)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", p, unwrapPathErr(err))
 			}
@@ -445,9 +451,11 @@ func (l *loader) file(p string) (*File, error) {
 		return nil, ErrOutside
 	}
 	var id fileID
+	var st os.FileInfo
 	if l.src.onDisk() {
 		// a file with several hard links is one file too
-		if st, err := l.stat(real); err == nil {
+		var err error
+		if st, err = l.stat(real); err == nil {
 			if sys, ok := st.Sys().(*syscall.Stat_t); ok {
 				id = fileID{uint64(sys.Dev), sys.Ino}
 				if f, ok := l.byID[id]; ok {
@@ -468,6 +476,8 @@ func (l *loader) file(p string) (*File, error) {
 		l.rootSrc = nil
 	} else if pf != nil {
 		b, err = pf.f.Src, pf.err
+	} else if _, ok := l.src.(osSource); ok && st != nil {
+		b, err = readOS(real, st) // without stat'ing it again
 	} else {
 		b, err = l.src.read(real)
 	}

@@ -21,6 +21,7 @@ import (
 // files. A changed file that no root includes is linted on its own, in the
 // context its directives (or a "# nginxtune: context=" comment) give it.
 func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*parser.Tree, error) {
+	wd := getWorkDir()
 	changed := map[string]bool{}
 	var order []string
 	for _, f := range files {
@@ -35,7 +36,7 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		if rerr != nil {
 			real = abs
 		}
-		if !inRepo(abs) && !(isLive(abs) && isLive(real)) {
+		if !wd.contains(abs) && !(isLive(abs) && isLive(real)) {
 			return nil, false, nil, failf(ExitError, "%s: outside the repository (the working directory); --changed lints the repository's files only", report.Escape(f))
 		}
 		if fi, err := os.Lstat(abs); err != nil || fi.IsDir() {
@@ -47,7 +48,7 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		// sites-enabled/x -> /etc/nginx/sites-available/x) stays as named:
 		// the tree that includes it reads the copy's file through it, and
 		// this machine's file is never read.
-		if inRepo(real) || isLive(abs) {
+		if wd.contains(real) || isLive(abs) {
 			abs = real
 		}
 		if !changed[abs] {
@@ -59,7 +60,7 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 	if len(roots) == 0 {
 		seen := map[string]bool{}
 		for _, f := range order {
-			if r := nearestRoot(f); r != "" && !seen[r] {
+			if r := wd.nearestRoot(f); r != "" && !seen[r] {
 				seen[r] = true
 				roots = append(roots, r)
 			}
@@ -139,29 +140,45 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 	return diags, broken, trees, nil
 }
 
-// inRepo reports whether path lies in the working directory (links of the
-// working directory itself resolved).
-func inRepo(path string) bool {
+// workDir is the working directory, the repository pre-commit runs the
+// hook in: as the system names it, and with its links resolved. A run reads
+// it once (getWorkDir), not once for each question asked of it.
+type workDir struct {
+	path, real string
+	ok         bool // false: it could not be read
+}
+
+func getWorkDir() workDir {
 	wd, err := os.Getwd()
 	if err != nil {
-		return false
+		return workDir{}
 	}
+	w := workDir{path: wd, real: wd, ok: true}
 	if r, err := filepath.EvalSymlinks(wd); err == nil {
-		wd = r
+		w.real = r
+	}
+	return w
+}
+
+// contains reports whether path lies in the working directory (links of the
+// working directory itself resolved).
+func (w workDir) contains(path string) bool {
+	if !w.ok {
+		return false
 	}
 	p := path
 	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
 		p = filepath.Join(r, filepath.Base(p))
 	}
-	return boundedread.Within(p, wd)
+	return boundedread.Within(p, w.real)
 }
 
 // nearestRoot finds the nginx.conf in the file's directory or the closest
 // one above it, not above the working directory (the repository root when
 // pre-commit runs the hook).
-func nearestRoot(file string) string {
-	stop, err := os.Getwd()
-	if err != nil {
+func (w workDir) nearestRoot(file string) string {
+	stop := w.path
+	if !w.ok {
 		stop = filepath.Dir(file) // the file's own directory only
 	}
 	return parser.NearestMain(file, stop)
@@ -203,10 +220,11 @@ func includedBy(file string, s *lintSettings) string {
 		return ""
 	}
 	real, err := filepath.EvalSymlinks(abs)
-	if err != nil || !(inRepo(abs) && inRepo(real) || isLive(abs) && isLive(real)) {
+	wd := getWorkDir()
+	if err != nil || !(wd.contains(abs) && wd.contains(real) || isLive(abs) && isLive(real)) {
 		return ""
 	}
-	root := nearestRoot(abs)
+	root := wd.nearestRoot(abs)
 	if root == "" || root == abs {
 		return ""
 	}

@@ -106,10 +106,10 @@ to replace existing files unless --force; --diff shows what would change.`,
 	fl.StringVar(&f.profileFile, "profile-file", "", "a profile of your own (YAML, same keys as the built-in ones)")
 	// an array, split on commas here: a slice flag reads its value as CSV,
 	// which would silently drop what follows a line break
-	fl.StringArrayVar(&f.serverNames, "server-name", nil, "server names (comma-separated or repeated)")
+	listVar(fl, &f.serverNames, "server-name", "", nil, false, "server names (comma-separated or repeated)")
 	fl.StringVar(&f.root, "root", "", "document root (default from the profile)")
 	fl.StringVar(&f.user, "user", "", "the account nginx's workers run as (default: www-data, or nginx where this machine has that account and no www-data, as on RHEL and Alpine)")
-	fl.StringArrayVar(&f.upstreams, "upstream", nil, "backend host:port (or unix:/path) for proxy and php; repeatable")
+	listVar(fl, &f.upstreams, "upstream", "", nil, false, "backend host:port (or unix:/path) for proxy and php; repeatable")
 	fl.StringVar(&f.tls, "tls", "", "serve HTTPS with these files: `CERT,KEY`")
 	fl.BoolVar(&f.acme, "acme", false, "HTTPS with Let's Encrypt: challenge location, redirect, renewal hook (certificates under /etc/letsencrypt/live/NAME unless --tls)")
 	fl.StringVar(&f.acmeRoot, "acme-root", "/var/www/acme", "webroot for ACME http-01 challenges")

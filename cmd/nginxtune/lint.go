@@ -82,13 +82,13 @@ a tree not read whole), 3 internal error.`,
 	}
 	f.load.register(c)
 	fl := c.Flags()
-	fl.StringArrayVarP(&f.formats, "format", "f", []string{"text"}, "output format: "+strings.Join(report.Formats, ", ")+"; FORMAT=FILE writes it to FILE instead of standard output; repeatable, one run writes them all")
+	listVar(fl, &f.formats, "format", "f", []string{"text"}, false, "output format: "+strings.Join(report.Formats, ", ")+"; FORMAT=FILE writes it to FILE instead of standard output; repeatable, one run writes them all")
 	fl.StringVar(&f.failOn, "fail-on", "", "lowest severity that makes the exit code 1: error, warning, info or none (default warning)")
 	fl.StringVar(&f.nginxVersion, "nginx-version", "", "nginx version to lint for, e.g. 1.22.1 (default: from the config file or the installed nginx when linting the live tree)")
 	fl.StringVar(&f.configPath, "config", "", "settings file (default: .nginxtune.yaml in the linted path's directory or above)")
 	fl.BoolVar(&f.noConfig, "no-config", false, "do not read .nginxtune.yaml")
-	fl.StringSliceVar(&f.disable, "disable", nil, "rules not to run: ids or category:NAME (security, performance, correctness, host, input); comma-separated or repeated")
-	fl.StringSliceVar(&f.enable, "enable", nil, "run only these rules (and the ones reporting unreadable input): ids or category:NAME")
+	listVar(fl, &f.disable, "disable", "", nil, true, "rules not to run: ids or category:NAME (security, performance, correctness, host, input); comma-separated or repeated")
+	listVar(fl, &f.enable, "enable", "", nil, true, "run only these rules (and the ones reporting unreadable input): ids or category:NAME")
 	fl.BoolVar(&f.fix, "fix", false, "apply the fixes that findings carry to the files, then report what is left")
 	fl.StringVar(&f.color, "color", "auto", "colour in text output: auto, always or never")
 	fl.BoolVar(&f.host, "host", false, "check the configuration against this machine (on by default for the live /etc/nginx)")
@@ -97,8 +97,8 @@ a tree not read whole), 3 internal error.`,
 	fl.BoolVar(&f.changed, "changed", false, "the PATHs are changed files (as pre-commit passes them): lint the trees that include them, report findings in them only")
 	fl.BoolVar(&f.force, "force", false, "with --fix: also rewrite read-only files")
 	fl.BoolVar(&f.nginxTest, "nginx-test", false, "with --fix: check the fixed tree with the installed nginx -t even when it is not the live /etc/nginx. nginx -t loads the modules the configuration names, runs its perl, njs and Lua code and creates its log, pid and temp paths: give it only for a tree you trust, never for a pull request's")
-	fl.StringArrayVar(&f.allowOutside, "allow-outside", nil, "a directory outside the linted tree that includes may read (repeatable); by default only the live /etc/nginx reads outside its directory")
-	fl.StringArrayVar(&f.roots, "root", nil, "with --changed: a main file the changed files are included from (default: the nearest nginx.conf above each, or roots: in .nginxtune.yaml)")
+	listVar(fl, &f.allowOutside, "allow-outside", "", nil, false, "a directory outside the linted tree that includes may read (repeatable); by default only the live /etc/nginx reads outside its directory")
+	listVar(fl, &f.roots, "root", "", nil, false, "with --changed: a main file the changed files are included from (default: the nearest nginx.conf above each, or roots: in .nginxtune.yaml)")
 	return c
 }
 
@@ -117,6 +117,9 @@ type lintSettings struct {
 	// versionDone is closed once the installed nginx's version is known
 	// (see needVersion)
 	versionDone chan struct{}
+	// nginx is the installed nginx, asked once for the version and the
+	// host facts both
+	nginx *nginxcheck.Installed
 	// gcOff is set while the garbage collector is off, until the first
 	// tree is loaded (see load)
 	gcOff bool
@@ -146,7 +149,8 @@ func (s *lintSettings) load(p string, opt parser.Options) (*parser.Tree, error) 
 }
 
 func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, error) {
-	s := &lintSettings{cfg: rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, failOn: rules.Warning}
+	s := &lintSettings{cfg: rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, failOn: rules.Warning,
+		nginx: &nginxcheck.Installed{}}
 	var file *config.File
 	switch {
 	case f.configPath != "":
@@ -261,22 +265,33 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 	case f.host || (isLive(first) && !f.noHost):
 		// read group by group as rules ask (host.Source): a hook run on a
 		// site file reads a sysctl or two, not every fact
-		s.cfg.Host = host.Lazily(&host.Reader{Root: "/", Nginx: host.RunNginxV})
+		s.cfg.Host = host.Lazily(&host.Reader{Root: "/", Nginx: s.nginx.V})
 		s.liveHost = true
 	}
 	if !s.cfg.Version.Known() {
 		hostFacts := s.cfg.Host
-		s.versionDone = make(chan struct{})
-		go func() {
-			defer close(s.versionDone)
+		settle := func() {
 			if hostFacts != nil && hostFacts.NginxVersion().Known() {
 				if v, err := knowledge.ParseVersion(hostFacts.NginxVersion().Value); err == nil {
 					s.cfg.Version = v
 					return
 				}
 			}
-			s.cfg.Version = liveVersion(first)
-		}()
+			s.cfg.Version = liveVersion(first, s.nginx)
+		}
+		// Only running nginx -V (its answer not in the cache) is worth
+		// doing while the tree is read: otherwise the answer is a file
+		// read, and a goroutine would cost a hook's short run more (a
+		// second thread's memory: ~40 page faults) than it saves.
+		if (s.liveHost || isLive(first)) && !s.nginx.Answered() {
+			s.versionDone = make(chan struct{})
+			go func() {
+				defer close(s.versionDone)
+				settle()
+			}()
+		} else {
+			settle()
+		}
 	}
 	if f.load.prefix != "" {
 		s.opt.Prefix = f.load.prefix
@@ -323,16 +338,11 @@ func allLive(paths []string) bool {
 
 // liveVersion asks the installed nginx for its version when path is the
 // configuration directory of a live installation.
-func liveVersion(path string) rules.Version {
+func liveVersion(path string, nginx *nginxcheck.Installed) rules.Version {
 	if !isLive(path) {
 		return rules.Version{}
 	}
-	bin := nginxcheck.Binary()
-	if bin == "" {
-		return rules.Version{}
-	}
-	out := nginxcheck.Version(bin)
-	v, err := knowledge.ParseVersion(out)
+	v, err := knowledge.ParseVersion(nginx.Version())
 	if err != nil {
 		return rules.Version{}
 	}
@@ -356,7 +366,7 @@ func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken
 		if !cfg.Version.Known() && t.Dump && len(t.Roots) > 0 {
 			// "nginx -T | nginxtune lint -" on the server: the dump names
 			// the installed nginx's files
-			if v := liveVersion(t.Roots[0].Path); v.Known() {
+			if v := liveVersion(t.Roots[0].Path, s.nginx); v.Known() {
 				cfg.Version = v
 				fmt.Fprintf(s.stderr, "nginxtune: linting for nginx %s, the installed nginx (the dump reads %s); give --nginx-version if it comes from another machine\n", v, report.Escape(t.Roots[0].Path))
 			}

@@ -21,7 +21,7 @@ type loadFlags struct {
 
 func (lf *loadFlags) register(c *cobra.Command) {
 	c.Flags().StringVarP(&lf.prefix, "prefix", "p", "", "directory that relative include paths are resolved against (default: the directory of the main file)")
-	c.Flags().StringArrayVar(&lf.maps, "map", nil, "read files under an absolute directory from a local one, `FROM=TO` (e.g. /etc/nginx=./deploy/nginx); repeatable")
+	listVar(c.Flags(), &lf.maps, "map", "", nil, false, "read files under an absolute directory from a local one, `FROM=TO` (e.g. /etc/nginx=./deploy/nginx); repeatable")
 }
 
 func (lf *loadFlags) load(c *cobra.Command, path string) (*parser.Tree, error) {

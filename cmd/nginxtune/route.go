@@ -71,7 +71,7 @@ to load (a syntax error).`,
 	f.load.register(c)
 	fl := c.Flags()
 	fl.StringVarP(&f.method, "method", "X", "GET", "request method")
-	fl.StringArrayVarP(&f.headers, "header", "H", nil, "request header `NAME:VALUE` (repeatable; Host: overrides the URL's host)")
+	listVar(fl, &f.headers, "header", "H", nil, false, "request header `NAME:VALUE` (repeatable; Host: overrides the URL's host)")
 	fl.StringVar(&f.addr, "addr", "", "the server address and port the request arrives at, `IP[:PORT]` (default: the URL's host when it is an IP address, and its port)")
 	fl.StringVar(&f.client, "client", "", "the client's address, `IP`, for allow and deny")
 	fl.StringVarP(&f.format, "format", "f", "text", "output format: text or json")

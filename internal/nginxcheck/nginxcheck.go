@@ -6,6 +6,7 @@ package nginxcheck
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -129,6 +131,11 @@ func Version(bin string) string {
 	if err != nil {
 		return ""
 	}
+	return versionOf(out)
+}
+
+// versionOf reads the version in nginx -V's output.
+func versionOf(out string) string {
 	_, v, ok := strings.Cut(out, "nginx/")
 	if !ok {
 		return ""
@@ -143,13 +150,9 @@ func Version(bin string) string {
 // misses the cache, and a pre-commit hook that lints on every commit does
 // not start nginx each time. NGINXTUNE_NO_CACHE=1 turns the cache off.
 func V(bin string) (string, error) {
-	key, cache := nginxVCacheKey(bin)
-	if cache != "" {
-		if b, err := boundedread.Small(cache, 1<<20); err == nil {
-			if k, out, ok := strings.Cut(string(b), "\n"); ok && k == key {
-				return out, nil
-			}
-		}
+	cached, ok, key, cache := cachedV(bin)
+	if ok {
+		return cached, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -161,6 +164,97 @@ func V(bin string) (string, error) {
 		writeCache(cache, key+"\n"+string(out))
 	}
 	return string(out), nil
+}
+
+// cachedV returns what the cache holds of "bin -V" (ok), and else the
+// key and file V stores its answer under.
+func cachedV(bin string) (out string, ok bool, key, cache string) {
+	key, cache = nginxVCacheKey(bin)
+	if cache != "" {
+		if b, err := boundedread.Small(cache, 1<<20); err == nil {
+			if k, out, found := strings.Cut(string(b), "\n"); found && k == key {
+				return out, true, key, cache
+			}
+		}
+	}
+	return "", false, key, cache
+}
+
+// ErrNoBinary is V's error when no nginx is installed.
+var ErrNoBinary = errors.New("no nginx binary on PATH or in /usr/sbin, /usr/local/sbin, /usr/local/nginx/sbin")
+
+// Installed is the installed nginx as one command sees it: Binary looked
+// up once, "nginx -V" asked once (V), whoever asks first, in whichever
+// goroutine. The zero value is ready to use.
+type Installed struct {
+	mu     sync.Mutex
+	looked bool
+	bin    string
+	asked  bool
+	out    string
+	err    error
+}
+
+// Binary is the package's Binary, looked up on the first call.
+func (i *Installed) Binary() string {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.binary()
+}
+
+func (i *Installed) binary() string {
+	if !i.looked {
+		i.bin, i.looked = Binary(), true
+	}
+	return i.bin
+}
+
+// V is the package's V for Binary, asked on the first call: ErrNoBinary
+// when there is none.
+func (i *Installed) V() (string, error) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if !i.asked {
+		if bin := i.binary(); bin == "" {
+			i.err = ErrNoBinary
+		} else {
+			i.out, i.err = V(bin)
+		}
+		i.asked = true
+	}
+	return i.out, i.err
+}
+
+// Answered reports whether V returns without starting nginx: there is no
+// nginx, it was asked already, or its answer is in the cache (read now, for
+// V to return). A caller can then ask in turn rather than in a goroutine
+// of its own (which costs a start-up as short as a pre-commit hook's
+// more than the reading).
+func (i *Installed) Answered() bool {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.asked {
+		return true
+	}
+	bin := i.binary()
+	if bin == "" {
+		i.err, i.asked = ErrNoBinary, true
+		return true
+	}
+	if out, ok, _, _ := cachedV(bin); ok {
+		i.out, i.asked = out, true
+		return true
+	}
+	return false
+}
+
+// Version is the package's Version for Binary, through V: "" when unknown.
+func (i *Installed) Version() string {
+	out, err := i.V()
+	if err != nil {
+		return ""
+	}
+	return versionOf(out)
 }
 
 // nginxVCacheKey names a binary by what changes when it is replaced, and
