@@ -2,11 +2,13 @@ package lsp
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/format"
+	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
@@ -550,11 +552,7 @@ func (s *Server) definition(p positionParams) []Location {
 		}
 	case d.Name == "ssl_certificate" || d.Name == "ssl_certificate_key" || d.Name == "ssl_trusted_certificate" ||
 		d.Name == "ssl_client_certificate" || d.Name == "auth_basic_user_file" || d.Name == "ssl_dhparam":
-		path := sp.word
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(a.tree.Dir, path)
-		}
-		if fileExists(path) {
+		if path, ok := a.localFile(sp.word); ok {
 			out = append(out, Location{URI: pathToURI(path)})
 		}
 	}
@@ -760,4 +758,61 @@ func sortLocations(ls []Location) {
 		}
 		return ls[i].Range.Start.Line < ls[j].Range.Start.Line
 	})
+}
+
+// localFile is where a file a directive names (a certificate, a password
+// file) is on this machine, when the tree may look there: nginx's relative
+// paths are relative to the configuration directory, an absolute one goes
+// through the tree's path maps, and the file must lie in the tree, a mapped
+// directory or one the user allowed — reached without a link out of it
+// (os.Root) — unless the tree is the live one. Outside, the file is not
+// looked at, as the loader never looks outside the tree: a configuration
+// cannot make the editor test what exists on the machine.
+func (a *analysis) localFile(name string) (string, bool) {
+	if a.tree == nil || a.tree.Dir == "" || name == "" {
+		return "", false
+	}
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(a.tree.Dir, path)
+	}
+	path = filepath.Clean(path)
+	dirs := []string{a.tree.Dir}
+	best := -1
+	for i, m := range a.opt.Maps {
+		if (path == m.From || strings.HasPrefix(path, m.From+"/")) && (best < 0 || len(m.From) > len(a.opt.Maps[best].From)) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		to, _ := filepath.Abs(a.opt.Maps[best].To)
+		path = filepath.Join(to, strings.TrimPrefix(path, a.opt.Maps[best].From))
+		dirs = append(dirs, to)
+	}
+	if a.opt.Live {
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+			return path, true
+		}
+		return "", false
+	}
+	for _, d := range append(dirs, a.opt.AllowOutside...) {
+		abs, err := filepath.Abs(d)
+		if err != nil || !boundedread.Within(path, abs) {
+			continue
+		}
+		rel, err := filepath.Rel(abs, path)
+		if err != nil {
+			continue
+		}
+		r, err := os.OpenRoot(abs)
+		if err != nil {
+			continue
+		}
+		st, err := r.Stat(rel)
+		r.Close()
+		if err == nil && st.Mode().IsRegular() {
+			return path, true
+		}
+	}
+	return "", false
 }

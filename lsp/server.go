@@ -59,6 +59,9 @@ type analysis struct {
 	diags []rules.Diagnostic
 	cfg   rules.Config
 	ctx   []string // the context the document's top level is read in
+	// opt are the options the tree was loaded with: its path maps, the
+	// directories allowed outside it, whether it is the live one
+	opt parser.Options
 }
 
 // Server is one language server session.
@@ -434,6 +437,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 	// when it includes the buffer, else the buffer's own
 	var tree *parser.Tree
 	var cfg rules.Config
+	var topt parser.Options
 	if main := parser.NearestMain(path, root); main != "" && main != path {
 		mcfg, mopt, err := s.settings(main)
 		if err != nil {
@@ -441,7 +445,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 		} else {
 			mopt.Overlay = overlay
 			if t, err := parser.Load(main, mopt); err == nil && t.File(path) != nil {
-				tree, cfg = t, mcfg
+				tree, cfg, topt = t, mcfg, mopt
 			}
 		}
 	}
@@ -451,7 +455,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 			s.logf("%s: %v", path, err)
 		}
 		opt.Overlay = overlay
-		cfg = fcfg
+		cfg, topt = fcfg, opt
 		t, err := parser.Load(path, opt)
 		if err != nil {
 			s.logf("%s: %v", path, err)
@@ -461,7 +465,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 		}
 		tree = t
 	}
-	a.tree, a.cfg = tree, cfg
+	a.tree, a.cfg, a.opt = tree, cfg, topt
 	a.file = tree.File(path)
 	if a.file == nil && len(tree.Roots) > 0 {
 		a.file = tree.Roots[0]

@@ -177,3 +177,53 @@ func TestOutsideLinksOneFinding(t *testing.T) {
 		t.Errorf("the finding depends on what this machine has:\n%s\n%s", msgs[0], msgs[1])
 	}
 }
+
+// TestOutsideLinkTargetNotFollowed: a link inside the tree whose target
+// lies outside is found outside by its target as written. The target is
+// not looked at: what a link outside points to (the process's working
+// directory behind /proc/self/cwd, a chain of links leading back into the
+// tree) neither shows in a finding nor changes what is read.
+func TestOutsideLinkTargetNotFollowed(t *testing.T) {
+	tree := t.TempDir()
+	outside := t.TempDir()
+	os.MkdirAll(filepath.Join(tree, "conf.d"), 0o755)
+	os.MkdirAll(filepath.Join(tree, "sub"), 0o755)
+	os.WriteFile(filepath.Join(tree, "sub/inner.conf"), []byte("server { listen 8080; }\n"), 0o644)
+	// outside/hop -> tree/sub/inner.conf: the chain leads back inside
+	os.Symlink(filepath.Join(tree, "sub/inner.conf"), filepath.Join(outside, "hop_SECRETNAME.conf"))
+	os.Symlink(filepath.Join(outside, "hop_SECRETNAME.conf"), filepath.Join(tree, "conf.d/a.conf"))
+	os.Symlink("/proc/self/cwd/x.conf", filepath.Join(tree, "conf.d/b.conf"))
+	// a directory outside that links back into the tree
+	os.Symlink(filepath.Join(tree, "sub"), filepath.Join(outside, "back"))
+	conf := "events {}\nhttp {\n    include conf.d/*.conf;\n    include " + outside + "/back/inner.conf;\n}\n"
+	os.WriteFile(filepath.Join(tree, "nginx.conf"), []byte(conf), 0o644)
+	t.Chdir(outside) // /proc/self/cwd: a name only the outside knows
+	tr := mustLoad(t, tree, Options{})
+	inner := filepath.Join(tree, "sub/inner.conf")
+	if tr.File(inner) != nil {
+		t.Errorf("sub/inner.conf was read through links outside the tree")
+	}
+	msgs := messages(tr)
+	if n := strings.Count("\n"+msgs, "\ninclude-outside-tree:"); n != 2 {
+		t.Errorf("%d outside findings, want one per include (2):\n%s", n, msgs)
+	}
+	if !strings.Contains(msgs, "/proc/self") {
+		t.Errorf("the link's target as written is not named:\n%s", msgs)
+	}
+	for _, d := range tr.Diagnostics {
+		if strings.Contains(d.Message, "SECRETNAME") || d.Line == 3 && strings.Contains(d.Message, tree+",") {
+			t.Errorf("a finding shows what a link outside points to: %s", d.Message)
+		}
+	}
+	// a directory the user allows is looked at: the chain through it is
+	// followed back to inner.conf
+	if tr := mustLoad(t, tree, Options{AllowOutside: []string{outside}}); tr.File(inner) == nil {
+		t.Errorf("with --allow-outside %s, sub/inner.conf was not read through it:\n%s", outside, messages(tr))
+	}
+	// the same tree with the outside links gone reads the same
+	os.Remove(filepath.Join(outside, "hop_SECRETNAME.conf"))
+	os.Remove(filepath.Join(outside, "back"))
+	if again := messages(mustLoad(t, tree, Options{})); again != msgs {
+		t.Errorf("findings changed with the outside's links:\n%s\n---\n%s", msgs, again)
+	}
+}

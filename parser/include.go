@@ -55,20 +55,7 @@ func (l *loader) under(p, dir string) bool {
 	if dir == "" {
 		return false
 	}
-	real, ok := l.realDirs[dir]
-	if !ok {
-		abs, err := filepath.Abs(dir)
-		if err == nil {
-			if r, err := filepath.EvalSymlinks(abs); err == nil {
-				abs = r
-			}
-			real = abs
-		}
-		if l.realDirs == nil {
-			l.realDirs = map[string]string{}
-		}
-		l.realDirs[dir] = real
-	}
+	_, real := l.boundary(dir)
 	return boundedread.Within(p, real)
 }
 
@@ -122,6 +109,16 @@ func (l *loader) resolveLinks(p string, hops int) (string, bool) {
 		next = filepath.Join(dir, base)
 	}
 	r := next
+	if !l.mayLook(next) {
+		// outside the tree (a link's target there, or an include written
+		// so): neither its existence nor its links are looked at; it
+		// stays as written, and its callers find it outside
+		if l.reals == nil {
+			l.reals = map[string]string{}
+		}
+		l.reals[p] = r
+		return r, true
+	}
 	switch fi, err := os.Lstat(next); {
 	case err != nil:
 		// a missing component: the rest stays as written
@@ -155,12 +152,82 @@ func (l *loader) resolveLinks(p string, hops int) (string, bool) {
 }
 
 // stat is os.Stat of a real path (one realPath returned), from what
-// realPath's lstat saw when it can.
+// realPath's lstat saw when it can; a path outside the tree is not looked
+// at (ErrOutside).
 func (l *loader) stat(real string) (os.FileInfo, error) {
 	if fi, ok := l.stats[real]; ok {
 		return fi, nil
 	}
+	if !l.mayLook(real) {
+		return nil, ErrOutside
+	}
 	return os.Stat(real)
+}
+
+// mayLook reports whether the loader may look at the path p on this
+// machine (lstat it, read it when it is a link): anywhere for the live
+// tree; otherwise only inside the tree — below the configuration directory,
+// a path map's local directory, a directory the user allowed, or a
+// directory the main file was checked against, each as given and with its
+// links resolved — or on the way to it (an ancestor, which locating the tree
+// itself resolves). A link inside the tree to a file elsewhere is so found
+// outside by its target as written, without a look at the target: the
+// runner's files (what /proc/self/cwd or /etc/alternatives point to,
+// whether a path exists) never show in, or change, a finding.
+func (l *loader) mayLook(p string) bool {
+	if l.opt.Live {
+		return true
+	}
+	near := func(dir string) bool {
+		if dir == "" {
+			return false
+		}
+		given, real := l.boundary(dir)
+		return boundedread.Within(p, given) || boundedread.Within(given, p) ||
+			boundedread.Within(p, real) || boundedread.Within(real, p)
+	}
+	if near(l.prefix) {
+		return true
+	}
+	for _, d := range l.bounds {
+		if near(d) {
+			return true
+		}
+	}
+	for _, d := range l.opt.AllowOutside {
+		if near(d) {
+			return true
+		}
+	}
+	for _, ms := range [][]PathMap{l.opt.Maps, l.tree.Inferred} {
+		for _, m := range ms {
+			if near(m.To) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// boundary returns a directory of the tree's boundary as given (absolute,
+// clean) and with its own links resolved, once per load.
+func (l *loader) boundary(dir string) (given, real string) {
+	if b, ok := l.bounded[dir]; ok {
+		return b[0], b[1]
+	}
+	given = filepath.Clean(dir)
+	if abs, err := filepath.Abs(dir); err == nil {
+		given = abs
+	}
+	real = given
+	if r, err := filepath.EvalSymlinks(given); err == nil {
+		real = r
+	}
+	if l.bounded == nil {
+		l.bounded = map[string][2]string{}
+	}
+	l.bounded[dir] = [2]string{given, real}
+	return given, real
 }
 
 // mapLinkTarget applies the path maps to an absolute link target, and

@@ -220,9 +220,8 @@ func (osSource) isDir(p string) bool {
 type fileID struct{ dev, ino uint64 }
 
 type loader struct {
-	bytes    int               // read so far
-	realDirs map[string]string // directories as given -> real paths, for under
-	byID     map[fileID]*File
+	bytes int // read so far
+	byID  map[fileID]*File
 	// noMain is set when a fragment was loaded with no nginx.conf above it:
 	// its relative includes resolve against a guess of nginx's prefix.
 	noMain bool
@@ -247,6 +246,11 @@ type loader struct {
 	rootSrc  []byte
 	// globs keeps what an include pattern expanded to, by local pattern
 	globs map[string][]string
+	// bounds are directories besides the prefix that the tree's files may
+	// lie in (the main file's, checked by rootInside before a prefix is
+	// known); bounded caches each boundary directory's given and real form
+	bounds  []string
+	bounded map[string][2]string
 }
 
 // prefetched is a file read and parsed ahead of its turn.
@@ -381,6 +385,7 @@ func (l *loader) rootInside(p string, dirs ...string) error {
 	if l.opt.Live {
 		return nil
 	}
+	l.bounds = append(l.bounds, dirs...)
 	real := l.realPath(p)
 	if l.allowed(real) {
 		return nil
