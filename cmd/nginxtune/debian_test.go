@@ -390,3 +390,26 @@ func TestDebianCheckoutFixKeepsSitesIndependent(t *testing.T) {
 		}
 	}
 }
+
+// parse, route and fmt read the live configuration as lint does: Debian's
+// modules-enabled files, links to /usr/share/nginx/modules-available, are
+// in the tree, not reported outside it.
+func TestLiveTreeReadAlikeByEveryCommand(t *testing.T) {
+	links, _ := filepath.Glob("/etc/nginx/modules-enabled/*.conf")
+	if len(links) == 0 {
+		t.Skip("no /etc/nginx/modules-enabled/*.conf")
+	}
+	target, err := filepath.EvalSymlinks(links[0])
+	if err != nil || strings.HasPrefix(target, "/etc/nginx/") {
+		t.Skipf("%s is not a link out of /etc/nginx", links[0])
+	}
+	out, errOut, code := runCLI(t, "", "parse", "/etc/nginx")
+	if code != ExitOK || !strings.Contains(out, `"path": "`+target+`"`) || strings.Contains(out, "include-outside-tree") {
+		t.Errorf("parse /etc/nginx: exit %d, %s not read as nginx reads it\n%s", code, target, errOut)
+	}
+	// route would otherwise say what it could not see
+	out, errOut, code = runCLI(t, "", "route", "--format", "json", "/etc/nginx", "http://localhost/")
+	if code != ExitOK || strings.Contains(out, "were not read") {
+		t.Errorf("route /etc/nginx: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -25,7 +25,10 @@ func (lf *loadFlags) register(c *cobra.Command) {
 }
 
 func (lf *loadFlags) load(c *cobra.Command, path string) (*parser.Tree, error) {
-	opt := parser.Options{Prefix: lf.prefix, Stdin: c.InOrStdin()}
+	// the live configuration is read as lint reads it: as nginx does,
+	// including what its includes reach outside (Debian's modules-enabled
+	// links to /usr/share/nginx/modules-available)
+	opt := parser.Options{Prefix: lf.prefix, Stdin: c.InOrStdin(), Live: path != "-" && isLive(path)}
 	for _, m := range lf.maps {
 		pm, err := parser.ParsePathMap(m)
 		if err != nil {
