@@ -126,6 +126,17 @@ func (c *conn) reply(id json.RawMessage, result any, rerr *rpcError) error {
 	return c.write(m)
 }
 
+// request sends a request of the server's to the client; its answer is
+// not waited for (handle drops responses).
+func (c *conn) request(id, method string, params any) error {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	rid, _ := json.Marshal(id)
+	return c.write(&message{ID: rid, Method: method, Params: b})
+}
+
 func (c *conn) notify(method string, params any) error {
 	b, err := json.Marshal(params)
 	if err != nil {

@@ -170,4 +170,11 @@ type initializeParams struct {
 	InitializationOptions struct {
 		NginxVersion string `json:"nginxVersion"`
 	} `json:"initializationOptions"`
+	Capabilities struct {
+		Workspace struct {
+			DidChangeWatchedFiles struct {
+				DynamicRegistration bool `json:"dynamicRegistration"`
+			} `json:"didChangeWatchedFiles"`
+		} `json:"workspace"`
+	} `json:"capabilities"`
 }

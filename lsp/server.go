@@ -69,12 +69,15 @@ type Server struct {
 	opt  Options
 	conn *conn
 
-	mu       sync.Mutex
-	docs     map[string]*document // by URI
-	results  map[string]*analysis // by URI
-	timers   map[string]*time.Timer
-	gen      uint64
-	root     string // the workspace folder, "" when none
+	mu      sync.Mutex
+	docs    map[string]*document // by URI
+	results map[string]*analysis // by URI
+	timers  map[string]*time.Timer
+	gen     uint64
+	root    string // the workspace folder, "" when none
+	// watch is set when the client lets the server register the files it
+	// watches (workspace/didChangeWatchedFiles)
+	watch    bool
 	initDone bool
 	shutdown bool
 	// analyzing serialises analyses: a tree is loaded by one at a time
@@ -167,6 +170,7 @@ func (s *Server) dispatch(m *message) (any, *rpcError) {
 		p, _ := decode[initializeParams](m.Params)
 		s.mu.Lock()
 		s.initDone = true
+		s.watch = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
 		switch {
 		case len(p.WorkspaceFolders) > 0:
 			s.root, _ = uriToPath(p.WorkspaceFolders[0].URI)
@@ -189,7 +193,26 @@ func (s *Server) dispatch(m *message) (any, *rpcError) {
 			},
 			"serverInfo": map[string]any{"name": "nginxtune"},
 		}, nil
-	case "initialized", "$/setTrace", "workspace/didChangeConfiguration", "workspace/didChangeWatchedFiles":
+	case "initialized":
+		s.mu.Lock()
+		watch := s.watch
+		s.mu.Unlock()
+		if watch {
+			// a tree changed on disk (a checkout, another program, a file
+			// the editor has not opened) changes the open files' findings
+			s.conn.request("nginxtune-watch", "client/registerCapability", map[string]any{
+				"registrations": []any{map[string]any{
+					"id":              "nginxtune-watch",
+					"method":          "workspace/didChangeWatchedFiles",
+					"registerOptions": map[string]any{"watchers": watchedFiles},
+				}},
+			})
+		}
+		return nil, nil
+	case "workspace/didChangeWatchedFiles":
+		s.diskChanged()
+		return nil, nil
+	case "$/setTrace", "workspace/didChangeConfiguration":
 		return nil, nil
 	case "$/cancelRequest":
 		return nil, nil // requests are answered in order, each quickly
@@ -331,6 +354,32 @@ func (s *Server) change(p didChangeParams) {
 	s.schedule(p.TextDocument.URI, s.opt.Delay)
 	for _, uri := range others {
 		s.schedule(uri, s.opt.Delay*4)
+	}
+}
+
+// watchedFiles are what the server asks the client to watch: the files
+// nginx configurations are made of, in the layouts nginxtune knows, and the
+// settings file.
+var watchedFiles = []map[string]any{
+	{"globPattern": "**/*.{conf,nginx,template}"},
+	{"globPattern": "**/{sites-available,sites-enabled,snippets,conf.d,default.d,templates}/**"},
+	{"globPattern": "**/mime.types"},
+	{"globPattern": "**/.nginxtune.yaml"},
+}
+
+// diskChanged lints every open document again: a file of its tree changed
+// on disk. Each analysis made before is stale.
+func (s *Server) diskChanged() {
+	s.mu.Lock()
+	var uris []string
+	for uri, d := range s.docs {
+		s.gen++
+		d.gen = s.gen
+		uris = append(uris, uri)
+	}
+	s.mu.Unlock()
+	for _, uri := range uris {
+		s.schedule(uri, s.opt.Delay)
 	}
 }
 

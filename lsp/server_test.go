@@ -433,3 +433,57 @@ func mustGen(b *testing.B, servers int) string {
 	main, _ := gentree.Write(b, b.TempDir(), servers, 20)
 	return main
 }
+
+// TestWatchedFiles: a client that lets the server register watchers is
+// asked to watch the tree's files, and a change on disk to a file the
+// editor has not opened (nginx.conf, its upstream block removed) changes the
+// findings of the open one that it includes.
+func TestWatchedFiles(t *testing.T) {
+	dir := copyTree(t)
+	c := start(t, Options{Delay: time.Millisecond})
+	caps := map[string]any{"workspace": map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}}}
+	if err := c.call("initialize", map[string]any{"rootUri": pathToURI(dir), "capabilities": caps}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.notify("initialized", map[string]any{})
+	app := filepath.Join(dir, "sites", "app.conf")
+	appURI := pathToURI(app)
+	text, _ := os.ReadFile(app)
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": appURI, "languageId": "nginx", "version": 1, "text": string(text)}})
+	c.diagnostics(appURI, func(ds []Diagnostic) bool {
+		return hasCode(ds, "unknown-directive", 15) && !hasCode(ds, "upstream-keepalive", -1)
+	})
+	c.mu.Lock()
+	registered := false
+	for _, m := range c.notes {
+		if m.Method == "client/registerCapability" && m.ID != nil && strings.Contains(string(m.Params), "workspace/didChangeWatchedFiles") && strings.Contains(string(m.Params), "*.{conf,nginx,template}") {
+			registered = true
+		}
+	}
+	c.mu.Unlock()
+	if !registered {
+		t.Error("no registration of workspace/didChangeWatchedFiles")
+	}
+	main := filepath.Join(dir, "nginx.conf")
+	mainText, _ := os.ReadFile(main)
+	noUpstream := strings.Replace(string(mainText), "    upstream app {\n        server 127.0.0.1:8080;\n        keepalive 16;\n    }\n", "", 1)
+	if noUpstream == string(mainText) {
+		t.Fatal("fixtures/lsp/nginx.conf changed: update this test")
+	}
+	os.WriteFile(main, []byte(noUpstream), 0o644)
+	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": pathToURI(main), "type": 2}}})
+	c.diagnostics(appURI, func(ds []Diagnostic) bool { return hasCode(ds, "upstream-keepalive", 5) })
+
+	// a client without dynamic registration is not asked
+	c2 := start(t, Options{Delay: time.Millisecond})
+	c2.call("initialize", map[string]any{"rootUri": pathToURI(dir)}, nil)
+	c2.notify("initialized", map[string]any{})
+	c2.call("textDocument/hover", positionParams{textDocumentIdentifier{appURI}, Position{0, 0}}, nil)
+	c2.mu.Lock()
+	for _, m := range c2.notes {
+		if m.Method == "client/registerCapability" {
+			t.Error("a registration sent to a client that does not support it")
+		}
+	}
+	c2.mu.Unlock()
+}
