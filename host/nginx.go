@@ -120,13 +120,7 @@ func splitArgs(s string) []string {
 
 // RunNginxV runs the installed nginx's "nginx -V" (nginxcheck finds the
 // binary and caches the answer under its identity).
-func RunNginxV() (string, error) {
-	bin := nginxcheck.Binary()
-	if bin == "" {
-		return "", nginxcheck.ErrNoBinary
-	}
-	return nginxcheck.V(bin)
-}
+func RunNginxV() (string, error) { return (&nginxcheck.Installed{}).V() }
 
 // nginxBinaries are where packages and source builds put nginx.
 var nginxBinaries = []string{"usr/sbin/nginx", "usr/local/sbin/nginx", "usr/local/nginx/sbin/nginx", "usr/bin/nginx"}

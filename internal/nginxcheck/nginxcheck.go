@@ -214,14 +214,7 @@ func (i *Installed) binary() string {
 func (i *Installed) V() (string, error) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	if !i.asked {
-		if bin := i.binary(); bin == "" {
-			i.err = ErrNoBinary
-		} else {
-			i.out, i.err = V(bin)
-		}
-		i.asked = true
-	}
+	i.ask(true)
 	return i.out, i.err
 }
 
@@ -233,19 +226,29 @@ func (i *Installed) V() (string, error) {
 func (i *Installed) Answered() bool {
 	i.mu.Lock()
 	defer i.mu.Unlock()
+	return i.ask(false)
+}
+
+// ask settles V's answer, unless that takes running nginx and run is
+// false; it reports whether the answer is settled. Called with mu held.
+func (i *Installed) ask(run bool) bool {
 	if i.asked {
 		return true
 	}
-	bin := i.binary()
-	if bin == "" {
-		i.err, i.asked = ErrNoBinary, true
-		return true
+	switch bin := i.binary(); {
+	case bin == "":
+		i.err = ErrNoBinary
+	case run:
+		i.out, i.err = V(bin)
+	default:
+		out, ok, _, _ := cachedV(bin)
+		if !ok {
+			return false
+		}
+		i.out = out
 	}
-	if out, ok, _, _ := cachedV(bin); ok {
-		i.out, i.asked = out, true
-		return true
-	}
-	return false
+	i.asked = true
+	return true
 }
 
 // Version is the package's Version for Binary, through V: "" when unknown.
