@@ -776,17 +776,9 @@ func (a *analysis) localFile(name string) (string, bool) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(a.tree.Dir, path)
 	}
-	path = filepath.Clean(path)
 	dirs := []string{a.tree.Dir}
-	best := -1
-	for i, m := range a.opt.Maps {
-		if (path == m.From || strings.HasPrefix(path, m.From+"/")) && (best < 0 || len(m.From) > len(a.opt.Maps[best].From)) {
-			best = i
-		}
-	}
-	if best >= 0 {
-		to, _ := filepath.Abs(a.opt.Maps[best].To)
-		path = filepath.Join(to, strings.TrimPrefix(path, a.opt.Maps[best].From))
+	path, to := parser.MapPath(a.opt.Maps, filepath.Clean(path))
+	if to != "" {
 		dirs = append(dirs, to)
 	}
 	if a.opt.Live {

@@ -652,21 +652,30 @@ func (l *loader) localPath(p string) string {
 		return filepath.Join(l.prefix, p)
 	}
 	p = filepath.Clean(p)
-	// the most specific map wins, whatever the order they were given in;
 	// given maps before guessed ones
 	for _, maps := range [][]PathMap{l.opt.Maps, l.tree.Inferred} {
-		best := -1
-		for i, m := range maps {
-			if (p == m.From || strings.HasPrefix(p, m.From+"/")) && (best < 0 || len(m.From) > len(maps[best].From)) {
-				best = i
-			}
-		}
-		if best >= 0 {
-			to, _ := filepath.Abs(maps[best].To)
-			return filepath.Join(to, strings.TrimPrefix(p, maps[best].From))
+		if local, to := MapPath(maps, p); to != "" {
+			return local
 		}
 	}
 	return p
+}
+
+// MapPath applies the most specific of maps (whatever the order they were
+// given in) to the clean absolute path p: where p is read from, and the
+// map's local directory (absolute); p and "" when no map holds it.
+func MapPath(maps []PathMap, p string) (local, to string) {
+	best := -1
+	for i, m := range maps {
+		if (p == m.From || strings.HasPrefix(p, m.From+"/")) && (best < 0 || len(m.From) > len(maps[best].From)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return p, ""
+	}
+	to, _ = filepath.Abs(maps[best].To)
+	return filepath.Join(to, strings.TrimPrefix(p, maps[best].From)), to
 }
 
 // inferMap handles a checkout of a server's configuration directory: when
