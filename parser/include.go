@@ -780,7 +780,9 @@ func NearestMain(file, stop string) string {
 // globOS is filepath.Glob, with the directory of a pattern that has
 // wildcards in its last name only (include's usual "dir/*.conf") listed by
 // dirNames; other patterns are filepath.Glob's. As filepath.Glob, it
-// ignores a directory it cannot read or list.
+// ignores a directory it cannot read or list, and returns the error of a
+// name's match: a pattern can pass the check against "" and fail against a
+// name ("*.["), which globInside's loop, matching the same way, ignores.
 func globOS(pattern string) ([]string, error) {
 	dir, file := filepath.Split(pattern)
 	if globMeta(dir) || !globMeta(file) {
