@@ -1,12 +1,12 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
 )
 
 // TestVersionAskedInTurnWhenCached: the installed nginx's version comes
@@ -15,19 +15,7 @@ import (
 // short run pays more for a second thread than the reading costs), and
 // nginx runs once for the version and the host facts together.
 func TestVersionAskedInTurnWhenCached(t *testing.T) {
-	dir := t.TempDir()
-	count := filepath.Join(dir, "runs")
-	script := "#!/bin/sh\necho run >> " + count + "\necho 'nginx version: nginx/1.24.0' >&2\necho 'configure arguments: --with-http_ssl_module' >&2\n"
-	if err := os.WriteFile(filepath.Join(dir, "nginx"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir)
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	t.Setenv("NGINXTUNE_NO_CACHE", "")
-	runs := func() int {
-		b, _ := os.ReadFile(count)
-		return strings.Count(string(b), "run")
-	}
+	_, runs := nginxtest.FakeNginx(t, "1.24.0")
 	conf := filepath.Join(root, "fixtures/mission/static-tuned.conf")
 	settle := func() *lintSettings {
 		t.Helper()

@@ -1,4 +1,4 @@
-package nginxcheck
+package nginxcheck_test
 
 import (
 	"os"
@@ -7,34 +7,17 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-// fakeNginx puts an "nginx" on PATH that answers -V as nginx does (on
-// standard error) and counts its runs, and points the cache at a temporary
-// directory.
-func fakeNginx(t *testing.T, version string) (dir string, runs func() int) {
-	t.Helper()
-	dir = t.TempDir()
-	count := filepath.Join(dir, "runs")
-	script := "#!/bin/sh\necho run >> " + count + "\necho 'nginx version: nginx/" + version + "' >&2\necho 'configure arguments: --with-http_ssl_module' >&2\n"
-	if err := os.WriteFile(filepath.Join(dir, "nginx"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir)
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	t.Setenv("NGINXTUNE_NO_CACHE", "")
-	return dir, func() int {
-		b, _ := os.ReadFile(count)
-		return strings.Count(string(b), "run")
-	}
-}
+	"github.com/nginxtune/nginxtune/internal/nginxcheck"
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
+)
 
 // TestInstalledAsksOnce: one Installed runs nginx -V once whoever asks and
 // however often, a later one finds the answer in the cache (Answered, no
 // run), and a replaced binary is asked again.
 func TestInstalledAsksOnce(t *testing.T) {
-	dir, runs := fakeNginx(t, "1.2.3")
-	first := &Installed{}
+	dir, runs := nginxtest.FakeNginx(t, "1.2.3")
+	first := &nginxcheck.Installed{}
 	if got := first.Binary(); got != filepath.Join(dir, "nginx") {
 		t.Fatalf("Binary: %q", got)
 	}
@@ -62,7 +45,7 @@ func TestInstalledAsksOnce(t *testing.T) {
 		t.Fatal("not Answered once asked")
 	}
 
-	second := &Installed{}
+	second := &nginxcheck.Installed{}
 	if !second.Answered() {
 		t.Fatal("not Answered with the answer in the cache")
 	}
@@ -79,7 +62,7 @@ func TestInstalledAsksOnce(t *testing.T) {
 	b, _ := os.ReadFile(bin)
 	os.WriteFile(bin, []byte(strings.ReplaceAll(string(b), "1.2.3", "1.26.10")), 0o755)
 	os.Chtimes(bin, time.Now().Add(time.Hour), time.Now().Add(time.Hour))
-	third := &Installed{}
+	third := &nginxcheck.Installed{}
 	if third.Answered() {
 		t.Fatal("Answered from the cache of another binary")
 	}
@@ -94,10 +77,10 @@ func TestInstalledAsksOnce(t *testing.T) {
 // TestInstalledNoCache: with the cache turned off nothing is at hand
 // before nginx is asked.
 func TestInstalledNoCache(t *testing.T) {
-	_, runs := fakeNginx(t, "1.22.1")
-	(&Installed{}).V()
+	_, runs := nginxtest.FakeNginx(t, "1.22.1")
+	(&nginxcheck.Installed{}).V()
 	t.Setenv("NGINXTUNE_NO_CACHE", "1")
-	i := &Installed{}
+	i := &nginxcheck.Installed{}
 	if i.Answered() {
 		t.Fatal("Answered with the cache off")
 	}

@@ -251,3 +251,24 @@ func CorpusVerdicts(t testing.TB, dir string) []Verdict {
 	}
 	return out
 }
+
+// FakeNginx puts an "nginx" first on PATH that answers -V as nginx does (on
+// standard error: the version, then configure arguments) and counts its
+// runs, and points the cache of nginx -V at a temporary directory (on).
+// It returns the fake's directory and its count of runs so far.
+func FakeNginx(t testing.TB, version string) (dir string, runs func() int) {
+	t.Helper()
+	dir = t.TempDir()
+	count := filepath.Join(dir, "runs")
+	script := "#!/bin/sh\necho run >> " + count + "\necho 'nginx version: nginx/" + version + "' >&2\necho 'configure arguments: --with-http_ssl_module' >&2\n"
+	if err := os.WriteFile(filepath.Join(dir, "nginx"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("NGINXTUNE_NO_CACHE", "")
+	return dir, func() int {
+		b, _ := os.ReadFile(count)
+		return strings.Count(string(b), "run")
+	}
+}
