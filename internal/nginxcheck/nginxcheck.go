@@ -51,10 +51,17 @@ type Result struct {
 var emergRe = lazyre.New(`\[emerg\] \d+#\d+: (.*?)(?: in (\S+):(\d+))?$`)
 
 // Run runs nginx -t with the given prefix and main file, bounded in time.
-func Run(bin, prefix, conf string) Result {
+func Run(bin, prefix, conf string) Result { return RunIn(nil, bin, prefix, conf) }
+
+// RunIn is Run with the command line of nginx -t appended to wrap (a
+// program that sets up the test's surroundings and then runs its
+// arguments; tests run nginx -t where it can write nothing but its
+// prefix). Without wrap it is Run.
+func RunIn(wrap []string, bin, prefix, conf string) Result {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-t", "-p", prefix+"/", "-c", conf, "-e", "stderr")
+	argv := append(append([]string(nil), wrap...), bin, "-t", "-p", prefix+"/", "-c", conf, "-e", "stderr")
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,9 +29,14 @@ func Binary() string { return nginxcheck.Binary() }
 type Result = nginxcheck.Result
 
 // Require skips the test when nginx is missing, unless the environment
-// variable CI is set: there the missing binary is a failed install.
+// variable CI is set: there the missing binary is a failed install. The
+// short tier (go test -short) runs no nginx: it depends on nothing the
+// machine has installed.
 func Require(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("the short tier runs no nginx")
+	}
 	b := Binary()
 	if b == "" {
 		if os.Getenv("CI") != "" {
@@ -60,13 +66,101 @@ func Test(t testing.TB, files map[string][]byte, main string) Result {
 }
 
 // Run runs nginx -t with the given prefix and main file, bounded in time.
+// As root it runs sealed (Sealed): nginx -t can then write nothing outside
+// the prefix, so a fixture that needs a directory of the host (a cache
+// path under /var/cache/nginx, a log in /tmp) fails on every machine, not
+// only on one that lacks the directory, and no test leaves files on the
+// host. Without root nginx -t runs as it is (it can write little there).
 func Run(t testing.TB, bin, prefix, conf string) Result {
 	t.Helper()
-	r := nginxcheck.Run(bin, prefix, conf)
+	r := nginxcheck.RunIn(sealWrap(t, bin, prefix), bin, prefix, conf)
 	if r.TimedOut {
 		t.Fatalf("nginx -t timed out on %s", conf)
 	}
+	if strings.Contains(r.Output, sealFailed) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("nginx -t could not be sealed: %s", r.Output)
+		}
+		t.Logf("nginx -t runs unsealed: %s", r.Output)
+		r = nginxcheck.Run(bin, prefix, conf)
+	}
 	return r
+}
+
+// sealFailed marks the sealing script's own failure in nginx -t's output.
+const sealFailed = "nginxtest: sealing failed"
+
+// sealScript runs its arguments after "--" in a mount namespace of their
+// own (unshare gives it; mounts are private to it) where every mount of
+// the host but /proc, /sys and /dev is read-only, the prefix (the first
+// argument) stays writable, and the directories that follow it get an
+// empty tmpfs each: the places nginx -t writes by the build's defaults
+// (the pid file, the default access log, the temporary directories).
+const sealScript = `fail() { echo "` + sealFailed + `: $*" >&2; exit 97; }
+p=$1; shift
+mount --bind "$p" "$p" || fail "bind $p"
+for m in $(awk '{print $5}' /proc/self/mountinfo); do
+	case $m in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*|"$p"|*\\*) continue;; esac
+	mount -o remount,bind,ro "$m" || fail "read-only $m"
+done
+while [ "$1" != "--" ]; do
+	mount -t tmpfs -o size=16m,mode=0755 nginxtest "$1" || fail "tmpfs $1"
+	shift
+done
+shift
+exec "$@"`
+
+// sealWrap returns the command that seals nginx -t (sealScript), or nil
+// where it cannot be: not root, or no unshare.
+func sealWrap(t testing.TB, bin, prefix string) []string {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("unshare (util-linux) is needed to run nginx -t sealed")
+		}
+		return nil
+	}
+	prefix, err = filepath.EvalSymlinks(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrap := []string{unshare, "--mount", "--propagation", "private", "/bin/sh", "-c", sealScript, "sh", prefix}
+	return append(append(wrap, defaultWriteDirs(bin)...), "--")
+}
+
+// defaultWriteDirs lists the existing directories where the nginx at bin
+// writes by its build's defaults (nginx -V: the pid and lock files, the
+// access and error logs, the temporary paths, which nginx -t creates),
+// links resolved, none below another.
+func defaultWriteDirs(bin string) []string {
+	v, _ := nginxcheck.V(bin)
+	var dirs []string
+	for _, f := range strings.Fields(v) {
+		name, val, ok := strings.Cut(f, "=")
+		if !ok || !strings.HasPrefix(val, "/") || !strings.HasPrefix(name, "--") ||
+			!(strings.HasSuffix(name, "-temp-path") || strings.HasSuffix(name, "-log-path") || name == "--pid-path" || name == "--lock-path") {
+			continue
+		}
+		d, err := filepath.EvalSymlinks(filepath.Dir(val))
+		if err != nil || d == "/" {
+			continue
+		}
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			dirs = append(dirs, d)
+		}
+	}
+	slices.Sort(dirs)
+	var out []string
+	for _, d := range dirs {
+		if n := len(out); n > 0 && (out[n-1] == d || strings.HasPrefix(d, out[n-1]+"/")) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // WriteSelfSigned writes cert.pem and key.pem into dir.
@@ -134,7 +228,8 @@ func Serve(t testing.TB, dir, conf, addr string) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	done := StartGroup(t, cmd)
-	deadline := time.Now().Add(5 * time.Second)
+	// a bound for a hang, not a measure: nginx listens in milliseconds
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
 		case <-done:
@@ -148,13 +243,13 @@ func Serve(t testing.TB, dir, conf, addr string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("nginx did not listen on %s within 5 s", addr)
+	t.Fatalf("nginx did not listen on %s within 30 s", addr)
 }
 
-// Get fetches url with a 5-second bound and returns the status and body.
+// Get fetches url with a 30-second bound (a hang guard) and returns the status and body.
 func Get(t testing.TB, url string) (int, string) {
 	t.Helper()
-	c := &http.Client{Timeout: 5 * time.Second}
+	c := &http.Client{Timeout: 30 * time.Second} // a hang guard
 	resp, err := c.Get(url)
 	if err != nil {
 		t.Fatal(err)
@@ -204,11 +299,15 @@ func StartGroup(t testing.TB, cmd *exec.Cmd) <-chan struct{} {
 	return done
 }
 
-// RequireCorpus skips a test when the shared corpus is not beside the
+// RequireCorpus skips a test in the short tier, which reads nothing
+// outside the repository, and when the shared corpus is not beside the
 // repository, except in CI (the environment variable CI set), where the
 // corpus is installed and its absence is a failure, not a pass.
 func RequireCorpus(t testing.TB, dir string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("the short tier reads nothing outside the repository")
+	}
 	if _, err := os.Stat(dir); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("the corpus must be there in CI: %v", err)
