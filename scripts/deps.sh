@@ -7,11 +7,25 @@
 # real: wordpress (Debian's WordPress on php-fpm), uwsgi-core and
 # uwsgi-plugin-python3 (Django's uwsgi_pass), python3-grpcio (a gRPC server
 # and client behind grpc_pass), libnginx-mod-http-brotli-filter and -static
-# (brotli where the host's nginx has it); neovim (its built-in LSP client
-# drives nginxtune lsp end to end); lintian and man-db (the Debian package
-# is checked and installed).
-# Runs apt-get update once, and only when something is missing. Without root
-# it prints what is missing and leaves the tests to skip those parts.
+# (the brotli modules, which the tests load by their path); neovim (its
+# built-in LSP client drives nginxtune lsp end to end); lintian and man-db
+# (the Debian package is checked and installed).
+#
+# What it changes on the machine, and what it does not:
+# - It runs apt-get update once, and only when something is missing.
+# - It installs only what is missing, and upgrades nothing that is installed:
+#   when apt would upgrade an installed package to satisfy one of these, the
+#   script names the packages and stops (DEPS_ALLOW_UPGRADE=1 lets apt do it;
+#   .ci/run sets it on its fresh machine).
+# - The machine's own nginx configuration is left as it was: the brotli
+#   module packages add links to /etc/nginx/modules-enabled/ on install
+#   (the next reload of the machine's nginx would load them); the links this
+#   run's install added there are removed again. The tests never read
+#   /etc/nginx/modules-enabled: they load modules from their own prefix.
+#   Installing nginx-full where there was no nginx installs Debian's stock
+#   configuration with it, as the package does.
+# - Without root it prints what is missing and leaves the tests to skip
+#   those parts (CI=1 makes them fail instead).
 set -euo pipefail
 need=()
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-full)
@@ -37,4 +51,30 @@ if [ "$(id -u)" != 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
-apt-get install -y -q --no-install-recommends "${need[@]}"
+# upgrades of installed packages that the install would make (apt-get -s
+# prints "Inst NAME [OLD] (NEW ...)" for an upgrade)
+upgrades=$(apt-get -s install --no-install-recommends "${need[@]}" | awk '/^Inst [^ ]+ \[/ {print $2}' | tr '\n' ' ')
+if [ -n "$upgrades" ] && [ "${DEPS_ALLOW_UPGRADE:-}" != 1 ]; then
+  echo "deps: installing ${need[*]} would upgrade installed packages: $upgrades" >&2
+  echo "deps: nothing installed; DEPS_ALLOW_UPGRADE=1 make test lets apt upgrade them, or install by hand" >&2
+  exit 1
+fi
+# nginx first, alone: its own module links are the package's; what the
+# other packages add to modules-enabled after it is not left there
+install() { apt-get install -y -q --no-install-recommends "$@"; }
+rest=()
+for p in "${need[@]}"; do
+  if [ "$p" = nginx-full ]; then install nginx-full; else rest+=("$p"); fi
+done
+[ ${#rest[@]} -eq 0 ] && exit 0
+enabled=/etc/nginx/modules-enabled
+before=$(ls -A "$enabled" 2>/dev/null || true)
+install "${rest[@]}"
+for l in "$enabled"/*; do
+  [ -L "$l" ] || continue
+  name=$(basename "$l")
+  if ! printf '%s\n' "$before" | grep -qxF "$name"; then
+    rm -f "$l"
+    echo "deps: removed $l (added by the install; the tests load modules by path)"
+  fi
+done
