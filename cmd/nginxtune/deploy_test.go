@@ -64,7 +64,9 @@ func TestOpenFileCacheDeploy(t *testing.T) {
 		os.Rename(tmp, page)
 		start := time.Now()
 		got := get()
-		for got != "new\n" && time.Since(start) < 2*time.Second {
+		// 5 s: five times the fixed validity (1 s), a twelfth of the
+		// default (60 s), so a loaded machine cannot turn either verdict
+		for got != "new\n" && time.Since(start) < 5*time.Second {
 			time.Sleep(100 * time.Millisecond)
 			got = get()
 		}
