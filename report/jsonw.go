@@ -11,13 +11,29 @@ import (
 
 // Streaming JSON: --format json writes each finding as it goes, with no
 // whole-report value in memory and no reflection per finding. The bytes are
-// those encoding/json writes for JSONReport with two-space indentation
-// (TestJSONStreamMatchesEncoding checks it on hostile strings).
+// those encoding/json writes for JSONReport with two-space indentation,
+// through a JSONWriter (TestJSONStreamMatchesEncoding checks it on hostile
+// strings).
 
 type jw struct {
 	w     *outbuf.Writer
+	safe  *JSONWriter // under w: what a terminal or CI log would act on, escaped
 	buf   []byte
 	shown shownPaths
+}
+
+// newJW starts a document on out.
+func newJW(out io.Writer) *jw {
+	safe := NewJSONWriter(out)
+	return &jw{w: outbuf.New(safe), safe: safe}
+}
+
+// flush ends the document.
+func (j *jw) flush() error {
+	if err := j.w.Flush(); err != nil {
+		return err
+	}
+	return j.safe.Flush()
 }
 
 // shownPaths remembers what a file path is written as: findings name a few
@@ -133,7 +149,7 @@ func appendJSONString(b []byte, s string) []byte {
 
 // writeJSON streams a JSONReport.
 func writeJSON(out io.Writer, diags []finding.Diagnostic, m Meta) error {
-	j := &jw{w: outbuf.New(out)}
+	j := newJW(out)
 	j.raw("{\n")
 	j.field("  ", "schema")
 	j.raw("1,\n")
@@ -172,7 +188,7 @@ func writeJSON(out io.Writer, diags []finding.Diagnostic, m Meta) error {
 	j.field("    ", "infos")
 	j.num(c[finding.Info])
 	j.raw("\n  }\n}\n")
-	return j.w.Flush()
+	return j.flush()
 }
 
 func (j *jw) finding(d finding.Diagnostic, m Meta) {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/nginxtune/nginxtune/finding"
 )
@@ -207,87 +206,4 @@ func ghData(s string) string {
 // ghProperty escapes a workflow command's property value.
 func ghProperty(s string) string {
 	return Escape(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
-}
-
-// EscapeLines escapes each line of a text (a diff of a configuration's
-// files) and keeps its line breaks: the text's bytes must not reach the
-// terminal raw.
-func EscapeLines(s string) string {
-	lines := strings.SplitAfter(s, "\n")
-	for i, l := range lines {
-		body, nl := strings.CutSuffix(l, "\n")
-		lines[i] = Escape(body)
-		if nl {
-			lines[i] += "\n"
-		}
-	}
-	return strings.Join(lines, "")
-}
-
-// Escape writes control characters (and invalid UTF-8) as \xNN, so that a
-// configuration's bytes quoted in a message or a path cannot move the
-// cursor, recolour a terminal or forge a line of output. Characters that
-// reorder or break text without being control characters (the bidirectional
-// overrides and isolates, U+2028 and U+2029) are written as \u{NNNN}: a
-// file name must not make a terminal or a review show text other than
-// what it is.
-func Escape(s string) string {
-	// printable ASCII, what nearly every message and path is, needs no
-	// look at runes: a byte loop decides it
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return s
-	}
-	clean := true
-	for _, r := range s {
-		// RuneError: invalid UTF-8, or a U+FFFD written out (kept below)
-		if control(r) || r == utf8.RuneError || reorders(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case control(r) || r == utf8.RuneError && n == 1:
-			for _, c := range []byte(s[i : i+n]) {
-				fmt.Fprintf(&b, `\x%02x`, c)
-			}
-		case reorders(r):
-			fmt.Fprintf(&b, `\u{%04X}`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// control reports the C0 and C1 control characters and DEL.
-func control(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 }
-
-// reorders reports the characters that reorder or break text without being
-// control characters.
-func reorders(r rune) bool {
-	switch {
-	case r == 0x061c || r == 0x200e || r == 0x200f: // bidirectional marks
-		return true
-	case r >= 0x202a && r <= 0x202e: // embeddings and overrides
-		return true
-	case r >= 0x2066 && r <= 0x2069: // isolates
-		return true
-	case r == 0x2028 || r == 0x2029: // line and paragraph separators
-		return true
-	}
-	return false
 }

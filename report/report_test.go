@@ -247,7 +247,8 @@ func TestEscape(t *testing.T) {
 // strings that need escaping (quotes, controls, HTML, invalid UTF-8, line
 // separators) and every optional part.
 func TestJSONStreamMatchesEncoding(t *testing.T) {
-	weird := []string{"", "plain", "q\"uo\\te", "ctl\x00\x01\x1f\t\r\n", "<html>&amp;", "bad\xff\xfeutf8", "sep\u2028\u2029", "é😀", strings.Repeat("x", 300)}
+	weird := []string{"", "plain", "q\"uo\\te", "ctl\x00\x01\x1f\t\r\n", "<html>&amp;", "bad\xff\xfeutf8", "sep\u2028\u2029", "é😀", strings.Repeat("x", 300),
+		"bidi\u202e\u2066\u200f", "c1\u009b\x7f", "###[error]##[", "::error::x"}
 	var diags []finding.Diagnostic
 	for i, s := range weird {
 		d := finding.Diagnostic{Rule: "r-" + strconv.Itoa(i), Severity: finding.Severity(i % 3), File: "/srv/" + s, Line: i, Col: i * 2, EndLine: i + 1, Message: s}
@@ -279,8 +280,9 @@ func TestJSONStreamMatchesEncoding(t *testing.T) {
 	}
 }
 
-// sarifEncoded is SARIF by encoding/json alone: the reference the streamed
-// results are checked against.
+// sarifEncoded is SARIF by encoding/json alone (through a JSONWriter, as
+// every JSON output): the reference the streamed results are checked
+// against.
 func sarifEncoded(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 	var head bytes.Buffer
 	// the driver exactly as SARIF builds it, read back from its output
@@ -324,13 +326,11 @@ func sarifEncoded(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 		results = append(results, r)
 	}
 	log.Runs[0].Results = results
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(log)
+	return EncodeJSON(w, log)
 }
 
 func TestSARIFStreamMatchesEncoding(t *testing.T) {
-	weird := []string{"", "q\"uo\\te", "ctl\x00\x1f\t\r\n", "<html>&amp;", "bad\xffutf8", "sep\u2028", "é😀 space"}
+	weird := []string{"", "q\"uo\\te", "ctl\x00\x1f\t\r\n", "<html>&amp;", "bad\xffutf8", "sep\u2028", "é😀 space", "bidi\u202e", "##[error]"}
 	var diags []finding.Diagnostic
 	for i, s := range weird {
 		d := finding.Diagnostic{Rule: []string{"upstream-keepalive", "return-bypasses-access", "not-described"}[i%3], Severity: finding.Severity(i % 3),
@@ -354,8 +354,8 @@ func TestSARIFStreamMatchesEncoding(t *testing.T) {
 	}
 }
 
-// jsonEncoded is JSON by encoding/json: the reference the streamed
-// output is checked against.
+// jsonEncoded is JSON by encoding/json (through a JSONWriter, as every
+// JSON output): the reference the streamed output is checked against.
 func jsonEncoded(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 	r := JSONReport{Schema: 1, Tool: "nginxtune", ToolVersion: m.ToolVersion, NginxVersion: m.NginxVersion,
 		Findings: []JSONFinding{}}
@@ -379,9 +379,7 @@ func jsonEncoded(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 	}
 	c := Count(diags)
 	r.Summary = JSONSummary{Errors: c[finding.Error], Warnings: c[finding.Warning], Infos: c[finding.Info]}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return EncodeJSON(w, r)
 }
 
 // TestASCIIEscaped holds the bit masks to the comparisons they stand for.

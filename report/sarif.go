@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
-	"github.com/nginxtune/nginxtune/internal/outbuf"
 )
 
 // SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the subset
@@ -151,7 +150,7 @@ func SARIF(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 				DefaultConfiguration: sarifConfiguration{Level: sarifLevel(d.Severity)}, Properties: sarifProperties{Tags: []string{"nginx"}}})
 		}
 	}
-	j := &jw{w: outbuf.New(w)}
+	j := newJW(w)
 	toURI := func(file string) string { return fileURI(strings.TrimPrefix(m.path(file), "./")) }
 	uriOf := func(file string) string { return j.shown.of(file, toURI) }
 	// the document with no results, by encoding/json (the rules' metadata,
@@ -185,7 +184,7 @@ func SARIF(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 		j.raw("      ]")
 	}
 	j.w.Write(doc.Bytes()[i+len(slot)-1:])
-	return j.w.Flush()
+	return j.flush()
 }
 
 // oneParagraph joins the lines of a doc field.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/nginxtune/nginxtune/host"
+	"github.com/nginxtune/nginxtune/report"
 )
 
 // readHost reads the facts of the machine at root: this one ("/"), whose
@@ -28,7 +28,7 @@ func readHost(root string) *host.Facts {
 // sayProblems tells once which facts could not be read.
 func sayProblems(w io.Writer, p []string) {
 	if len(p) > 0 {
-		fmt.Fprintf(w, "nginxtune: host facts not read (rules that need them skip): %s\n", strings.Join(p, "; "))
+		fmt.Fprintf(w, "nginxtune: host facts not read (rules that need them skip): %s\n", report.Escape(strings.Join(p, "; ")))
 	}
 }
 
@@ -59,9 +59,7 @@ Save the output and give it to "nginxtune lint --facts FILE" or "nginxtune gen
 				}
 				return enc.Close()
 			case "json":
-				enc := json.NewEncoder(c.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(f)
+				return report.EncodeJSON(c.OutOrStdout(), f)
 			}
 			return failf(ExitError, "--format %q: want yaml or json", format)
 		},

@@ -183,7 +183,9 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 				if !filepath.IsAbs(j.name) {
 					a, b = "a/"+j.name, "b/"+j.name
 				}
-				io.WriteString(out, report.EscapeLines(textdiff.Unified(a, b, string(j.file.Src), string(j.data))))
+				// the names escaped as one line (a tab would end them for
+				// patch), the lines as a patch's
+				io.WriteString(out, report.EscapeLines(textdiff.Unified(report.Escape(a), report.Escape(b), string(j.file.Src), string(j.data))))
 			} else {
 				fmt.Fprintf(out, "%s: would reformat\n", report.Escape(j.name))
 			}

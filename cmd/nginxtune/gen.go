@@ -349,11 +349,11 @@ func tuneMain(c *cobra.Command, f *genFlags, ex *existingTree, plan templates.Pl
 			}
 			mainConf = &templates.File{Path: "nginx.conf", Content: string(b), Mode: 0o644}
 			for _, l := range said {
-				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: --tune-main: %s\n", l)
+				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: --tune-main: %s\n", report.Escape(l))
 			}
 		default:
 			for _, l := range said {
-				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: nginx.conf left as it is; --tune-main would set %s\n", l)
+				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: nginx.conf left as it is; --tune-main would set %s\n", report.Escape(l))
 			}
 		}
 		if ex.facts.Default80 != "" && len(names) > 0 {

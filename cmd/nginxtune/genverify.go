@@ -165,7 +165,7 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir stri
 	if staged {
 		ok, msg, err := check(false)
 		if err != nil {
-			fmt.Fprintf(w, "nginxtune: not verified: %v\n", err)
+			fmt.Fprintf(w, "nginxtune: not verified: %s\n", report.Escape(err.Error()))
 			return nil
 		}
 		if !ok {
@@ -174,7 +174,7 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir stri
 	}
 	ok, msg, err := check(true)
 	if err != nil {
-		fmt.Fprintf(w, "nginxtune: not verified: %v\n", err)
+		fmt.Fprintf(w, "nginxtune: not verified: %s\n", report.Escape(err.Error()))
 		return nil
 	}
 	if !ok {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/nginxtune/nginxtune"
 
@@ -118,6 +119,10 @@ Exit codes:
   3  internal error in nginxtune`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// cobra's "Did you mean this?" takes lines of its own: run says it
+		// on the error's one line (didYouMean)
+		DisableSuggestions:         true,
+		SuggestionsMinimumDistance: 2,
 	}
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -157,6 +162,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if err == nil {
 		return ExitOK
 	}
+	err = didYouMean(root, args, err)
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
@@ -168,6 +174,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	fmt.Fprintln(stderr, "nginxtune:", report.Escape(err.Error()))
 	return ExitError
+}
+
+// didYouMean adds to cobra's error for a mistyped command the commands it
+// may mean, as cobra would on lines of their own.
+func didYouMean(root *cobra.Command, args []string, err error) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") || !strings.HasPrefix(err.Error(), "unknown command ") {
+		return err
+	}
+	if s := root.SuggestionsFor(args[0]); len(s) > 0 {
+		last := len(s) - 1
+		if last > 0 {
+			s = []string{strings.Join(s[:last], ", "), s[last]}
+		}
+		return fmt.Errorf("%w (did you mean %s?)", err, strings.Join(s, " or "))
+	}
+	return err
 }
 
 func main() {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -98,13 +97,15 @@ command exits 2.`,
 			if err != nil {
 				return err
 			}
-			enc := json.NewEncoder(c.OutOrStdout())
-			enc.SetIndent("", "  ")
 			switch format {
 			case "json":
-				err = t.WriteJSON(c.OutOrStdout()) // streamed, file by file
+				out := report.NewJSONWriter(c.OutOrStdout())
+				err = t.WriteJSON(out) // streamed, file by file
+				if err == nil {
+					err = out.Flush()
+				}
 			case "crossplane":
-				err = enc.Encode(t.Crossplane())
+				err = report.EncodeJSON(c.OutOrStdout(), t.Crossplane())
 			default:
 				return failf(ExitError, "--format %q: want json or crossplane", format)
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -393,7 +392,5 @@ func writeRouteJSON(w io.Writer, req *route.Request, res *route.Result, all bool
 			j.Candidates = append(j.Candidates, jsonRouteCandidate{jplace(cd.Loc.Dir), cd.Loc.Label(), cd.Why})
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(j)
+	return report.EncodeJSON(w, j)
 }

@@ -1,5 +1,5 @@
 // Package textdiff prints unified diffs of small text files, for
-// "nginxtune gen --diff".
+// "nginxtune gen --diff" and "nginxtune fmt --diff".
 package textdiff
 
 import (
@@ -12,12 +12,30 @@ type op struct {
 	text string
 }
 
-// lines splits s into lines without their endings.
+// lines splits s into lines without their endings. A last line without
+// one keeps a "\n" as its mark (no line of the text holds one): it differs
+// from the same text with an ending, and Unified says so as diff does.
 func lines(s string) []string {
 	if s == "" {
 		return nil
 	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	l := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if !strings.HasSuffix(s, "\n") {
+		l[len(l)-1] += "\n"
+	}
+	return l
+}
+
+// noEOL is what diff writes after a last line without a line ending.
+const noEOL = "\n\\ No newline at end of file"
+
+// first is a hunk's first line as the header writes it: the line before
+// an empty range (so an empty file's is 0).
+func first(line, n int) int {
+	if n == 0 {
+		return line - 1
+	}
+	return line
 }
 
 // ops computes an edit script by longest common subsequence.
@@ -56,7 +74,7 @@ func ops(a, b []string) []op {
 }
 
 // Unified returns the diff from old to new with three lines of context, or
-// "" when they are equal.
+// "" when they are equal: a patch that git apply and patch take.
 func Unified(oldName, newName, old, new string) string {
 	if old == new {
 		return ""
@@ -108,10 +126,14 @@ func Unified(oldName, newName, old, new string) string {
 				newLen++
 			}
 		}
-		fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", oldStart, oldLen, newStart, newLen)
+		fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", first(oldStart, oldLen), oldLen, first(newStart, newLen), newLen)
 		for _, o := range script[lo:hi] {
 			b.WriteByte(o.kind)
-			b.WriteString(o.text)
+			if text, ok := strings.CutSuffix(o.text, "\n"); ok {
+				b.WriteString(text + noEOL)
+			} else {
+				b.WriteString(o.text)
+			}
 			b.WriteByte('\n')
 		}
 		start = hi

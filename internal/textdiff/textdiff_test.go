@@ -27,7 +27,12 @@ func TestUnified(t *testing.T) {
 	if Unified("a", "b", "x\n", "x\n") != "" {
 		t.Error("equal texts gave a diff")
 	}
-	if got := Unified("a", "b", "", "x\n"); got != "--- a\n+++ b\n@@ -1,0 +1,1 @@\n+x\n" {
+	if got := Unified("a", "b", "", "x\n"); got != "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+x\n" {
 		t.Errorf("new file: %q", got)
+	}
+	// a last line without a line ending differs from one with it, and
+	// says so as diff does (git apply and patch need it)
+	if got := Unified("a", "b", "x\ny", "x\ny\n"); got != "--- a\n+++ b\n@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+y\n" {
+		t.Errorf("no line ending: %q", got)
 	}
 }
