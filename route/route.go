@@ -123,6 +123,12 @@ func (c *Config) Route(req Request, opt Options) *Result {
 	}
 	res.step("address", ac.defAt.Dir, "the connection arrives at %s, where %d server%s; %s", ac.key, len(ac.servers), cond(len(ac.servers) == 1, " listens", "s listen"), why)
 	st := &state{cfg: c, req: &req, opt: opt, vars: map[string]value{}}
+	defer func() {
+		if st.over != "" {
+			// said even where nothing else names it (a set, a return's text)
+			res.unknown("route stopped at " + st.over)
+		}
+	}()
 	if req.Scheme == "https" && !ac.ssl {
 		res.Server, res.ServerHow, res.Closed = ac.def, "default", true
 		res.Answer = fmt.Sprintf("no listen on %s has ssl: nginx answers the TLS handshake as plain HTTP and the client fails", ac.key)

@@ -32,6 +32,10 @@ type state struct {
 	// uriChanged marks a rewrite without a flag in a location
 	uriChanged bool
 	depth      int // map evaluation depth
+	// spent and looked count what expand built for this request (bytes
+	// of values, variables looked up); over says why it stopped
+	spent, looked int
+	over          string
 
 	loc    *Loc              // the location being processed
 	ifDir  *parser.Directive // a true if block of that location
@@ -175,23 +179,46 @@ func cookieValue(h, name string) string {
 // varRef is a variable reference in an argument: $name, ${name} or $1.
 var varRef = lazyre.New(`\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z_][A-Za-z0-9_]*|[0-9]))`)
 
+// route's bound on what one request expands. nginx builds a value as long
+// as memory lasts: each "set $e $e$e;" doubles one, so forty of them in a
+// 600-byte file ask for a terabyte, and a chain of maps each naming the
+// next many times asks for as many look-ups. No configuration that serves
+// requests comes near either bound; past one, expand builds nothing more
+// and the answer says it depends on what route did not expand.
+const (
+	maxExpandBytes   = 1 << 20 // bytes of values built for one request
+	maxExpandLookups = 100_000 // variables looked up for one request
+)
+
 // expand substitutes variables in a directive argument.
 func (st *state) expand(s string) value {
 	if !strings.Contains(s, "$") {
 		return value{s: s}
 	}
+	if st.over != "" {
+		return value{unknown: st.over}
+	}
 	out := value{}
 	var b strings.Builder
 	last := 0
 	for _, m := range varRef().FindAllStringSubmatchIndex(s, -1) {
-		b.WriteString(s[last:m[0]])
 		name := ""
 		if m[2] >= 0 {
 			name = s[m[2]:m[3]]
 		} else {
 			name = s[m[4]:m[5]]
 		}
+		if st.looked++; st.looked > maxExpandLookups {
+			return st.exhausted(s, strconv.Itoa(maxExpandLookups)+" variable look-ups")
+		}
 		v := st.variable(name)
+		if st.over != "" {
+			return value{unknown: st.over}
+		}
+		if st.spent+b.Len()+m[0]-last+len(v.s) > maxExpandBytes {
+			return st.exhausted(s, strconv.Itoa(maxExpandBytes>>20)+" MiB of variable values")
+		}
+		b.WriteString(s[last:m[0]])
 		if v.unknown != "" && out.unknown == "" {
 			out.unknown = v.unknown
 		}
@@ -200,7 +227,16 @@ func (st *state) expand(s string) value {
 	}
 	b.WriteString(s[last:])
 	out.s = b.String()
+	st.spent += len(out.s)
 	return out
+}
+
+// exhausted stops expanding for the rest of the request: what s and every
+// later value would have been is unknown.
+func (st *state) exhausted(s, bound string) value {
+	st.over = "the value of " + strconv.Quote(parser.Clip(s)) + ", past route's bound of " + bound +
+		" for one request (route expands no further value, and whatever depends on one is not known)"
+	return value{unknown: st.over}
 }
 
 // evalMap evaluates a map block for its source value.
