@@ -47,6 +47,9 @@ func Source(f *parser.File, opt Options) ([]byte, error) {
 	if opt.Indent <= 0 {
 		opt.Indent = 4
 	}
+	if d := tooDeep(f.Directives, 1); d != nil {
+		return nil, fmt.Errorf("%s:%d: blocks nested more than %d deep; fmt indents every level, so its output would grow with the square of the nesting: not formatted", f.Path, d.Line, maxNesting)
+	}
 	p := &printer{f: f, src: f.Src, opt: opt, nl: f.Newline()}
 	if len(p.src) >= 3 && p.src[0] == 0xEF && p.src[1] == 0xBB && p.src[2] == 0xBF {
 		p.out.Write(p.src[:3]) // a byte order mark stays
@@ -66,6 +69,29 @@ func Source(f *parser.File, opt Options) ([]byte, error) {
 		return nil, &ErrChanged{f.Path, err.Error()}
 	}
 	return out, nil
+}
+
+// maxNesting is the deepest block fmt lays out. nginx reads 10,000 nested
+// blocks and real configurations stay below 20; fmt indents each level, so
+// its output is at most a constant times its input only when the depth is
+// bounded (19,990 nested locations, 240 KB, would be 1.6 GB of spaces).
+const maxNesting = 64
+
+// tooDeep returns the first block nested deeper than maxNesting, at depth
+// for dirs.
+func tooDeep(dirs []*parser.Directive, depth int) *parser.Directive {
+	for _, d := range dirs {
+		if d.BlockOpen < 0 {
+			continue
+		}
+		if depth > maxNesting {
+			return d
+		}
+		if x := tooDeep(d.Block, depth+1); x != nil {
+			return x
+		}
+	}
+	return nil
 }
 
 type printer struct {
