@@ -506,8 +506,8 @@ func upstreamName(directive, arg string) string {
 	return rest
 }
 
-func location(d *parser.Directive) Location {
-	l := newLines(string(d.File.Src))
+func location(fl fileLines, d *parser.Directive) Location {
+	l := fl.of(d.File)
 	return Location{URI: pathToURI(d.File.Path), Range: Range{l.position(int(d.Start)), l.position(int(d.Start) + len(d.Name))}}
 }
 
@@ -528,10 +528,11 @@ func (s *Server) definition(p positionParams) []Location {
 		return out
 	}
 	d := sp.dir
+	fl := fileLines{}
 	switch {
 	case sp.varName != "":
 		for _, x := range definitions(a.tree, sp.varName) {
-			out = append(out, location(x))
+			out = append(out, location(fl, x))
 		}
 	case d.Name == "include":
 		for _, f := range d.Includes() {
@@ -540,14 +541,14 @@ func (s *Server) definition(p positionParams) []Location {
 	case strings.HasPrefix(sp.word, "@"):
 		for _, n := range namedLocations(a.tree) {
 			if n.Arg(0) == sp.word {
-				out = append(out, location(n))
+				out = append(out, location(fl, n))
 			}
 		}
 	case upstreamName(d.Name, sp.word) != "":
 		name := upstreamName(d.Name, sp.word)
 		for _, u := range upstreams(a.tree) {
 			if u.Arg(0) == name {
-				out = append(out, location(u))
+				out = append(out, location(fl, u))
 			}
 		}
 	case d.Name == "ssl_certificate" || d.Name == "ssl_certificate_key" || d.Name == "ssl_trusted_certificate" ||
@@ -577,6 +578,7 @@ func (s *Server) references(p referenceParams) []Location {
 	if sp.varName == "" && upstream == "" {
 		return out
 	}
+	fl := fileLines{}
 	a.tree.Walk(func(d *parser.Directive, c *parser.Context) bool {
 		for _, arg := range d.Args {
 			hit := false
@@ -589,7 +591,7 @@ func (s *Server) references(p referenceParams) []Location {
 				hit = upstreamName(d.Name, arg.Value) == upstream
 			}
 			if hit {
-				l := newLines(string(d.File.Src))
+				l := fl.of(d.File)
 				out = append(out, Location{URI: pathToURI(d.File.Path), Range: Range{l.position(int(arg.Offset)), l.position(int(arg.Offset) + len(arg.Raw))}})
 			}
 		}
@@ -680,6 +682,7 @@ func (s *Server) codeActions(p codeActionParams) []CodeAction {
 		return out
 	}
 	l := newLines(a.text)
+	files := fileLines{}
 	for _, dg := range a.diags {
 		if dg.Fix == nil || len(dg.Fix.Edits) == 0 {
 			continue
@@ -696,7 +699,7 @@ func (s *Server) codeActions(p codeActionParams) []CodeAction {
 				ok = false
 				break
 			}
-			fl := newLines(string(f.Src))
+			fl := files.of(f)
 			uri := pathToURI(f.Path)
 			if f == a.file {
 				uri = p.TextDocument.URI
