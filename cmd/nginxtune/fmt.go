@@ -196,7 +196,11 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 		return nil
 	}
 	// stage every file, then put them in place: a failure leaves every
-	// file as it was
+	// file as it was (a file rewritten in place too: atomicfile.Commit)
+	names := make([]string, len(jobs))
+	for i, j := range jobs {
+		names[i] = j.name
+	}
 	var staged []atomicfile.Staged
 	for _, j := range jobs {
 		key := atomicfile.Key{Dev: j.file.Dev, Ino: j.file.Ino}
@@ -212,7 +216,7 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 			for _, s := range staged {
 				s.Discard()
 			}
-			return failf(ExitError, "%v (nothing formatted)", err)
+			return failf(ExitError, "%v (nothing formatted; not written: %s)", err, strings.Join(names, ", "))
 		}
 		staged = append(staged, st)
 	}
@@ -221,7 +225,11 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 			for _, s := range staged[i+1:] {
 				s.Discard()
 			}
-			return failf(ExitError, "%s: %v (%d of %d files formatted before it)", relPath(st.Name), err, i, len(staged))
+			left := "left as it was"
+			if errors.Is(err, atomicfile.ErrNotRestored) {
+				left = "DAMAGED"
+			}
+			return failf(ExitError, "%v (%s %s; %d of %d files formatted before it; not written: %s)", err, names[i], left, i, len(staged), strings.Join(names[i:], ", "))
 		}
 		fmt.Fprintf(c.ErrOrStderr(), "formatted %s\n", report.Escape(jobs[i].name))
 	}

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 const unformatted = "events { worker_connections 64; }\nhttp {\n  include sites-enabled/*;\n}\n"
@@ -141,5 +145,45 @@ func TestFmtChanged(t *testing.T) {
 	out, errOut, code := runCLI(t, "", "fmt", "--changed", "--check", filepath.Join(dir, "sites-available", "app"), other)
 	if code != ExitFindings || !strings.Contains(out, "app: would reformat") || strings.Contains(out, "nginx.conf") || !strings.Contains(errOut, "skipped") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// The attack: `ln nginx.conf b; (ulimit -f 2; nginxtune fmt nginx.conf)`
+// cut both names to 2,048 bytes. Run so, for real (a subprocess under
+// bash's ulimit -f 2), fmt fails, says which file was not written, and
+// both names keep every old byte.
+func TestFmtFileSizeLimit(t *testing.T) {
+	if args := os.Getenv("NGINXTUNE_TEST_ARGS"); args != "" {
+		os.Exit(run(strings.Split(args, "\n"), strings.NewReader(""), os.Stdout, os.Stderr))
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	p, link := filepath.Join(dir, "nginx.conf"), filepath.Join(dir, "b")
+	old := "events {}\nhttp {\n" + strings.Repeat("server { listen 80; }\n", 80) + "}\n"
+	os.WriteFile(p, []byte(old), 0o644)
+	if err := os.Link(p, link); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	if len(old) >= 2048 {
+		t.Fatalf("the file must be below the limit: %d bytes", len(old))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-c", `ulimit -f 2 && exec "$@"`, "bash", os.Args[0], "-test.run=^TestFmtFileSizeLimit$")
+	cmd.Env = append(os.Environ(), "NGINXTUNE_TEST_ARGS="+strings.Join([]string{"fmt", "--no-config", p}, "\n"))
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitError {
+		t.Errorf("exit: %v, want %d\n%s", err, ExitError, out)
+	}
+	if !strings.Contains(string(out), "file too large") || !strings.Contains(string(out), "not written: "+relPath(p)) {
+		t.Errorf("the message does not say which file was not written:\n%s", out)
+	}
+	for _, name := range []string{p, link} {
+		if b, _ := os.ReadFile(name); string(b) != old {
+			t.Errorf("%s: %d bytes, want the old %d", name, len(b), len(old))
+		}
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -715,7 +717,7 @@ func applyFixes(set rules.FixSet, trees []*parser.Tree, w io.Writer, force bool)
 		st, err := atomicfile.Stage(name, keyOf(name), data)
 		if err != nil {
 			cleanup()
-			return nil, fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
+			return nil, fmt.Errorf("%s; nothing written (not written: %s)", report.Escape(err.Error()), report.Escape(strings.Join(slices.Sorted(maps.Keys(outs)), ", ")))
 		}
 		staged = append(staged, st)
 	}
@@ -724,10 +726,14 @@ func applyFixes(set rules.FixSet, trees []*parser.Tree, w io.Writer, force bool)
 	for i, st := range staged {
 		key, err := st.Commit()
 		if err != nil {
-			for _, rest := range staged[i+1:] {
-				rest.Discard()
+			var rest []string
+			for _, r := range staged[i:] {
+				rest = append(rest, r.Name)
+				if r.Name != st.Name {
+					r.Discard()
+				}
 			}
-			return written, fmt.Errorf("%s (files already fixed: %s)", report.Escape(err.Error()), report.Escape(strings.Join(done, ", ")))
+			return written, fmt.Errorf("%s (not written: %s; files already fixed: %s)", report.Escape(err.Error()), report.Escape(strings.Join(rest, ", ")), report.Escape(strings.Join(done, ", ")))
 		}
 		done = append(done, st.Name)
 		written[st.Name] = key

@@ -121,7 +121,12 @@ type Staged struct {
 }
 
 // Stage writes data beside name (a real path, the file with key) with its
-// mode, owner and group, through its verified directory.
+// mode, owner and group, through its verified directory. Where the file
+// will be rewritten in place instead (it has hard links, or its owner
+// cannot be given to a new file), the staged copy proves that the file
+// system has room for the new content and that it is within this
+// process's file size limit (ulimit -f), and is removed: a full disk or
+// the limit fails here, before the file is touched.
 func Stage(name string, key Key, data []byte) (Staged, error) {
 	dirfd, err := openDir(filepath.Dir(name))
 	if err != nil {
@@ -143,9 +148,8 @@ func Stage(name string, key Key, data []byte) (Staged, error) {
 	if err := checkSame(name, cur, key); err != nil {
 		return fail(err)
 	}
-	if cur.Nlink > 1 {
-		return st, nil // a rename would split the hard links: rewrite in place
-	}
+	// a rename would split hard links: rewrite in place
+	inPlace := cur.Nlink > 1
 	// math/rand/v2's generator is seeded from the kernel's randomness
 	// at start: a name nobody can guess ahead, without linking crypto/rand
 	// into every command; O_EXCL below refuses a name that exists anyway
@@ -156,6 +160,12 @@ func Stage(name string, key Key, data []byte) (Staged, error) {
 		return syscall.Openat(dirfd, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	})
 	if err != nil {
+		if inPlace && (err == syscall.EACCES || err == syscall.EPERM) {
+			// a linked file in a directory this process cannot
+			// write: no proof, Commit's in-place protocol still
+			// leaves the file whole or rewritten
+			return st, nil
+		}
 		return fail(&os.PathError{Op: "create", Path: filepath.Join(filepath.Dir(name), tmp), Err: err})
 	}
 	st.tmp = tmp
@@ -164,30 +174,41 @@ func Stage(name string, key Key, data []byte) (Staged, error) {
 	if err == nil {
 		err = f.Sync()
 	}
-	if err == nil {
+	if err == nil && !inPlace {
 		err = f.Chmod(os.FileMode(cur.Mode & 0o7777))
 	}
-	keepOwner := true
-	if err == nil && (int(cur.Uid) != os.Geteuid() || int(cur.Gid) != os.Getegid()) {
-		keepOwner = f.Chown(int(cur.Uid), int(cur.Gid)) == nil
+	if err == nil && !inPlace && (int(cur.Uid) != os.Geteuid() || int(cur.Gid) != os.Getegid()) {
+		// keep the owner, or else rewrite in place
+		inPlace = f.Chown(int(cur.Uid), int(cur.Gid)) != nil
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fail(err)
+		return fail(&os.PathError{Op: "write", Path: name, Err: unwrap(err)})
 	}
-	if !keepOwner {
+	if inPlace {
 		syscall.Unlinkat(dirfd, st.tmp)
-		st.tmp = "" // keep the owner: rewrite in place
+		st.tmp = ""
 	}
 	return st, nil
 }
 
+// unwrap returns the system call's error of an *os.PathError, so that a
+// message names the file being written rather than the staged copy.
+func unwrap(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // Commit puts a staged file in place: a rename inside the verified
 // directory, or a rewrite in place of the verified file where the rename
-// would lose an owner or a hard link (not atomic). It returns the key of
-// the file now in place.
+// would lose an owner or a hard link (rewriteInPlace: all or nothing as
+// well). It returns the key of the file now in place. On an error the file
+// holds what it held before.
 func (st Staged) Commit() (Key, error) {
 	defer syscall.Close(st.dirfd)
 	base := filepath.Base(st.Name)
@@ -210,7 +231,7 @@ func (st Staged) Commit() (Key, error) {
 		return Key{uint64(now.Dev), now.Ino}, err
 	}
 	fd, err := boundedread.IgnoringEINTR(func() (int, error) {
-		return syscall.Openat(st.dirfd, base, syscall.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		return syscall.Openat(st.dirfd, base, syscall.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	})
 	if err != nil {
 		if err == syscall.ELOOP {
@@ -218,8 +239,7 @@ func (st Staged) Commit() (Key, error) {
 		}
 		return Key{}, &os.PathError{Op: "open", Path: st.Name, Err: err}
 	}
-	f := os.NewFile(uintptr(fd), st.Name)
-	defer f.Close()
+	defer syscall.Close(fd)
 	var cur unix.Stat_t
 	if err := unix.Fstat(fd, &cur); err != nil {
 		return Key{}, err
@@ -227,14 +247,95 @@ func (st Staged) Commit() (Key, error) {
 	if err := checkSame(st.Name, cur, st.key); err != nil {
 		return Key{}, err
 	}
-	if err := f.Truncate(0); err != nil {
-		return Key{}, err
+	if err := rewriteInPlace(fd, st.data, cur.Size); err != nil {
+		return Key{}, &os.PathError{Op: "write", Path: st.Name, Err: err}
 	}
-	if _, err := f.WriteAt(st.data, 0); err != nil {
-		return Key{}, err
-	}
-	return st.key, f.Sync()
+	return st.key, nil
 }
+
+// ErrNotRestored wraps the error of an in-place rewrite whose file could
+// not be given its old content back.
+var ErrNotRestored = errors.New("COULD NOT RESTORE its old content")
+
+// rewriteInPlace replaces the content of the open file fd (size bytes
+// long) with data, so that a failure leaves the old content: nothing is
+// overwritten before every block the new content needs is had.
+//
+//  1. The old bytes are read and kept.
+//  2. The file size limit (RLIMIT_FSIZE) is checked against the new size.
+//  3. The blocks the new content needs are allocated (fallocate, where the
+//     file system has it) and the part of the new content past the old
+//     end is written there first: a full disk (ENOSPC) or the limit
+//     (EFBIG; the Go runtime ignores SIGXFSZ, so the write fails instead
+//     of the signal killing the process) fails here, and cutting the file
+//     back to its old size leaves the old content whole.
+//  4. Only then is the old content overwritten, over blocks that are the
+//     file's already; a larger file is cut to the new size last.
+//  5. Should step 4 still fail (an I/O error, a copy-on-write file system
+//     out of room), the old bytes are written back; if even that fails the
+//     error says so (ErrNotRestored).
+func rewriteInPlace(fd int, data []byte, size int64) error {
+	old, err := boundedread.ReadFD(fd, make([]byte, 0, size+1), int(size))
+	if err != nil {
+		return err
+	}
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_FSIZE, &lim) == nil && lim.Cur != unix.RLIM_INFINITY && uint64(len(data)) > lim.Cur {
+		return syscall.EFBIG
+	}
+	n, o := int64(len(data)), int64(len(old))
+	if n > 0 {
+		if err := fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, 0, n); err != nil && err != syscall.EOPNOTSUPP && err != syscall.ENOSYS {
+			unix.Ftruncate(fd, o) // frees what was allocated past the end
+			return err
+		}
+	}
+	if n > o {
+		if err := writeAt(fd, data[o:], o); err != nil {
+			unix.Ftruncate(fd, o)
+			return err
+		}
+	}
+	err = writeAt(fd, data[:min(n, o)], 0)
+	if err == nil && n < o {
+		err = unix.Ftruncate(fd, n)
+	}
+	if err == nil {
+		err = unix.Fsync(fd)
+	}
+	if err != nil {
+		rerr := writeAt(fd, old, 0)
+		if rerr == nil {
+			rerr = unix.Ftruncate(fd, o)
+		}
+		if rerr == nil {
+			rerr = unix.Fsync(fd)
+		}
+		if rerr != nil {
+			return fmt.Errorf("%w (%w: %v)", err, ErrNotRestored, rerr)
+		}
+	}
+	return err
+}
+
+// writeAt writes all of b at off; a short write is an error (the file
+// system's or the limit's). Tests replace it to inject a failure.
+var writeAt = func(fd int, b []byte, off int64) error {
+	for len(b) > 0 {
+		n, err := boundedread.IgnoringEINTR(func() (int, error) { return unix.Pwrite(fd, b, off) })
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return io.ErrShortWrite
+		}
+		b, off = b[n:], off+int64(n)
+	}
+	return nil
+}
+
+// fallocate is unix.Fallocate; tests replace it.
+var fallocate = unix.Fallocate
 
 // Discard removes a staged file that will not be committed.
 func (st Staged) Discard() {
