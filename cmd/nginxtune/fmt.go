@@ -14,7 +14,6 @@ import (
 
 	"github.com/nginxtune/nginxtune/format"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
-	"github.com/nginxtune/nginxtune/internal/config"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
@@ -87,18 +86,9 @@ internal error.`,
 // fmtOptions merges the settings file and the flags.
 func fmtOptions(c *cobra.Command, f *fmtFlags, first string) (format.Options, error) {
 	var opt format.Options
-	var file *config.File
-	var err error
-	switch {
-	case f.configPath != "":
-		file, err = config.Load(f.configPath)
-	case !f.noConfig && first != "-":
-		if p, ok := config.Find(first); ok {
-			file, err = config.LoadFound(p)
-		}
-	}
+	file, err := settingsFile(c.ErrOrStderr(), f.configPath, f.noConfig, first)
 	if err != nil {
-		return opt, failf(ExitError, "%v", err)
+		return opt, err
 	}
 	if file != nil {
 		opt.Indent, opt.Tabs = file.FmtIndent, file.FmtTabs

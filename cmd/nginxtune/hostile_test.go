@@ -795,3 +795,37 @@ func TestFindingsCapExits2(t *testing.T) {
 		}
 	}
 }
+
+// The attack: in a sticky shared directory above root's checkout, a
+// .nginxtune.yaml written by nobody set fail-on: none and disabled the
+// security rules; root's lint printed nothing, exit 0. The search stops at
+// the repository's top, and a settings file another user owns, even inside
+// the repository, is passed over with a notice.
+func TestSettingsOfAnotherUserIgnored(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("files of another user need root to make")
+	}
+	shared := t.TempDir()
+	os.Chmod(shared, 0o777|os.ModeSticky)
+	silence := []byte("fail-on: none\ndisable: [header-injection]\n")
+	repo := filepath.Join(shared, "checkout")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	conf := filepath.Join(repo, "nginx.conf")
+	os.WriteFile(conf, []byte("events {}\nhttp {\n    server {\n        listen 80;\n        location / { add_header X-U $uri; return 200; }\n    }\n}\n"), 0o644)
+	lint := func() (string, string, int) {
+		return runCLI(t, "", "lint", "--no-host", "--nginx-version", "1.22.1", conf)
+	}
+	for _, dir := range []string{shared, repo} {
+		p := filepath.Join(dir, ".nginxtune.yaml")
+		os.WriteFile(p, silence, 0o644)
+		os.Chown(p, 65534, 65534)
+		out, errOut, code := lint()
+		if code != ExitFindings || !strings.Contains(out, "header-injection") {
+			t.Errorf("nobody's settings in %s: exit %d, want 1 with the finding:\n%s%s", dir, code, out, errOut)
+		}
+		if dir == repo && !strings.Contains(errOut, p+" not read: owned by uid 65534") {
+			t.Errorf("no notice of the file passed over:\n%s", errOut)
+		}
+		os.Remove(p)
+	}
+}

@@ -150,25 +150,36 @@ func (s *lintSettings) load(p string, opt parser.Options) (*parser.Tree, error) 
 	return t, err
 }
 
+// settingsFile reads the settings file named with --config, else the
+// .nginxtune.yaml found for the first path (config.Find), saying on w which
+// one it passed over as another user's; nil when there is none.
+func settingsFile(w io.Writer, configPath string, noConfig bool, first string) (*config.File, error) {
+	var file *config.File
+	var err error
+	switch {
+	case configPath != "":
+		file, err = config.Load(configPath)
+	case !noConfig && first != "-":
+		p, ignored := config.Find(first)
+		if ignored != "" {
+			fmt.Fprintf(w, "nginxtune: %s\n", report.Escape(ignored))
+		}
+		if p != "" {
+			file, err = config.LoadFound(p)
+		}
+	}
+	if err != nil {
+		return nil, failf(ExitError, "%v", err)
+	}
+	return file, nil
+}
+
 func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, error) {
 	s := &lintSettings{cfg: rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, failOn: rules.Warning,
 		nginx: &nginxcheck.Installed{}}
-	var file *config.File
-	switch {
-	case f.configPath != "":
-		cf, err := config.Load(f.configPath)
-		if err != nil {
-			return nil, failf(ExitError, "%v", err)
-		}
-		file = cf
-	case !f.noConfig && first != "-":
-		if p, ok := config.Find(first); ok {
-			cf, err := config.LoadFound(p)
-			if err != nil {
-				return nil, failf(ExitError, "%v", err)
-			}
-			file = cf
-		}
+	file, err := settingsFile(c.ErrOrStderr(), f.configPath, f.noConfig, first)
+	if err != nil {
+		return nil, err
 	}
 	enable := f.enable
 	if file != nil {

@@ -62,8 +62,10 @@ func lspSettings(c *cobra.Command) lsp.Settings {
 
 // lspFmtSettings reads fmt's layout from the .nginxtune.yaml above a file.
 func lspFmtSettings(path string) *format.Options {
-	p, ok := config.Find(path)
-	if !ok {
+	// (a file passed over is said by lint's settings, which the server
+	// reads for every file as well)
+	p, _ := config.Find(path)
+	if p == "" {
 		return nil
 	}
 	f, err := config.LoadFound(p)

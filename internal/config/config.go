@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/nginxtune/nginxtune/internal/yamlstrict"
 
@@ -71,26 +72,104 @@ type Override struct {
 	Severity map[string]rules.Severity
 }
 
-// Find looks for .nginxtune.yaml in dir and its parents.
-func Find(start string) (string, bool) {
+// Find looks for the .nginxtune.yaml that applies to start (a file or a
+// directory): in start's directory and its parents, up to the top of the
+// repository (the directory holding .git) or, outside one, the linted tree
+// (the directory of the nearest nginx.conf at or above start, else start's
+// own directory); never above. The file found is used only if nobody but
+// this process's user and root could have written it, as git's
+// safe.directory trusts a repository: it must be owned by the user or
+// root, and so must its directory, which no other user may write (a
+// sticky directory, such as /tmp, is enough: others cannot replace the
+// file there). Otherwise path is "" and ignored says which file was
+// passed over and why, for a notice.
+func Find(start string) (path, ignored string) {
 	abs, err := filepath.Abs(start)
 	if err != nil {
-		return "", false
+		return "", ""
 	}
 	if st, err := os.Stat(abs); err == nil && !st.IsDir() {
 		abs = filepath.Dir(abs)
 	}
-	for {
-		p := filepath.Join(abs, Name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, true
+	top := searchTop(abs)
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, Name)
+		if st, err := os.Lstat(p); err == nil && !st.IsDir() {
+			if why := writableByOthers(p, st); why != "" {
+				return "", fmt.Sprintf("%s not read: %s (name it with --config to use it)", p, why)
+			}
+			return p, ""
 		}
-		parent := filepath.Dir(abs)
-		if parent == abs {
-			return "", false
+		if dir == top || filepath.Dir(dir) == dir {
+			return "", ""
 		}
-		abs = parent
 	}
+}
+
+// searchTop is the highest directory Find looks in for dir: the top of
+// its repository, else the directory of the nearest nginx.conf at or above
+// it, else dir.
+func searchTop(dir string) string {
+	main := ""
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if st, err := os.Stat(filepath.Join(d, "nginx.conf")); main == "" && err == nil && !st.IsDir() {
+			main = d
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if main != "" {
+		return main
+	}
+	return dir
+}
+
+// writableByOthers says why a settings file (st, from lstat) could have
+// been written or replaced by a user other than this process's and root,
+// "" when it could not.
+func writableByOthers(p string, st os.FileInfo) string {
+	me := os.Geteuid()
+	other := func(uid uint32) bool { return int(uid) != me && uid != 0 }
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && other(sys.Uid) {
+		return fmt.Sprintf("owned by uid %d, neither you (uid %d) nor root", sys.Uid, me)
+	}
+	dst, err := os.Stat(filepath.Dir(p))
+	if err != nil {
+		return err.Error()
+	}
+	sys, ok := dst.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	switch sticky := dst.Mode()&os.ModeSticky != 0; {
+	case other(sys.Uid):
+		return fmt.Sprintf("its directory is owned by uid %d, neither you (uid %d) nor root", sys.Uid, me)
+	case sticky:
+		return ""
+	case sys.Mode&0o002 != 0:
+		return "its directory is writable by every user"
+	case sys.Mode&0o020 != 0 && sys.Gid != 0 && !inGroup(sys.Gid):
+		return fmt.Sprintf("its directory is writable by group %d, which you are not in", sys.Gid)
+	}
+	return ""
+}
+
+// inGroup reports whether this process belongs to group gid.
+func inGroup(gid uint32) bool {
+	if int(gid) == os.Getegid() {
+		return true
+	}
+	groups, _ := os.Getgroups()
+	for _, g := range groups {
+		if g == int(gid) {
+			return true
+		}
+	}
+	return false
 }
 
 type lineErr struct {

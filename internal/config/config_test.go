@@ -68,11 +68,69 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 }
 
 func TestFindUpward(t *testing.T) {
-	dir := t.TempDir()
-	write(t, dir, "fail-on: error\n")
-	sub := filepath.Join(dir, "a", "b")
+	for _, top := range []string{".git", "nginx.conf"} {
+		dir := t.TempDir()
+		write(t, dir, "fail-on: error\n")
+		os.WriteFile(filepath.Join(dir, top), nil, 0o644)
+		sub := filepath.Join(dir, "a", "b")
+		os.MkdirAll(sub, 0o755)
+		if p, ignored := Find(sub); p != filepath.Join(dir, Name) || ignored != "" {
+			t.Errorf("Find below %s: %q %q", top, p, ignored)
+		}
+	}
+}
+
+// The attack: a .nginxtune.yaml that another user wrote in a shared
+// directory above the checkout (fail-on: none) silenced lint. The search
+// stops at the repository's top, or outside one at the linted tree (the
+// nearest nginx.conf, else the linted directory), and never uses a file
+// that another user owns or could replace.
+func TestFindStaysInTheTree(t *testing.T) {
+	shared := t.TempDir()
+	write(t, shared, "fail-on: none\n")
+	repo := filepath.Join(shared, "repo")
+	sub := filepath.Join(repo, "sites")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
 	os.MkdirAll(sub, 0o755)
-	if p, ok := Find(sub); !ok || p != filepath.Join(dir, Name) {
-		t.Errorf("Find: %q %v", p, ok)
+	if p, _ := Find(sub); p != "" {
+		t.Errorf("above the repository: %q was used", p)
+	}
+	plain := filepath.Join(shared, "plain")
+	os.MkdirAll(filepath.Join(plain, "conf.d"), 0o755)
+	if p, _ := Find(plain); p != "" {
+		t.Errorf("above the linted directory: %q was used", p)
+	}
+	os.WriteFile(filepath.Join(plain, "nginx.conf"), nil, 0o644)
+	if p, _ := Find(filepath.Join(plain, "conf.d")); p != "" {
+		t.Errorf("above the tree's nginx.conf: %q was used", p)
+	}
+
+	// in a directory every user can write (not sticky): ignored, said
+	open := filepath.Join(repo, "open")
+	os.MkdirAll(open, 0o755)
+	os.Chmod(open, 0o777)
+	write(t, open, "fail-on: none\n")
+	if p, ignored := Find(open); p != "" || !strings.Contains(ignored, "writable by every user") {
+		t.Errorf("world-writable directory: %q, %q", p, ignored)
+	}
+	// sticky: others cannot replace the user's own file
+	os.Chmod(open, 0o777|os.ModeSticky)
+	if p, ignored := Find(open); p == "" || ignored != "" {
+		t.Errorf("sticky directory: %q, %q", p, ignored)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("files of another user need root to make")
+	}
+	// another user's file, even in the repository's sticky directory
+	os.Chown(filepath.Join(open, Name), 65534, 65534)
+	if p, ignored := Find(open); p != "" || !strings.Contains(ignored, "owned by uid 65534") {
+		t.Errorf("another user's file: %q, %q", p, ignored)
+	}
+	// the user's file in a directory another user owns
+	os.Chown(filepath.Join(open, Name), 0, 0)
+	os.Chmod(open, 0o755)
+	os.Chown(open, 65534, 65534)
+	if p, ignored := Find(open); p != "" || !strings.Contains(ignored, "directory is owned by uid 65534") {
+		t.Errorf("another user's directory: %q, %q", p, ignored)
 	}
 }
