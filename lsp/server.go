@@ -17,6 +17,7 @@ import (
 	"github.com/nginxtune/nginxtune/report"
 
 	"github.com/nginxtune/nginxtune/format"
+	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 )
@@ -44,6 +45,7 @@ type Options struct {
 type document struct {
 	uri     string
 	path    string // real absolute path; "" for a buffer with no file
+	given   string // the path the editor named (links not resolved)
 	version int
 	text    string
 	gen     uint64 // bumped on every change
@@ -308,6 +310,7 @@ func (s *Server) dispatch(m *message) (any, *rpcError) {
 func (s *Server) open(item textDocumentItem) {
 	d := &document{uri: item.URI, version: item.Version, text: item.Text}
 	if p, ok := uriToPath(item.URI); ok {
+		d.given = p
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			p = r
 		}
@@ -462,7 +465,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 		s.mu.Unlock()
 		return nil
 	}
-	gen, text, path := d.gen, d.text, d.path
+	gen, text, path, given := d.gen, d.text, d.path, d.given
 	overlay := map[string][]byte{}
 	for _, o := range s.docs {
 		if o.path != "" {
@@ -482,12 +485,26 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 		s.store(uri, a)
 		return a
 	}
+	// A file that is a link out of the workspace folder (else out of the
+	// directory it was opened in) is read as lint reads it when named so:
+	// parser.Load of the path as given, which refuses a link out of the
+	// tree unless the tree is the live one. No nginx.conf is looked for
+	// beside the link's target: its tree lies outside.
+	main := ""
+	if bound := realDir(root, given); boundedread.Within(path, bound) {
+		if root != "" {
+			root = bound
+		}
+		main = parser.NearestMain(path, root)
+	} else {
+		path = given
+	}
 	// the settings of the tree the buffer is linted in: the main file's
 	// when it includes the buffer, else the buffer's own
 	var tree *parser.Tree
 	var cfg rules.Config
 	var topt parser.Options
-	if main := parser.NearestMain(path, root); main != "" && main != path {
+	if main != "" && main != path {
 		mcfg, mopt, err := s.settings(main)
 		if err != nil {
 			s.logf("%s: %v", main, err)
@@ -562,6 +579,19 @@ func (s *Server) settings(path string) (rules.Config, parser.Options, error) {
 		return rules.Config{}, parser.Options{}, nil
 	}
 	return s.opt.Settings(path)
+}
+
+// realDir is the directory a file the editor opened as given must lie in,
+// its links resolved: the workspace folder root, else given's directory.
+func realDir(root, given string) string {
+	dir := root
+	if dir == "" {
+		dir = filepath.Dir(given)
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	return dir
 }
 
 func fileExists(p string) bool {

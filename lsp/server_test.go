@@ -501,3 +501,55 @@ func TestWatchedFiles(t *testing.T) {
 	}
 	c2.mu.Unlock()
 }
+
+// The attack: for a workspace file ws/evil.conf that is a link to
+// /elsewhere/site.conf, the server read /elsewhere/nginx.conf and hover and
+// definition answered from it, where lint refuses the link. The document is
+// read as lint reads it (alone: the link leaves the tree), so nothing of
+// the other tree shows, with a workspace folder and without one; a link
+// inside the workspace still reads its tree.
+func TestWorkspaceLinkOut(t *testing.T) {
+	elsewhere := copyTree(t)
+	app, _ := os.ReadFile(filepath.Join(elsewhere, "sites", "app.conf"))
+	os.WriteFile(filepath.Join(elsewhere, "site.conf"), app, 0o644)
+	mainText, _ := os.ReadFile(filepath.Join(elsewhere, "nginx.conf"))
+	os.WriteFile(filepath.Join(elsewhere, "nginx.conf"), []byte(strings.Replace(string(mainText), "include sites/*.conf;", "include site.conf;", 1)), 0o644)
+	ws := copyTree(t)
+	evil := filepath.Join(ws, "evil.conf")
+	os.Symlink(filepath.Join(elsewhere, "site.conf"), evil)
+	inner := filepath.Join(ws, "inner.conf")
+	os.Symlink("sites/app.conf", inner)
+	for _, root := range []string{ws, ""} {
+		c := start(t, Options{Delay: time.Millisecond})
+		params := map[string]any{}
+		if root != "" {
+			params["rootUri"] = pathToURI(root)
+		}
+		if err := c.call("initialize", params, nil); err != nil {
+			t.Fatal(err)
+		}
+		c.notify("initialized", map[string]any{})
+		uri := pathToURI(evil)
+		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "nginx", "version": 1, "text": string(app)}})
+		ds := c.diagnostics(uri, func(ds []Diagnostic) bool { return hasCode(ds, "tcp-nodelay-off", 3) })
+		if hasCode(ds, "proxy-keepalive-headers", -1) {
+			t.Errorf("root %q: a finding made by the other tree's upstream: %+v", root, ds)
+		}
+		var locs []Location
+		c.call("textDocument/definition", positionParams{textDocumentIdentifier{uri}, Position{5, 26}}, &locs)
+		for _, l := range locs {
+			if strings.Contains(l.URI, pathToURI(elsewhere)) {
+				t.Errorf("root %q: definition answered from outside: %+v", root, l)
+			}
+		}
+		var h Hover
+		c.call("textDocument/hover", positionParams{textDocumentIdentifier{uri}, Position{7, 40}}, &h)
+		if strings.Contains(h.Contents.Value, "nginx.conf") {
+			t.Errorf("root %q: hover answered from outside: %q", root, h.Contents.Value)
+		}
+		// a link inside the workspace: read in its tree, as lint does
+		innerURI := pathToURI(inner)
+		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": innerURI, "languageId": "nginx", "version": 1, "text": string(app)}})
+		c.diagnostics(innerURI, func(ds []Diagnostic) bool { return hasCode(ds, "proxy-keepalive-headers", 5) })
+	}
+}

@@ -228,3 +228,19 @@ func TestOutsideLinkTargetNotFollowed(t *testing.T) {
 		t.Errorf("findings changed with the outside's links:\n%s\n---\n%s", msgs, again)
 	}
 }
+
+// NearestMain finds no main file for a file whose directory lies outside
+// stop (a link's target elsewhere): the nginx.conf beside it is not
+// looked at.
+func TestNearestMainStaysBelowStop(t *testing.T) {
+	stop, elsewhere := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(elsewhere, "nginx.conf"), []byte("events {}\n"), 0o644)
+	os.WriteFile(filepath.Join(stop, "nginx.conf"), []byte("events {}\n"), 0o644)
+	os.MkdirAll(filepath.Join(stop, "sites"), 0o755)
+	if got := NearestMain(filepath.Join(elsewhere, "site.conf"), stop); got != "" {
+		t.Errorf("outside stop: %q", got)
+	}
+	if got := NearestMain(filepath.Join(stop, "sites", "a.conf"), stop); got != filepath.Join(stop, "nginx.conf") {
+		t.Errorf("inside stop: %q", got)
+	}
+}

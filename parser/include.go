@@ -754,12 +754,16 @@ func (l *loader) throughInferred(target string) bool {
 // NearestMain finds the nginx.conf in a file's directory or the closest one
 // above it, not above stop ("" for no bound but the file system's root): the
 // main file that most likely includes the file. A file named nginx.conf is
-// its own. "" when there is none.
+// its own. "" when there is none, and when the file's directory is not
+// stop or below it (a file there has no main file inside stop).
 func NearestMain(file, stop string) string {
 	if filepath.Base(file) == "nginx.conf" {
 		return file
 	}
 	dir := filepath.Dir(file)
+	if stop != "" && !boundedread.Within(dir, filepath.Clean(stop)) {
+		return ""
+	}
 	for {
 		p := filepath.Join(dir, "nginx.conf")
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
