@@ -1,11 +1,13 @@
 package host
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -282,5 +284,78 @@ func TestFactsFileDuplicateKey(t *testing.T) {
 	os.WriteFile(p, []byte("cpu_online:\n  value: 4\n  source: nproc\ncpu_online:\n  value: 64\n  source: nproc\n"), 0o644)
 	if _, err := LoadFile(p); err == nil || !strings.Contains(err.Error(), "facts.yaml:4: \"cpu_online\" is set twice (first at line 1)") {
 		t.Errorf("a fact given twice: %v", err)
+	}
+}
+
+// The attack: facts --root followed links out of ROOT (a link named
+// proc/sys/kernel/osrelease printed the host's file) and read without
+// bound (proc/meminfo -> /dev/zero reached 3.6 GB). Below a root, no
+// link out of it is followed, for a read, a look (run/systemd/system) or a
+// listing (system.conf.d), nor ".." from a path the root's files give
+// (proc/self/cgroup); a device or a FIFO inside it is not read, nor a file
+// past the size bound, and what is read is bounded: the whole Read
+// allocates a few MiB, not the 1 GiB file's worth. Links inside the root
+// are read.
+func TestRootReadsStayInside(t *testing.T) {
+	const marker = "4242"
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "osrelease"), []byte("6.6.6-HOST-"+marker+"\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "meminfo"), []byte("MemTotal: "+marker+"000 kB\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "nginx.service"), []byte("[Service]\nLimitNOFILE="+marker+"\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "memory.max"), []byte(marker+"0000\n"), 0o644)
+	os.MkdirAll(filepath.Join(outside, "confd"), 0o755)
+	os.WriteFile(filepath.Join(outside, "confd", "x.conf"), []byte("[Manager]\nDefaultLimitNOFILE="+marker+"\n"), 0o644)
+	os.MkdirAll(filepath.Join(outside, "systemd"), 0o755)
+
+	files := with(map[string]string{
+		"proc/self/cgroup":                          "0::/../../../../" + filepath.Base(outside) + "\n",
+		"sys/fs/cgroup/cgroup.controllers":          "cpu memory\n",
+		"proc/sys/fs/file-max.real":                 "1234\n",
+		"etc/systemd/system/nginx.service.d/a.conf": "[Service]\n",
+	})
+	delete(files, "proc/sys/kernel/osrelease")
+	delete(files, "proc/meminfo")
+	delete(files, "sys/devices/system/cpu/online")
+	delete(files, "proc/sys/fs/file-max")
+	root := tree(t, files)
+	link := func(target, name string) {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link(filepath.Join(outside, "osrelease"), "proc/sys/kernel/osrelease")
+	link(filepath.Join(outside, "meminfo"), "proc/meminfo")
+	link("/dev/zero", "proc/cpuinfo")
+	link(filepath.Join(outside, "nginx.service"), "etc/systemd/system/nginx.service")
+	link(filepath.Join(outside, "confd"), "etc/systemd/system.conf.d")
+	link(filepath.Join(outside, "systemd"), "run/systemd/system")
+	link("file-max.real", "proc/sys/fs/file-max") // inside: read
+	// a file past the bound (sparse: no disk), and a device, inside
+	big := filepath.Join(root, "proc/sys/net/core/somaxconn")
+	os.Truncate(big, 1<<30)
+	dev := filepath.Join(root, "proc/sys/fs/nr_open")
+	os.Remove(dev)
+	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o644, 1<<8|5); err != nil { // /dev/zero's numbers
+		t.Log("no device node here (not root): that case is not tried:", err)
+	}
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f := (&Reader{Root: root, SelfPID: "self"}).Read()
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("Read allocated %d MiB: a read is not bounded", alloc>>20)
+	}
+	out, _ := json.Marshal(f)
+	if strings.Contains(string(out), marker) {
+		t.Errorf("a fact from outside the root:\n%s", out)
+	}
+	if f.Kernel.Known() || f.MemTotal.Known() || f.Somaxconn.Known() || f.NrOpen.Known() || f.CPUOnline.Known() || f.Systemd.Value {
+		t.Errorf("kernel %+v, memory %+v, somaxconn %+v, nr_open %+v, cpus %+v, systemd %+v", f.Kernel, f.MemTotal, f.Somaxconn, f.NrOpen, f.CPUOnline, f.Systemd)
+	}
+	if f.FileMax.Value != 1234 || f.CPUAffinity.Value != 4 {
+		t.Errorf("files inside the root were not read: file-max %+v, affinity %+v", f.FileMax, f.CPUAffinity)
 	}
 }

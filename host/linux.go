@@ -4,17 +4,16 @@ package host
 // v1 and v2), systemd's unit files and limits.
 
 import (
-	"context"
 	"fmt"
+	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/shirou/gopsutil/v4/common"
-	"github.com/shirou/gopsutil/v4/mem"
+	"syscall"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 )
@@ -34,29 +33,114 @@ type Reader struct {
 
 func (r *Reader) path(p string) string { return filepath.Join(r.Root, p) }
 
+// local reports whether r reads this machine (Root "" or "/"), whose files
+// are read by path. Below any other root (a container's file system, a
+// copy) every read, look and listing goes through os.Root: a link that
+// leaves the root (proc/meminfo -> /dev/zero, an absolute link to the
+// host's /proc) is not followed, and ".." in a path the root's own files
+// give (proc/self/cgroup) does not climb out.
+func (r *Reader) local() bool { return r.Root == "" || filepath.Clean(r.Root) == "/" }
+
 // maxFactFile bounds one file of host facts: /proc/cpuinfo is about 1.5 KB
 // a CPU, so a machine of 10,000 CPUs stays well under it, and a file in a
 // container's tree (Root) that never ends is cut off.
 const maxFactFile = 64 << 20
 
 func (r *Reader) read(p string) (string, string, error) {
-	b, err := boundedread.Small(r.path(p), maxFactFile)
+	var b []byte
+	var err error
+	if r.local() {
+		b, err = boundedread.Small(r.path(p), maxFactFile)
+	} else {
+		b, err = r.readInRoot(p)
+	}
 	if err != nil {
 		return "", "", err
 	}
 	return strings.TrimSpace(string(b)), p, nil
 }
 
-func (r *Reader) ctx() context.Context {
-	root := r.Root
-	if root == "" {
-		root = "/"
+// readInRoot reads p below r.Root: a regular file (no device, FIFO or
+// directory) of at most maxFactFile bytes, read no further than that.
+func (r *Reader) readInRoot(p string) ([]byte, error) {
+	root, err := os.OpenRoot(r.Root)
+	if err != nil {
+		return nil, err
 	}
-	return context.WithValue(context.Background(), common.EnvKey, common.EnvMap{
-		common.HostProcEnvKey: filepath.Join(root, "proc"),
-		common.HostSysEnvKey:  filepath.Join(root, "sys"),
-		common.HostEtcEnvKey:  filepath.Join(root, "etc"),
-	})
+	defer root.Close()
+	f, err := openRegular(root, p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > maxFactFile {
+		return nil, fmt.Errorf("%s: larger than %d bytes; not read", p, maxFactFile)
+	}
+	// (a kernel file says 0 for its size: the read is bounded all the same)
+	b, err := io.ReadAll(io.LimitReader(f, maxFactFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxFactFile {
+		return nil, fmt.Errorf("%s: larger than %d bytes; not read", p, maxFactFile)
+	}
+	return b, nil
+}
+
+// openRegular opens p below root (no link out of it) without waiting (a
+// FIFO does not block a non-blocking open), and keeps it only if it is a
+// regular file.
+func openRegular(root *os.Root, p string) (*os.File, error) {
+	f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file; not read", p)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// exists reports whether p exists below the root (for a directory that
+// marks systemd or a cgroup version).
+func (r *Reader) exists(p string) bool {
+	if r.local() {
+		_, err := os.Stat(r.path(p))
+		return err == nil
+	}
+	root, err := os.OpenRoot(r.Root)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	_, err = root.Stat(p)
+	return err == nil
+}
+
+// glob lists the files below the root that match pattern (relative to
+// the root), as paths relative to it.
+func (r *Reader) glob(pattern string) []string {
+	if !r.local() {
+		root, err := os.OpenRoot(r.Root)
+		if err != nil {
+			return nil
+		}
+		defer root.Close()
+		out, _ := fs.Glob(root.FS(), pattern)
+		return out
+	}
+	full, _ := filepath.Glob(r.path(pattern))
+	out := make([]string, 0, len(full))
+	for _, f := range full {
+		rel, _ := filepath.Rel(r.Root, f)
+		out = append(out, rel)
+	}
+	return out
 }
 
 // Read gathers every fact.
@@ -96,7 +180,7 @@ func (r *Reader) readGroup(g group, f *Facts) {
 		f.NoFile = r.noFile()
 		f.FileMax = readUint(r, "proc/sys/fs/file-max")
 		f.NrOpen = readUint(r, "proc/sys/fs/nr_open")
-		if _, err := os.Stat(r.path("run/systemd/system")); err == nil {
+		if r.exists("run/systemd/system") {
 			f.Systemd = known(true, "run/systemd/system exists")
 		} else {
 			f.Systemd = known(false, "no run/systemd/system")
@@ -211,8 +295,8 @@ func cpuList(s string) (int, error) {
 }
 
 // cpuOnline counts the online CPUs as sysconf(_SC_NPROCESSORS_ONLN) does,
-// which is what nginx's "worker_processes auto" uses. gopsutil counts the
-// processors in /proc/cpuinfo instead; it is the fallback.
+// which is what nginx's "worker_processes auto" uses; counting the
+// processors in /proc/cpuinfo is the fallback.
 func (r *Reader) cpuOnline() Fact[int] {
 	if s, src, err := r.read("sys/devices/system/cpu/online"); err == nil {
 		if n, err := cpuList(s); err == nil {
@@ -296,7 +380,7 @@ func walkUp(dir string, fn func(string) bool) {
 // cpu.cfs_period_us (v1), the smallest along the path to the root.
 func (r *Reader) cpuQuota() Fact[float64] {
 	v2, v1 := r.cgroupPaths()
-	if _, err := os.Stat(r.path("sys/fs/cgroup/cgroup.controllers")); err == nil {
+	if r.exists("sys/fs/cgroup/cgroup.controllers") {
 		best, src := 0.0, ""
 		walkUp(v2, func(dir string) bool {
 			p := filepath.Join("sys/fs/cgroup", dir, "cpu.max")
@@ -321,7 +405,7 @@ func (r *Reader) cpuQuota() Fact[float64] {
 	}
 	for _, ctl := range []string{"cpu,cpuacct", "cpu", "cpuacct,cpu"} {
 		base := filepath.Join("sys/fs/cgroup", ctl)
-		if _, err := os.Stat(r.path(base)); err != nil {
+		if !r.exists(base) {
 			continue
 		}
 		best, src := 0.0, ""
@@ -345,12 +429,27 @@ func (r *Reader) cpuQuota() Fact[float64] {
 	return unknown[float64](fmt.Errorf("no cgroup file system under sys/fs/cgroup"))
 }
 
+// memTotal reads MemTotal of proc/meminfo (in KiB), as free(1) and
+// sysinfo(2) report it.
 func (r *Reader) memTotal() Fact[uint64] {
-	vm, err := mem.VirtualMemoryWithContext(r.ctx())
+	s, src, err := r.read("proc/meminfo")
 	if err != nil {
 		return unknown[uint64](err)
 	}
-	return known(vm.Total, "proc/meminfo MemTotal (gopsutil)")
+	for _, l := range strings.Split(s, "\n") {
+		rest, ok := strings.CutPrefix(l, "MemTotal:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 2 && f[1] == "kB" {
+			if v, err := strconv.ParseUint(f[0], 10, 64); err == nil && v < math.MaxUint64/1024 {
+				return known(v*1024, src+" MemTotal")
+			}
+		}
+		return unknown[uint64](fmt.Errorf("%s: MemTotal %q", src, strings.TrimSpace(rest)))
+	}
+	return unknown[uint64](fmt.Errorf("%s has no MemTotal", src))
 }
 
 // unlimitedV1 is the value cgroup v1 reports for no memory limit (a page
@@ -359,7 +458,7 @@ const unlimitedV1 = 1 << 60
 
 func (r *Reader) memLimit() Fact[uint64] {
 	v2, v1 := r.cgroupPaths()
-	if _, err := os.Stat(r.path("sys/fs/cgroup/cgroup.controllers")); err == nil {
+	if r.exists("sys/fs/cgroup/cgroup.controllers") {
 		var best uint64
 		src := ""
 		walkUp(v2, func(dir string) bool {
@@ -377,7 +476,7 @@ func (r *Reader) memLimit() Fact[uint64] {
 		return known(best, src)
 	}
 	base := "sys/fs/cgroup/memory"
-	if _, err := os.Stat(r.path(base)); err != nil {
+	if !r.exists(base) {
 		return unknown[uint64](fmt.Errorf("no cgroup file system under sys/fs/cgroup"))
 	}
 	var best uint64
@@ -420,7 +519,7 @@ func (r *Reader) noFile() Fact[Limit] {
 	if lim, src, ok := r.systemdNoFile(); ok {
 		return known(lim, src)
 	}
-	if _, err := os.Stat(r.path("run/systemd/system")); err != nil {
+	if !r.exists("run/systemd/system") {
 		// No systemd on this machine: nginx started from here inherits
 		// this process's limit.
 		pid := os.Getpid()
@@ -495,11 +594,10 @@ func (r *Reader) systemdNoFile() (Limit, string, bool) {
 	for _, f := range []string{"etc/systemd/system.conf"} {
 		apply(f)
 	}
-	confd, _ := filepath.Glob(r.path("etc/systemd/system.conf.d/*.conf"))
+	confd := r.glob("etc/systemd/system.conf.d/*.conf")
 	sort.Strings(confd)
 	for _, f := range confd {
-		rel, _ := filepath.Rel(r.Root, f)
-		apply(rel)
+		apply(f)
 	}
 	for _, dir := range []string{"usr/lib/systemd/system", "lib/systemd/system", "etc/systemd/system", "run/systemd/system"} {
 		apply(filepath.Join(dir, "nginx.service"))
@@ -507,10 +605,8 @@ func (r *Reader) systemdNoFile() (Limit, string, bool) {
 	// drop-ins: sorted by file name across directories, /etc over /run over /usr
 	byName := map[string]string{}
 	for _, dir := range []string{"usr/lib/systemd/system", "lib/systemd/system", "run/systemd/system", "etc/systemd/system"} {
-		files, _ := filepath.Glob(r.path(filepath.Join(dir, "nginx.service.d", "*.conf")))
-		for _, f := range files {
-			rel, _ := filepath.Rel(r.Root, f)
-			byName[filepath.Base(f)] = rel
+		for _, f := range r.glob(filepath.Join(dir, "nginx.service.d", "*.conf")) {
+			byName[filepath.Base(f)] = f
 		}
 	}
 	names := make([]string, 0, len(byName))

@@ -141,13 +141,8 @@ func NginxVFromBinary(root string) (string, error) {
 	}
 	defer r.Close()
 	for _, p := range nginxBinaries {
-		f, err := r.Open(p)
+		f, err := openRegular(r, p)
 		if err != nil {
-			continue
-		}
-		st, err := f.Stat()
-		if err != nil || !st.Mode().IsRegular() {
-			f.Close()
 			continue
 		}
 		b, err := io.ReadAll(io.LimitReader(f, 64<<20))

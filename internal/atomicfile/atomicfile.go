@@ -62,8 +62,8 @@ func openDir(dir string) (int, error) {
 	return fd, nil
 }
 
-// statAt is fstatat without following a link (golang.org/x/sys/unix,
-// already linked for gopsutil: the syscall package has no fstatat here).
+// statAt is fstatat without following a link (golang.org/x/sys/unix: the
+// syscall package has no fstatat here).
 func statAt(dirfd int, name string) (unix.Stat_t, error) {
 	var st unix.Stat_t
 	err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
