@@ -150,40 +150,56 @@ func TestFmtChanged(t *testing.T) {
 
 // The attack: `ln nginx.conf b; (ulimit -f 2; nginxtune fmt nginx.conf)`
 // cut both names to 2,048 bytes. Run so, for real (a subprocess under
-// bash's ulimit -f 2), fmt fails, says which file was not written, and
-// both names keep every old byte.
-func TestFmtFileSizeLimit(t *testing.T) {
+// bash's ulimit -f 2), fmt and lint --fix fail, say which file was not
+// written, and both names keep every old byte: a file below the limit that
+// would grow past it, and (for lint --fix, which writes the old content
+// back after a failure) one already past the limit, which the old writing
+// back could not restore either.
+func TestFileSizeLimitCLI(t *testing.T) {
 	if args := os.Getenv("NGINXTUNE_TEST_ARGS"); args != "" {
 		os.Exit(run(strings.Split(args, "\n"), strings.NewReader(""), os.Stdout, os.Stderr))
 	}
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
-	dir := t.TempDir()
-	p, link := filepath.Join(dir, "nginx.conf"), filepath.Join(dir, "b")
-	old := "events {}\nhttp {\n" + strings.Repeat("server { listen 80; }\n", 80) + "}\n"
-	os.WriteFile(p, []byte(old), 0o644)
-	if err := os.Link(p, link); err != nil {
-		t.Skip("no hard links here:", err)
+	fixable, err := os.ReadFile(filepath.Join(repoRoot(t), "fixtures/mission/proxy-variant-1.22.conf"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(old) >= 2048 {
-		t.Fatalf("the file must be below the limit: %d bytes", len(old))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-c", `ulimit -f 2 && exec "$@"`, "bash", os.Args[0], "-test.run=^TestFmtFileSizeLimit$")
-	cmd.Env = append(os.Environ(), "NGINXTUNE_TEST_ARGS="+strings.Join([]string{"fmt", "--no-config", p}, "\n"))
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitError {
-		t.Errorf("exit: %v, want %d\n%s", err, ExitError, out)
-	}
-	if !strings.Contains(string(out), "file too large") || !strings.Contains(string(out), "not written: "+relPath(p)) {
-		t.Errorf("the message does not say which file was not written:\n%s", out)
-	}
-	for _, name := range []string{p, link} {
-		if b, _ := os.ReadFile(name); string(b) != old {
-			t.Errorf("%s: %d bytes, want the old %d", name, len(b), len(old))
-		}
+	for _, c := range []struct {
+		old  string
+		args []string
+	}{
+		{"events {}\nhttp {\n" + strings.Repeat("server { listen 80; }\n", 80) + "}\n", []string{"fmt", "--no-config"}},
+		{string(fixable) + strings.Repeat("# a comment that makes the file longer\n", 60), []string{"lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--fix"}},
+	} {
+		t.Run(c.args[0], func(t *testing.T) {
+			dir := t.TempDir()
+			p, link := filepath.Join(dir, "nginx.conf"), filepath.Join(dir, "b")
+			os.WriteFile(p, []byte(c.old), 0o644)
+			if err := os.Link(p, link); err != nil {
+				t.Skip("no hard links here:", err)
+			}
+			if (len(c.old) < 2048) != (c.args[0] == "fmt") {
+				t.Fatalf("%d bytes: fmt's file must be below the limit, lint's past it", len(c.old))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "bash", "-c", `ulimit -f 2 && exec "$@"`, "bash", os.Args[0], "-test.run=^TestFileSizeLimitCLI$")
+			cmd.Env = append(os.Environ(), "NGINXTUNE_TEST_ARGS="+strings.Join(append(c.args, p), "\n"))
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != ExitError {
+				t.Errorf("exit: %v, want %d\n%s", err, ExitError, out)
+			}
+			if !strings.Contains(string(out), "file too large") || !strings.Contains(string(out), "not written: ") || !strings.Contains(string(out), "nginx.conf") {
+				t.Errorf("the message does not say which file was not written:\n%s", out)
+			}
+			for _, name := range []string{p, link} {
+				if b, _ := os.ReadFile(name); string(b) != c.old {
+					t.Errorf("%s: %d bytes, want the old %d", name, len(b), len(c.old))
+				}
+			}
+		})
 	}
 }
