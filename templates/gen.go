@@ -18,6 +18,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/report"
 
 	"go.yaml.in/yaml/v3"
 
@@ -232,6 +233,7 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 	if err := Validate(p, in); err != nil {
 		return nil, Plan{}, err
 	}
+	in = escapeQuoted(in)
 	if in.Layout == nil {
 		in.Layout = Layouts["prefix"]
 	}
@@ -380,6 +382,23 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		}
 	}
 	return files, plan, nil
+}
+
+// escapeQuoted escapes the texts gen quotes in comments that come from
+// files rather than from what was asked: the tree's file names a site is
+// added to (where $connection_upgrade is defined, the default servers), a
+// module's or a php-fpm pool file's path and section, a certificate's
+// responder. Written as report writes them to a terminal (a line break as
+// \x0a), none can end its comment and start a directive, or reach a
+// terminal raw when the files are printed.
+func escapeQuoted(in Input) Input {
+	in.FPMWhy, in.BrotliWhy, in.StaplingWhy = report.Escape(in.FPMWhy), report.Escape(in.BrotliWhy), report.Escape(in.StaplingWhy)
+	if in.Existing != nil {
+		e := *in.Existing
+		e.Default80, e.Default443, e.UpgradeMap = report.Escape(e.Default80), report.Escape(e.Default443), report.Escape(e.UpgradeMap)
+		in.Existing = &e
+	}
+	return in
 }
 
 // servesFiles reports whether a profile serves files from a root.

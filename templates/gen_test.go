@@ -316,3 +316,60 @@ func TestNoProcessIDInOutput(t *testing.T) {
 		t.Errorf("the process id in the output, or the source dropped:\n%s", all)
 	}
 }
+
+// Text gen quotes from files (the tree's file names, a pool file's name, a
+// module's path) is escaped in the comments it is quoted in: a line break
+// in it starts no directive, and no control character reaches a terminal
+// that shows the files.
+func TestRenderEscapesQuotedText(t *testing.T) {
+	const evil = "x\nserver { listen 8081; return 200 INJECTED; }\n\x1b[31m#"
+	f, _ := host.ParseSpec("cpus=2 mem=4GiB")
+	for _, name := range []string{"node", "php"} {
+		p, err := LoadProfile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, into := range []bool{false, true} {
+			in := Input{ServerNames: []string{"app.example"}, FPMWhy: evil, BrotliWhy: evil, Brotli: true, StaplingWhy: evil,
+				Stapling: []string{"127.0.0.1"}, TLS: &TLS{Cert: "/c.pem", Key: "/k.pem"}, FPMMaxChildren: 64}
+			if into {
+				in.Layout = Layouts["debian"]
+				in.Existing = &Existing{UpgradeMap: evil, Default80: evil, Default443: evil}
+			}
+			files, _, err := Render(p, f, knowledge.MustVersion("1.22.1"), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := joined(files)
+			if !strings.Contains(all, "INJECTED") {
+				t.Errorf("%s into=%v: the text is not quoted anywhere (the test shows nothing)", name, into)
+			}
+			for _, line := range strings.Split(all, "\n") {
+				if strings.Contains(line, "INJECTED") && !strings.HasPrefix(strings.TrimSpace(line), "#") || strings.Contains(line, "\x1b") {
+					t.Errorf("%s into=%v: a line from quoted text: %q", name, into, line)
+				}
+			}
+		}
+	}
+}
+
+// A profile without asset_expires sets no expiry for assets: no
+// "expires ;", which nginx refuses.
+func TestNoAssetExpires(t *testing.T) {
+	p, err := ParseProfile([]byte("name: x\nkind: static\nroot: /srv\nindex: [index.html]\ntry_files: $uri =404\ngzip_types: [text/css]\nclient_max_body_size: 1m\nkeepalive_timeout: 30s\n"), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := host.ParseSpec("cpus=2 mem=4GiB")
+	files, _, err := Render(p, f, knowledge.MustVersion("1.22.1"), Input{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		for _, line := range strings.Split(file.Content, "\n") {
+			if fields := strings.Fields(line); len(fields) > 0 && fields[0] == "expires" && len(fields) < 2 || strings.Contains(line, "expires ;") {
+				t.Errorf("%s: %q", file.Path, line)
+			}
+		}
+	}
+}

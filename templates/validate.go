@@ -84,19 +84,65 @@ func CheckUpstream(u string) error {
 	return nil
 }
 
+// oneLine reports whether a profile's text, written into a comment, is one
+// line of at most 200 bytes without a control character or a line
+// separator (which would end the comment, or rewrite a terminal that shows
+// the file).
+func oneLine(s string) bool {
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f || c >= 0x80 && c < 0xa0 || c == 0x2028 || c == 0x2029 {
+			return false
+		}
+	}
+	return len(s) <= 200
+}
+
+// checkTryFiles checks a profile's try_files: arguments of URI
+// characters, where a variable can only be one that keeps the file looked
+// up inside the root. $uri is the path nginx normalized (no /../ left); a
+// header's or the query's value is not, and a file argument made of one
+// serves any file the client names ($http_x: /../../etc/passwd). The last
+// argument (where a request goes when no file is found) may add the query
+// after its ?: $args, $query_string, $is_args.
+func checkTryFiles(tf string) error {
+	toks := strings.Split(tf, " ")
+	for i, tok := range toks {
+		if !uriTokenRe().MatchString(tok) || len(tok) > 256 {
+			return fmt.Errorf("profile try_files %q: want arguments separated by single spaces, each a URI, @name or =code", clip(tf))
+		}
+		path, query, _ := strings.Cut(tok, "?")
+		if i < len(toks)-1 || strings.HasPrefix(tok, "=") || strings.HasPrefix(tok, "@") {
+			path, query = tok, ""
+		}
+		for _, part := range []struct {
+			s     string
+			allow map[string]bool
+		}{{path, pathVars}, {query, queryVars}} {
+			for _, m := range variableRe().FindAllStringSubmatch(part.s, -1) {
+				if !part.allow[m[1]] {
+					return fmt.Errorf("profile try_files %q: %s is not a variable gen writes there (a file argument takes $uri only, the query after the last argument's ? also $args, $query_string, $is_args): a value the client sends would name the file served", clip(tf), m[0])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+var (
+	// a variable as nginx reads it in a value (braces are refused before)
+	variableRe = lazyre.New(`\$([A-Za-z0-9_]*)`)
+	pathVars   = map[string]bool{"uri": true}
+	queryVars  = map[string]bool{"uri": true, "args": true, "query_string": true, "is_args": true}
+)
+
 // Validate checks a profile (built in or from a file) and what the user
 // asked for before anything is rendered.
 func Validate(p *Profile, in Input) error {
 	if !nameRe().MatchString(p.Name) {
 		return fmt.Errorf("profile name %q: want letters, digits, '.', '_' or '-'", clip(p.Name))
 	}
-	if strings.ContainsAny(p.Description, "\r\n\x00") || len(p.Description) > 200 {
-		return fmt.Errorf("profile %s: description: one line of at most 200 characters", p.Name)
-	}
-	for _, c := range p.Description {
-		if c < 0x20 || c == 0x7f || c >= 0x80 && c < 0xa0 || c == 0x2028 || c == 0x2029 {
-			return fmt.Errorf("profile %s: description holds a control character", p.Name)
-		}
+	if !oneLine(p.Description) {
+		return fmt.Errorf("profile %s: description: one line of at most 200 characters, without control characters", p.Name)
 	}
 	if p.Root != "" {
 		if err := checkPath("profile root", p.Root); err != nil {
@@ -104,15 +150,13 @@ func Validate(p *Profile, in Input) error {
 		}
 	}
 	for _, ix := range p.Index {
-		if !uriTokenRe().MatchString(ix) || len(ix) > 256 {
-			return fmt.Errorf("profile index %q: want a file name", clip(ix))
+		if !uriTokenRe().MatchString(ix) || len(ix) > 256 || strings.Contains(ix, "$") {
+			return fmt.Errorf("profile index %q: want a file name (no $: nginx would read a variable there)", clip(ix))
 		}
 	}
 	if p.TryFiles != "" {
-		for _, tok := range strings.Split(p.TryFiles, " ") {
-			if !uriTokenRe().MatchString(tok) || len(tok) > 256 {
-				return fmt.Errorf("profile try_files %q: want arguments separated by single spaces, each a URI, a $variable, @name or =code", clip(p.TryFiles))
-			}
+		if err := checkTryFiles(p.TryFiles); err != nil {
+			return err
 		}
 	}
 	for _, u := range p.DefaultUpstreams {
@@ -178,6 +222,17 @@ func Validate(p *Profile, in Input) error {
 	}
 	if in.CSP != "" && (len(in.CSP) > 4096 || !cspRe().MatchString(in.CSP)) {
 		return fmt.Errorf("--csp %q: want a policy of printable characters without double quotes or backslashes (default-src 'self'; img-src 'self' data:)", clip(in.CSP))
+	}
+	if strings.Contains(in.CSP, "$") {
+		// add_header reads variables in its value: $uri holds a line
+		// break the client sent as %0d%0a, a header of its choosing
+		return fmt.Errorf("--csp %q: no $ (nginx would read a variable there, which a request can fill with a header of its own)", clip(in.CSP))
+	}
+	if in.ACME && in.ConfDir != "" {
+		// the ACME hook, a shell script, names it
+		if err := checkPath("the configuration directory", in.ConfDir); err != nil {
+			return err
+		}
 	}
 	if in.HSTSPreload && in.TLS == nil {
 		return fmt.Errorf("--hsts-preload goes with HTTPS (--tls or --acme)")
@@ -245,8 +300,8 @@ func validateKind(p *Profile) error {
 		return fmt.Errorf("profile %s: h2c_port goes with kind grpc", p.Name)
 	}
 	why := func(what, w string) error {
-		if w == "" || len(w) > 200 || strings.ContainsAny(w, "\r\n\x00") {
-			return fmt.Errorf("profile %s: %s: why is one line of at most 200 characters, and required", p.Name, what)
+		if w == "" || !oneLine(w) {
+			return fmt.Errorf("profile %s: %s: why is one line of at most 200 characters without control characters, and required", p.Name, what)
 		}
 		return nil
 	}
