@@ -11,9 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
-	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 
 	"github.com/nginxtune/nginxtune/knowledge"
@@ -23,7 +21,7 @@ import (
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
-	"github.com/nginxtune/nginxtune/internal/textdiff"
+	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/templates"
@@ -161,8 +159,8 @@ func runGen(c *cobra.Command, f *genFlags) error {
 	if err != nil {
 		return failf(ExitError, "%v", err)
 	}
-	if f.diff && f.out == "" {
-		return failf(ExitError, "--diff needs --out DIR to compare with")
+	if f.diff && f.out == "" && f.into == "" {
+		return failf(ExitError, "--diff needs --out or --into DIR to compare with")
 	}
 
 	facts, err := genFacts(c, f)
@@ -264,18 +262,18 @@ func runGen(c *cobra.Command, f *genFlags) error {
 			return failf(ExitError, "%v; nothing written", err)
 		}
 	}
-	// --tune-main: the tree's nginx.conf with the main numbers changed
-	mainConf, err := tuneMain(c, f, ex, plan, names)
+	// --tune-main: the tree's files that hold the main numbers, changed
+	edits, err := tuneMain(c, f, ex, plan, names)
 	if err != nil {
 		return err
 	}
 	if f.verify {
 		trusted := f.nginxTest || (target != "" && isLive(target))
-		all := files
-		if mainConf != nil {
-			all = append(append([]templates.File(nil), files...), *mainConf)
+		var theirs []templates.File
+		for _, e := range edits {
+			theirs = append(theirs, templates.File{Path: e.rel, Content: string(e.data), Mode: 0o644})
 		}
-		if err := verifyOutput(c.ErrOrStderr(), all, version, target, trusted, lay, ex != nil); err != nil {
+		if err := verifyOutput(c.ErrOrStderr(), files, theirs, version, target, trusted, lay, ex != nil); err != nil {
 			return failf(ExitError, "%v; nothing written", err)
 		}
 	}
@@ -284,7 +282,7 @@ func runGen(c *cobra.Command, f *genFlags) error {
 		printGen(c.OutOrStdout(), files)
 		return nil
 	}
-	return writeGen(c, f, files, mainConf, ex, target, lay)
+	return writeGen(c, f, files, edits, ex, target, lay)
 }
 
 // backendInputs reads the flags that describe the backend and TLS:
@@ -333,21 +331,38 @@ func backendInputs(f *genFlags, prof *templates.Profile, in *templates.Input) er
 	return nil
 }
 
-// tuneMain is the tree's nginx.conf with the main numbers the plan sets,
-// when --tune-main asks for it (said either way); nil when nothing changes.
-func tuneMain(c *cobra.Command, f *genFlags, ex *existingTree, plan templates.Plan, names []string) (*templates.File, error) {
-	var mainConf *templates.File
+// treeEdit is --tune-main's change to one file of the tree: the file that
+// holds the numbers it sets (nginx.conf, or a file it includes), as it was
+// read (its real path, device and inode: only that file is written), at
+// rel in the tree.
+type treeEdit struct {
+	file *parser.File
+	rel  string
+	data []byte
+}
+
+// tuneMain is the tree's files with the main numbers the plan sets, when
+// --tune-main asks for it (said either way); none when nothing changes. A
+// number set in a file outside the tree (a live configuration may include
+// one) is refused, saying where it is.
+func tuneMain(c *cobra.Command, f *genFlags, ex *existingTree, plan templates.Plan, names []string) ([]treeEdit, error) {
+	var out []treeEdit
 	if ex != nil {
 		switch edits, said := ex.mainEdits(plan); {
 		case len(edits) == 0:
 		case f.tuneMain:
-			mf := ex.tree.Roots[0]
-			sort.Slice(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
-			b, err := rules.ApplyEdits(mf.Src, edits)
-			if err != nil {
-				return nil, failf(ExitError, "--tune-main: %v", err)
+			for file, fe := range edits {
+				rel, err := filepath.Rel(ex.dir, file.Path)
+				if err != nil || !filepath.IsLocal(rel) {
+					return nil, failf(ExitError, "--tune-main: %s sets the worker numbers and is outside %s: change them there; nothing written", report.Escape(file.Path), report.Escape(f.into))
+				}
+				b, err := rules.ApplyEdits(file.Src, fe)
+				if err != nil {
+					return nil, failf(ExitError, "--tune-main: %s: %v", report.Escape(rel), err)
+				}
+				out = append(out, treeEdit{file, rel, b})
 			}
-			mainConf = &templates.File{Path: "nginx.conf", Content: string(b), Mode: 0o644}
+			sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
 			for _, l := range said {
 				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: --tune-main: %s\n", report.Escape(l))
 			}
@@ -360,7 +375,7 @@ func tuneMain(c *cobra.Command, f *genFlags, ex *existingTree, plan templates.Pl
 			fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %s is the default server for port 80 and answers names no site serves; no catch-all added (disable it to have unknown names closed)\n", report.Escape(ex.facts.Default80))
 		}
 	}
-	return mainConf, nil
+	return out, nil
 }
 
 // printGen writes the files gen made to standard output, each under a
@@ -378,173 +393,12 @@ func printGen(w io.Writer, files []templates.File) {
 	}
 }
 
-// writeGen places gen's files: the configuration's into the target, the
-// OS half beside them (or under --os-root), --diff instead of writing;
-// nothing is replaced without --force, and every file is staged before the
-// first is renamed into place.
-func writeGen(c *cobra.Command, f *genFlags, files []templates.File, mainConf *templates.File, ex *existingTree, target string, lay *templates.Layout) error {
-	var err error
-	// where each file goes: the configuration's files into the target;
-	// the OS half beside them in a complete tree, under --os-root when a
-	// site is added to a host's tree, else nowhere (said)
-	type placed struct {
-		file templates.File
-		dir  string
-	}
-	var place []placed
-	var notWritten []string
-	for _, file := range files {
-		switch {
-		case !file.OS || ex == nil:
-			place = append(place, placed{file, target})
-		case f.osRoot != "":
-			file.Path = osPath(file.Path)
-			place = append(place, placed{file, f.osRoot})
-		default:
-			notWritten = append(notWritten, osPath(file.Path))
-		}
-	}
-	if mainConf != nil {
-		place = append(place, placed{*mainConf, target})
-	}
-	if f.diff {
-		for _, pf := range place {
-			p := filepath.Join(pf.dir, pf.file.Path)
-			if pf.file.Link != "" {
-				old, _ := os.Readlink(p)
-				if old != pf.file.Link {
-					fmt.Fprintf(c.OutOrStdout(), "--- %s: a symbolic link to %s (now: %s)\n", report.Escape(p), report.Escape(pf.file.Link), report.Escape(orNone(old)))
-				}
-				continue
-			}
-			if l := linkUnder(pf.dir, pf.file.Path); l != "" {
-				fmt.Fprintf(c.OutOrStdout(), "--- %s: %s is a symbolic link; not read, not compared\n", report.Escape(p), report.Escape(l))
-				continue
-			}
-			old, err := os.ReadFile(p)
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return failf(ExitError, "%v", err)
-			}
-			// the file there is anybody's: its bytes reach the terminal escaped
-			fmt.Fprint(c.OutOrStdout(), report.EscapeLines(textdiff.Unified(p, p+" (nginxtune gen)", string(old), pf.file.Content)))
-		}
-		return nil
-	}
-	var exists, links []string
-	for _, pf := range place {
-		p := filepath.Join(pf.dir, pf.file.Path)
-		if pf.file.Link != "" {
-			if old, err := os.Readlink(p); err == nil && old != pf.file.Link {
-				exists = append(exists, p)
-			} else if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink == 0 {
-				exists = append(exists, p)
-			}
-			if l := linkUnder(pf.dir, filepath.Dir(pf.file.Path)); l != "" && filepath.Dir(pf.file.Path) != "." {
-				links = append(links, l)
-			}
-			continue
-		}
-		if l := linkUnder(pf.dir, pf.file.Path); l != "" && !(pf.file.Path == "nginx.conf" && mainConf != nil && isLinkOf(l, pf.dir)) {
-			links = append(links, l)
-		}
-		if b, err := os.ReadFile(p); err == nil && string(b) != pf.file.Content && !(mainConf != nil && pf.file.Path == "nginx.conf" && pf.dir == target) {
-			exists = append(exists, p)
-		}
-	}
-	if len(links) > 0 && !f.force {
-		where := "--out"
-		if f.into != "" {
-			where = "--into"
-		}
-		return failf(ExitError, "%s is a symbolic link inside %s; nothing written (--force writes through it)", report.Escape(strings.Join(links, ", ")), where)
-	}
-	if len(exists) > 0 && !f.force {
-		return failf(ExitError, "%s exists and differs; nothing written (see --diff, or --force to replace)", report.Escape(strings.Join(exists, ", ")))
-	}
-	// all or nothing: stage every file beside its place, then rename
-	umask := syscall.Umask(0)
-	syscall.Umask(umask)
-	type staged struct{ tmp, path string }
-	var done []staged
-	abort := func(err error) error {
-		for _, st := range done {
-			os.Remove(st.tmp)
-		}
-		return failf(ExitError, "%v; nothing written", err)
-	}
-	for _, pf := range place {
-		p := filepath.Join(pf.dir, pf.file.Path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return abort(err)
-		}
-		var tmp string
-		switch {
-		case pf.file.Link != "":
-			if old, err := os.Readlink(p); err == nil && old == pf.file.Link {
-				continue
-			}
-			tmp = filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".nginxtune-link")
-			os.Remove(tmp)
-			if err := os.Symlink(pf.file.Link, tmp); err != nil {
-				return abort(err)
-			}
-		case mainConf != nil && pf.file.Path == "nginx.conf" && pf.dir == target:
-			// the tree's own nginx.conf: its mode and owner stay, and a
-			// link to it stays a link (the file it names changes, inside
-			// the tree only)
-			real, err := filepath.EvalSymlinks(p)
-			if err != nil {
-				return abort(err)
-			}
-			realTarget, _ := filepath.Abs(target)
-			realTarget, _ = filepath.EvalSymlinks(realTarget)
-			if !boundedread.Within(real, realTarget) {
-				return abort(fmt.Errorf("--tune-main: %s is a link to %s, outside %s", p, report.Escape(real), report.Escape(target)))
-			}
-			if tmp, err = writeLike(real, []byte(pf.file.Content)); err != nil {
-				return abort(err)
-			}
-			p = real
-		default:
-			if b, err := os.ReadFile(p); err == nil && string(b) == pf.file.Content {
-				continue
-			}
-			tmp, err = atomicfile.Temp(p, []byte(pf.file.Content), os.FileMode(pf.file.Mode)&^os.FileMode(umask))
-			if err != nil {
-				return abort(err)
-			}
-		}
-		done = append(done, staged{tmp, p})
-	}
-	for i, st := range done {
-		if err := os.Rename(st.tmp, st.path); err != nil {
-			for _, rest := range done[i:] {
-				os.Remove(rest.tmp)
-			}
-			return failf(ExitError, "%v (written before the failure: %d of %d files)", err, i, len(done))
-		}
-		fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", report.Escape(st.path))
-	}
-	if len(done) == 0 {
-		fmt.Fprintln(c.ErrOrStderr(), "nginxtune: every file is as gen would write it; nothing changed")
-	}
-	if len(notWritten) > 0 {
-		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: not written (they belong outside %s): %s; give --os-root / to install them on this host, or see them with gen --layout %s --out DIR\n",
-			report.Escape(target), strings.Join(notWritten, ", "), lay.Name)
-	}
-	return nil
-}
-
 func orNone(s string) string {
 	if s == "" {
 		return "none"
 	}
 	return s
 }
-
-// isLinkOf reports whether l is dir's nginx.conf itself (a link --tune-main
-// edits through, as the tree's own file).
-func isLinkOf(l, dir string) bool { return l == filepath.Join(dir, "nginx.conf") }
 
 // osPath is where a file of the OS half is installed on a host, relative
 // to its root.
@@ -558,26 +412,6 @@ func osPath(p string) string {
 		return "etc/" + p
 	}
 	return p
-}
-
-// writeLike writes data to a temporary file beside p with p's mode and
-// owner, for a rename over p.
-func writeLike(p string, data []byte) (string, error) {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return "", err
-	}
-	tmp, err := atomicfile.Temp(p, data, fi.Mode().Perm())
-	if err != nil {
-		return "", err
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		if err := os.Lchown(tmp, int(st.Uid), int(st.Gid)); err != nil && os.Geteuid() == 0 {
-			os.Remove(tmp)
-			return "", err
-		}
-	}
-	return tmp, nil
 }
 
 // linkUnder returns the first symbolic link on the way from dir to

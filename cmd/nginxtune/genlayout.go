@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -46,7 +47,16 @@ func loadExisting(dir string, layoutName string) (*existingTree, error) {
 			return nil, fmt.Errorf("--into: %s:%d: %s: fix the configuration first (nginxtune lint %s)", report.Escape(d.File), d.Line, report.Escape(d.Message), report.Escape(dir))
 		}
 	}
-	e := &existingTree{dir: dir, tree: t}
+	// file names are related to the directory they are in: the loader
+	// names every file by its real path
+	real, err := filepath.Abs(dir)
+	if err == nil {
+		real, err = filepath.EvalSymlinks(real)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--into: %v", unwrap(err))
+	}
+	e := &existingTree{dir: real, tree: t}
 	if layoutName != "" {
 		l, err := templates.LookupLayout(layoutName)
 		if err != nil {
@@ -169,11 +179,13 @@ func relTo(dir, p string) string {
 	return p
 }
 
-// mainEdits are --tune-main's changes to the tree's nginx.conf: the main
-// numbers gen sized, each replacing the value there (or added after
-// worker_processes); nothing else in the file changes.
-func (e *existingTree) mainEdits(pl templates.Plan) ([]rules.Edit, []string) {
-	var edits []rules.Edit
+// mainEdits are --tune-main's changes to the tree: the main numbers gen
+// sized, each replacing the value in the file that holds it (nginx.conf,
+// or a file it includes, as events.conf), or added after
+// worker_processes; nothing else in those files changes. The edits of a
+// file are in order.
+func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Edit, []string) {
+	edits := map[*parser.File][]rules.Edit{}
 	var said []string
 	set := func(d *parser.Directive, name, value, why string) {
 		if d == nil {
@@ -183,17 +195,19 @@ func (e *existingTree) mainEdits(pl templates.Plan) ([]rules.Edit, []string) {
 			return
 		}
 		a := d.Args[0]
-		edits = append(edits, rules.Edit{Start: int(a.Offset), End: int(a.Offset) + len(a.Raw), New: value})
-		said = append(said, fmt.Sprintf("%s:%d: %s %s -> %s (%s)", relTo(e.dir, d.File.Path), d.Line, name, report.Escape(d.Arg(0)), value, why))
+		edits[d.File] = append(edits[d.File], rules.Edit{Start: int(a.Offset), End: int(a.Offset) + len(a.Raw), New: value})
+		said = append(said, fmt.Sprintf("%s:%d: %s %s -> %s (%s)", report.Escape(relTo(e.dir, d.File.Path)), d.Line, name, report.Escape(d.Arg(0)), value, why))
 	}
 	set(e.workers, "worker_processes", pl.Workers, pl.WorkersWhy)
 	set(e.conns, "worker_connections", strconv.Itoa(pl.WorkerConnections), pl.ConnectionsWhy)
 	if e.rlimit != nil {
 		set(e.rlimit, "worker_rlimit_nofile", strconv.Itoa(pl.RlimitNofile), pl.RlimitWhy)
-	} else if e.workers != nil {
-		d := e.workers
-		edits = append(edits, rules.Edit{Start: int(d.End), End: int(d.End), New: "\nworker_rlimit_nofile " + strconv.Itoa(pl.RlimitNofile) + ";"})
-		said = append(said, fmt.Sprintf("%s:%d: worker_rlimit_nofile %d added (%s)", relTo(e.dir, d.File.Path), d.Line+1, pl.RlimitNofile, pl.RlimitWhy))
+	} else if d := e.workers; d != nil {
+		edits[d.File] = append(edits[d.File], rules.Edit{Start: int(d.End), End: int(d.End), New: "\nworker_rlimit_nofile " + strconv.Itoa(pl.RlimitNofile) + ";"})
+		said = append(said, fmt.Sprintf("%s:%d: worker_rlimit_nofile %d added (%s)", report.Escape(relTo(e.dir, d.File.Path)), d.Line+1, pl.RlimitNofile, pl.RlimitWhy))
+	}
+	for _, fe := range edits {
+		sort.Slice(fe, func(i, j int) bool { return fe[i].Start < fe[j].Start })
 	}
 	return edits, said
 }

@@ -31,15 +31,18 @@ import (
 )
 
 // verifyOutput checks the generated files, together with the tree in dir
-// ("" when gen only prints). into says dir's nginx.conf is the tree's own.
-func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir string, trusted bool, lay *templates.Layout, into bool) error {
+// ("" when gen only prints). into says dir's nginx.conf is the tree's own;
+// theirs are the tree's files as --tune-main changes them (paths relative
+// to dir): the tree's, not gen's, so nginx -t reads them only with the
+// rest of a trusted tree.
+func verifyOutput(w io.Writer, files, theirs []templates.File, v rules.Version, dir string, trusted bool, lay *templates.Layout, into bool) error {
 	var conf []templates.File
 	for _, f := range files {
 		if !f.OS {
 			conf = append(conf, f)
 		}
 	}
-	if err := ownCheck(conf, v, dir, lay); err != nil {
+	if err := ownCheck(append(append([]templates.File(nil), conf...), theirs...), v, dir, lay); err != nil {
 		return err
 	}
 	bin := nginxcheck.Binary()
@@ -62,6 +65,10 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir stri
 		return nil
 	}
 	whole := dir != "" && trusted
+	checked := conf
+	if whole {
+		checked = append(append([]templates.File(nil), conf...), theirs...)
+	}
 	if dir != "" && !trusted && hasFiles(dir) {
 		fmt.Fprintf(w, "nginxtune: nginx -t checks gen's files only, not the rest of %s: it is not the live configuration, and nginx -t would read every file it names and create its logs as root (--nginx-test if you trust it); nginxtune's own reading of the whole tree found nothing nginx refuses\n", report.Escape(dir))
 	}
@@ -79,12 +86,17 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir stri
 		}
 		cert, key := filepath.Join(tmp, "cert.pem"), filepath.Join(tmp, "key.pem")
 		if whole {
-			if err := copyTree(dir, tmp, true, ""); err != nil {
+			if err := copyTree(dir, tmp, true, lay.ConfDir); err != nil {
 				return false, "", err
 			}
 		}
+		root, err := os.OpenRoot(tmp)
+		if err != nil {
+			return false, "", err
+		}
+		defer root.Close()
 		hasMain := whole && into
-		for _, file := range conf {
+		for _, file := range checked {
 			name := file.Path
 			if file.Enable != "" {
 				if !enableTLS {
@@ -95,17 +107,6 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir stri
 				}
 			}
 			hasMain = hasMain || name == "nginx.conf"
-			p := filepath.Join(tmp, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return false, "", err
-			}
-			os.Remove(p)
-			if file.Link != "" {
-				if err := os.Symlink(file.Link, p); err != nil {
-					return false, "", err
-				}
-				continue
-			}
 			content, named := standInUpstreams(file.Content)
 			for _, n := range named {
 				if !seenNames[n] {
@@ -113,7 +114,7 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir stri
 					standIns = append(standIns, n)
 				}
 			}
-			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			if err := putFile(root, name, content, file.Link); err != nil {
 				return false, "", err
 			}
 		}
@@ -121,9 +122,7 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir stri
 			// the deploy hook's link for the staged HTTPS site
 			for _, file := range conf {
 				if file.Enable != "" {
-					link := filepath.Join(tmp, file.Enable)
-					os.Remove(link)
-					if err := os.Symlink(filepath.Join("..", file.Path), link); err != nil {
+					if err := putFile(root, file.Enable, "", filepath.Join("..", file.Path)); err != nil {
 						return false, "", err
 					}
 				}
@@ -131,8 +130,12 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir stri
 		}
 		if !hasMain {
 			// a site added to a tree nginx -t may not read: the layout's
-			// nginx.conf stands in for the tree's
+			// nginx.conf stands in for the tree's, with a stand-in for the
+			// tree's $connection_upgrade map where the site relies on it
 			stub := "events {}\nhttp {\n    include " + lay.MimeTypes + ";\n"
+			if into && usesUpgradeMap(conf) {
+				stub += "    map $http_upgrade $connection_upgrade {\n        default upgrade;\n        '' \"\";\n    }\n"
+			}
 			for _, inc := range lay.HTTPIncludes {
 				stub += "    include " + inc + ";\n"
 			}
@@ -202,6 +205,19 @@ func verifyOutput(w io.Writer, files []templates.File, v rules.Version, dir stri
 	return nil
 }
 
+// usesUpgradeMap reports whether gen's files use $connection_upgrade
+// without defining it: the tree they are added to does.
+func usesUpgradeMap(files []templates.File) bool {
+	uses := false
+	for _, f := range files {
+		if strings.Contains(f.Content, "map $http_upgrade $connection_upgrade") {
+			return false
+		}
+		uses = uses || strings.Contains(f.Content, "$connection_upgrade")
+	}
+	return uses
+}
+
 func hasFiles(dir string) bool {
 	entries, err := os.ReadDir(dir)
 	return err == nil && len(entries) > 0
@@ -244,9 +260,20 @@ func pointInto(tmp string, lay *templates.Layout, cert, key string, whole bool) 
 
 // copyTree copies the tree in from into dir for nginx -t or for
 // nginxtune's own reading: regular files (at most 10,000 of 1 MiB), and
-// links as they are, or, with follow (a trusted tree), as copies of what
-// they name.
+// links. A link that names a place inside the tree (read as written;
+// nothing outside is looked at: an absolute one into the configuration
+// directory names the copy's) is a relative link inside the copy, so that
+// a file changed in the copy is read through it too. One that leads out is
+// left out, as the loader would not follow it, or, with follow (a trusted
+// tree), a copy of the file it names. What gen puts into the copy goes
+// through an os.Root of it (putFile): no link the tree brought is written
+// through.
 func copyTree(from, dir string, follow bool, confDir string) error {
+	if abs, err := filepath.Abs(from); err == nil {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			from = real // the tree's own directory, named by a link
+		}
+	}
 	n := 0
 	err := filepath.WalkDir(from, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -268,17 +295,19 @@ func copyTree(from, dir string, follow bool, confDir string) error {
 		}
 		src := p
 		if e.Type()&fs.ModeSymlink != 0 {
-			if !follow {
-				l, err := os.Readlink(p)
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			if named := linkInside(from, p, l, confDir); named != "" {
+				l, err := filepath.Rel(filepath.Dir(target), filepath.Join(dir, named))
 				if err != nil {
-					return err
-				}
-				// a copy's absolute link into the configuration directory
-				// (/etc/nginx/sites-available/x) names the copy's file
-				if rest, ok := strings.CutPrefix(l, confDir+"/"); ok && confDir != "" {
-					l = filepath.Join(dir, rest)
+					return nil
 				}
 				return os.Symlink(l, target)
+			}
+			if !follow {
+				return nil
 			}
 			real, err := filepath.EvalSymlinks(p)
 			if err != nil {
@@ -300,6 +329,43 @@ func copyTree(from, dir string, follow bool, confDir string) error {
 	return err
 }
 
+// linkInside is where the link at p (in the tree at from) to l points,
+// relative to the tree, read as written: "" when that is outside. An
+// absolute link into the configuration directory (Debian's
+// /etc/nginx/sites-available/x) names the tree's file.
+func linkInside(from, p, l, confDir string) string {
+	named := ""
+	if rest, ok := strings.CutPrefix(l, confDir+"/"); ok && confDir != "" {
+		named = rest
+	} else {
+		if !filepath.IsAbs(l) {
+			l = filepath.Join(filepath.Dir(p), l)
+		}
+		named, _ = filepath.Rel(from, l)
+	}
+	if !filepath.IsLocal(named) {
+		return ""
+	}
+	return named
+}
+
+// putFile puts a file (or a link, with link) at name in a check's copy of
+// a tree: its name is replaced (a link there is removed, not followed), and
+// a link on the way is followed only inside the copy (os.Root): a link the
+// copied tree brought never leads a write out.
+func putFile(root *os.Root, name, content, link string) error {
+	if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if link != "" {
+		return root.Symlink(link, name)
+	}
+	return root.WriteFile(name, []byte(content), 0o644)
+}
+
 // ownCheck reads the tree in dir with the new files in it, with nginxtune's
 // own parser (nothing outside the copy is read) and the rules whose errors
 // nginx -t reports too: two default servers for one port, one upstream
@@ -315,19 +381,13 @@ func ownCheck(files []templates.File, v rules.Version, dir string, lay *template
 			return err
 		}
 	}
+	root, err := os.OpenRoot(tmp)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	for _, f := range files {
-		p := filepath.Join(tmp, f.Path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		os.Remove(p)
-		if f.Link != "" {
-			if err := os.Symlink(f.Link, p); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := os.WriteFile(p, []byte(f.Content), 0o644); err != nil {
+		if err := putFile(root, f.Path, f.Content, f.Link); err != nil {
 			return err
 		}
 	}

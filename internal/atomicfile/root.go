@@ -1,0 +1,41 @@
+package atomicfile
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+)
+
+// TempIn is Temp inside root: data, synced and with mode, in a new hidden
+// file beside name (relative to root), created through root, so that no
+// link on the way leads out of it (os.Root), for a root.Rename onto name
+// once every file of a change is staged. It returns the hidden file's name
+// relative to root; nothing is left behind on failure.
+func TempIn(root *os.Root, name string, data []byte, mode os.FileMode) (string, error) {
+	// a name nobody guesses ahead (as Stage's); O_EXCL refuses one that
+	// exists, a link included
+	var rnd [8]byte
+	binary.LittleEndian.PutUint64(rnd[:], rand.Uint64())
+	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".nginxtune-"+hex.EncodeToString(rnd[:6]))
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		root.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
+}
