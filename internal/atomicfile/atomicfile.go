@@ -150,12 +150,8 @@ func Stage(name string, key Key, data []byte) (Staged, error) {
 	}
 	// a rename would split hard links: rewrite in place
 	inPlace := cur.Nlink > 1
-	// math/rand/v2's generator is seeded from the kernel's randomness
-	// at start: a name nobody can guess ahead, without linking crypto/rand
-	// into every command; O_EXCL below refuses a name that exists anyway
-	var rnd [8]byte
-	binary.LittleEndian.PutUint64(rnd[:], rand.Uint64())
-	tmp := "." + base + ".nginxtune-" + hex.EncodeToString(rnd[:6])
+	// O_EXCL below refuses a name that exists anyway
+	tmp := hiddenName(base)
 	fd, err := boundedread.IgnoringEINTR(func() (int, error) {
 		return syscall.Openat(dirfd, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	})
@@ -192,6 +188,16 @@ func Stage(name string, key Key, data []byte) (Staged, error) {
 		st.tmp = ""
 	}
 	return st, nil
+}
+
+// hiddenName is the name of a staged copy of the file base, beside it:
+// hidden, and unguessable ahead (math/rand/v2's generator is seeded from
+// the kernel's randomness at start, without linking crypto/rand into every
+// command).
+func hiddenName(base string) string {
+	var rnd [8]byte
+	binary.LittleEndian.PutUint64(rnd[:], rand.Uint64())
+	return "." + base + ".nginxtune-" + hex.EncodeToString(rnd[:6])
 }
 
 // unwrap returns the system call's error of an *os.PathError, so that a

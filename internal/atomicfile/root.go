@@ -1,9 +1,6 @@
 package atomicfile
 
 import (
-	"encoding/binary"
-	"encoding/hex"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 )
@@ -14,11 +11,8 @@ import (
 // once every file of a change is staged. It returns the hidden file's name
 // relative to root; nothing is left behind on failure.
 func TempIn(root *os.Root, name string, data []byte, mode os.FileMode) (string, error) {
-	// a name nobody guesses ahead (as Stage's); O_EXCL refuses one that
-	// exists, a link included
-	var rnd [8]byte
-	binary.LittleEndian.PutUint64(rnd[:], rand.Uint64())
-	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".nginxtune-"+hex.EncodeToString(rnd[:6]))
+	// O_EXCL refuses a name that exists, a link included
+	tmp := filepath.Join(filepath.Dir(name), hiddenName(filepath.Base(name)))
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", err
