@@ -274,7 +274,7 @@ func checkHeaderInjection(p *Pass) {
 		if d.Name == "rewrite" {
 			// a rewrite's replacement is a script: its numbered captures are
 			// escaped again (measured: a%0D%0AX-Inj:1 in the Location)
-			t = p.scriptTaint(d.Arg(i), d, c)
+			t = p.scriptTaint(d.Arg(i), d, c, 0)
 		}
 		what := "the header"
 		if d.Name == "return" || d.Name == "rewrite" {

@@ -155,6 +155,11 @@ type Pass struct {
 	// findings get, for wanted
 	only     map[string]bool
 	severity Severity
+	// what a variable's set and map definitions bring (definedTaint):
+	// worked out once, cycles cut
+	taintMemo map[string]taint
+	taintBusy map[string]bool
+	taintCut  bool
 }
 
 // wanted reports whether the caller keeps a finding of this rule at d: any

@@ -424,6 +424,7 @@ func (p *Pass) taintOf(value string, d *parser.Directive, c *parser.Context) tai
 
 func (p *Pass) varTaint(name string, d *parser.Directive, c *parser.Context, depth int) taint {
 	if depth > 8 {
+		p.taintCut = true
 		return taint{}
 	}
 	if len(name) == 1 && name[0] >= '1' && name[0] <= '9' {
@@ -439,15 +440,40 @@ func (p *Pass) varTaint(name string, d *parser.Directive, c *parser.Context, dep
 		}
 		return t
 	}
-	ts := p.taintScope()
 	var t taint
 	if p.namedGroups()[name] {
 		if src, n, ok := namedCapture(name, d, c); ok {
 			t = t.or(p.captureTaint(src, n, "$"+name, d, c, depth))
 		}
 	}
+	return t.or(p.definedTaint(name, depth))
+}
+
+// definedTaint is the taint of the variable name as the configuration's
+// set and map directives define it, wherever it is used: the same for
+// every use, so it is worked out once a pass (taintMemo). A variable met
+// again while its own value is worked out ("set $a $a$a", "set $a $b;
+// set $b $a") adds nothing the other definitions do not: taints only add
+// up. A result that met such a cycle, or the depth bound, is not kept,
+// for it may lack what the name being worked out brings.
+func (p *Pass) definedTaint(name string, depth int) taint {
+	if t, ok := p.taintMemo[name]; ok {
+		return t
+	}
+	if p.taintBusy[name] {
+		p.taintCut = true
+		return taint{}
+	}
+	if p.taintBusy == nil {
+		p.taintBusy, p.taintMemo = map[string]bool{}, map[string]taint{}
+	}
+	p.taintBusy[name] = true
+	outer := p.taintCut
+	p.taintCut = false
+	ts := p.taintScope()
+	var t taint
 	for _, s := range ts.sets[name] {
-		u := p.scriptTaint(s.d.Arg(1), s.d, s.c)
+		u := p.scriptTaint(s.d.Arg(1), s.d, s.c, depth+1)
 		if u.picks && !strings.Contains(u.via, "set $") {
 			u.via = "$" + name + " (set from " + u.via + ")"
 		}
@@ -456,6 +482,11 @@ func (p *Pass) varTaint(name string, d *parser.Directive, c *parser.Context, dep
 	for _, m := range ts.maps[name] {
 		t = t.or(p.mapTaint(m, name, depth))
 	}
+	delete(p.taintBusy, name)
+	if !p.taintCut {
+		p.taintMemo[name] = t
+	}
+	p.taintCut = p.taintCut || outer
 	return t
 }
 
@@ -463,13 +494,13 @@ func (p *Pass) varTaint(name string, d *parser.Directive, c *parser.Context, dep
 // copies (set): its numbered captures are escaped again when the request
 // line held %-escapes, the only way a capture of the path can hold a line
 // break or a carriage return.
-func (p *Pass) scriptTaint(value string, d *parser.Directive, c *parser.Context) taint {
+func (p *Pass) scriptTaint(value string, d *parser.Directive, c *parser.Context, depth int) taint {
 	var t taint
 	if strings.IndexByte(value, '$') < 0 {
 		return t
 	}
 	for _, r := range varsIn(value) {
-		u := p.varTaint(r.name, d, c, 0)
+		u := p.varTaint(r.name, d, c, depth)
 		if len(r.name) == 1 && r.name[0] >= '1' && r.name[0] <= '9' {
 			u.newline, u.cr = false, false
 		}
