@@ -1,4 +1,4 @@
-// Package textdiff prints unified diffs of small text files, for
+// Package textdiff prints unified diffs of text files, for
 // "nginxtune gen --diff" and "nginxtune fmt --diff".
 package textdiff
 
@@ -38,44 +38,318 @@ func first(line, n int) int {
 	return line
 }
 
-// ops computes an edit script by longest common subsequence.
+// ops computes a shortest edit script, deletions before insertions within
+// each change, in space linear in the texts: Myers' algorithm searching for
+// the middle snake from both ends (as GNU diff does), after the lines found
+// in one text only, which cannot match, are set aside. A search that costs
+// more than maxCost steps splits at its furthest point instead, so time
+// stays near linear for texts with nothing in common; the script is then
+// still correct, though maybe not the shortest. (A table of the longest
+// common subsequence was n×m ints: 3.2 GB for two 20,000-line files.)
 func ops(a, b []string) []op {
-	n, m := len(a), len(b)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
+	ids := map[string]int32{}
+	intern := func(lines []string) []int32 {
+		out := make([]int32, len(lines))
+		for i, l := range lines {
+			id, ok := ids[l]
+			if !ok {
+				id = int32(len(ids))
+				ids[l] = id
+			}
+			out[i] = id
+		}
+		return out
 	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
+	ia, ib := intern(a), intern(b)
+	inA := make([]bool, len(ids))
+	inB := make([]bool, len(ids))
+	for _, id := range ia {
+		inA[id] = true
+	}
+	for _, id := range ib {
+		inB[id] = true
+	}
+	// the lines each text shares with the other, and where they are
+	del, ins := make([]bool, len(a)), make([]bool, len(b))
+	keep := func(x []int32, other []bool, changed []bool) (kept []int32, at []int) {
+		for i, id := range x {
+			if other[id] {
+				kept = append(kept, id)
+				at = append(at, i)
 			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+				changed[i] = true
 			}
 		}
+		return kept, at
 	}
-	var out []op
+	ka, atA := keep(ia, inB, del)
+	kb, atB := keep(ib, inA, ins)
+	d := &differ{a: ka, b: kb, del: make([]bool, len(ka)), ins: make([]bool, len(kb))}
+	d.maxCost = max(256, isqrt(len(ka)+len(kb)))
+	d.fd = make([]int, len(ka)+len(kb)+3)
+	d.bd = make([]int, len(ka)+len(kb)+3)
+	d.off = len(kb) + 1
+	d.compare(0, len(ka), 0, len(kb))
+	for i, c := range d.del {
+		del[atA[i]] = c
+	}
+	for j, c := range d.ins {
+		ins[atB[j]] = c
+	}
+	// of equal lines, the table kept the last of the old text's and the
+	// first of the new one's
+	budget := 8*(len(a)+len(b)) + 1024
+	slideUp(ia, del, &budget)
+	slideDown(ib, ins, &budget)
+	out := make([]op, 0, max(len(a), len(b)))
 	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
+	for i < len(a) || j < len(b) {
+		if i < len(a) && j < len(b) && !del[i] && !ins[j] {
 			out = append(out, op{' ', a[i]})
-			i++
-			j++
-		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
+			i, j = i+1, j+1
+			continue
+		}
+		for ; i < len(a) && del[i]; i++ {
 			out = append(out, op{'-', a[i]})
-			i++
-		default:
+		}
+		for ; j < len(b) && ins[j]; j++ {
 			out = append(out, op{'+', b[j]})
-			j++
 		}
 	}
 	return out
 }
 
+// slideDown keeps each kept line at its first place: a kept line right
+// after a run of changed ones trades places with the first line of the run
+// that is the same ("a" then two blank lines, one of them added: the first
+// blank line is the kept one). slideUp is the same the other way. The
+// scans share a budget of a few times the texts' length, past which the
+// script is left as it is (still correct, as short).
+func slideDown(x []int32, changed []bool, budget *int) {
+	for s := 0; s < len(x); {
+		if !changed[s] {
+			s++
+			continue
+		}
+		e := s
+		for e < len(x) && changed[e] {
+			e++
+		}
+		if e == len(x) {
+			return
+		}
+		k := s
+		for k < e && x[k] != x[e] && *budget > 0 {
+			k++
+			*budget--
+		}
+		if k == e || *budget == 0 {
+			s = e
+			continue
+		}
+		changed[k], changed[e] = false, true
+		s = k + 1
+	}
+}
+
+func slideUp(x []int32, changed []bool, budget *int) {
+	for e := len(x); e > 0; {
+		if !changed[e-1] {
+			e--
+			continue
+		}
+		s := e
+		for s > 0 && changed[s-1] {
+			s--
+		}
+		if s == 0 {
+			return
+		}
+		k := e - 1
+		for k >= s && x[k] != x[s-1] && *budget > 0 {
+			k--
+			*budget--
+		}
+		if k < s || *budget == 0 {
+			e = s
+			continue
+		}
+		changed[k], changed[s-1] = false, true
+		e = k
+	}
+}
+
+func isqrt(n int) int {
+	r := 1
+	for r*r < n {
+		r++
+	}
+	return r
+}
+
+// differ holds one comparison: the texts as line numbers, the lines found
+// changed, and the furthest points of the forward and backward searches
+// by diagonal (k = x-y, at index k+off).
+type differ struct {
+	a, b     []int32
+	del, ins []bool
+	fd, bd   []int
+	off      int
+	maxCost  int
+}
+
+// compare marks the changes between a[xoff:xlim] and b[yoff:ylim].
+func (d *differ) compare(xoff, xlim, yoff, ylim int) {
+	for {
+		for xoff < xlim && yoff < ylim && d.a[xoff] == d.b[yoff] {
+			xoff, yoff = xoff+1, yoff+1
+		}
+		for xoff < xlim && yoff < ylim && d.a[xlim-1] == d.b[ylim-1] {
+			xlim, ylim = xlim-1, ylim-1
+		}
+		switch {
+		case xoff == xlim:
+			for y := yoff; y < ylim; y++ {
+				d.ins[y] = true
+			}
+			return
+		case yoff == ylim:
+			for x := xoff; x < xlim; x++ {
+				d.del[x] = true
+			}
+			return
+		}
+		x, y := d.split(xoff, xlim, yoff, ylim)
+		if x == xoff && y == yoff || x == xlim && y == ylim {
+			// no progress (not expected): all of it changed
+			for i := xoff; i < xlim; i++ {
+				d.del[i] = true
+			}
+			for j := yoff; j < ylim; j++ {
+				d.ins[j] = true
+			}
+			return
+		}
+		// the smaller half by recursion, the larger by the loop: the
+		// stack stays logarithmic
+		if x-xoff+y-yoff < xlim-x+ylim-y {
+			d.compare(xoff, x, yoff, y)
+			xoff, yoff = x, y
+		} else {
+			d.compare(x, xlim, y, ylim)
+			xlim, ylim = x, y
+		}
+	}
+}
+
+// split returns a point on a shortest path from (xoff, yoff) to (xlim,
+// ylim), where the forward and backward searches meet (both ends differ,
+// the common prefix and suffix being taken off first), or past maxCost
+// steps the furthest point either search reached.
+func (d *differ) split(xoff, xlim, yoff, ylim int) (int, int) {
+	a, b, fd, bd, off := d.a, d.b, d.fd, d.bd, d.off
+	dmin, dmax := xoff-ylim, xlim-yoff
+	fmid, bmid := xoff-yoff, xlim-ylim
+	fmin, fmax, bmin, bmax := fmid, fmid, bmid, bmid
+	odd := (fmid-bmid)&1 != 0
+	fd[fmid+off], bd[bmid+off] = xoff, xlim
+	const far = int(^uint(0) >> 1)
+	for c := 1; ; c++ {
+		if fmin > dmin {
+			fmin--
+			fd[fmin-1+off] = -1
+		} else {
+			fmin++
+		}
+		if fmax < dmax {
+			fmax++
+			fd[fmax+1+off] = -1
+		} else {
+			fmax--
+		}
+		for k := fmax; k >= fmin; k -= 2 {
+			lo, hi := fd[k-1+off], fd[k+1+off]
+			x := hi
+			if lo >= hi {
+				x = lo + 1
+			}
+			y := x - k
+			for x < xlim && y < ylim && a[x] == b[y] {
+				x, y = x+1, y+1
+			}
+			fd[k+off] = x
+			if odd && bmin <= k && k <= bmax && bd[k+off] <= x {
+				return x, y
+			}
+		}
+		if bmin > dmin {
+			bmin--
+			bd[bmin-1+off] = far
+		} else {
+			bmin++
+		}
+		if bmax < dmax {
+			bmax++
+			bd[bmax+1+off] = far
+		} else {
+			bmax--
+		}
+		for k := bmax; k >= bmin; k -= 2 {
+			lo, hi := bd[k-1+off], bd[k+1+off]
+			x := hi - 1
+			if lo < hi {
+				x = lo
+			}
+			y := x - k
+			for x > xoff && y > yoff && a[x-1] == b[y-1] {
+				x, y = x-1, y-1
+			}
+			bd[k+off] = x
+			if !odd && fmin <= k && k <= fmax && x <= fd[k+off] {
+				return x, y
+			}
+		}
+		if c < d.maxCost {
+			continue
+		}
+		// too costly: the point either search took furthest
+		fbest, fx := -1, 0
+		for k := fmax; k >= fmin; k -= 2 {
+			x := min(fd[k+off], xlim)
+			y := x - k
+			if y > ylim {
+				x, y = ylim+k, ylim
+			}
+			if x+y > fbest {
+				fbest, fx = x+y, x
+			}
+		}
+		bbest, bx := far, 0
+		for k := bmax; k >= bmin; k -= 2 {
+			x := max(xoff, bd[k+off])
+			y := x - k
+			if y < yoff {
+				x, y = yoff+k, yoff
+			}
+			if x+y < bbest {
+				bbest, bx = x+y, x
+			}
+		}
+		if xlim+ylim-bbest < fbest-(xoff+yoff) {
+			return fx, fbest - fx
+		}
+		return bx, bbest - bx
+	}
+}
+
 // Unified returns the diff from old to new with three lines of context, or
 // "" when they are equal: a patch that git apply and patch take.
 func Unified(oldName, newName, old, new string) string {
+	return unifiedWith(ops, oldName, newName, old, new)
+}
+
+// unifiedWith is Unified by a given way to compute the script.
+func unifiedWith(ops func(a, b []string) []op, oldName, newName, old, new string) string {
 	if old == new {
 		return ""
 	}
