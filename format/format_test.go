@@ -2,9 +2,11 @@ package format
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,11 +30,13 @@ func format(t *testing.T, name, src string, opt Options) (string, error) {
 func TestLayout(t *testing.T) {
 	for _, c := range []struct{ name, in, want string }{
 		{"one per line", "events { worker_connections 768; }\n", "events {\n    worker_connections 768;\n}\n"},
-		{"blank lines", "a 1;\n\n\n\nb 2;\n", "a 1;\n\nb 2;\n"},
-		{"no blank after brace", "http {\n\n    a 1;\n\n}\n", "http {\n    a 1;\n}\n"},
+		{"blank lines", "a 1;\n\n\n\n\nb 2;\n\nc 3;\n", "a 1;\n\n\nb 2;\n\nc 3;\n"},
+		{"blank after brace, none before", "http {\n\n    a 1;\n\n}\n", "http {\n\n    a 1;\n}\n"},
+		{"blank first line", "\n\n\n\ntypes {\n    text/html html;\n}\n\n\n", "\n\ntypes {\n    text/html html;\n}\n"},
 		{"trailing comment", "a 1;   # one\nb 2;\n", "a 1; # one\nb 2;\n"},
-		{"comment on brace", "http {   # h\n  a 1;\n}\n", "http { # h\n    a 1;\n}\n"},
-		{"comment lines", "http {\n# c\n      a 1;\n  # d\n}\n", "http {\n    # c\n    a 1;\n    # d\n}\n"},
+		{"comment on brace", "http {   # h\n  a 1;\n}\n", "http { # h\n  a 1;\n}\n"},
+		{"comment lines", "http {\n# c\n    a 1;\n  # d\n}\n", "http {\n    # c\n    a 1;\n    # d\n}\n"},
+		{"aligned arguments", "fastcgi_param  A   $a;\nfastcgi_param\tB\t$b ;\n", "fastcgi_param  A   $a;\nfastcgi_param\tB\t$b;\n"},
 		{"empty block", "location / {    }\n", "location / {}\n"},
 		{"comment in empty block", "location / {\n# c\n}\n", "location / {\n    # c\n}\n"},
 		{"quotes kept", "add_header X \"a  b\" 'c\\'d';\n", "add_header X \"a  b\" 'c\\'d';\n"},
@@ -74,6 +78,7 @@ func TestBrokenRefused(t *testing.T) {
 func TestCorpus(t *testing.T) {
 	nginxtest.RequireCorpus(t, corpusDir)
 	n, skipped := 0, 0
+	refused := map[string]string{}
 	filepath.WalkDir(corpusDir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() || strings.HasSuffix(p, ".tsv") || strings.HasSuffix(p, ".md") {
 			return nil
@@ -89,9 +94,17 @@ func TestCorpus(t *testing.T) {
 		}
 		n++
 		once, err := Source(f, Options{})
+		var refusal *RefusedError
+		if errors.As(err, &refusal) {
+			refused[strings.TrimPrefix(p, corpusDir+"/")] = err.Error()
+			return nil
+		}
 		if err != nil {
 			t.Errorf("%v", err)
 			return nil
+		}
+		if c := lineMates(f); !slices.Equal(c, lineMates(mustParse(t, p, once))) {
+			t.Errorf("%s: a comment after code no longer follows the same statements", p)
 		}
 		g, d := parser.Parse(p, once)
 		if d != nil {
@@ -104,8 +117,127 @@ func TestCorpus(t *testing.T) {
 		}
 		return nil
 	})
-	t.Logf("%d corpus files formatted, %d with syntax errors skipped", n, skipped)
+	// a file fmt refuses as nginx would is one nginx -t refuses
+	for _, r := range nginxtest.CorpusVerdicts(t, corpusDir) {
+		if why, ok := refused[r.Path]; ok && r.OK {
+			t.Errorf("%s: refused (%s), but nginx -t accepts it", r.Path, why)
+		}
+	}
+	t.Logf("%d corpus files formatted, %d with syntax errors skipped, %d refused as nginx refuses them", n-len(refused), skipped, len(refused))
 	if n < 1000 {
 		t.Errorf("only %d corpus files", n)
+	}
+}
+
+func mustParse(t *testing.T, name string, src []byte) *parser.File {
+	t.Helper()
+	f, d := parser.Parse(name, src)
+	if d != nil {
+		t.Fatalf("%s: %s", name, d.Message)
+	}
+	return f
+}
+
+// lineMates lists, for each comment after code, the statements (by their
+// place in document order) that start on its line, -1 closing each list:
+// what lint's "# nginxtune:disable RULE" at the end of a line covers.
+func lineMates(f *parser.File) []int {
+	var all []*parser.Directive
+	var walk func([]*parser.Directive)
+	walk = func(ds []*parser.Directive) {
+		for _, d := range ds {
+			all = append(all, d)
+			walk(d.Block)
+		}
+	}
+	walk(f.Directives)
+	var out []int
+	for _, c := range f.Comments {
+		if !c.Trailing {
+			continue
+		}
+		for i, d := range all {
+			if int(d.Line) == c.Line {
+				out = append(out, i)
+			}
+		}
+		out = append(out, -1)
+	}
+	return out
+}
+
+// A comment after code keeps the statements it followed on its line: lint
+// reads "# nginxtune:disable RULE" there as covering that line, and fmt
+// moved it to the "{" line of the enclosing block, away from the
+// directive it silenced (lint then reported the finding and an unused
+// suppression).
+func TestTrailingCommentKeepsItsLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"server { location / { autoindex on; } # nginxtune:disable autoindex-on\n}\n",
+			"server { location / { autoindex on; } # nginxtune:disable autoindex-on\n}\n"},
+		{"server {\n    location /a {   autoindex on;   # nginxtune:disable autoindex-on\n    }\n}\n",
+			"server {\n    location /a { autoindex on; # nginxtune:disable autoindex-on\n    }\n}\n"},
+		{"server {\n    listen 80; location / { autoindex on; }   # x\n  return 200;\n}\n",
+			"server {\n    listen 80; location / { autoindex on; } # x\n    return 200;\n}\n"},
+		{"server {\n    location / { # on the brace\n        autoindex on; }\n}\n",
+			"server {\n    location / { # on the brace\n        autoindex on;\n    }\n}\n"},
+		{"http {\n    map $a $b { default 0; } x 1; # x\n    server { listen 80; }\n}\n",
+			"http {\n    map $a $b { default 0; } x 1; # x\n    server {\n        listen 80;\n    }\n}\n"},
+	} {
+		got, err := format(t, "c.conf", c.in, Options{})
+		if err != nil || got != c.want {
+			t.Errorf("%q:\ngot  %q (%v)\nwant %q", c.in, got, err, c.want)
+			continue
+		}
+		if !slices.Equal(lineMates(mustParse(t, "in", []byte(c.in))), lineMates(mustParse(t, "out", []byte(got)))) {
+			t.Errorf("%q: the comments follow other statements", c.in)
+		}
+		if again, _ := format(t, "c.conf", got, Options{}); again != got {
+			t.Errorf("%q: not idempotent: %q", got, again)
+		}
+	}
+}
+
+// A file keeps its own indentation unless told: Debian's files are
+// indented with tabs, and fmt rewrote them with four spaces.
+func TestOwnIndentation(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		opt  Options
+		want string
+	}{
+		{"http {\n\tsendfile on;\n\tserver { listen 80;\n  location / {} }\n}\n", Options{},
+			"http {\n\tsendfile on;\n\tserver {\n\t\tlisten 80;\n\t\tlocation / {}\n\t}\n}\n"},
+		{"http {\n  sendfile on;\n  server { listen 80; }\n}\n", Options{},
+			"http {\n  sendfile on;\n  server {\n    listen 80;\n  }\n}\n"},
+		{"http {\n\tsendfile on;\n}\n", Options{Indent: 4}, "http {\n    sendfile on;\n}\n"},
+		{"http {\n  sendfile on;\n}\n", Options{Tabs: true}, "http {\n\tsendfile on;\n}\n"},
+		{"http { sendfile on; }\n", Options{}, "http {\n    sendfile on;\n}\n"}, // nothing to tell: 4 spaces
+	} {
+		if got, err := format(t, "i.conf", c.in, c.opt); err != nil || got != c.want {
+			t.Errorf("%q %+v:\ngot  %q (%v)\nwant %q", c.in, c.opt, got, err, c.want)
+		}
+	}
+}
+
+// nginx refuses a directive given a block it does not take, or without
+// the block it needs, and a ";" missing before the next line's directive:
+// fmt laid such input out as if it were sound ("listen 80 location / {").
+// It refuses it, naming the line.
+func TestRefusesWhatNginxRefuses(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"server {\n    listen 80 location / { return 200; }\n}\n", `x.conf:2:5: "listen" takes no block`},
+		{"server {\n    location /;\n}\n", `x.conf:2:5: "location" opens a block`},
+		{"location / {\n    proxy_pass http://a\n    proxy_set_header Host $host;\n}\n", `x.conf:2:24: missing ";"`},
+	} {
+		_, err := format(t, "x.conf", c.in, Options{})
+		var r *RefusedError
+		if !errors.As(err, &r) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %s", c.in, err, c.want)
+		}
+	}
+	// a name the directive table does not know is taken as written
+	if _, err := format(t, "x.conf", "server {\n    my_module_thing 1 { a 1; }\n}\n", Options{}); err != nil {
+		t.Errorf("an unknown directive: %v", err)
 	}
 }

@@ -309,7 +309,7 @@ func TestProtocol(t *testing.T) {
 	if len(actions) != 1 || actions[0].Title != "turn tcp_nodelay on" || actions[0].Edit.Changes[appURI][0].NewText != "on" {
 		t.Errorf("code actions: %+v", actions)
 	}
-	edit(9, Range{Position{1, 0}, Position{1, 0}}, "  listen    81;\n")
+	edit(9, Range{Position{1, 0}, Position{1, 0}}, "  listen 81;\n")
 	var edits []TextEdit
 	c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": appURI}, "options": map[string]any{"tabSize": 4, "insertSpaces": true}}, &edits)
 	if len(edits) != 1 || !strings.Contains(edits[0].NewText, "\n    listen 81;\n") {

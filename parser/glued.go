@@ -107,3 +107,18 @@ func blocksInData(f *File) []Diagnostic {
 	})
 	return out
 }
+
+// FileErrors are the syntax errors of one file that the loader finds once
+// it is read (a missing ";" that glued two statements, a block inside a
+// map's body), for a file read alone, as standard input is: nginx -t
+// refuses each. Names are looked up in the directive table alone.
+func FileErrors(f *File) []Diagnostic {
+	var out []Diagnostic
+	for _, d := range append(gluedStatements(f, Known), blocksInData(f)...) {
+		if d.Severity == SevError {
+			out = append(out, d)
+		}
+	}
+	sortDiagnostics(out)
+	return out
+}

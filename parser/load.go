@@ -780,9 +780,16 @@ func (l *loader) checkEvents(r *File) {
 	}
 	l.tree.Diagnostics = append(l.tree.Diagnostics, Diagnostic{
 		Kind: "syntax", Severity: SevError, File: r.Path, Line: 1, Col: 1,
-		Message: `no "events" block in the main file: nginx -t fails with "no \"events\" section in configuration"; add "events {}"`,
+		Message: noEvents,
 	})
 }
+
+const noEvents = `no "events" block in the main file: nginx -t fails with "no \"events\" section in configuration"; add "events {}"`
+
+// NoEvents reports whether the diagnostic is a main file's missing events
+// block: an error of the configuration, not of the file's text (which
+// reads whole, and fmt lays out).
+func (d Diagnostic) NoEvents() bool { return d.Kind == "syntax" && d.Message == noEvents }
 
 // boundVisits counts the directives a walk of the tree meets, a file once
 // per place that includes it, and when the count passes MaxDirectiveVisits

@@ -28,6 +28,7 @@ type fmtFlags struct {
 	configPath string
 	noConfig   bool
 	changed    bool
+	force      bool
 }
 
 func newFmtCmd() *cobra.Command {
@@ -36,11 +37,13 @@ func newFmtCmd() *cobra.Command {
 		Use:   "fmt PATH... | fmt -",
 		Short: "Rewrite configuration files in one canonical layout",
 		Long: `Rewrite nginx configuration files in one canonical layout: one statement per
-line, blocks indented 4 spaces a level (as nginx's own files), "{" on the
-statement's line and "}" on its own, at most one blank line in a row, comments
-kept where they are. Arguments are kept byte for byte (quotes, escapes,
-multi-line strings), and so are the bodies of map, geo, types, split_clients,
-charset_map and *_by_lua_block blocks.
+line, blocks indented as the file already is (tabs or N spaces; 4 spaces when
+it shows none), "{" on the statement's line and "}" on its own, at most two
+blank lines in a row, comments kept where they are (with the code before them
+on their line). Arguments are kept byte for byte (quotes, escapes, multi-line
+strings, the spaces that align them), and so are the bodies of map, geo,
+types, split_clients, charset_map and *_by_lua_block blocks: a file already
+laid out so (Debian's own) comes out unchanged.
 
 PATH is a main file or a directory (its nginx.conf, or every *.conf below it):
 every file it includes that lies inside the same directory is formatted. "-"
@@ -48,9 +51,12 @@ reads one file from standard input and writes it to standard output.
 
 Every result is parsed again and compared with the original (statements,
 arguments, nesting, comments): a layout that would change what nginx reads is
-an internal error (exit 3) and nothing is written. A file with a syntax error
-is not formatted (exit 2, nothing written). Files are replaced atomically,
-keeping their links, owners and modes, and only after all of them are staged.
+an internal error (exit 3) and nothing is written. A file nginx would refuse to
+read (a syntax error, a missing ";", a block given to a directive that takes
+none) is not formatted: each is named, --check and --diff go on with the other
+files, and a run that writes writes nothing (exit 2). Files are replaced
+atomically, keeping their links, owners and modes, and only after all of them
+are staged; a read-only file is left as it is unless --force.
 
 --changed formats the named files only, not the files they include, and
 skips (with a notice) a named file that is not nginx configuration at all:
@@ -60,11 +66,12 @@ what the pre-commit hook nginxtune-fmt runs, on the files of a commit.
 --diff prints the change as a unified diff (and, like --check, writes nothing).
 
 Layout settings come from the "fmt" key of .nginxtune.yaml
-(fmt: {indent: 2, tabs: false}); --indent and --tabs override it.
+(fmt: {indent: 2, tabs: false}); --indent and --tabs override it. Either sets
+one step for every file instead of each file's own.
 
 Exit codes: 0 formatted (or already formatted); 1 with --check or --diff when
-something would change; 2 bad arguments, unreadable or broken files; 3 an
-internal error.`,
+something would change; 2 bad arguments, unreadable, broken or read-only files;
+3 an internal error; the worst of them when files differ.`,
 		Example: `  nginxtune fmt /etc/nginx
   nginxtune fmt --check --diff fixtures/route/basic.conf
   nginxtune fmt - < site.conf > site.formatted.conf`,
@@ -75,9 +82,10 @@ internal error.`,
 	fl := c.Flags()
 	fl.BoolVar(&f.check, "check", false, "write nothing; exit 1 and name the files that would change")
 	fl.BoolVar(&f.diff, "diff", false, "write nothing; print what would change as a unified diff (exit 1 when something would)")
-	fl.IntVar(&f.indent, "indent", 0, "spaces per level, 1 to 8 (default 4, or the settings file's fmt.indent)")
-	fl.BoolVar(&f.tabs, "tabs", false, "indent with a tab per level")
+	fl.IntVar(&f.indent, "indent", 0, "spaces per level, 1 to 8, for every file (default: the settings file's fmt.indent, else each file's own, 4 when it shows none)")
+	fl.BoolVar(&f.tabs, "tabs", false, "indent every file with a tab per level")
 	fl.BoolVar(&f.changed, "changed", false, "the PATHs are changed files (as pre-commit passes them): format those only, skip files that are not nginx configuration")
+	fl.BoolVar(&f.force, "force", false, "also rewrite read-only files (keeping their mode)")
 	fl.StringVar(&f.configPath, "config", "", "settings file (default: .nginxtune.yaml found from PATH upwards)")
 	fl.BoolVar(&f.noConfig, "no-config", false, "do not read .nginxtune.yaml")
 	return c
@@ -114,6 +122,18 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 	if len(args) == 1 && args[0] == "-" {
 		return fmtStdin(c, f, opt)
 	}
+	for _, p := range args {
+		if p == "-" {
+			return failf(ExitError, `"-" reads standard input and cannot be combined with paths`)
+		}
+	}
+	// each file that cannot be formatted is said once, and the others are
+	// still checked; a run that writes writes nothing then
+	var refused fmtRefusals
+	suffix := "(not formatted)"
+	if !f.check && !f.diff {
+		suffix = "(nothing formatted)"
+	}
 	type job struct {
 		file *parser.File
 		name string // as shown
@@ -122,15 +142,14 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 	var jobs []job
 	seen := map[string]bool{}
 	for _, p := range args {
-		if p == "-" {
-			return failf(ExitError, `"-" reads standard input and cannot be combined with paths`)
-		}
 		t, err := f.load.load(c, p)
 		if err != nil {
-			return err
+			refused.add(err)
+			continue
 		}
 		if t.Dump {
-			return failf(ExitError, "%s: nginx -T output; fmt formats the files themselves", relPath(p))
+			refused.add(failf(ExitError, "%s: nginx -T output; fmt formats the files themselves", relPath(p)))
+			continue
 		}
 		files := t.Files
 		if f.changed {
@@ -140,22 +159,28 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 				continue
 			}
 		}
+		broken := map[string]bool{}
 		for _, d := range t.Diagnostics {
-			if d.Kind == "syntax" && d.Severity == parser.SevError && (!f.changed || isRoot(t, d.File)) {
-				return failf(ExitError, "%s:%d:%d: %s (nothing formatted)", relPath(d.File), d.Line, d.Col, d.Message)
+			// a main file without events reads whole: nginx -t refuses the
+			// configuration, not the file's text
+			if d.Kind == "syntax" && d.Severity == parser.SevError && !d.NoEvents() && (!f.changed || isRoot(t, d.File)) && !broken[d.File] {
+				broken[d.File] = true
+				refused.add(failf(ExitError, "%s:%d:%d: %s %s", relPath(d.File), d.Line, d.Col, d.Message, suffix))
 			}
 		}
-		if len(t.Unreadable) > 0 {
-			return failf(ExitError, "%s: could not be read (nothing formatted)", relPath(t.Unreadable[0]))
+		for _, u := range t.Unreadable {
+			broken[u] = true
+			refused.add(failf(ExitError, "%s: could not be read %s", relPath(u), suffix))
 		}
 		for _, file := range files {
-			if seen[file.Path] || !boundedread.Within(file.Path, t.Dir) {
-				continue // another tree had it, or it lies outside this one
+			if seen[file.Path] || broken[file.Path] || !boundedread.Within(file.Path, t.Dir) {
+				continue // another tree had it, it was refused, or it lies outside this one
 			}
 			seen[file.Path] = true
 			data, err := formatted(file, opt)
 			if err != nil {
-				return err
+				refused.add(err)
+				continue
 			}
 			if !bytes.Equal(data, file.Src) {
 				name := file.Path
@@ -181,10 +206,23 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 			}
 		}
 		if len(jobs) > 0 {
-			return &exitError{code: ExitFindings}
+			refused.worst = max(refused.worst, ExitFindings)
 		}
-		return nil
+		return refused.result(c.ErrOrStderr())
 	}
+	if len(refused.errs) > 0 {
+		return refused.result(c.ErrOrStderr())
+	}
+	// a read-only file is left as it is unless --force, as lint --fix does
+	kept := jobs[:0]
+	for _, j := range jobs {
+		if atomicfile.ReadOnly(j.file.Path) && !f.force {
+			refused.add(failf(ExitError, "not formatted: %s is read-only (--force rewrites it, keeping its mode)", j.name))
+			continue
+		}
+		kept = append(kept, j)
+	}
+	jobs = kept
 	// stage every file, then put them in place: a failure leaves every
 	// file as it was (a file rewritten in place too: atomicfile.Commit)
 	names := make([]string, len(jobs))
@@ -206,7 +244,8 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 			for _, s := range staged {
 				s.Discard()
 			}
-			return failf(ExitError, "%v (nothing formatted; not written: %s)", err, strings.Join(names, ", "))
+			refused.add(failf(ExitError, "%v (nothing formatted; not written: %s)", err, strings.Join(names, ", ")))
+			return refused.result(c.ErrOrStderr())
 		}
 		staged = append(staged, st)
 	}
@@ -219,11 +258,46 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 			if errors.Is(err, atomicfile.ErrNotRestored) {
 				left = "DAMAGED"
 			}
-			return failf(ExitError, "%v (%s %s; %d of %d files formatted before it; not written: %s)", err, names[i], left, i, len(staged), strings.Join(names[i:], ", "))
+			refused.add(failf(ExitError, "%v (%s %s; %d of %d files formatted before it; not written: %s)", err, names[i], left, i, len(staged), strings.Join(names[i:], ", ")))
+			return refused.result(c.ErrOrStderr())
 		}
 		fmt.Fprintf(c.ErrOrStderr(), "formatted %s\n", report.Escape(jobs[i].name))
 	}
-	return nil
+	return refused.result(c.ErrOrStderr())
+}
+
+// fmtRefusals gathers what fmt could not do, one line each, and the worst
+// exit code of the run.
+type fmtRefusals struct {
+	errs  []error
+	worst int
+}
+
+func (r *fmtRefusals) add(err error) {
+	r.errs = append(r.errs, err)
+	code := ExitError
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	r.worst = max(r.worst, code)
+}
+
+// result says every refusal but the last on w and returns the last (main
+// says it) with the worst exit code.
+func (r *fmtRefusals) result(w io.Writer) error {
+	if r.worst == ExitOK {
+		return nil
+	}
+	var last error
+	for i, err := range r.errs {
+		if i == len(r.errs)-1 {
+			last = err
+			break
+		}
+		fmt.Fprintln(w, "nginxtune:", report.Escape(err.Error()))
+	}
+	return &exitError{code: r.worst, err: last}
 }
 
 // fmtStdin formats one file read from standard input.
@@ -281,6 +355,11 @@ func formatted(file *parser.File, opt format.Options) ([]byte, error) {
 		var changed *format.ErrChanged
 		if errors.As(err, &changed) {
 			return nil, failf(ExitInternal, "%v", err)
+		}
+		var refused *format.RefusedError
+		if errors.As(err, &refused) {
+			d := refused.Diagnostic
+			return nil, failf(ExitError, "%s:%d:%d: %s (not formatted)", relPath(d.File), d.Line, d.Col, d.Message)
 		}
 		return nil, failf(ExitError, "%v", err)
 	}

@@ -2,18 +2,21 @@ package main
 
 import (
 	"context"
+	"crypto/md5"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
-const unformatted = "events { worker_connections 64; }\nhttp {\n  include sites-enabled/*;\n}\n"
-const site = "server {   listen 80;\n\n\n   location / { return 200; }   # ok\n}\n"
+const unformatted = "events { worker_connections 64; }\nhttp {\n    include sites-enabled/*;\n}\n"
+const site = "server {   listen 80;\n\n\n\n    location / { return 200; }   # ok\n}\n"
 
 // fmtTree writes a Debian-like tree: sites-enabled/app links to
 // ../sites-available/app, and a file outside the tree is included by an
@@ -51,7 +54,8 @@ func TestFmtTree(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "sites-available", "app"))
-	if want := "server {\n    listen 80;\n\n    location / { # ok\n        return 200;\n    }\n}\n"; string(b) != want {
+	// two blank lines at most; the statements before a comment stay on its line
+	if want := "server {\n    listen 80;\n\n\n    location / { return 200; } # ok\n}\n"; string(b) != want {
 		t.Errorf("site:\n%s\nwant:\n%s", b, want)
 	}
 	if l, err := os.Readlink(filepath.Join(dir, "sites-enabled", "app")); err != nil || l != "../sites-available/app" {
@@ -201,5 +205,160 @@ func TestFileSizeLimitCLI(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The attack: a suppression at the end of a one-line block's line. fmt
+// moved it to the block's "{" line and the directive to the next, so lint
+// then reported the finding it silenced and an unused suppression.
+func TestFmtKeepsSuppressionOnItsLine(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(p, []byte("events {}\nhttp {\n    server {\n        listen 80;\n"+
+		"        location /files/ {   autoindex on; }  # nginxtune:disable autoindex-on -- a public mirror\n"+
+		"        location /b/ { autoindex on;  # nginxtune:disable autoindex-on -- another\n        }\n    }\n}\n"), 0o644)
+	lint := func() string {
+		out, _, _ := runCLI(t, "", "lint", "--no-config", "--no-host", p)
+		return out
+	}
+	if out := lint(); strings.Contains(out, "autoindex-on") || strings.Contains(out, "unused-suppression") {
+		t.Fatalf("before fmt:\n%s", out)
+	}
+	if _, errOut, code := runCLI(t, "", "fmt", "--no-config", p); code != ExitOK {
+		t.Fatalf("fmt: exit %d: %s", code, errOut)
+	}
+	if out := lint(); strings.Contains(out, "autoindex-on") || strings.Contains(out, "unused-suppression") {
+		b, _ := os.ReadFile(p)
+		t.Errorf("after fmt:\n%s\n%s", out, b)
+	}
+}
+
+// Debian's conffiles as the installed package has them: `nginxtune fmt
+// /etc/nginx` rewrote them (tabs to spaces, the first blank line of
+// mime.types, two blank lines, aligned fastcgi_param columns), and dpkg
+// then counted them as modified. A copy of every stock file under
+// /etc/nginx (its md5 still dpkg's) comes out byte for byte, formatted as
+// the tree nginx reads (with --map) and each file on its own.
+func TestFmtDebianStockUnchanged(t *testing.T) {
+	dpkg, err := exec.LookPath("dpkg-query")
+	if err != nil {
+		t.Skip("no dpkg-query")
+	}
+	list, err := exec.Command(dpkg, "-W", "-f=${Conffiles}\n", "nginx-common").Output()
+	if err != nil {
+		t.Skip("nginx-common is not installed")
+	}
+	dir := t.TempDir()
+	var files []string
+	for _, line := range strings.Split(string(list), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || !strings.HasPrefix(f[0], "/etc/nginx/") {
+			continue
+		}
+		b, err := os.ReadFile(f[0])
+		if err != nil || fmt.Sprintf("%x", md5.Sum(b)) != f[1] {
+			continue // changed here: not the package's
+		}
+		p := filepath.Join(dir, strings.TrimPrefix(f[0], "/etc/nginx/"))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, b, 0o644)
+		files = append(files, p)
+	}
+	if !slices.Contains(files, filepath.Join(dir, "nginx.conf")) || len(files) < 8 {
+		t.Skipf("only %d stock files unchanged in /etc/nginx", len(files))
+	}
+	os.MkdirAll(filepath.Join(dir, "sites-enabled"), 0o755)
+	os.Symlink("../sites-available/default", filepath.Join(dir, "sites-enabled", "default"))
+	runs := [][]string{{"fmt", "--no-config", "--check", "--map", "/etc/nginx=" + dir, dir}}
+	for _, f := range files {
+		runs = append(runs, []string{"fmt", "--no-config", "--changed", "--check", f})
+	}
+	for _, args := range runs {
+		if out, errOut, code := runCLI(t, "", args...); code != ExitOK {
+			t.Errorf("%s: exit %d\n%s%s", args[len(args)-1], code, out, errOut)
+		}
+	}
+	if _, errOut, code := runCLI(t, "", "fmt", "--no-config", "--map", "/etc/nginx="+dir, dir); code != ExitOK || errOut != "" {
+		t.Errorf("fmt: exit %d: %s", code, errOut)
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		old, _ := os.ReadFile("/etc/nginx/" + strings.TrimPrefix(f, dir+"/"))
+		if string(b) != string(old) {
+			t.Errorf("%s was rewritten", f)
+		}
+	}
+	t.Logf("%d stock files", len(files))
+}
+
+// One file fmt cannot format (a syntax error, a main file without events,
+// which nginx -t refuses but whose text reads whole) stopped a
+// multi-file --check at the first (exit 2, nothing said of the others).
+// Each is said, the others are checked, and the exit is the worst.
+func TestFmtCheckGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	noEvents := filepath.Join(dir, "a", "nginx.conf")
+	broken := filepath.Join(dir, "b", "site.conf")
+	loose := filepath.Join(dir, "c", "site.conf")
+	for p, body := range map[string]string{
+		noEvents: "http {\n  server { listen 80; }\n}\n",
+		broken:   "server {\n    listen 80\n",
+		loose:    "server { listen 81; }\n",
+	} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(body), 0o644)
+	}
+	out, errOut, code := runCLI(t, "", "fmt", "--no-config", "--check", noEvents, broken, loose, filepath.Join(dir, "missing.conf"))
+	if code != ExitError || !strings.Contains(out, "a/nginx.conf: would reformat") || !strings.Contains(out, "c/site.conf: would reformat") ||
+		!strings.Contains(errOut, "b/site.conf:") || !strings.Contains(errOut, "missing.conf") || strings.Count(errOut, "\n") != 2 {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	// writing: every refusal said, nothing written
+	_, errOut, code = runCLI(t, "", "fmt", "--no-config", noEvents, broken, loose)
+	if b, _ := os.ReadFile(loose); code != ExitError || string(b) != "server { listen 81; }\n" || !strings.Contains(errOut, "(nothing formatted)") {
+		t.Errorf("exit %d, %q\n%s", code, b, errOut)
+	}
+	// without the broken file, the main file without events is formatted
+	if _, errOut, code = runCLI(t, "", "fmt", "--no-config", noEvents, loose); code != ExitOK {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+}
+
+// fmt rewrote a read-only file without being asked; lint --fix leaves one
+// as it is unless --force. So does fmt now, and formats the others.
+func TestFmtReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	ro, rw := filepath.Join(dir, "ro.conf"), filepath.Join(dir, "rw.conf")
+	os.WriteFile(ro, []byte("server { listen 80; }\n"), 0o444)
+	os.WriteFile(rw, []byte("server { listen 81; }\n"), 0o644)
+	_, errOut, code := runCLI(t, "", "fmt", "--no-config", ro, rw)
+	if b, _ := os.ReadFile(ro); code != ExitError || string(b) != "server { listen 80; }\n" || !strings.Contains(errOut, "ro.conf is read-only (--force") {
+		t.Errorf("exit %d, %q\n%s", code, b, errOut)
+	}
+	if b, _ := os.ReadFile(rw); string(b) != "server {\n    listen 81;\n}\n" {
+		t.Errorf("the writable file: %q", b)
+	}
+	if _, errOut, code := runCLI(t, "", "fmt", "--no-config", "--force", ro); code != ExitOK {
+		t.Errorf("--force: exit %d: %s", code, errOut)
+	}
+	if fi, _ := os.Stat(ro); fi.Mode().Perm() != 0o444 {
+		t.Errorf("--force: mode %v", fi.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(ro); string(b) != "server {\n    listen 80;\n}\n" {
+		t.Errorf("--force: %q", b)
+	}
+}
+
+// `fmt -` laid out "listen 80 location / {...}" (a ";" missing, which
+// nginx refuses) as if it were sound. It refuses it with the line.
+func TestFmtStdinRefusesWhatNginxRefuses(t *testing.T) {
+	for in, want := range map[string]string{
+		"server {\n    listen 80 location / { return 200; }\n}\n":             `nginxtune: <stdin>:2:5: "listen" takes no block`,
+		"location / {\n    proxy_pass http://a\n    proxy_redirect off;\n}\n": `nginxtune: <stdin>:2:24: missing ";"`,
+	} {
+		out, errOut, code := runCLI(t, in, "fmt", "--no-config", "-")
+		if code != ExitError || out != "" || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: exit %d %q %q", in, code, out, errOut)
+		}
 	}
 }

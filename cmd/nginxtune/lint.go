@@ -721,7 +721,7 @@ func applyFixes(set rules.FixSet, trees []*parser.Tree, w io.Writer, force bool)
 		if !ok {
 			continue
 		}
-		if fi, err := os.Lstat(name); err == nil && fi.Mode().Perm()&0o222 == 0 && !force {
+		if atomicfile.ReadOnly(name) && !force {
 			fmt.Fprintf(w, "nginxtune: not fixed: %s is read-only (--force rewrites it, keeping its mode)\n", report.Escape(name))
 			continue
 		}

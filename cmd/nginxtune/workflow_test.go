@@ -82,7 +82,7 @@ func TestOutputRunsNoWorkflowCommand(t *testing.T) {
 		{append(lint, "--changed", forged, bidi), []string{"\n" + line + ":3:"}},
 		{append(lint, forged+"missing"), []string{line + "missing"}},
 		{[]string{"fmt", "--check", "."}, []string{"\n" + line + ": would reformat"}},
-		{[]string{"fmt", "--check", "--diff", "."}, []string{ctx, lua, " \t" + `\x3a:warning::TAB`, mid}},
+		{[]string{"fmt", "--check", "--diff", "--indent", "4", "."}, []string{ctx, lua, " \t" + `\x3a:warning::TAB`, mid}},
 		{[]string{"fmt", "--changed", "--check", "--diff", forged, bidi}, []string{ctx, lua}},
 		{[]string{"fmt", "--diff", "-"}, []string{ctx}},
 		{[]string{"parse", "."}, []string{`#\u0023[error]`, `#\x23[error].conf`}},
@@ -178,11 +178,12 @@ func TestFmtDiffIsAPatch(t *testing.T) {
 	want := t.TempDir()
 	write(want)
 	t.Chdir(want)
-	diff, errOut, code := runCLI(t, "", "fmt", "--diff", ".")
+	// each file is indented anew (a file keeps its own tabs unless told)
+	diff, errOut, code := runCLI(t, "", "fmt", "--indent", "4", "--diff", ".")
 	if code != ExitFindings || strings.Count(diff, "--- a/") != len(files) {
 		t.Fatalf("fmt --diff: exit %d, %s%s", code, diff, errOut)
 	}
-	if _, errOut, code := runCLI(t, "", "fmt", "."); code != ExitOK {
+	if _, errOut, code := runCLI(t, "", "fmt", "--indent", "4", "."); code != ExitOK {
 		t.Fatalf("fmt: exit %d: %s", code, errOut)
 	}
 	patchFile := filepath.Join(t.TempDir(), "fmt.diff")

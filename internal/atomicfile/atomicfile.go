@@ -401,3 +401,11 @@ func temp(name string, mode os.FileMode, fill func(io.Writer) error) (string, er
 	}
 	return tmp.Name(), nil
 }
+
+// ReadOnly reports whether the file (a link followed) has no write
+// permission for anyone: lint --fix and fmt leave it as it is unless told
+// to rewrite it (--force), as an editor asks first.
+func ReadOnly(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && fi.Mode().Perm()&0o222 == 0
+}
