@@ -355,6 +355,10 @@ func TestRootReadsStayInside(t *testing.T) {
 	if f.Kernel.Known() || f.MemTotal.Known() || f.Somaxconn.Known() || f.NrOpen.Known() || f.CPUOnline.Known() || f.Systemd.Value {
 		t.Errorf("kernel %+v, memory %+v, somaxconn %+v, nr_open %+v, cpus %+v, systemd %+v", f.Kernel, f.MemTotal, f.Somaxconn, f.NrOpen, f.CPUOnline, f.Systemd)
 	}
+	// a memory.max that cannot be read is no limit nobody set: unknown
+	if f.MemLimit.Known() {
+		t.Errorf("memory limit %+v from a cgroup path that leads out of the root", f.MemLimit)
+	}
 	if f.FileMax.Value != 1234 || f.CPUAffinity.Value != 4 {
 		t.Errorf("files inside the root were not read: file-max %+v, affinity %+v", f.FileMax, f.CPUAffinity)
 	}

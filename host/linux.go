@@ -4,6 +4,7 @@ package host
 // v1 and v2), systemd's unit files and limits.
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -461,15 +462,27 @@ func (r *Reader) memLimit() Fact[uint64] {
 	if r.exists("sys/fs/cgroup/cgroup.controllers") {
 		var best uint64
 		src := ""
+		var bad error
 		walkUp(v2, func(dir string) bool {
 			p := filepath.Join("sys/fs/cgroup", dir, "memory.max")
-			if s, _, err := r.read(p); err == nil && s != "max" {
-				if v, err := strconv.ParseUint(s, 10, 64); err == nil && (best == 0 || v < best) {
+			s, _, err := r.read(p)
+			switch {
+			case errors.Is(err, fs.ErrNotExist) || err == nil && s == "max":
+			case err != nil:
+				bad = err
+			default:
+				if v, err := strconv.ParseUint(s, 10, 64); err != nil {
+					bad = fmt.Errorf("%s: %q is no limit", p, s)
+				} else if best == 0 || v < best {
 					best, src = v, p
 				}
 			}
 			return true
 		})
+		if bad != nil {
+			// a limit that cannot be read is unknown, not "no limit"
+			return unknown[uint64](bad)
+		}
 		if src == "" {
 			return known[uint64](0, "sys/fs/cgroup (cgroup v2, memory.max is max)")
 		}
@@ -481,15 +494,26 @@ func (r *Reader) memLimit() Fact[uint64] {
 	}
 	var best uint64
 	src := ""
+	var bad error
 	walkUp(v1["memory"], func(dir string) bool {
 		p := filepath.Join(base, dir, "memory.limit_in_bytes")
-		if s, _, err := r.read(p); err == nil {
-			if v, err := strconv.ParseUint(s, 10, 64); err == nil && v < unlimitedV1 && (best == 0 || v < best) {
+		s, _, err := r.read(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			bad = err
+		default:
+			if v, err := strconv.ParseUint(s, 10, 64); err != nil {
+				bad = fmt.Errorf("%s: %q is no limit", p, s)
+			} else if v < unlimitedV1 && (best == 0 || v < best) {
 				best, src = v, p
 			}
 		}
 		return true
 	})
+	if bad != nil {
+		return unknown[uint64](bad)
+	}
 	if src == "" {
 		return known[uint64](0, base+" (cgroup v1, no limit)")
 	}
