@@ -155,6 +155,7 @@ type Pass struct {
 	// findings get, for wanted
 	only     map[string]bool
 	severity Severity
+	dropped  *int // findings past MaxFindings, counted by Report
 	// what a variable's set and map definitions bring (definedTaint):
 	// worked out once, cycles cut
 	taintMemo map[string]taint
@@ -179,6 +180,15 @@ func (p *Pass) wanted(d *parser.Directive) bool {
 func (p *Pass) Report(d Diagnostic) {
 	if d.Rule == "" {
 		d.Rule = p.rule.ID
+	}
+	if len(*p.diags) >= MaxFindings {
+		// past the run's bound in this rule alone: counted, not kept (a
+		// tree of a million unknown names held 1.1 GB of findings that
+		// were then cut)
+		if p.dropped != nil {
+			*p.dropped++
+		}
+		return
 	}
 	*p.diags = append(*p.diags, d)
 }
@@ -261,9 +271,10 @@ func RunCounted(t *parser.Tree, cfg Config) ([]Diagnostic, int) {
 	// rule reports into a slot of its own and the slots are joined in the
 	// order of All, so the output does not depend on the schedule.
 	slots := make([][]Diagnostic, len(All))
+	dropped := make([]int, len(All))
 	check := func(i int, index *levelIndex) {
 		r := All[i]
-		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, Extra: cfg.Extra, rule: r, diags: &slots[i], index: index, visits: vs, lang: lang, only: cfg.Only, severity: r.Severity}
+		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, Extra: cfg.Extra, rule: r, diags: &slots[i], dropped: &dropped[i], index: index, visits: vs, lang: lang, only: cfg.Only, severity: r.Severity}
 		if s, ok := cfg.Severity[r.ID]; ok {
 			p.severity = s
 		}
@@ -387,12 +398,17 @@ func RunCounted(t *parser.Tree, cfg Config) ([]Diagnostic, int) {
 		}
 	}
 	out = applySuppressions(t, out, cfg)
+	// what a rule made past the bound was never kept: counted as not
+	// shown (before suppressions and overrides, which it did not reach)
 	notShown := 0
+	for _, n := range dropped {
+		notShown += n
+	}
 	if len(out) > MaxFindings {
 		// a hostile or generated tree can produce millions: the first
 		// MaxFindings in file order; the caller says how many more
 		sortDiags(out)
-		notShown = len(out) - MaxFindings
+		notShown += len(out) - MaxFindings
 		out = out[:MaxFindings:MaxFindings]
 	}
 	sortDiags(out)
