@@ -17,8 +17,8 @@ type fixtureCase struct {
 	want map[string]string // server, location: "@name" or "-"; status; closed
 }
 
-// fixtureCases reads the "# route: METHOD URL -> k=v ..." lines and the
-// "# @name" markers of a fixture.
+// fixtureCases reads the "# route: METHOD URL [HTTP/1.0] -> k=v ..." lines
+// and the "# @name" markers of a fixture.
 func fixtureCases(t *testing.T, src string) (cases []fixtureCase, marks map[string]int) {
 	marks = map[string]int{}
 	for i, line := range strings.Split(src, "\n") {
@@ -34,14 +34,17 @@ func fixtureCases(t *testing.T, src string) (cases []fixtureCase, marks map[stri
 			t.Fatalf("line %d: want METHOD URL -> expectations", i+1)
 		}
 		f := strings.Fields(reqPart)
-		if len(f) != 2 {
-			t.Fatalf("line %d: want METHOD URL", i+1)
+		if len(f) != 2 && (len(f) != 3 || !strings.HasPrefix(f[2], "HTTP/")) {
+			t.Fatalf("line %d: want METHOD URL [HTTP/1.x]", i+1)
 		}
 		req, err := ParseRequest(f[1])
 		if err != nil {
 			t.Fatalf("line %d: %v", i+1, err)
 		}
 		req.Method = f[0]
+		if len(f) == 3 {
+			req.Proto = f[2]
+		}
 		c := fixtureCase{line: i + 1, req: req, want: map[string]string{}}
 		for _, w := range strings.Fields(wantPart) {
 			k, v, _ := strings.Cut(w, "=")

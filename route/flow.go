@@ -67,15 +67,26 @@ func (st *state) locations(res *Result) {
 			}
 			return
 		}
-		st.uriChanged = false
+		st.limit = nil
 		if loc != nil {
+			st.limit = limitedBy(loc, st.req.Method)
+		}
+		if st.limit != nil {
+			// ngx_http_update_location_config: the block's configuration
+			// replaces the location's, and rewrite statements, if blocks
+			// and try_files are not inherited into it
+			res.step("limit_except", st.limit, "%s is not among the methods limit_except at %s lets through: nginx uses its block's configuration, where the location's rewrite statements, if blocks and try_files do not run", st.req.Method, at(st.limit))
+			st.levels = append(st.levels, level{label: "limit_except", dirs: parser.Level(st.limit.Block), block: st.limit})
+		}
+		st.uriChanged = false
+		if loc != nil && st.limit == nil {
 			out := st.script(res, loc.Body, loc)
 			if out.ifDir != nil {
 				st.ifDir, res.If = out.ifDir, out.ifDir
 				st.levels = st.cfg.levelsOf(st.server, loc, out.ifDir)
 			}
 			if out.stop {
-				if st.respond(res, res.Status) {
+				if !out.sent && st.respond(res, res.Status) {
 					continue
 				}
 				return
@@ -113,6 +124,23 @@ const (
 	flowRedirect             // an internal redirect: search again
 	flowDone                 // the answer is decided
 )
+
+// limitedBy returns loc's limit_except block when method is not among
+// those it lets through (GET lets HEAD through), else nil.
+func limitedBy(loc *Loc, method string) *parser.Directive {
+	for _, d := range loc.Body {
+		if d.Name != "limit_except" || d.Block == nil {
+			continue
+		}
+		for _, m := range d.ArgValues() {
+			if strings.EqualFold(m, method) || strings.EqualFold(m, "GET") && method == "HEAD" {
+				return nil
+			}
+		}
+		return d
+	}
+	return nil
+}
 
 func hasDirective(body []*parser.Directive, name string) bool {
 	for _, d := range body {
@@ -163,6 +191,8 @@ func (st *state) respond(res *Result, code int) bool {
 	if code < 300 || code == 444 || res.Closed {
 		return false
 	}
+	st.errStatus, st.errStatusAt = code, nil // nginx's r->err_status
+
 	ep, target := st.errorPageFor(code)
 	if ep == nil {
 		return false
@@ -197,6 +227,20 @@ func (st *state) followErrorPage(res *Result, d *parser.Directive, target string
 		res.unknown(fmt.Sprintf("the error_page at %s names %s", at(d), v.unknown))
 	}
 	if strings.HasPrefix(v.s, "/") || strings.HasPrefix(v.s, "@") {
+		// the status the response after the redirect is sent with: the
+		// error's own, "=N" N, "=" the response's own
+		// (ngx_http_send_error_page; 494 to 497 become 400)
+		st.errStatus, st.errStatusAt = code, d
+		if code >= 494 && code <= 497 {
+			st.errStatus = 400
+		}
+		for _, a := range d.ArgValues() {
+			if a == "=" {
+				st.errStatus = 0
+			} else if n, err := strconv.Atoi(strings.TrimPrefix(a, "=")); err == nil && strings.HasPrefix(a, "=") {
+				st.errStatus = n
+			}
+		}
 		if st.req.Method != "HEAD" {
 			st.req.Method = "GET"
 		}
@@ -215,27 +259,26 @@ func (st *state) followErrorPage(res *Result, d *parser.Directive, target string
 	return false
 }
 
+// sent sets the status of a response nginx sends itself (a return's text,
+// a file): after an error_page redirect, the status error_page keeps
+// replaces the response's own (ngx_http_send_header sets err_status).
+func (st *state) sent(res *Result, code int) {
+	res.Status = code
+	if st.errStatus == 0 || st.errStatus == code {
+		return
+	}
+	res.Status = st.errStatus
+	how := fmt.Sprintf("the status error_page at %s keeps", at(st.errStatusAt))
+	if st.errStatusAt == nil {
+		how = "the status of the error nginx answers"
+	}
+	res.Answer = fmt.Sprintf("%d, %s: %s", st.errStatus, how, res.Answer)
+}
+
 // access applies limit_except, allow/deny and auth_basic; it returns the
 // status nginx refuses with, or 0.
 func (st *state) access(res *Result) int {
-	levels := st.levels
-	if st.loc != nil {
-		for _, d := range st.loc.Body {
-			if d.Name != "limit_except" || d.Block == nil {
-				continue
-			}
-			allowed := false
-			for _, m := range d.ArgValues() {
-				if strings.EqualFold(m, st.req.Method) || (strings.EqualFold(m, "GET") && st.req.Method == "HEAD") {
-					allowed = true
-				}
-			}
-			if !allowed {
-				res.step("limit_except", d, "%s is not among the methods limit_except at %s lets through: its block's access rules apply", st.req.Method, at(d))
-				levels = append(append([]level(nil), levels...), level{label: "limit_except", dirs: parser.Level(d.Block), block: d})
-			}
-		}
-	}
+	levels := st.levels // with the limit_except block when it applies
 	// the access module runs before auth_basic (its handler is
 	// registered later and nginx runs a phase's handlers last-first);
 	// allow and deny are one list: the innermost level with either
@@ -383,12 +426,19 @@ func (st *state) content(res *Result) bool {
 	if st.loc != nil {
 		// the handler of the location, or of its true if block
 		var handler, module *parser.Directive
-		for _, lv := range st.levels[len(st.levels)-1-boolInt(st.ifDir != nil):] {
+		from := st.levels[len(st.levels)-1-boolInt(st.ifDir != nil):]
+		if st.limit != nil {
+			// proxy_pass and the like carry over into the limit_except
+			// block (their modules' merge sets its handler); stub_status
+			// and other modules' handlers do not
+			from = st.levels[len(st.levels)-2 : len(st.levels)-1]
+		}
+		for _, lv := range from {
 			for _, d := range lv.dirs {
 				switch {
 				case handlers[d.Name]:
 					handler = d
-				case moduleHandlers[d.Name]:
+				case moduleHandlers[d.Name] && st.limit == nil:
 					module = d
 				}
 			}
@@ -405,7 +455,7 @@ func (st *state) content(res *Result) bool {
 					res.step("content", module, "%s", res.Answer)
 					return st.respond(res, 405)
 				}
-				res.Status = 200
+				st.sent(res, 200)
 			}
 			res.step("content", module, "%s", res.Answer)
 			return false
@@ -552,8 +602,8 @@ func (st *state) static(res *Result) bool {
 		}
 		dirOK, _ := st.exists(path, true)
 		if ai := effective(st.levels, "autoindex"); len(ai.Dirs) > 0 && ai.Dirs[len(ai.Dirs)-1].Arg(0) == "on" && dirOK {
-			res.Status = 200
 			res.Answer = "200: a directory listing of " + path + " (autoindex)"
+			st.sent(res, 200)
 			res.step("content", ai.Dirs[0], "%s", res.Answer)
 			return false
 		}
@@ -578,8 +628,8 @@ func (st *state) static(res *Result) bool {
 			res.step("content", nil, "%s", res.Answer)
 			return st.respond(res, 405)
 		}
-		res.Status = 200
 		res.Answer = "200: the static file " + path
+		st.sent(res, 200)
 		res.step("content", nil, "%s", res.Answer)
 		return false
 	}
@@ -626,12 +676,13 @@ func candidates(locs []*Loc, uri string, lr locResult) []Candidate {
 					why = "exact match only, and the URI differs"
 				}
 			case l.Mod == "~" || l.Mod == "~*":
+				_, matches, cannot := matchCaps(l.re, uri)
 				switch {
-				case l.re.re == nil:
-					why = "route cannot run it: " + l.re.err
+				case cannot != "":
+					why = "route cannot run it: " + cannot
 				case passed[l]:
 					why = "tested; does not match"
-				case l.re.re.MatchString(uri):
+				case matches:
 					why = "matches, but is not reached: an earlier match ended the search (an exact match, ^~, an earlier regex, or it is nested in a location that did not answer)"
 				default:
 					why = "does not match (not reached)"

@@ -171,11 +171,12 @@ func (c *Config) findServer(ac *addrConf, host, hostname string) (m nameMatch, u
 			if n.re == nil {
 				continue
 			}
-			if n.re.re == nil {
-				unknown = append(unknown, fmt.Sprintf("server_name %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", n.Value, at(n.Dir), n.re.err))
+			caps, ok, why := matchCaps(n.re, host)
+			if why != "" {
+				unknown = append(unknown, fmt.Sprintf("server_name %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", n.Value, at(n.Dir), why))
 				continue
 			}
-			if caps, ok := matchCaps(n.re.re, host); ok {
+			if ok {
 				return nameMatch{server: s, name: n, how: "regular expression (the first that matches, in order of appearance)", caps: caps}, unknown
 			}
 		}
@@ -200,17 +201,14 @@ func longestWildcard(ac *addrConf, host, how string, part func(v string) (string
 }
 
 // matchCaps runs re on s and returns its numbered ("1", "2", ...) and
-// named captures.
-func matchCaps(re interface {
-	FindStringSubmatchIndex(string) []int
-	SubexpNames() []string
-}, s string) (map[string]string, bool) {
-	idx := re.FindStringSubmatchIndex(s)
+// named captures, or why route cannot tell whether it matches.
+func matchCaps(re *compiled, s string) (caps map[string]string, ok bool, why string) {
+	idx, why := re.find(s)
 	if idx == nil {
-		return nil, false
+		return nil, false, why
 	}
-	caps := map[string]string{}
-	names := re.SubexpNames()
+	caps = map[string]string{}
+	names := re.subexpNames()
 	for i := 1; 2*i+1 < len(idx); i++ {
 		v := ""
 		if idx[2*i] >= 0 {
@@ -221,7 +219,7 @@ func matchCaps(re interface {
 			caps[names[i]] = v
 		}
 	}
-	return caps, true
+	return caps, true, ""
 }
 
 // locResult is the outcome of one location search.
@@ -297,11 +295,11 @@ func findIn(locs []*Loc, uri string) (locResult, bool) {
 		if l.Mod != "~" && l.Mod != "~*" {
 			continue
 		}
-		if l.re.re == nil {
-			res.unknown = append(res.unknown, fmt.Sprintf("location %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", l.Label(), at(l.Dir), l.re.err))
+		caps, ok, why := matchCaps(l.re, uri)
+		if why != "" {
+			res.unknown = append(res.unknown, fmt.Sprintf("location %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", l.Label(), at(l.Dir), why))
 			continue
 		}
-		caps, ok := matchCaps(l.re.re, uri)
 		if !ok {
 			res.passed = append(res.passed, l)
 			continue

@@ -11,6 +11,7 @@
 package route
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -89,11 +90,49 @@ type Loc struct {
 	autoRedirect bool
 }
 
-// compiled is a regular expression as nginx's PCRE would run it, or why
-// Go's engine cannot run it the same way.
+// compiled is a regular expression as nginx's PCRE would run it: Go's
+// regexp where the two agree (the pattern has nothing Go lacks and the
+// subject is printable ASCII), else route's backtracking matcher (pcre.go),
+// else why route cannot run it. On other subjects the two differ: PCRE's
+// "$" matches before a final newline ("\.php$" matches "/x.php%0A"), its
+// "." is one byte, not one UTF-8 character, and its \s has .
 type compiled struct {
 	re  *regexp.Regexp
+	bt  *pcre
 	err string
+}
+
+// ok reports whether route can run the expression.
+func (c *compiled) ok() bool { return c.re != nil || c.bt != nil }
+
+// find runs the expression on s: the submatch indexes as
+// regexp.FindStringSubmatchIndex returns them (nil: no match), or why
+// route cannot tell.
+func (c *compiled) find(s string) (idx []int, why string) {
+	switch {
+	case c.re != nil && printableASCII(s):
+		return c.re.FindStringSubmatchIndex(s), ""
+	case c.re != nil && c.bt == nil:
+		return nil, "the subject " + strconv.Quote(parser.Clip(s)) + " is not printable ASCII, where PCRE and Go's regexp may differ, and the pattern has what route's matcher does not run"
+	case c.bt != nil:
+		idx, over := c.bt.run(s)
+		if over {
+			return nil, fmt.Sprintf(errBound, maxSteps)
+		}
+		return idx, ""
+	}
+	return nil, c.err
+}
+
+// subexpNames are the names of the groups, "" for unnamed ones.
+func (c *compiled) subexpNames() []string {
+	if c.re != nil {
+		return c.re.SubexpNames()
+	}
+	if c.bt != nil {
+		return c.bt.names
+	}
+	return nil
 }
 
 // Label is how a location is written: "= /x", "~ \.php$", "/".
@@ -255,15 +294,29 @@ func (c *Config) compile(pattern string, caseless bool) *compiled {
 		return r
 	}
 	r := &compiled{}
-	if why := unsupported(pattern); why != "" {
-		r.err = why
-	} else if re, err := regexp.Compile(key); err != nil {
-		r.err = "Go's regexp engine cannot run it: " + err.Error()
-	} else {
-		r.re = re
+	if unsupported(pattern) == "" {
+		if re, err := regexp.Compile(key); err == nil {
+			r.re = re
+		}
+	}
+	// for the constructs Go's engine lacks or reads otherwise, and for
+	// subjects on which the two differ
+	if bt, err := compilePCRE(pattern, caseless); err == nil {
+		r.bt = bt
+	} else if r.re == nil {
+		r.err = err.Error() + ", which route's matcher does not run"
 	}
 	c.regexes[key] = r
 	return r
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // unsupported names PCRE constructs Go's engine lacks or reads otherwise.

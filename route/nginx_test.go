@@ -294,11 +294,42 @@ type agreement struct {
 	disagreements                                                      []string
 }
 
-// runTree instruments, serves and compares one tree.
-func runTree(t *testing.T, tr routeTree, rng *rand.Rand, ag *agreement, perTree int) {
-	bin := nginxtest.Require(t)
+// served is an instrumented copy of a tree that real nginx serves on
+// loopback, and route's reading of the same copy.
+type served struct {
+	dir string
+	cfg *Config
+	in  *instrumenter
+}
+
+// loopback points a request at the loopback port the copy listens on
+// for its port; false when nothing listens there in the copy.
+func (s *served) loopback(r Request) (Request, bool) {
+	p, ok := s.in.ports[r.Port]
+	if !ok {
+		return r, false
+	}
+	r.Port, r.Addr = p, "127.0.0.1"
+	return r, true
+}
+
+// route answers r as the agreement test asks route.
+func (s *served) route(r Request) *Result {
+	hostname, _ := os.Hostname()
+	return s.cfg.Route(r, Options{RootCheck: true, Prefix: s.dir, Hostname: hostname})
+}
+
+// serveTree writes tr's files into a temporary prefix, instruments them
+// and starts real nginx on them; nil (with the reason counted in ag) when
+// the copy cannot be served.
+func serveTree(t *testing.T, tr routeTree, ag *agreement) *served {
 	dir := t.TempDir()
-	for name, b := range tr.files {
+	return serveIn(t, dir, tr.files, ag)
+}
+
+func serveIn(t *testing.T, dir string, files map[string][]byte, ag *agreement) *served {
+	bin := nginxtest.Require(t)
+	for name, b := range files {
 		p := filepath.Join(dir, name)
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, b, 0o644); err != nil {
@@ -310,7 +341,7 @@ func runTree(t *testing.T, tr routeTree, rng *rand.Rand, ag *agreement, perTree 
 	orig, err := parser.Load(filepath.Join(dir, "nginx.conf"), parser.Options{})
 	if err != nil {
 		ag.skip("does not load: " + err.Error())
-		return
+		return nil
 	}
 	in := &instrumenter{dir: dir, ports: map[int]int{}, ips: map[string]int{}, upstreams: map[string]bool{}, nextIP: 1,
 		freePort: func() int { return nginxtest.FreePort(t) }}
@@ -331,7 +362,7 @@ func runTree(t *testing.T, tr routeTree, rng *rand.Rand, ag *agreement, perTree 
 	}
 	if len(in.ports) == 0 {
 		ag.skip("no TCP listen")
-		return
+		return nil
 	}
 	if r := nginxtest.Run(t, bin, dir, filepath.Join(dir, "nginx.conf")); !r.OK {
 		why := r.Message
@@ -339,7 +370,7 @@ func runTree(t *testing.T, tr routeTree, rng *rand.Rand, ag *agreement, perTree 
 			why = firstLine(r.Output)
 		}
 		ag.skip("nginx -t refuses the copy: " + why)
-		return
+		return nil
 	}
 	tree, err := parser.Load(filepath.Join(dir, "nginx.conf"), parser.Options{})
 	if err != nil {
@@ -359,16 +390,42 @@ func runTree(t *testing.T, tr routeTree, rng *rand.Rand, ag *agreement, perTree 
 		}
 	}
 	nginxtest.Serve(t, dir, filepath.Join(dir, "nginx.conf"), anyAddr)
-	ag.trees++
-	hostname, _ := os.Hostname()
-	reqs := requests(cfg, rng, perTree)
-	for _, r := range tr.cases {
-		p, ok := in.ports[r.Port]
-		if !ok {
-			continue // nothing listens there in the copy either
+	// nginx binds and listens on one address after another: wait for
+	// every one (a hang guard, not a measure)
+	deadline := time.Now().Add(30 * time.Second)
+	for _, s := range cfg.Servers {
+		for _, l := range s.Listens {
+			if l.Unix != "" || l.V6 || l.Implicit {
+				continue
+			}
+			for {
+				c, err := net.DialTimeout("tcp", l.Dir.Arg(0), time.Second)
+				if err == nil {
+					c.Close()
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("nginx does not listen on %s: %v", l.Dir.Arg(0), err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
 		}
-		r.Port, r.Addr = p, "127.0.0.1"
-		reqs = append(reqs, r)
+	}
+	return &served{dir: dir, cfg: cfg, in: in}
+}
+
+// runTree instruments, serves and compares one tree.
+func runTree(t *testing.T, tr routeTree, rng *rand.Rand, ag *agreement, perTree int) {
+	s := serveTree(t, tr, ag)
+	if s == nil {
+		return
+	}
+	ag.trees++
+	reqs := requests(s.cfg, rng, perTree)
+	for _, r := range tr.cases {
+		if r, ok := s.loopback(r); ok { // else nothing listens there in the copy either
+			reqs = append(reqs, r)
+		}
 	}
 	for _, r := range reqs {
 		ag.requests++
@@ -377,7 +434,7 @@ func runTree(t *testing.T, tr routeTree, rng *rand.Rand, ag *agreement, perTree 
 			ag.inconclusive++
 			continue
 		}
-		res := cfg.Route(r, Options{RootCheck: true, Prefix: dir, Hostname: hostname})
+		res := s.route(r)
 		if !res.Certain() {
 			ag.uncertain++
 			ag.uncertainWhy[uncertainKind(res.Unknown[0])]++
@@ -489,7 +546,11 @@ func ask(r Request) (answer, bool) {
 		c = tc
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\n", r.Method, r.Target)
+	proto := r.Proto
+	if proto == "" {
+		proto = "HTTP/1.1"
+	}
+	fmt.Fprintf(&b, "%s %s %s\r\n", r.Method, r.Target, proto)
 	if r.HasHost {
 		fmt.Fprintf(&b, "Host: %s\r\n", r.Host)
 	}
@@ -497,14 +558,6 @@ func ask(r Request) (answer, bool) {
 		fmt.Fprintf(&b, "%s: %s\r\n", k, v)
 	}
 	b.WriteString("Connection: close\r\nContent-Length: 0\r\n\r\n")
-	if !r.HasHost {
-		// HTTP/1.1 without Host is refused; HTTP/1.0 is how a request
-		// without a name is sent
-		s := b.String()
-		s = strings.Replace(s, "HTTP/1.1\r\n", "HTTP/1.0\r\n", 1)
-		b.Reset()
-		b.WriteString(s)
-	}
 	if _, err := c.Write([]byte(b.String())); err != nil {
 		return answer{}, false
 	}
@@ -620,6 +673,11 @@ func requests(cfg *Config, rng *rand.Rand, n int) []Request {
 			continue
 		}
 		r := Request{Scheme: "http", Method: "GET", Addr: tg.addr, Port: tg.port, Target: u, Host: h, HasHost: h != "", Headers: map[string]string{}}
+		if h == "" && rng.Intn(4) != 0 {
+			// HTTP/1.0 is how a request without a name is sent; HTTP/1.1
+			// without Host is refused
+			r.Proto = "HTTP/1.0"
+		}
 		if tg.ssl {
 			r.Scheme = "https"
 		}

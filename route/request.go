@@ -15,6 +15,9 @@ type Request struct {
 	// without one (HTTP/1.0).
 	Host    string
 	HasHost bool
+	// Proto is "HTTP/1.0" or "HTTP/1.1" ("" is HTTP/1.1): nginx refuses
+	// an HTTP/1.1 request without a Host header.
+	Proto string
 	// Addr is the local address the connection arrives at ("" when not
 	// known: the URL named a host name) and Port its port.
 	Addr string

@@ -136,10 +136,12 @@ func (c *Config) Route(req Request, opt Options) *Result {
 		return res
 	}
 	host, ok := hostName(req.Host)
-	if !ok {
-		res.Server, res.ServerHow, res.Status = ac.def, "default", 400
-		res.Answer = "400: nginx refuses the Host header " + strconv.Quote(req.Host)
-		res.step("server", ac.def.Dir, "%s", res.Answer)
+	if !ok || req.HasHost && host == "" {
+		// ngx_http_validate_host: the default server's configuration
+		// answers, its error_page included
+		res.ServerHow = "default"
+		st.uri, st.args, _ = normalize(req.Target, true)
+		st.refuse(res, ac.def, "400: nginx refuses the Host header "+strconv.Quote(req.Host))
 		return res
 	}
 	if !req.HasHost && req.Scheme == "https" {
@@ -167,6 +169,13 @@ func (c *Config) Route(req Request, opt Options) *Result {
 		res.step("server", m.server.Dir, "server %s at %s: no server_name matches %s, so the default server of %s answers", m.server.Label(), at(m.server.Dir), shown, ac.key)
 	default:
 		res.step("server", m.name.Dir, "server %s at %s: %s matches by %s", m.server.Label(), at(m.server.Dir), m.name.Value, m.how)
+	}
+	if !req.HasHost && req.Proto != "HTTP/1.0" {
+		// ngx_http_process_request_header, after the server is chosen
+		// for no name: its configuration answers
+		st.uri, st.args, _ = normalize(req.Target, true)
+		st.refuse(res, m.server, "400: an HTTP/1.1 request without a Host header (nginx logs \"client sent HTTP/1.1 request without \"Host\" header\"); only HTTP/1.0 may go without one")
+		return res
 	}
 	if req.Scheme == "http" && ac.ssl {
 		// the listen has ssl for every server of the address
@@ -204,7 +213,7 @@ func (c *Config) Route(req Request, opt Options) *Result {
 	// the server's rewrite statements
 	st.levels = c.levelsOf(m.server, nil, nil)
 	if out := st.script(res, m.server.Body, nil); out.stop {
-		if st.respond(res, res.Status) {
+		if !out.sent && st.respond(res, res.Status) {
 			st.locations(res)
 		}
 	} else {
@@ -212,6 +221,22 @@ func (c *Config) Route(req Request, opt Options) *Result {
 	}
 	st.done(res)
 	return res
+}
+
+// refuse answers 400 for a request nginx refuses before any rewrite
+// statement runs, with srv's configuration (its error_page applies).
+func (st *state) refuse(res *Result, srv *Server, answer string) {
+	res.Server, res.Status, res.Answer = srv, 400, answer
+	res.step("request", srv.Dir, "%s", answer)
+	st.server = srv
+	if st.uri == "" {
+		st.uri = "/"
+	}
+	st.levels = st.cfg.levelsOf(srv, nil, nil)
+	if st.respond(res, 400) {
+		st.locations(res)
+	}
+	st.done(res)
 }
 
 func addrNote(a string) string {
@@ -247,7 +272,10 @@ var Display = func(f *parser.File) string {
 
 // scriptOut is what a run of rewrite-module statements ended in.
 type scriptOut struct {
-	stop  bool // a return, a redirect or an error: the response is decided
+	stop bool // a return, a redirect or an error: the response is decided
+	// sent: the return sends its response itself (a text, or a status
+	// below 400 that is not a redirect): no error_page applies
+	sent  bool
 	last  bool // rewrite ... last: search the locations again
 	brk   bool // break or rewrite ... break
 	ifDir *parser.Directive
@@ -268,7 +296,7 @@ func (st *state) script(res *Result, body []*parser.Directive, loc *Loc) scriptO
 			out.brk = true
 			return out
 		case "return":
-			st.doReturn(res, d)
+			out.sent = st.doReturn(res, d)
 			out.stop = true
 			return out
 		case "rewrite":
@@ -307,12 +335,11 @@ func (st *state) rewrite(res *Result, d *parser.Directive, loc *Loc) (scriptOut,
 	if len(d.Args) < 2 {
 		return scriptOut{}, false
 	}
-	re := st.cfg.compile(d.Arg(0), false)
-	if re.re == nil {
-		res.unknown(fmt.Sprintf("rewrite at %s: %s; route went on as if it did not match", at(d), re.err))
+	caps, ok, why := matchCaps(st.cfg.compile(d.Arg(0), false), st.uri)
+	if why != "" {
+		res.unknown(fmt.Sprintf("rewrite at %s: %s; route went on as if it did not match", at(d), why))
 		return scriptOut{}, false
 	}
-	caps, ok := matchCaps(re.re, st.uri)
 	if !ok {
 		return scriptOut{}, false
 	}
@@ -367,7 +394,10 @@ func (st *state) rewrite(res *Result, d *parser.Directive, loc *Loc) (scriptOut,
 	return scriptOut{}, false
 }
 
-func (st *state) doReturn(res *Result, d *parser.Directive) {
+// doReturn runs a return; sent reports that nginx sends the response
+// itself (ngx_http_send_response) rather than as an error or a redirect
+// (ngx_http_special_response_handler, where error_page applies).
+func (st *state) doReturn(res *Result, d *parser.Directive) (sent bool) {
 	code, text := 0, ""
 	switch len(d.Args) {
 	case 1:
@@ -396,6 +426,11 @@ func (st *state) doReturn(res *Result, d *parser.Directive) {
 		res.Answer = fmt.Sprintf("%d (return at %s)", code, at(d))
 	}
 	res.step("return", d, "%s", res.Answer)
+	if code == 444 || code >= 301 && code <= 308 || code >= 400 && text == "" {
+		return false
+	}
+	st.sent(res, code)
+	return true
 }
 
 // dependsNote says which variable a text route wrote in part depends on.
@@ -590,11 +625,9 @@ func (st *state) locAt(i int) *Loc {
 func (st *state) fastcgiScriptName() string {
 	name := st.uri
 	if s := effective(st.levels, "fastcgi_split_path_info"); len(s.Dirs) > 0 {
-		re := st.cfg.compile(s.Dirs[len(s.Dirs)-1].Arg(0), false)
-		if re.re != nil {
-			if m := re.re.FindStringSubmatch(st.uri); len(m) > 1 {
-				name = m[1]
-			}
+		caps, _, _ := matchCaps(st.cfg.compile(s.Dirs[len(s.Dirs)-1].Arg(0), false), st.uri)
+		if v, has := caps["1"]; has {
+			name = v
 		}
 	}
 	if strings.HasSuffix(name, "/") {

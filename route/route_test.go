@@ -129,7 +129,7 @@ http {
             try_files $uri /index.html;
         }
         location /x/ { allow 10.0.0.0/8; deny all; }
-        location ~ (?=a)b { }
+        location ~ (a(?R)?b) { }
     }
 }`)
 	for _, c := range []struct{ url, client, want string }{

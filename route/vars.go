@@ -44,7 +44,15 @@ type state struct {
 	// errorPaged is set once an error_page redirected the request: nginx
 	// follows one (recursive_error_pages off)
 	errorPaged bool
-	lastHow    string // why the last location searched for answered
+	// errStatus is the status an error_page redirect keeps (nginx's
+	// r->err_status): a response sent after it carries this status
+	// (0: the response's own); errStatusAt is that error_page
+	errStatus   int
+	errStatusAt *parser.Directive
+	// limit is the limit_except block whose configuration nginx uses
+	// because the method is not among those it lets through
+	limit   *parser.Directive
+	lastHow string // why the last location searched for answered
 }
 
 // builtins known from the request alone; others are unknown.
@@ -310,11 +318,11 @@ func (st *state) evalMap(m *parser.Directive) value {
 		if strings.HasPrefix(pat, "*") {
 			pat, ci = pat[1:], true
 		}
-		re := st.cfg.compile(pat, ci)
-		if re.re == nil {
-			return value{unknown: "the map regex " + e.Name + " at " + at(e) + " (" + re.err + ")"}
+		caps, ok, why := matchCaps(st.cfg.compile(pat, ci), s)
+		if why != "" {
+			return value{unknown: "the map regex " + e.Name + " at " + at(e) + " (" + why + ")"}
 		}
-		if caps, ok := matchCaps(re.re, s); ok {
+		if ok {
 			st.caps = caps
 			return st.expand(e.Arg(0))
 		}
@@ -379,11 +387,10 @@ func (st *state) condition(d *parser.Directive) (bool, string) {
 		case "!=":
 			return v.s != args[2], ""
 		case "~", "~*", "!~", "!~*":
-			re := st.cfg.compile(args[2], strings.HasSuffix(args[1], "*"))
-			if re.re == nil {
-				return false, "the regex " + args[2] + " (" + re.err + ")"
+			caps, ok, why := matchCaps(st.cfg.compile(args[2], strings.HasSuffix(args[1], "*")), v.s)
+			if why != "" {
+				return false, "the regex " + args[2] + " (" + why + ")"
 			}
-			caps, ok := matchCaps(re.re, v.s)
 			if ok {
 				st.caps = caps
 			}

@@ -25,6 +25,7 @@ type routeFlags struct {
 	all       bool
 	rootCheck bool
 	hostname  string
+	http      string
 }
 
 func newRouteCmd() *cobra.Command {
@@ -41,7 +42,8 @@ directive in effect at the block that answers and where it comes from.
 
 PATH is the configuration (a main file or its directory; default /etc/nginx).
 URL is "http://host[:port]/path?query", "https://...", "host/path" (http), or
-"/path" (a request without a Host header).
+"/path" (a request without a Host header: nginx refuses it with 400 in HTTP/1.1,
+so give --http-version 1.0 for the server that answers requests without a name).
 
 Server selection: the address and port the request arrives at (a listen on the
 address itself wins over the wildcard; default_server, else the first server),
@@ -51,11 +53,16 @@ the URI is decoded and normalised first ("%XX", "." and "..", merge_slashes),
 then "=" exact matches, the longest prefix (with ^~ no regex is tested, nested
 locations searched first), then regular expressions in order.
 
+Regular expressions are matched as nginx's PCRE matches them: lookahead and
+lookbehind, atomic groups, possessive quantifiers and back-references included,
+bytes rather than UTF-8, "$" matching before a final newline.
+
 Where the answer depends on something the configuration does not decide — the
 disk (without --root-check), the client's address (without --client), a
-variable a module sets, a regular expression Go's engine reads differently from
-PCRE — route says so under "depends on" and never guesses silently; --format
-json sets "certain": false.
+variable a module sets, a regular expression route does not run (recursion,
+conditionals, \p{..}) or that backtracks past route's bound — route says so on
+the "certain" line and under "depends on", and never guesses silently;
+--format json sets "certain": false.
 
 --all lists every location of the server with why it did or did not answer.
 
@@ -76,6 +83,7 @@ to load (a syntax error).`,
 	fl.StringVarP(&f.format, "format", "f", "text", "output format: text or json")
 	fl.BoolVar(&f.all, "all", false, "list every location of the server and why it did or did not answer")
 	fl.StringVar(&f.hostname, "hostname", "", "the host name of the machine nginx runs on, for server_name $hostname (default: this machine's, for the live tree)")
+	fl.StringVar(&f.http, "http-version", "1.1", "the request's HTTP version, 1.0 or 1.1 (nginx refuses an HTTP/1.1 request without Host)")
 	fl.BoolVar(&f.rootCheck, "root-check", false, "look at the disk for try_files, index files, static files and \"if (-f ...)\" (for the tree this machine serves)")
 	return c
 }
@@ -91,6 +99,12 @@ func runRoute(c *cobra.Command, args []string, f *routeFlags) error {
 	req, err := route.ParseRequest(target)
 	if err != nil {
 		return failf(ExitError, "%v", err)
+	}
+	switch f.http {
+	case "1.0", "1.1":
+		req.Proto = "HTTP/" + f.http
+	default:
+		return failf(ExitError, "--http-version %q: want 1.0 or 1.1", f.http)
 	}
 	req.Method = strings.ToUpper(f.method)
 	if req.Method == "" || strings.ContainsAny(req.Method, " \t\r\n") {
@@ -186,7 +200,7 @@ func writeRouteText(w io.Writer, req *route.Request, res *route.Result, all bool
 	if !req.HasHost {
 		host = "(no Host header)"
 	}
-	fmt.Fprintf(&b, "%s %s://%s%s\n", e(req.Method), req.Scheme, e(host), e(req.Target))
+	fmt.Fprintf(&b, "%s %s://%s%s%s\n", e(req.Method), req.Scheme, e(host), e(req.Target), map[bool]string{true: " (HTTP/1.0)"}[req.Proto == "HTTP/1.0"])
 	if res.Addr != "" {
 		fmt.Fprintf(&b, "  address   %s\n", e(res.Addr))
 	}
@@ -209,6 +223,9 @@ func writeRouteText(w io.Writer, req *route.Request, res *route.Result, all bool
 	}
 	if res.Answer != "" {
 		fmt.Fprintf(&b, "  answer    %s\n", e(res.Answer))
+	}
+	if n := len(res.Unknown); n > 0 {
+		fmt.Fprintf(&b, "  certain   no: %d thing%s the configuration does not decide, listed below, can change this answer\n", n, map[bool]string{true: "s"}[n > 1])
 	}
 	b.WriteString("\ntrace:\n")
 	for i, s := range res.Steps {
@@ -304,6 +321,7 @@ type jsonRouteCandidate struct {
 
 type jsonRouteRequest struct {
 	Method string            `json:"method"`
+	HTTP   string            `json:"http_version"`
 	Scheme string            `json:"scheme"`
 	Host   *string           `json:"host"`
 	Target string            `json:"target"`
@@ -343,6 +361,7 @@ func jplace(d *parser.Directive) jsonPlace {
 func writeRouteJSON(w io.Writer, req *route.Request, res *route.Result, all bool) error {
 	var j jsonRoute
 	j.Request.Method, j.Request.Scheme, j.Request.Target, j.Request.Port = req.Method, req.Scheme, req.Target, req.Port
+	j.Request.HTTP = strings.TrimPrefix(req.Proto, "HTTP/")
 	if req.HasHost {
 		h := req.Host
 		j.Request.Host = &h

@@ -55,6 +55,7 @@ func TestRouteErrors(t *testing.T) {
 		{[]string{"fixtures/route/basic.conf", "http://x/", "--client", "1.2.3"}, "--client"},
 		{[]string{"fixtures/route/basic.conf", "http://x/", "--header", "novalue"}, "--header"},
 		{[]string{"fixtures/route/basic.conf", "http://x/", "--format", "xml"}, "--format"},
+		{[]string{"fixtures/route/basic.conf", "/x", "--http-version", "2"}, "--http-version"},
 		{[]string{broken, "http://x/"}, "broken.conf:"},
 		{[]string{nohttp, "http://x/"}, "no http server blocks"},
 		{[]string{filepath.Join(dir, "missing.conf"), "http://x/"}, "missing.conf"},
