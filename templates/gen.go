@@ -326,6 +326,7 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		"Staged":      stagedPath(lay, site),
 		"Enabled":     enabledPath(lay, site+"-tls"),
 		"RunFlags":    runFlags(plan),
+		"AssetExts":   assetExts,
 	}
 	tmpl, err := template.New("").Option("missingkey=error").Funcs(template.FuncMap{
 		"join": strings.Join,
@@ -400,6 +401,12 @@ func escapeQuoted(in Input) Input {
 	}
 	return in
 }
+
+// assetExts are the file name extensions of the assets a page loads
+// (styles, scripts and their source maps, images, fonts, media, PDF), as
+// the alternatives of a location regex: cached for the profile's time, and
+// the only files of a PHP project's vendor/ directories that are served.
+const assetExts = "css|js|mjs|map|png|jpe?g|gif|webp|avif|svg|ico|woff2?|ttf|otf|eot|mp4|webm|ogg|mp3|m4a|wav|flac|pdf"
 
 // servesFiles reports whether a profile serves files from a root.
 func servesFiles(p *Profile) bool { return p.Kind == "static" || p.Kind == "php" }

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// treeGet asks 127.0.0.1:port for path as host, the body uncompressed as
+// sent (at most 16 MiB), over one kept connection for the whole crawl.
+func treeGet(t *testing.T, c *http.Client, port int, host, path string) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, path), nil)
+	req.Host = host
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	return resp.StatusCode, b
+}
+
+func crawlClient() *http.Client {
+	return &http.Client{Timeout: 30 * time.Second, // a hang guard
+		Transport:     &http.Transport{DisableCompression: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// assetExt are the kinds of file a page loads: scripts, styles, images,
+// fonts, source maps.
+var assetExt = map[string]bool{".js": true, ".mjs": true, ".css": true, ".map": true, ".png": true, ".gif": true, ".jpg": true, ".jpeg": true,
+	".svg": true, ".webp": true, ".avif": true, ".ico": true, ".woff": true, ".woff2": true, ".ttf": true, ".otf": true, ".eot": true}
+
+// The wordpress preset over Debian's wordpress package as it is installed
+// (/usr/share/wordpress, the root): every file the package ships that is
+// not PHP is asked for by real nginx, and each static one (scripts,
+// styles, images, fonts: the block editor's
+// wp-includes/js/dist/vendor/react.min.js among them) answers 200 with the
+// file's bytes, as does every other file but those that must stay hidden:
+// dot-files, readme.html (the version) and Composer's files, which answer
+// 404. PHP is left to TestPresetWordPress (php-fpm).
+func TestPresetWordPressWholeTree(t *testing.T) {
+	const wp = "/usr/share/wordpress"
+	if _, err := os.Stat(filepath.Join(wp, "wp-includes/js/dist/vendor")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("Debian's wordpress package is not installed (scripts/deps.sh installs it)")
+		}
+		t.Skip("no wordpress package")
+	}
+	port, _ := genServe(t, "--profile", "wordpress", "--server-name", "blog.test", "--root", wp, "--upstream", "unix:/run/nginxtune-test-no-php.sock")
+	hidden := func(rel string) bool {
+		for _, part := range strings.Split(rel, "/") {
+			if strings.HasPrefix(part, ".") {
+				return true
+			}
+		}
+		base := filepath.Base(rel)
+		return rel == "readme.html" || rel == "license.txt" || base == "composer.json" || base == "composer.lock"
+	}
+	c := crawlClient()
+	assets, others, hid := 0, 0, 0
+	filepath.WalkDir(wp, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Stat(p) // a link (.htaccess) as the file it names
+		if err != nil || !fi.Mode().IsRegular() || filepath.Ext(p) == ".php" {
+			return nil
+		}
+		rel, _ := filepath.Rel(wp, p)
+		code, body := treeGet(t, c, port, "blog.test", "/"+rel)
+		switch want, _ := os.ReadFile(p); {
+		case hidden(rel):
+			hid++
+			if code != 404 {
+				t.Errorf("/%s: %d, want 404 (hidden)", rel, code)
+			}
+		case code != 200 || string(body) != string(want):
+			t.Errorf("/%s: %d with %d bytes, want 200 with the file's %d", rel, code, len(body), len(want))
+		case assetExt[filepath.Ext(rel)]:
+			assets++
+		default:
+			others++
+		}
+		return nil
+	})
+	t.Logf("%d static files and %d others served, %d hidden", assets, others, hid)
+	if assets < 1000 || hid < 2 {
+		t.Errorf("the package holds fewer files than expected: %d static, %d hidden", assets, hid)
+	}
+}
+
+// The drupal, laravel and php presets over their applications' published
+// file layouts (testdata/apptrees): core's and the packages' assets
+// (Drupal's core/assets/vendor/, Laravel's published public/vendor/)
+// answer 200 with the file, and what must stay hidden, PHP under a vendor/
+// directory (phpunit's eval-stdin.php) and Composer's metadata among it,
+// 404 from nginx. No php-fpm runs: a PHP file nginx passed on would be a
+// 502, not a 404.
+func TestPresetAppTrees(t *testing.T) {
+	for _, tc := range []struct{ profile, fixture string }{
+		{"drupal", "drupal.txt"}, {"laravel", "laravel.txt"}, {"php", "php.txt"},
+	} {
+		t.Run(tc.profile, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata/apptrees", tc.fixture))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			root := filepath.Join(t.TempDir(), "root")
+			want := map[string]int{}
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				code, rel, ok := strings.Cut(sc.Text(), " ")
+				if !ok || strings.HasPrefix(code, "#") {
+					continue
+				}
+				want[rel], _ = strconv.Atoi(code)
+				writeTree(t, root, map[string]string{rel: "file " + rel + "\n"})
+			}
+			port, _ := genServe(t, "--profile", tc.profile, "--server-name", "app.test", "--root", root, "--upstream", "unix:/run/nginxtune-test-no-php.sock")
+			c := crawlClient()
+			for rel, code := range want {
+				got, body := treeGet(t, c, port, "app.test", "/"+rel)
+				if got != code || (code == 200 && string(body) != "file "+rel+"\n") {
+					t.Errorf("/%s: %d (%d bytes), want %d", rel, got, len(body), code)
+				}
+			}
+		})
+	}
+}
