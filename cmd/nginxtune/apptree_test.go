@@ -138,3 +138,37 @@ func TestPresetAppTrees(t *testing.T) {
 		})
 	}
 }
+
+// The spa preset on real nginx: only a name that carries a hash is cached
+// as immutable for a year (webpack's and Create React App's hex hashes,
+// Vite's under /assets/, Next.js's /_next/static/); a file of the
+// application's own under /assets/ (Angular copies src/assets/ there as it
+// is) is cached for the profile's time and fetched again when it changes.
+func TestSPAImmutableOnlyHashed(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "app")
+	cases := map[string]string{
+		"/assets/index-4f3a2b1c.js":                "immutable",
+		"/assets/index-Bx7qK2mZ.js":                "immutable",
+		"/assets/vendor-a_9-ZkQ2.css":              "immutable",
+		"/_next/static/k3Xv9yQ2/_buildManifest.js": "immutable",
+		"/static/js/main.8f3b2c1e.js":              "immutable",
+		"/assets/logo.png":                         "max-age=2592000",
+		"/assets/user-settings.js":                 "max-age=2592000",
+		"/assets/fonts/Inter-Bold.woff2":           "max-age=2592000",
+		"/assets/i18n/en.json":                     "",
+		"/static/css/site.css":                     "max-age=2592000",
+	}
+	files := map[string]string{"index.html": "<h1>app</h1>\n"}
+	for p := range cases {
+		files[strings.TrimPrefix(p, "/")] = "x\n"
+	}
+	writeTree(t, root, files)
+	port, _ := genServe(t, "--profile", "spa", "--server-name", "spa.test", "--root", root)
+	for p, want := range cases {
+		code, h, _ := hostGet(t, port, "spa.test", p)
+		cc := h.Get("Cache-Control")
+		if code != 200 || (want == "immutable") != strings.Contains(cc, "immutable") || (want != "immutable" && cc != want) {
+			t.Errorf("%s: %d Cache-Control %q, want %q", p, code, cc, want)
+		}
+	}
+}
