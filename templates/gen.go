@@ -288,6 +288,8 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 	named := in.ServerNames[0] != "_"
 	catchAll80 := named && !(into && in.Existing.Default80 != "")
 	catchAllTLS := named && in.TLS != nil && !v.Less(rejectHandshake) && !(into && in.Existing.Default443 != "")
+	// gRPC without TLS has a port of its own, which needs its own
+	catchAllH2C := named && p.Kind == "grpc" && in.TLS == nil
 	site := SiteName(in)
 	www := ""
 	if in.WWWRedirect {
@@ -361,6 +363,7 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		{"default-server.conf.tmpl", lay.CatchAllPath("default"), 0o644, catchAll80, false},
 		{"connection-upgrade.conf.tmpl", lay.SharedPath("connection-upgrade"), 0o644, data["UpgradeMap"].(bool), false},
 		{"default-server-tls.conf.tmpl", lay.CatchAllPath("default-tls"), 0o644, catchAllTLS, false},
+		{"default-server-h2c.conf.tmpl", lay.CatchAllPath(fmt.Sprintf("default-%d", p.H2CPort)), 0o644, catchAllH2C, false},
 		{"acme-hook.tmpl", "letsencrypt/renewal-hooks/deploy/nginxtune-reload-" + site, 0o755, in.ACME, true},
 	} {
 		if !spec.when {

@@ -358,3 +358,72 @@ func needTool(t *testing.T, present bool, what string) {
 		t.Skip("serving needs root")
 	}
 }
+
+// The proxy and node presets on real nginx with a backend that answers
+// every path with its contents (as an application serving its working
+// directory would): dot-files (/.git/config, /.env) are answered 404 by
+// nginx and never reach the backend; /.well-known/ and other paths do.
+func TestProxyPresetsHideDotFiles(t *testing.T) {
+	for _, profile := range []string{"proxy", "node"} {
+		t.Run(profile, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			reached := make(chan string, 16)
+			srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				reached <- r.URL.Path
+				fmt.Fprintf(w, "backend %s SECRET=1", r.URL.Path)
+			})}
+			go srv.Serve(l)
+			t.Cleanup(func() { srv.Close() })
+			port, _ := genServe(t, "--profile", profile, "--server-name", "app.test", "--upstream", l.Addr().String())
+			for _, p := range []string{"/.git/config", "/.env", "/static/.env.production", "/.htpasswd"} {
+				if code, _, body := hostGet(t, port, "app.test", p); code != 404 || strings.Contains(body, "SECRET") {
+					t.Errorf("%s: %d %q, want nginx's 404", p, code, body)
+				}
+			}
+			select {
+			case p := <-reached:
+				t.Errorf("%s reached the backend", p)
+			default:
+			}
+			for _, p := range []string{"/.well-known/security.txt", "/api/x.json"} {
+				if code, _, body := hostGet(t, port, "app.test", p); code != 200 || body != "backend "+p+" SECRET=1" {
+					t.Errorf("%s: %d %q, want the backend's answer", p, code, body)
+				}
+			}
+		})
+	}
+}
+
+// The grpc preset without TLS listens on a plaintext HTTP/2 port of its
+// own; with a server name, a request there for any other Host is closed
+// without an answer (444), as on port 80, while the site's name reaches
+// grpc_pass (a 502 here: no backend runs).
+func TestGRPCPresetPortClosedToOtherNames(t *testing.T) {
+	_, err := exec.LookPath("curl")
+	needTool(t, err == nil, "curl")
+	conf := filepath.Join(t.TempDir(), "nginx")
+	args := append([]string{"gen", "--profile", "grpc", "--server-name", "api.test", "--upstream", "127.0.0.1:1", "--out", conf}, genSizing...)
+	if _, errOut, code := runCLI(t, "", args...); code != 0 || !strings.Contains(errOut, "verified with nginx -t") {
+		t.Fatalf("gen: exit %d: %s", code, errOut)
+	}
+	// port 80's catch-all would share the test's one port with 8090's
+	os.Remove(filepath.Join(conf, "sites/00-default.conf"))
+	port := nginxtest.FreePort(t)
+	servableTree(t, conf, port)
+	nginxtest.Serve(t, conf, filepath.Join(conf, "nginx.conf"), fmt.Sprintf("127.0.0.1:%d", port))
+	// curl speaks plaintext HTTP/2 with prior knowledge, as gRPC clients do
+	call := func(host string) string {
+		out, _ := exec.Command("curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{http_version}", "--max-time", "60", "--http2-prior-knowledge",
+			"-H", "Host: "+host, "-H", "Content-Type: application/grpc", fmt.Sprintf("http://127.0.0.1:%d/test.Echo/Say", port)).Output()
+		return string(out)
+	}
+	if got := call("api.test"); got != "502 2" {
+		t.Errorf("the site's name: %q, want grpc_pass's 502 over HTTP/2", got)
+	}
+	if got := call("evil.example"); got != "000 0" {
+		t.Errorf("Host evil.example answered %q; want the stream closed (444)", got)
+	}
+}
