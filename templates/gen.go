@@ -31,9 +31,13 @@ var embedded embed.FS
 // Profile is what a kind of site needs, independent of the host. The
 // embedded profiles (templates/profiles/*.yaml) say why in comments.
 type Profile struct {
-	Name              string   `yaml:"name"`
-	Description       string   `yaml:"description"`
-	Kind              string   `yaml:"kind"` // static, proxy, php, uwsgi or grpc
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	Kind        string `yaml:"kind"` // static, proxy, php, uwsgi or grpc
+	// Root is the document root; {site} in it stands for the site's name
+	// (/var/www/{site}), so that a site never shares a root, and never
+	// the one a distribution's default site serves to bare addresses
+	// (Debian's /var/www/html).
 	Root              string   `yaml:"root"`
 	Index             []string `yaml:"index"`
 	TryFiles          string   `yaml:"try_files"`
@@ -242,7 +246,7 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		in.ServerNames = []string{"_"}
 	}
 	if in.Root == "" {
-		in.Root = p.Root
+		in.Root = strings.ReplaceAll(p.Root, siteVar, rootName(SiteName(in)))
 	}
 	if len(in.Upstreams) == 0 {
 		in.Upstreams = p.DefaultUpstreams
@@ -410,6 +414,19 @@ func escapeQuoted(in Input) Input {
 // the alternatives of a location regex: cached for the profile's time, and
 // the only files of a PHP project's vendor/ directories that are served.
 const assetExts = "css|js|mjs|map|png|jpe?g|gif|webp|avif|svg|ico|woff2?|ttf|otf|eot|mp4|webm|ogg|mp3|m4a|wav|flac|pdf"
+
+// siteVar in a profile's root stands for the site's name.
+const siteVar = "{site}"
+
+// rootName is a site's name as a directory under /var/www: a wildcard
+// server name without its wildcard (*.example.com: example.com).
+func rootName(site string) string {
+	n := strings.Trim(strings.ReplaceAll(site, "*", ""), ".")
+	if n == "" {
+		return "default"
+	}
+	return n
+}
 
 // servesFiles reports whether a profile serves files from a root.
 func servesFiles(p *Profile) bool { return p.Kind == "static" || p.Kind == "php" }

@@ -145,7 +145,7 @@ func Validate(p *Profile, in Input) error {
 		return fmt.Errorf("profile %s: description: one line of at most 200 characters, without control characters", p.Name)
 	}
 	if p.Root != "" {
-		if err := checkPath("profile root", p.Root); err != nil {
+		if err := checkPath("profile root", strings.ReplaceAll(p.Root, siteVar, "site")); err != nil {
 			return err
 		}
 	}

@@ -8,10 +8,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
 )
 
 // treeGet asks 127.0.0.1:port for path as host, the body uncompressed as
@@ -169,6 +172,77 @@ func TestSPAImmutableOnlyHashed(t *testing.T) {
 		cc := h.Get("Cache-Control")
 		if code != 200 || (want == "immutable") != strings.Contains(cc, "immutable") || (want != "immutable" && cc != want) {
 			t.Errorf("%s: %d Cache-Control %q, want %q", p, code, cc, want)
+		}
+	}
+}
+
+// gen --into a Debian tree without --root gives the site a root of its
+// own, /var/www/NAME, never Debian's /var/www/html, which the stock
+// default site serves to bare addresses and unknown names with no
+// dot-file protection. Served by real nginx (/var/www/ standing for a
+// directory of the test's): the application's /.git/config, /.env and
+// dump.sql are answered to neither its name nor the bare address.
+func TestGenIntoDebianOwnRoot(t *testing.T) {
+	dir := t.TempDir()
+	etc := debianTree(t, dir)
+	var static []byte
+	for _, profile := range []string{"php", "static"} {
+		args := append([]string{"gen", "--profile", profile, "--server-name", profile + ".example", "--upstream", "unix:/run/php/php-fpm.sock", "--into", etc}, genSizing...)
+		if profile == "static" {
+			args = append([]string{"gen", "--profile", profile, "--server-name", profile + ".example", "--into", etc}, genSizing...)
+		}
+		if _, errOut, code := runCLI(t, "", args...); code != 0 {
+			t.Fatalf("gen --into: exit %d: %s", code, errOut)
+		}
+		site, _ := os.ReadFile(filepath.Join(etc, "sites-available", profile+".example"))
+		static = site
+		if !strings.Contains(string(site), "    root /var/www/"+profile+".example;\n") {
+			t.Errorf("%s: not a root of its own:\n%s", profile, site)
+		}
+	}
+	os.Remove(filepath.Join(etc, "sites-enabled/php.example"))
+	nginxtest.Require(t)
+	if os.Geteuid() != 0 {
+		t.Skip("serving needs root")
+	}
+	www := filepath.Join(dir, "www")
+	writeTree(t, www, map[string]string{"html/index.nginx-debian.html": "Welcome to nginx!\n"})
+	// the application's files go where gen put its root
+	m := regexp.MustCompile(`(?m)^    root /var/www/(\S+);`).FindSubmatch(static)
+	if m == nil {
+		t.Fatalf("no root under /var/www:\n%s", static)
+	}
+	writeTree(t, filepath.Join(www, string(m[1])), map[string]string{
+		"index.html": "shop\n", ".git/config": "[core]\n", ".env": "SECRET=1\n", "dump.sql": "DROP TABLE x;\n"})
+	serve := filepath.Join(t.TempDir(), "nginx")
+	os.CopyFS(serve, os.DirFS(etc))
+	// CopyFS refuses links; make them again (not the api site's, whose
+	// backend port is not the test's)
+	for _, name := range []string{"default", "api", "static.example"} {
+		os.Remove(filepath.Join(serve, "sites-enabled", name))
+	}
+	for _, name := range []string{"default", "static.example"} {
+		os.Symlink("../sites-available/"+name, filepath.Join(serve, "sites-enabled", name))
+	}
+	port := nginxtest.FreePort(t)
+	servableTree(t, serve, port)
+	for _, name := range []string{"default", "static.example"} {
+		p := filepath.Join(serve, "sites-available", name)
+		b, _ := os.ReadFile(p)
+		os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "/var/www/", www+"/")), 0o644)
+	}
+	nginxtest.Serve(t, serve, filepath.Join(serve, "nginx.conf"), fmt.Sprintf("127.0.0.1:%d", port))
+	if code, _, body := hostGet(t, port, "static.example", "/"); code != 200 || body != "shop\n" {
+		t.Errorf("static.example/: %d %q", code, body)
+	}
+	for _, host := range []string{"127.0.0.1", "static.example"} {
+		for _, p := range []string{"/.git/config", "/.env", "/dump.sql", "/index.html"} {
+			if host == "static.example" && p == "/index.html" {
+				continue // the site's own page
+			}
+			if code, _, body := hostGet(t, port, host, p); code == 200 {
+				t.Errorf("Host %s %s: %d %q, want it not served", host, p, code, body)
+			}
 		}
 	}
 }
