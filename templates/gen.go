@@ -227,6 +227,10 @@ type File struct {
 	// enables it once the certificate exists: a link to Path in the
 	// layout's EnabledDir, else Path renamed.
 	Enable string
+	// Stock marks a data file nginx's packages ship (mime.types,
+	// fastcgi_params): written where the tree has none, and a file there
+	// already, the package's, is kept as it is.
+	Stock bool
 }
 
 // Header is a response header every answer of the site carries.
@@ -388,6 +392,9 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 			name := path.Base(spec.path)
 			files = append(files, File{Path: path.Join(lay.EnabledDir, name), Link: path.Join("..", lay.SiteDir, name), Mode: 0o777})
 		}
+	}
+	if !into {
+		files = append(files, stockFiles(p, lay)...)
 	}
 	return files, plan, nil
 }

@@ -145,6 +145,11 @@ func joined(files []File) string {
 			fmt.Fprintf(&b, "# ==> %s -> %s <==\n\n", f.Path, f.Link)
 			continue
 		}
+		if f.Stock {
+			// the same in every tree: testdata/stock-NAME.golden (TestStockFiles)
+			fmt.Fprintf(&b, "# ==> %s (mode %o, stock) <==\n\n", f.Path, f.Mode)
+			continue
+		}
 		fmt.Fprintf(&b, "# ==> %s (mode %o) <==\n%s\n", f.Path, f.Mode, f.Content)
 	}
 	return b.String()

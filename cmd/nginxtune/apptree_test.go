@@ -246,3 +246,43 @@ func TestGenIntoDebianOwnRoot(t *testing.T) {
 		}
 	}
 }
+
+// gen --out writes a tree that nginx -t accepts as written, with nothing
+// beside it: the prefix layout's nginx.conf includes mime.types and its
+// sites fastcgi_params or uwsgi_params by relative name, and gen writes
+// its own of each (real nginx -t, sealed, on the directory alone). A
+// mime.types already there, the package's, is kept byte for byte and is
+// no conflict.
+func TestGenOutPassesNginxTAsWritten(t *testing.T) {
+	bin := nginxtest.Require(t)
+	for _, profile := range []string{"php", "django", "static"} {
+		t.Run(profile, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "nginx")
+			if _, errOut, code := runCLI(t, "", append([]string{"gen", "--profile", profile, "--server-name", "a.test", "--out", out}, genSizing...)...); code != 0 {
+				t.Fatalf("gen: exit %d: %s", code, errOut)
+			}
+			if res := nginxtest.Run(t, bin, out, filepath.Join(out, "nginx.conf")); !res.OK {
+				t.Errorf("nginx -t of the tree as written: %s", res.Output)
+			}
+		})
+	}
+	out := filepath.Join(t.TempDir(), "nginx")
+	const pkg = "types {\n    text/html html;\n}\n"
+	writeTree(t, out, map[string]string{"mime.types": pkg})
+	if _, errOut, code := runCLI(t, "", append([]string{"gen", "--profile", "php", "--out", out}, genSizing...)...); code != 0 {
+		t.Fatalf("gen beside a mime.types: exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "mime.types")); string(b) != pkg {
+		t.Errorf("the mime.types there was replaced:\n%s", b)
+	}
+	if _, err := os.Stat(filepath.Join(out, "fastcgi_params")); err != nil {
+		t.Errorf("fastcgi_params not written: %v", err)
+	}
+	// a distribution's layout names the package's files in /etc/nginx,
+	// where the tree is to be installed: said plainly
+	deb := filepath.Join(t.TempDir(), "debian")
+	_, errOut, code := runCLI(t, "", append([]string{"gen", "--profile", "php", "--layout", "debian", "--out", deb}, genSizing...)...)
+	if code != 0 || !strings.Contains(errOut, "the tree includes /etc/nginx/mime.types, /etc/nginx/fastcgi_params, which nginx's package installs and gen does not write: install the tree in /etc/nginx") {
+		t.Errorf("gen --layout debian: exit %d, not said what the tree needs beside it:\n%s", code, errOut)
+	}
+}

@@ -389,6 +389,10 @@ func printGen(w io.Writer, files []templates.File) {
 			fmt.Fprintf(w, "# ==> %s -> %s (symbolic link) <==\n", file.Path, file.Link)
 			continue
 		}
+		if file.Stock {
+			fmt.Fprintf(w, "# ==> %s: nginxtune's own (%d lines), written with --out where the tree has none <==\n", file.Path, strings.Count(file.Content, "\n"))
+			continue
+		}
 		fmt.Fprintf(w, "# ==> %s <==\n%s", file.Path, file.Content)
 	}
 }

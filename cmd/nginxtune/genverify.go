@@ -45,6 +45,9 @@ func verifyOutput(w io.Writer, files, theirs []templates.File, v rules.Version, 
 	if err := ownCheck(append(append([]templates.File(nil), conf...), theirs...), v, dir, lay); err != nil {
 		return err
 	}
+	if pk := packageFiles(conf, dir, lay.ConfDir); dir != "" && len(pk) > 0 {
+		fmt.Fprintf(w, "nginxtune: the tree includes %s, which nginx's package installs and gen does not write: install the tree in %s, beside them\n", strings.Join(pk, ", "), lay.ConfDir)
+	}
 	bin := nginxcheck.Binary()
 	if bin == "" {
 		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: no nginx installed here")

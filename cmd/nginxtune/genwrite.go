@@ -42,6 +42,8 @@ func writeGen(c *cobra.Command, f *genFlags, files []templates.File, edits []tre
 	var notWritten []string
 	for _, file := range files {
 		switch {
+		case file.Stock && present(filepath.Join(target, file.Path)):
+			// the package's mime.types or fastcgi_params stays
 		case !file.OS || ex == nil:
 			place = append(place, placed{file, target})
 		case f.osRoot != "":

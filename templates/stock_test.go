@@ -1,0 +1,55 @@
+package templates
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/nginxtune/nginxtune/knowledge"
+)
+
+// The stock files gen writes into a tree of its own match their goldens
+// (nginx -t reads them with every golden tree, TestGolden); mime.types
+// names each extension once (nginx warns of a duplicate), gives every type
+// the profiles compress a file name, and the gateway parameters use only
+// variables nginx has.
+func TestStockFiles(t *testing.T) {
+	for name, content := range map[string]string{"mime.types": stockMimeTypes(), "fastcgi_params": stockParams("fastcgi"), "uwsgi_params": stockParams("uwsgi")} {
+		golden := filepath.Join("testdata", "stock-"+name+".golden")
+		if *update {
+			os.WriteFile(golden, []byte(content), 0o644)
+		} else if want, err := os.ReadFile(golden); err != nil || string(want) != content {
+			t.Errorf("%s differs (go test ./templates -update to accept):\n%s", golden, content)
+		}
+	}
+	seen, types := map[string]string{}, map[string]bool{}
+	for _, m := range mimeTypes {
+		types[m.typ] = true
+		for _, e := range m.exts {
+			if other, ok := seen[e]; ok {
+				t.Errorf("extension %s for %s and %s", e, other, m.typ)
+			}
+			seen[e] = m.typ
+		}
+	}
+	for _, name := range Profiles() {
+		p, _ := LoadProfile(name)
+		for _, ty := range p.GzipTypes {
+			if !types[ty] && ty != "application/javascript" {
+				t.Errorf("profile %s compresses %s, which mime.types gives no file", name, ty)
+			}
+		}
+	}
+	for _, proto := range []string{"fastcgi", "uwsgi"} {
+		for _, v := range regexp.MustCompile(`\$([a-z_]+)`).FindAllStringSubmatch(stockParams(proto), -1) {
+			if !knowledge.VariableKnown(v[1], false) {
+				t.Errorf("%s_params: $%s is no nginx variable", proto, v[1])
+			}
+		}
+		if !strings.Contains(stockParams(proto), proto+"_param QUERY_STRING $query_string;") {
+			t.Errorf("%s_params without QUERY_STRING", proto)
+		}
+	}
+}
