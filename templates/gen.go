@@ -46,7 +46,12 @@ type Profile struct {
 	AssetExpires      string   `yaml:"asset_expires"`
 	ClientMaxBodySize string   `yaml:"client_max_body_size"`
 	KeepaliveTimeout  string   `yaml:"keepalive_timeout"`
-	Websockets        bool     `yaml:"websockets"`
+	// KeepaliveTimeoutWhy, ClientMaxBodySizeWhy and AssetExpiresWhy say
+	// why, in the comment above each value (a generic one when unset).
+	KeepaliveTimeoutWhy  string `yaml:"keepalive_timeout_why"`
+	ClientMaxBodySizeWhy string `yaml:"client_max_body_size_why"`
+	AssetExpiresWhy      string `yaml:"asset_expires_why"`
+	Websockets           bool   `yaml:"websockets"`
 	// NoCacheIndex is accepted from profiles written before every profile
 	// that serves files revalidated its HTML; it changes nothing now.
 	NoCacheIndex bool `yaml:"no_cache_index"`
@@ -102,7 +107,9 @@ type Alias struct {
 	Location string `yaml:"location"`
 	Path     string `yaml:"path"`
 	Expires  string `yaml:"expires"`
-	Why      string `yaml:"why"`
+	// ExpiresWhy says why, in a comment above it.
+	ExpiresWhy string `yaml:"expires_why"`
+	Why        string `yaml:"why"`
 }
 
 // Profiles lists the embedded profile names.

@@ -53,3 +53,29 @@ func TestStockFiles(t *testing.T) {
 		}
 	}
 }
+
+// Every value gen writes by choice, not sized, says why in the comment
+// above it (or above the location it opens), as the sized ones do:
+// keepalive_timeout, client_max_body_size, the gzip settings, expires.
+func TestValuesSayWhy(t *testing.T) {
+	directive := regexp.MustCompile(`^\s*(keepalive_timeout|client_max_body_size|gzip_comp_level|gzip_min_length|gzip_vary|gzip_proxied|expires)\s`)
+	for _, c := range cases() {
+		for _, f := range render(t, c, "/c.pem", "/k.pem") {
+			lines := strings.Split(f.Content, "\n")
+			for i, l := range lines {
+				if !directive.MatchString(l) {
+					continue
+				}
+				above := func(j int) string {
+					if j < 0 {
+						return ""
+					}
+					return strings.TrimSpace(lines[j])
+				}
+				if !strings.HasPrefix(above(i-1), "#") && !(strings.HasSuffix(above(i-1), "{") && strings.HasPrefix(above(i-2), "#")) {
+					t.Errorf("%s %s:%d: %q says not why", c.name(), f.Path, i+1, strings.TrimSpace(l))
+				}
+			}
+		}
+	}
+}

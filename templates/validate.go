@@ -311,6 +311,11 @@ func validateKind(p *Profile) error {
 		}
 		return nil
 	}
+	for what, w := range map[string]string{"keepalive_timeout_why": p.KeepaliveTimeoutWhy, "client_max_body_size_why": p.ClientMaxBodySizeWhy, "asset_expires_why": p.AssetExpiresWhy} {
+		if err := why(what, w); w != "" && err != nil {
+			return err
+		}
+	}
 	for _, d := range p.Deny {
 		if err := checkRegex("deny match", d.Match); err != nil {
 			return err
@@ -356,6 +361,9 @@ func validateKind(p *Profile) error {
 			return fmt.Errorf("profile %s: aliases: expires %q: want a time (30d) or max", p.Name, clip(a.Expires))
 		}
 		if err := why("alias "+a.Location, a.Why); err != nil {
+			return err
+		}
+		if err := why("alias "+a.Location+" expires_why", a.ExpiresWhy); a.ExpiresWhy != "" && err != nil {
 			return err
 		}
 	}

@@ -286,3 +286,38 @@ func TestGenOutPassesNginxTAsWritten(t *testing.T) {
 		t.Errorf("gen --layout debian: exit %d, not said what the tree needs beside it:\n%s", code, errOut)
 	}
 }
+
+// gen --into RHEL's tree, whose stock server in nginx.conf has
+// "server_name _": the catch-all gen adds names no server, so nginx -t
+// (real, sealed) of the tree gives no "conflicting server name" warning,
+// which nginx would otherwise print on every start.
+func TestGenIntoRHELNoConflictingName(t *testing.T) {
+	bin := nginxtest.Require(t)
+	etc := filepath.Join(t.TempDir(), "nginx")
+	writeTree(t, etc, map[string]string{"nginx.conf": rhelNginxConf, "conf.d/.keep": "", "default.d/.keep": ""})
+	if _, errOut, code := runCLI(t, "", append([]string{"gen", "--profile", "static", "--server-name", "new.example", "--root", t.TempDir(), "--into", etc}, genSizing...)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// both servers on the test's one port, as on port 80 of the host
+	b, _ := os.ReadFile(filepath.Join(etc, "nginx.conf"))
+	os.WriteFile(filepath.Join(etc, "nginx.conf"), []byte(strings.ReplaceAll(string(b), "listen       80;", "listen 80;")), 0o644)
+	servableTree(t, etc, nginxtest.FreePort(t))
+	res := nginxtest.Run(t, bin, etc, filepath.Join(etc, "nginx.conf"))
+	if !res.OK || strings.Contains(res.Output, "conflicting server name") {
+		t.Errorf("nginx -t of the tree: %s", res.Output)
+	}
+}
+
+// gen --out onto a distribution's tree is refused (its nginx.conf would
+// drop the sites and modules it includes); the refusal names the form that
+// adds the site, --into DIR, and that form works.
+func TestGenOutRefusalPointsAtInto(t *testing.T) {
+	etc := debianTree(t, t.TempDir())
+	_, errOut, code := runCLI(t, "", append([]string{"gen", "--profile", "static", "--server-name", "a.example", "--out", etc}, genSizing...)...)
+	if code != ExitError || !strings.Contains(errOut, "give --into "+etc+" instead of --out") {
+		t.Fatalf("exit %d, not pointed at --into: %s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "", append([]string{"gen", "--profile", "static", "--server-name", "a.example", "--into", etc}, genSizing...)...); code != 0 {
+		t.Errorf("the form it names: exit %d: %s", code, errOut)
+	}
+}

@@ -673,5 +673,5 @@ func distributionConf(p string) error {
 	if len(found) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s is not gen's: it includes %s, which gen's nginx.conf would drop with the modules and sites they load, even with --force; write into a directory of your own (--out DIR) and add the site and settings from there", p, report.Escape(strings.Join(found, ", ")))
+	return fmt.Errorf("%s is not gen's: it includes %s, which gen's nginx.conf would drop with the modules and sites they load, even with --force; to add the site to this configuration, give --into %s instead of --out (--tune-main also sets its worker numbers)", p, report.Escape(strings.Join(found, ", ")), report.Escape(filepath.Dir(p)))
 }
