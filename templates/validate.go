@@ -2,7 +2,6 @@ package templates
 
 import (
 	"fmt"
-
 	"net"
 	"path/filepath"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/report"
 )
 
 // Every value gen writes into a configuration, a file name or the ACME hook
@@ -85,16 +85,12 @@ func CheckUpstream(u string) error {
 }
 
 // oneLine reports whether a profile's text, written into a comment, is one
-// line of at most 200 bytes without a control character or a line
-// separator (which would end the comment, or rewrite a terminal that shows
-// the file).
+// line of at most 200 bytes with nothing an output would have to escape
+// (report.Escape): no control character or line separator (which would end
+// the comment, or rewrite a terminal that shows the file), no character
+// that reorders text, no workflow command for a CI log that shows it.
 func oneLine(s string) bool {
-	for _, c := range s {
-		if c < 0x20 || c == 0x7f || c >= 0x80 && c < 0xa0 || c == 0x2028 || c == 0x2029 {
-			return false
-		}
-	}
-	return len(s) <= 200
+	return len(s) <= 200 && report.Escape(s) == s
 }
 
 // checkTryFiles checks a profile's try_files: arguments of URI
@@ -142,7 +138,7 @@ func Validate(p *Profile, in Input) error {
 		return fmt.Errorf("profile name %q: want letters, digits, '.', '_' or '-'", clip(p.Name))
 	}
 	if !oneLine(p.Description) {
-		return fmt.Errorf("profile %s: description: one line of at most 200 characters, without control characters", p.Name)
+		return fmt.Errorf("profile %s: description: one line of at most 200 characters, without control characters, bidirectional marks or the start of a CI workflow command", p.Name)
 	}
 	if p.Root != "" {
 		if err := checkPath("profile root", strings.ReplaceAll(p.Root, siteVar, "site")); err != nil {
@@ -220,8 +216,8 @@ func Validate(p *Profile, in Input) error {
 			return err
 		}
 	}
-	if in.CSP != "" && (len(in.CSP) > 4096 || !cspRe().MatchString(in.CSP)) {
-		return fmt.Errorf("--csp %q: want a policy of printable characters without double quotes or backslashes (default-src 'self'; img-src 'self' data:)", clip(in.CSP))
+	if in.CSP != "" && (len(in.CSP) > 4096 || !cspRe().MatchString(in.CSP) || report.Escape(in.CSP) != in.CSP) {
+		return fmt.Errorf("--csp %q: want a policy of printable characters without double quotes, backslashes or the start of a CI workflow command (default-src 'self'; img-src 'self' data:)", clip(in.CSP))
 	}
 	if strings.Contains(in.CSP, "$") {
 		// add_header reads variables in its value: $uri holds a line
@@ -301,7 +297,7 @@ func validateKind(p *Profile) error {
 	}
 	why := func(what, w string) error {
 		if w == "" || !oneLine(w) {
-			return fmt.Errorf("profile %s: %s: why is one line of at most 200 characters without control characters, and required", p.Name, what)
+			return fmt.Errorf("profile %s: %s: why is one line of at most 200 characters without control characters, bidirectional marks or the start of a CI workflow command, and required", p.Name, what)
 		}
 		return nil
 	}

@@ -385,15 +385,17 @@ func printGen(w io.Writer, files []templates.File) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
+		// what gen prints holds text from flags and profile files: written
+		// as every output (a CI log runs no workflow command from it)
 		if file.Link != "" {
-			fmt.Fprintf(w, "# ==> %s -> %s (symbolic link) <==\n", file.Path, file.Link)
+			fmt.Fprintf(w, "# ==> %s -> %s (symbolic link) <==\n", report.Escape(file.Path), report.Escape(file.Link))
 			continue
 		}
 		if file.Stock {
-			fmt.Fprintf(w, "# ==> %s: nginxtune's own (%d lines), written with --out where the tree has none <==\n", file.Path, strings.Count(file.Content, "\n"))
+			fmt.Fprintf(w, "# ==> %s: nginxtune's own (%d lines), written with --out where the tree has none <==\n", report.Escape(file.Path), strings.Count(file.Content, "\n"))
 			continue
 		}
-		fmt.Fprintf(w, "# ==> %s <==\n%s", file.Path, file.Content)
+		fmt.Fprintf(w, "# ==> %s <==\n%s", report.Escape(file.Path), report.EscapeLines(file.Content))
 	}
 }
 

@@ -733,6 +733,7 @@ func TestGenRefusesInjection(t *testing.T) {
 		{"--profile", "static", "--memory", "NaNGiB"},
 		{"--profile", "static", "--memory", "1e300GiB"},
 		{"--profile", "static", "--nofile", "100000:10"},
+		{"--profile", "static", "--csp", "default-src 'self' ##[error]x"},
 	} {
 		msg, code := gen(args...)
 		if code != ExitError || strings.Contains(msg, "wrote") {
@@ -745,6 +746,9 @@ func TestGenRefusesInjection(t *testing.T) {
 		"gzip":      "name: x\nkind: static\nroot: /srv\nindex: [index.html]\ntry_files: $uri =404\ngzip_types: [\"text/css;\\nload_module x\"]\nclient_max_body_size: 1m\nkeepalive_timeout: 30s\n",
 		"name":      "name: \"x\\nload_module /tmp/evil.so;\"\nkind: static\nroot: /srv\nindex: [index.html]\ntry_files: $uri =404\ngzip_types: [text/css]\nclient_max_body_size: 1m\nkeepalive_timeout: 30s\n",
 		"size":      "name: x\nkind: static\nroot: /srv\nindex: [index.html]\ntry_files: $uri =404\ngzip_types: [text/css]\nclient_max_body_size: 1m;evil\nkeepalive_timeout: 30s\n",
+		// a workflow command or a bidirectional override in text gen prints
+		"description": "name: x\nkind: static\ndescription: \"d ##[error]from-description\"\nroot: /srv\nindex: [index.html]\ntry_files: $uri =404\ngzip_types: [text/css]\nclient_max_body_size: 1m\nkeepalive_timeout: 30s\n",
+		"why":         "name: x\nkind: static\nroot: /srv\nindex: [index.html]\ntry_files: $uri =404\ngzip_types: [text/css]\nclient_max_body_size: 1m\nkeepalive_timeout: 30s\ndeny: [{match: '\\.git', why: \"w \\u202e hidden\"}]\n",
 	} {
 		p := filepath.Join(base, name+".yaml")
 		os.WriteFile(p, []byte(profile), 0o644)
