@@ -348,7 +348,12 @@ type treeEdit struct {
 func tuneMain(c *cobra.Command, f *genFlags, ex *existingTree, plan templates.Plan, names []string) ([]treeEdit, error) {
 	var out []treeEdit
 	if ex != nil {
-		switch edits, said := ex.mainEdits(plan); {
+		edits, said, err := ex.mainEdits(plan)
+		switch {
+		case err != nil && f.tuneMain:
+			return nil, failf(ExitError, "--tune-main: %v; nothing written", err)
+		case err != nil:
+			fmt.Fprintf(c.ErrOrStderr(), "nginxtune: nginx.conf left as it is; --tune-main would refuse: %v\n", err)
 		case len(edits) == 0:
 		case f.tuneMain:
 			for file, fe := range edits {

@@ -190,6 +190,29 @@ func TestGenTuneMainIncludedFile(t *testing.T) {
 	}
 }
 
+// An include gen cannot read (outside the tree) where the worker numbers
+// may be set: --tune-main refuses, naming it, and writes nothing (it
+// skipped worker_connections, exit 0, unsaid).
+func TestGenTuneMainUnreadInclude(t *testing.T) {
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "events.conf"), []byte("worker_connections 768;\n"), 0o644)
+	for _, inc := range []string{filepath.Join(outside, "events.conf"), "../../" + filepath.Base(outside) + "/events.conf"} {
+		etc := debianTree(t, t.TempDir())
+		conf := strings.Replace(debianNginxConf, "events {\n    worker_connections 768;\n}", "events { include "+inc+"; }", 1)
+		os.WriteFile(filepath.Join(etc, "nginx.conf"), []byte(conf), 0o644)
+		_, errOut, code := runCLI(t, "", append([]string{"gen", "--profile", "static", "--server-name", "new.example", "--into", etc, "--tune-main", "--verify=false"}, genSizing...)...)
+		if code != ExitError || !strings.Contains(errOut, "include "+inc+" is not read") {
+			t.Errorf("include %s: exit %d: %s", inc, code, errOut)
+		}
+		if b, _ := os.ReadFile(filepath.Join(etc, "nginx.conf")); string(b) != conf {
+			t.Errorf("include %s: nginx.conf written:\n%s", inc, b)
+		}
+		if _, err := os.Stat(filepath.Join(etc, "sites-available", "new.example.conf")); err == nil {
+			t.Errorf("include %s: the site was written", inc)
+		}
+	}
+}
+
 // --into . with --tune-main edits ./nginx.conf (it was refused as a link
 // outside ".").
 func TestGenTuneMainIntoDot(t *testing.T) {

@@ -28,7 +28,10 @@ type existingTree struct {
 	facts templates.Existing
 	// main-level directives --tune-main rewrites ("" name: none)
 	workers, rlimit, conns *parser.Directive
-	user                   string
+	// includes in the main or events context that left something unread
+	// (outside the tree): they may set what --tune-main rewrites
+	unreadMain []*parser.Directive
+	user       string
 }
 
 // loadExisting reads the tree in dir with nginxtune's own parser: nothing
@@ -75,6 +78,8 @@ func loadExisting(dir string, layoutName string) (*existingTree, error) {
 			hasDefaultD = true
 		case d.Name == "include" && strings.HasPrefix(d.Arg(0), "/usr/share/nginx/modules"):
 			rhelModules = true
+		case d.Name == "include" && (c.In() == "main" || c.In() == "events") && t.NotRead(d):
+			e.unreadMain = append(e.unreadMain, d)
 		case d.Name == "user" && c.In() == "main" && len(d.Args) > 0:
 			e.user = d.Arg(0)
 		case d.Name == "worker_processes" && c.In() == "main":
@@ -184,9 +189,16 @@ func relTo(dir, p string) string {
 // or a file it includes, as events.conf), or added after
 // worker_processes; nothing else in those files changes. The edits of a
 // file are in order.
-func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Edit, []string) {
+func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Edit, []string, error) {
 	edits := map[*parser.File][]rules.Edit{}
 	var said []string
+	// a number the files read do not set may be set by an include they
+	// could not read: changing the rest would leave the numbers
+	// inconsistent, and adding it would set it twice
+	if (e.conns == nil || e.workers == nil) && len(e.unreadMain) > 0 {
+		d := e.unreadMain[0]
+		return nil, nil, fmt.Errorf("%s:%d: include %s is not read (outside the tree) and may set worker_processes or worker_connections: set them there", report.Escape(relTo(e.dir, d.File.Path)), d.Line, report.Escape(d.Arg(0)))
+	}
 	set := func(d *parser.Directive, name, value, why string) {
 		if d == nil {
 			return
@@ -209,5 +221,5 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 	for _, fe := range edits {
 		sort.Slice(fe, func(i, j int) bool { return fe[i].Start < fe[j].Start })
 	}
-	return edits, said
+	return edits, said, nil
 }
