@@ -178,13 +178,26 @@ func writeGen(c *cobra.Command, f *genFlags, files []templates.File, edits []tre
 		root      *os.Root
 		tmp, name string // relative to root
 		show      string
+		// dir is the directory the staged copy was made in, held open: a
+		// failure removes the copy there even when that directory was
+		// renamed or swapped for a link meanwhile (by name, root refuses
+		// to follow the link and the copy stayed behind)
+		dir *os.Root
 	}
 	var done []staged
 	var theirs []atomicfile.Staged
-	abort := func(err error) error {
+	defer func() {
 		for _, st := range done {
-			st.root.Remove(st.tmp)
+			st.dir.Close()
 		}
+	}()
+	removeStaged := func(sts []staged) {
+		for _, st := range sts {
+			st.dir.Remove(filepath.Base(st.tmp))
+		}
+	}
+	abort := func(err error) error {
+		removeStaged(done)
 		for _, st := range theirs {
 			st.Discard()
 		}
@@ -203,27 +216,41 @@ func writeGen(c *cobra.Command, f *genFlags, files []templates.File, edits []tre
 			}
 			return abort(err)
 		}
+		dir, err := r.OpenRoot(filepath.Dir(name))
+		if err != nil {
+			return abort(err)
+		}
 		var tmp string
 		if pf.file.Link != "" {
 			if old, err := r.Readlink(name); err == nil && old == pf.file.Link {
+				dir.Close()
 				continue
 			}
 			tmp = filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".nginxtune-link")
-			if err := r.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := dir.Remove(filepath.Base(tmp)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				dir.Close()
 				return abort(err)
 			}
-			if err := r.Symlink(pf.file.Link, tmp); err != nil {
+			if err := dir.Symlink(pf.file.Link, filepath.Base(tmp)); err != nil {
+				dir.Close()
 				return abort(err)
 			}
 		} else {
 			if b, err := r.ReadFile(name); err == nil && string(b) == pf.file.Content {
+				dir.Close()
 				continue
 			}
-			if tmp, err = atomicfile.TempIn(r, name, []byte(pf.file.Content), os.FileMode(pf.file.Mode)&^os.FileMode(umask)); err != nil {
+			base, err := atomicfile.TempIn(dir, filepath.Base(name), []byte(pf.file.Content), os.FileMode(pf.file.Mode)&^os.FileMode(umask))
+			if err != nil {
+				dir.Close()
 				return abort(err)
 			}
+			tmp = filepath.Join(filepath.Dir(name), base)
 		}
-		done = append(done, staged{r, tmp, name, filepath.Join(pf.dir, name)})
+		done = append(done, staged{r, tmp, name, filepath.Join(pf.dir, name), dir})
+		if afterGenStage != nil {
+			afterGenStage()
+		}
 	}
 	// the tree's own files (--tune-main): as --fix writes, the file read
 	// and no other, its mode, owner and links kept
@@ -245,9 +272,7 @@ func writeGen(c *cobra.Command, f *genFlags, files []templates.File, edits []tre
 	total := len(done) + len(theirs)
 	for i, st := range done {
 		if err := st.root.Rename(st.tmp, st.name); err != nil {
-			for _, rest := range done[i:] {
-				rest.root.Remove(rest.tmp)
-			}
+			removeStaged(done[i:])
 			for _, rest := range theirs {
 				rest.Discard()
 			}
@@ -277,3 +302,8 @@ func writeGen(c *cobra.Command, f *genFlags, files []templates.File, edits []tre
 // beforeGenWrite, when set (by tests), runs between gen's checks of the
 // target and its writing there.
 var beforeGenWrite func()
+
+// afterGenStage, when set (by tests), runs after each of gen's files is
+// staged: where a writer racing gen swaps a directory that holds a staged
+// copy.
+var afterGenStage func()
