@@ -94,3 +94,21 @@ func ConnectionsWithin(limit, cacheMax int) int {
 // ProxyClients is how many clients one worker can proxy at once: each
 // proxied request holds a client slot and a backend slot.
 func ProxyClients(workerConnections int) int { return workerConnections / 2 }
+
+// CacheWithin is how many open_file_cache entries (want at most) fit in a
+// worker's open-file limit beside workerConnections connections, each
+// counted as FDsNeeded counts it (a socket and a file per slot, 64 spare):
+// want when it fits, else what is left in whole hundreds, and 0 when fewer
+// than 100 are left. It is the budget gen sizes the cache it adds to a
+// tree whose main numbers stay by (templates' fitExisting), and lint --fix
+// adds no more: the cache never takes the descriptors accept() needs.
+func CacheWithin(limit, workerConnections, want int) int {
+	room := limit - FDsNeeded(workerConnections, 0)
+	switch {
+	case room >= want:
+		return want
+	case room >= 100:
+		return room / 100 * 100
+	}
+	return 0
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -92,4 +93,32 @@ func (m mainSettings) anchor() *parser.Directive {
 		return m.root.Directives[0]
 	}
 	return nil
+}
+
+// nginxDefaultConnections is nginx's worker_connections when none is set.
+const nginxDefaultConnections = 512
+
+// workersLimit is the open-file limit the workers run with, and where it
+// comes from: worker_rlimit_nofile when the host can grant it, else the
+// limit nginx is started with (the host's soft limit when facts are known,
+// else systemd's default 1024). m is nil when no main file was read.
+func (p *Pass) workersLimit(m *mainSettings) (int, string) {
+	var nf host.Limit
+	known := p.Host != nil && p.Host.NoFile().Known()
+	if known {
+		nf = p.Host.NoFile().Value
+	}
+	if m != nil && m.rlimitSet && m.rlimit > 0 {
+		// setrlimit fails past fs.nr_open, and past the hard limit
+		// without CAP_SYS_RESOURCE: the workers keep the master's limit
+		above := known && nf.Hard != 0 && uint64(m.rlimit) > nf.Hard ||
+			p.Host != nil && p.Host.NrOpen().Known() && uint64(m.rlimit) > p.Host.NrOpen().Value
+		if !above {
+			return m.rlimit, "worker_rlimit_nofile"
+		}
+	}
+	if known && nf.Soft != 0 && nf.Soft < 1<<31 {
+		return int(nf.Soft), "the soft limit nginx gets, " + p.Host.NoFile().Source
+	}
+	return softLimit, "without worker_rlimit_nofile, the limit nginx commonly starts with"
 }

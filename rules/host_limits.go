@@ -69,7 +69,7 @@ func checkHostFDLimit(p *Pass) {
 		}
 		if m.rlimitDir == nil {
 			if nf.Value.Soft != 0 && uint64(floor) > nf.Value.Soft {
-				diag := p.Diag(at, "worker_connections %d%s needs %d descriptors per worker when every slot is open, but the workers keep the master's soft limit of %d (%s): accept() fails with \"Too many open files\" first; add \"worker_rlimit_nofile %d;\"%s",
+				diag := p.Diag(at, "worker_connections %d%s needs %d descriptors per worker when every slot is open, but the workers keep the master's soft limit of %d (%s); accept() fails with \"Too many open files\" first; add \"worker_rlimit_nofile %d;\"%s",
 					m.wc, cacheNote(m.cacheMax), floor, nf.Value.Soft, nf.Source, need, m.proxyNote())
 				diag.Fix = p.rlimitFix(r, need)
 				p.Report(diag)

@@ -196,9 +196,11 @@ func checkUpstreamKeepalive(p *Pass) {
 	}, protoHTTP)
 	literal := map[string]*literalGroup{}
 	var literalOrder []string
-	// per upstream, the Connection header every proxy_pass to it sends when
-	// each one sends "close" (set so, or through a map): adding keepalive
-	// to the upstream alone would then change nothing nginx sends
+	// per upstream, why no proxy_pass to it could use a pool once the
+	// follow-up fix (proxy-keepalive-headers) has run: each one sends
+	// "Connection: close" (set so, or through a map), or needs what no
+	// edit can be sure of; adding keepalive to the upstream alone would
+	// then change nothing nginx sends, so that fix is not offered
 	closing := map[string]string{}
 	if p.Before(vUpstreamKeepalive) {
 		cmaps := p.connectionMaps()
@@ -208,7 +210,14 @@ func checkUpstreamKeepalive(p *Pass) {
 			if _, isUp := ups[host]; !ok || !isUp || inStream(c) || open[host] {
 				return
 			}
-			why := closesConnection(connectionHeader(p.Effective(c.Blocks, c.Root, "proxy_set_header").Dirs), cmaps)
+			why := ""
+			if closes := closesConnection(connectionHeader(p.Effective(c.Blocks, c.Root, "proxy_set_header").Dirs), cmaps); closes != "" {
+				why = "; but every proxy_pass to it sends \"Connection: close\" (" + closes + "), so keepalive alone would change nothing: clear that header too"
+			} else if h := p.keepaliveHeaders(d, c, cmaps); len(h.problems) > 0 && !h.complete {
+				why = fmt.Sprintf("; but no proxy_pass to it could use the pool after a fix (at %s: %s), so keepalive alone would change nothing", where(d), h.problems[0])
+			} else if len(h.unknown) > 0 {
+				why = fmt.Sprintf("; whether the proxy_pass at %s could use it depends on %s, which only an include nginxtune did not read may set (HTTP/1.1 and an empty Connection header are needed), so no fix is offered", where(d), strings.Join(h.unknown, " and "))
+			}
 			if why == "" {
 				open[host] = true
 				delete(closing, host)
@@ -389,7 +398,7 @@ func checkUpstreamBlock(p *Pass, d *parser.Directive, use upstreamUse, closing s
 	case use[protoHTTP] || use[protoGRPC] || use[protoMemcached]:
 		also := ""
 		if closing != "" && !use[protoGRPC] && !use[protoMemcached] {
-			also = "; but every proxy_pass to it sends \"Connection: close\" (" + closing + "), so keepalive alone would change nothing: clear that header too"
+			also = closing
 		}
 		diag := p.Diag(d, "upstream %q keeps no idle connections: before nginx 1.29.7 an upstream needs "+
 			"\"keepalive N;\" (\"keepalive %d;\" is a start; size it to the concurrent requests per worker)%s%s",
@@ -509,70 +518,119 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 		if !ok || !isUp || len(findIn(up.Block, "keepalive")) == 0 {
 			return
 		}
-		note := p.versionNote("before 1.29.7")
-		var problems []string
-		var edits []Edit
-		var before []string // statements to add just above proxy_pass
-		fixed := 0          // problems the edits resolve
-		pv := p.Effective(c.Blocks, c.Root, "proxy_http_version")
-		if pv.Found() && pv.Last().Arg(0) == "2" {
-			return // HTTP/2 to the backend sends no Connection header
-		}
-		switch {
-		case !pv.Found() && pv.Complete:
-			problems = append(problems, "proxy_http_version is 1.0 by default")
-			before = append(before, "proxy_http_version 1.1;")
-			fixed++
-		case pv.Found() && pv.Last().Arg(0) != "1.1" && pv.Last().Arg(0) != "2":
-			problems = append(problems, fmt.Sprintf("proxy_http_version %s at %s", pv.Last().Arg(0), where(pv.Last())))
-		}
-		hdrs := p.Effective(c.Blocks, c.Root, "proxy_set_header")
-		conn := connectionHeader(hdrs.Dirs)
-		switch {
-		case conn == nil && namedHeader(hdrs.Dirs, "Upgrade") != nil:
-			// a websocket location: an empty Connection header would
-			// break the upgrade; the map keeps both working
-			problems = append(problems, fmt.Sprintf("the Upgrade header is passed at %s but no Connection header: "+
-				"write \"map $http_upgrade $connection_upgrade { default upgrade; '' \\\"\\\"; }\" in http and "+
-				"\"proxy_set_header Connection $connection_upgrade;\" here, which upgrades websockets and keeps other requests' connections",
-				where(namedHeader(hdrs.Dirs, "Upgrade"))))
-		case conn == nil && hdrs.Found():
-			msg := "no proxy_set_header Connection where it is proxied"
-			// Was Connection cleared further out and dropped by the inner set?
-			if outer := p.outerConnection(c.Blocks, c.Root, hdrs.Level); outer != nil {
-				msg = fmt.Sprintf("the proxy_set_header at %s replaces all inherited ones, including %s",
-					where(hdrs.Dirs[0]), strings.TrimSpace(outer.Text()))
-			}
-			problems = append(problems, msg)
-			if at := p.levelAnchor(hdrs, c); at != nil {
-				edits = append(edits, insertAfter(at, `proxy_set_header Connection "";`))
-				fixed++
-			}
-		case conn == nil && hdrs.Complete:
-			problems = append(problems, "nginx sends \"Connection: close\" by default")
-			before = append(before, `proxy_set_header Connection "";`)
-			fixed++
-		case conn != nil:
-			if why := closesConnection(conn, maps); why != "" {
-				if strings.HasPrefix(conn.Arg(1), "$") {
-					why += "; map it to \"\" instead"
-				}
-				problems = append(problems, why)
-			}
-		}
-		if len(problems) == 0 {
+		h := p.keepaliveHeaders(d, c, maps)
+		if len(h.problems) == 0 {
 			return
 		}
-		if len(before) > 0 {
-			edits = append(edits, insertBeforeAll(d, before...))
-		}
 		diag := p.Diag(d, "upstream %q keeps idle connections that this proxy_pass cannot use; %s%s",
-			host, strings.Join(problems, "; "), note)
-		if fixed == len(problems) {
-			diag.Fix = &Fix{Description: "set proxy_http_version 1.1 and clear the Connection header", Edits: edits}
+			host, strings.Join(h.problems, "; "), p.versionNote("before 1.29.7"))
+		if h.complete {
+			diag.Fix = &Fix{Description: "set proxy_http_version 1.1 and clear the Connection header", Edits: h.edits}
 		}
 		p.Report(diag)
 	}, "proxy_pass")
+}
+
+// keepaliveNeeds is what a proxy_pass to an upstream with keepalive lacks
+// before nginx 1.29.7 to use the pool: HTTP/1.1 and no "Connection: close".
+type keepaliveNeeds struct {
+	problems []string
+	edits    []Edit
+	// complete is true when the edits give both: a fix that left either
+	// to chance (an include nginxtune did not read) would leave a pool
+	// that is never used, and a quiet lint (measured with nginx 1.22.1:
+	// keepalive 32 and Connection "" without proxy_http_version 1.1
+	// opened 10 backend connections for 10 requests)
+	complete bool
+	// unknown names what an include nginxtune did not read decides, when
+	// nothing else is wrong: the pool may or may not be used
+	unknown []string
+}
+
+// keepaliveHeaders judges what the proxy_pass d in c sends the backend.
+func (p *Pass) keepaliveHeaders(d *parser.Directive, c *parser.Context, maps map[string]closeMap) keepaliveNeeds {
+	var out keepaliveNeeds
+	var before []string // statements to add just above proxy_pass
+	fixed := 0          // problems the edits resolve
+	pv := p.Effective(c.Blocks, c.Root, "proxy_http_version")
+	if pv.Found() && pv.Last().Arg(0) == "2" {
+		return out // HTTP/2 to the backend sends no Connection header
+	}
+	versionUnknown := false
+	switch {
+	case !pv.Found() && pv.Complete:
+		out.problems = append(out.problems, "proxy_http_version is 1.0 by default")
+		before = append(before, "proxy_http_version 1.1;")
+		fixed++
+	case !pv.Found():
+		versionUnknown = true // an include nginxtune did not read may set it
+	case pv.Last().Arg(0) != "1.1":
+		out.problems = append(out.problems, fmt.Sprintf("proxy_http_version %s at %s", pv.Last().Arg(0), where(pv.Last())))
+	}
+	hdrs := p.Effective(c.Blocks, c.Root, "proxy_set_header")
+	conn := connectionHeader(hdrs.Dirs)
+	connUnknown := false
+	switch {
+	case conn == nil && namedHeader(hdrs.Dirs, "Upgrade") != nil:
+		// a websocket location: an empty Connection header would
+		// break the upgrade; the map keeps both working
+		out.problems = append(out.problems, fmt.Sprintf("the Upgrade header is passed at %s but no Connection header: "+
+			"write \"map $http_upgrade $connection_upgrade { default upgrade; '' \\\"\\\"; }\" in http and "+
+			"\"proxy_set_header Connection $connection_upgrade;\" here, which upgrades websockets and keeps other requests' connections",
+			where(namedHeader(hdrs.Dirs, "Upgrade"))))
+	case conn == nil && hdrs.Found():
+		msg := "no proxy_set_header Connection where it is proxied"
+		// Was Connection cleared further out and dropped by the inner set?
+		if outer := p.outerConnection(c.Blocks, c.Root, hdrs.Level); outer != nil {
+			msg = fmt.Sprintf("the proxy_set_header at %s replaces all inherited ones, including %s",
+				where(hdrs.Dirs[0]), strings.TrimSpace(outer.Text()))
+		}
+		out.problems = append(out.problems, msg)
+		if at := p.levelAnchor(hdrs, c); at != nil {
+			out.edits = append(out.edits, insertAfter(at, `proxy_set_header Connection "";`))
+			fixed++
+		}
+	case conn == nil && hdrs.Complete:
+		out.problems = append(out.problems, "nginx sends \"Connection: close\" by default")
+		before = append(before, `proxy_set_header Connection "";`)
+		fixed++
+	case conn == nil:
+		// a proxy_set_header here would replace what an unread include
+		// may set (Host, X-Forwarded-For): no edit can be sure of both
+		connUnknown = true
+	case conn != nil:
+		if why := closesConnection(conn, maps); why != "" {
+			if strings.HasPrefix(conn.Arg(1), "$") {
+				why += "; map it to \"\" instead"
+			}
+			out.problems = append(out.problems, why)
+		}
+	}
+	if len(out.problems) == 0 {
+		if versionUnknown {
+			out.unknown = append(out.unknown, "proxy_http_version")
+		}
+		if connUnknown {
+			out.unknown = append(out.unknown, "the Connection header")
+		}
+		return out
+	}
+	// the other half, which an unread include may or may not give, is
+	// part of the finding: written out where it is known to be safe, and
+	// otherwise a reason the fix is not offered
+	if versionUnknown {
+		out.problems = append(out.problems, "proxy_http_version is set nowhere nginxtune read (1.0 by default)")
+		before = append([]string{"proxy_http_version 1.1;"}, before...)
+		fixed++
+	}
+	if connUnknown {
+		out.problems = append(out.problems, "no proxy_set_header Connection where nginxtune read (nginx sends \"Connection: close\" unless an include it did not read clears it)")
+	}
+	if len(before) > 0 {
+		out.edits = append(out.edits, insertBeforeAll(d, before...))
+	}
+	out.complete = fixed == len(out.problems)
+	return out
 }
 
 // upstreamNameFor derives an upstream name from a backend address.

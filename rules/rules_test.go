@@ -455,42 +455,23 @@ func checkFixed(t *testing.T, path string, cfg Config, valid bool) {
 	target := filepath.Join(tmp, main)
 	mine := map[string]bool{} // the files of this fixture's tree
 	// the loop lint --fix runs (FixSession), writing plainly to the copy
+	linted := linterOf(target, cfg)
 	lint := func() ([]Diagnostic, bool, []*parser.Tree, error) {
-		tr, err := parser.Load(target, parser.Options{})
+		diags, broken, trees, err := linted()
 		if err != nil {
 			return nil, false, nil, err
 		}
-		broken := false
-		for _, f := range tr.Files {
+		for _, f := range trees[0].Files {
 			mine[f.Path] = true
-			broken = broken || f.Broken
 		}
-		diags := Run(tr, cfg)
 		for _, d := range diags {
 			if d.Fix != nil {
 				fixedRules[d.Rule] = true
 			}
 		}
-		return diags, broken, []*parser.Tree{tr}, nil
+		return diags, broken, trees, nil
 	}
-	session := FixSession{Lint: lint, Apply: func(set FixSet, _ []*parser.Tree) ([]string, error) {
-		var written []string
-		for name, edits := range set.Edits {
-			src, err := os.ReadFile(name)
-			if err != nil {
-				return written, err
-			}
-			out, err := ApplyEdits(src, edits)
-			if err != nil {
-				return written, fmt.Errorf("%s: %v", name, err)
-			}
-			if err := os.WriteFile(name, out, 0o644); err != nil {
-				return written, err
-			}
-			written = append(written, name)
-		}
-		return written, nil
-	}}
+	session := FixSession{Lint: lint, Apply: applyPlainly}
 	diags, broken, trees, err := lint()
 	if err != nil {
 		t.Fatal(err)
@@ -533,6 +514,27 @@ func checkFixed(t *testing.T, path string, cfg Config, valid bool) {
 			t.Errorf("the fixed fixture fails nginx -t: %s", res.Output)
 		}
 	}
+}
+
+// applyPlainly writes one round's edits to the files on disk, as lint
+// --fix does without its care for links, owners and failures.
+func applyPlainly(set FixSet, _ []*parser.Tree) ([]string, error) {
+	var written []string
+	for name, edits := range set.Edits {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return written, err
+		}
+		out, err := ApplyEdits(src, edits)
+		if err != nil {
+			return written, fmt.Errorf("%s: %v", name, err)
+		}
+		if err := os.WriteFile(name, out, 0o644); err != nil {
+			return written, err
+		}
+		written = append(written, name)
+	}
+	return written, nil
 }
 
 // A user's comment that happens to start with "want" is a reason like any

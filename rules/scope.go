@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"slices"
+
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -119,14 +121,33 @@ func (p *Pass) Effective(blocks []*parser.Directive, root *parser.File, name str
 	}
 	complete := root == nil || root.ContextSource == "root"
 	// an include nginxtune did not read (outside the tree, missing from a
-	// copy) at any level in scope may set it: no claim that it is unset
-	for i := len(blocks) - 1; i >= 0 && complete; i-- {
-		complete = !p.unreadInclude(blocks[i].Block)
-	}
-	if complete && root != nil {
-		complete = !p.unreadInclude(root.Directives)
+	// copy) at any level in scope may set it, where it may stand: no claim
+	// that it is unset
+	if complete && p.Tree != nil && p.Tree.HasUnread() {
+		names := levelNames(root, blocks)
+		for i := len(blocks) - 1; i >= 0 && complete; i-- {
+			complete = !p.unreadMayHold(blocks[i].Block, names[:len(names)-len(blocks)+i+1], name)
+		}
+		if complete && root != nil {
+			complete = !p.unreadMayHold(root.Directives, names[:len(names)-len(blocks)], name)
+		}
 	}
 	return Setting{Complete: complete}
+}
+
+// levelNames is the context stack of the innermost of blocks: the root's
+// context (main for a whole nginx.conf), then the blocks' names.
+func levelNames(root *parser.File, blocks []*parser.Directive) []string {
+	names := []string{parser.CtxMain}
+	if root != nil && len(root.Context) > 0 {
+		names = root.Context
+	}
+	out := make([]string, 0, len(names)+len(blocks))
+	out = append(out, names...)
+	for _, b := range blocks {
+		out = append(out, b.Name)
+	}
+	return out
 }
 
 // unreadInclude reports whether a block level holds an include that left
@@ -142,6 +163,49 @@ func (p *Pass) unreadInclude(dirs []*parser.Directive) bool {
 		}
 	}
 	return false
+}
+
+// unreadMayHold reports whether an include the level left unread may set
+// one of the directives: only where nginx accepts them. What an include of
+// the main context holds (Debian's modules-enabled/*.conf, RHEL's
+// /usr/share/nginx/modules/*.conf: load_module lines) is main-context
+// text, which cannot set autoindex, allow or proxy_http_version; a second
+// http block there is refused as a duplicate. names is the level's context
+// stack; an unknown directive or a block nginxtune cannot place may be set
+// anywhere.
+func (p *Pass) unreadMayHold(dirs []*parser.Directive, names []string, directives ...string) bool {
+	if !p.unreadInclude(dirs) {
+		return false
+	}
+	key := contextKey(&parser.Context{Names: names})
+	if key == "" {
+		return true
+	}
+	for _, name := range directives {
+		if ctxs, ok := plusContexts[name]; ok {
+			if slices.Contains(ctxs, key) {
+				return true
+			}
+			continue
+		}
+		ds := knowledge.Lookup(name)
+		if len(ds) == 0 {
+			return true
+		}
+		for _, d := range ds {
+			if d.Allows(key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// plusContexts are the contexts of the nginx Plus directives rules look
+// up, which the directive table (built from open source) does not hold:
+// nginx Plus documentation, ngx_http_auth_jwt_module.
+var plusContexts = map[string][]string{
+	"auth_jwt": {"http", "server", "location", "limit_except"},
 }
 
 // EffectiveIn is Effective for a context captured during a walk, including

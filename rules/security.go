@@ -317,7 +317,8 @@ func (p *Pass) accessClosed(c *parser.Context) bool {
 	if c.Root != nil {
 		levels = append(levels, c.Root.Directives)
 	}
-	for _, dirs := range levels {
+	names := levelNames(c.Root, c.Blocks)
+	for i, dirs := range levels {
 		var rules []*parser.Directive
 		for _, d := range level(dirs) {
 			if d.Name == "allow" || d.Name == "deny" {
@@ -325,7 +326,9 @@ func (p *Pass) accessClosed(c *parser.Context) bool {
 			}
 		}
 		if len(rules) == 0 {
-			if p.unreadInclude(dirs) {
+			// the level's context: levels run from the innermost block
+			// out to the root's top
+			if p.unreadMayHold(dirs, names[:len(names)-i], "allow", "deny") {
 				return true
 			}
 			continue

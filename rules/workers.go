@@ -177,14 +177,21 @@ func checkWorkerProcesses(p *Pass) {
 		// a whole nginx.conf without worker_processes runs one worker
 		if len(findIn(r.Directives, "worker_processes")) == 0 && len(findIn(r.Directives, "events")) > 0 && !p.Tree.HasUnread() && !mainIncludes(r) && deployed(r) {
 			ev := findIn(r.Directives, "events")[0]
-			diag := p.Diag(ev, "no worker_processes: nginx starts one worker, which uses one core whatever the host has (measured: 0.73-0.92x of auto on 1 KB files); add \"worker_processes auto;\"")
-			diag.Fix = &Fix{Description: "add worker_processes auto", Edits: []Edit{insertBefore(ev, "worker_processes auto;")}}
+			value := "auto"
+			if n := p.quotaWorkers(ev); n > 0 {
+				value = strconv.Itoa(n) // what host-workers asks for where auto counts too many
+			}
+			diag := p.Diag(ev, "no worker_processes: nginx starts one worker, which uses one core whatever the host has (measured: 0.73-0.92x of auto on 1 KB files); add \"worker_processes %s;\"", value)
+			diag.Fix = &Fix{Description: "add worker_processes " + value, Edits: []Edit{insertBefore(ev, "worker_processes "+value+";")}}
 			p.Report(diag)
 		}
 		for _, d := range findIn(r.Directives, "worker_processes") {
 			n, err := strconv.Atoi(d.Arg(0))
 			if err != nil {
 				continue
+			}
+			if p.quotaWorkers(d) > 0 {
+				continue // auto would start too many here: host-workers judges the number
 			}
 			msg := fmt.Sprintf("worker_processes %d is fixed: \"auto\" starts one worker per CPU of the host it runs on", n)
 			if n == 1 {
@@ -195,6 +202,20 @@ func checkWorkerProcesses(p *Pass) {
 			p.Report(diag)
 		}
 	}
+}
+
+// quotaWorkers is the CPUs nginx may use on a host whose quota or
+// affinity leaves fewer than the online CPUs "auto" counts (host facts
+// given), else 0: there host-workers asks for that number, and auto is no
+// fix (the two rules would undo each other's fix).
+func (p *Pass) quotaWorkers(at *parser.Directive) int {
+	if p.Host == nil || !p.wanted(at) || !p.Host.CPUOnline().Known() {
+		return 0
+	}
+	if usable := p.Host.UsableCPUs(); usable > 0 && usable < p.Host.CPUOnline().Value {
+		return usable
+	}
+	return 0
 }
 
 // mainIncludes reports whether a main file includes files at its top

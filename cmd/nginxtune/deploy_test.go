@@ -32,7 +32,7 @@ func TestOpenFileCacheDeploy(t *testing.T) {
 		os.MkdirAll(www, 0o755)
 		port := nginxtest.FreePort(t)
 		conf := filepath.Join(dir, "nginx.conf")
-		os.WriteFile(conf, []byte(fmt.Sprintf("events {}\nhttp {\n    access_log off;\n    sendfile on;\n    server {\n        listen 127.0.0.1:%d;\n        root %s;\n    }\n}\n", port, www)), 0o644)
+		os.WriteFile(conf, []byte(fmt.Sprintf("worker_rlimit_nofile 12000;\nevents {}\nhttp {\n    access_log off;\n    sendfile on;\n    server {\n        listen 127.0.0.1:%d;\n        root %s;\n    }\n}\n", port, www)), 0o644)
 		_, errOut, _ := runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--fix", "--enable", "open-file-cache", conf)
 		b, _ := os.ReadFile(conf)
 		if !strings.Contains(string(b), "open_file_cache max=") {
