@@ -216,7 +216,7 @@ func checkUpstreamKeepalive(p *Pass) {
 			} else if h := p.keepaliveHeaders(d, c, cmaps); len(h.problems) > 0 && !h.complete {
 				why = fmt.Sprintf("; but no proxy_pass to it could use the pool after a fix (at %s: %s), so keepalive alone would change nothing", where(d), h.problems[0])
 			} else if len(h.unknown) > 0 {
-				why = fmt.Sprintf("; whether the proxy_pass at %s could use it depends on %s, which only an include nginxtune did not read may set (HTTP/1.1 and an empty Connection header are needed), so no fix is offered", where(d), strings.Join(h.unknown, " and "))
+				why = fmt.Sprintf("; whether the proxy_pass at %s could use it depends on %s, which only a file nginxtune did not read may set (an include left unread, or what includes this file; HTTP/1.1 and an empty Connection header are needed), so no fix is offered", where(d), strings.Join(h.unknown, " and "))
 			}
 			if why == "" {
 				open[host] = true
