@@ -133,8 +133,8 @@ func checkWorkerFDLimit(p *Pass) {
 			if floor-knowledge.IdleWorkerFDs <= softLimit {
 				continue
 			}
-			diag := p.Diag(m.wcDir, "worker_connections %d%s takes %d descriptors per worker when every slot is open, but without "+
-				"worker_rlimit_nofile workers keep the limit nginx starts with, commonly %d; add \"worker_rlimit_nofile %d;\" (a socket and a file per slot)%s",
+			diag := p.Diag(m.wcDir, "worker_connections %d%s takes %d descriptors per worker when every slot is open; without "+
+				"worker_rlimit_nofile a worker keeps nginx's start limit, commonly %d; add \"worker_rlimit_nofile %d;\" (a socket and a file per slot)%s",
 				m.wc, cacheNote(m.cacheMax), floor, softLimit, need, m.proxyNote())
 			diag.Fix = p.rlimitFix(r, need)
 			p.Report(diag)
