@@ -175,7 +175,10 @@ decoded and normalized copy of the path: "%2F" arrives as "/", "/a/../b" as "/b"
 A backend that routes or checks permissions on encoded paths then sees something other than
 what the client sent, and a path that looked harmless to nginx can address something else on
 the backend. A variable such as a capture of the path passes decoded text too: "%3F" becomes
-a "?" that starts a query string of the client's choosing.`,
+a "?" that starts a query string of the client's choosing. The other way round, a "rewrite ...
+break" to a URI that keeps the client's escapes ($request_uri, or a capture of a URI an earlier
+rewrite set from it) is escaped again: /1/a%2Fb reaches the backend as /a%252Fb (measured with
+nginx 1.22.1), unless proxy_pass's URI part has variables, which are sent as written.`,
 		Fix: `Drop the URI part when the backend can take the original path ("proxy_pass http://app;"), or
 pass $request_uri (rewriting the prefix with a map or rewrite) when the backend must see the
 client's encoding.`,
@@ -195,20 +198,25 @@ func checkProxyPassNormalized(p *Pass) {
 		if inStream(c) || len(d.Args) == 0 || !strings.Contains(d.Arg(0), "://") {
 			return
 		}
-		// a rewrite ... break to $request_uri (still percent-encoded): nginx
-		// escapes the rewritten URI again for the backend, so %2F arrives as
-		// %252F (measured with nginx 1.22.1)
-		if loc := c.Enclosing(parser.CtxLocation); loc != nil && c.In() == parser.CtxLocation {
+		uri := strings.TrimPrefix(d.Arg(0), backendPart(d))
+		// a rewrite ... break to a URI that holds the client's escapes
+		// ($request_uri, or a capture of a URI an earlier rewrite set from
+		// it): nginx escapes the rewritten URI again for the backend, so
+		// %2F arrives as %252F (measured with nginx 1.22.1). A URI part with
+		// variables is sent as written instead (measured: //a%2Fb%0d).
+		if loc := c.Enclosing(parser.CtxLocation); loc != nil && c.In() == parser.CtxLocation && !strings.Contains(uri, "$") {
 			for _, x := range level(loc.Block) {
-				if x.Name == "rewrite" && x.Arg(2) == "break" && strings.Contains(x.Arg(1), "$request_uri") {
-					diag := p.DiagArg(x, 1, "rewrite to $request_uri, which is still percent-encoded: nginx encodes the rewritten URI again for %s, so %%2F reaches the backend as %%252F (measured); pass it as \"proxy_pass %s$request_uri;\" instead", d.Name, clip(backendPart(d)))
+				if x.Name != "rewrite" || x.Arg(2) != "break" {
+					continue
+				}
+				if t := p.rewriteTaint(x, c, 0); t.encoded {
+					diag := p.DiagArg(x, 1, "rewrite to %s, which holds the client's percent-escapes as written: nginx encodes the rewritten URI again for %s, so %%2F reaches the backend as %%252F (measured); pass it as \"proxy_pass %s%s;\" instead", t.via, d.Name, clip(backendPart(d)), clip(x.Arg(1)))
 					diag.Severity = Warning
 					p.Report(diag)
 					return
 				}
 			}
 		}
-		uri := strings.TrimPrefix(d.Arg(0), backendPart(d))
 		if uri == "" {
 			return
 		}

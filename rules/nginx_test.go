@@ -111,6 +111,21 @@ http {
 	}
 }
 
+// loadConf writes conf as nginx.conf in a fresh directory and loads it.
+func loadConf(t *testing.T, conf string) (dir, main string, tr *parser.Tree) {
+	t.Helper()
+	dir = t.TempDir()
+	main = filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(main, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := parser.Load(main, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, main, tr
+}
+
 // onlyRules disables every rule but the named ones.
 func onlyRules(ids ...string) map[string]bool {
 	off := map[string]bool{}
@@ -284,14 +299,25 @@ http {
         location = /allow-first { allow all; deny all; stub_status; }
         location = /other-denied { deny 10.0.0.0/8; stub_status; }
         location = /deny-first { deny 127.0.0.1; allow all; stub_status; }
+        include status.conf;
     }
 }
 `, port)
 	dir := t.TempDir()
 	main := filepath.Join(dir, "nginx.conf")
 	os.WriteFile(main, []byte(conf), 0o644)
+	// the same list in a snippet, which status-page-exposed judges alone
+	snippet := filepath.Join(dir, "status.conf")
+	os.WriteFile(snippet, []byte("location = /snippet { stub_status; allow all; deny all; }\n"), 0o644)
+	tr, err := parser.Load(snippet, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := Run(tr, Config{Disabled: onlyRules("status-page-exposed")}); len(ds) != 1 {
+		t.Errorf("status-page-exposed on the snippet alone: %v, want one finding", ds)
+	}
 	nginxtest.Serve(t, dir, main, fmt.Sprintf("127.0.0.1:%d", port))
-	for path, want := range map[string]int{"/allow-first": 200, "/other-denied": 200, "/deny-first": 403} {
+	for path, want := range map[string]int{"/allow-first": 200, "/other-denied": 200, "/deny-first": 403, "/snippet": 200} {
 		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
 		if err != nil {
 			t.Fatal(err)
@@ -310,7 +336,8 @@ func TestAliasAgainstNginx(t *testing.T) {
 	port := nginxtest.FreePort(t)
 	dir := t.TempDir()
 	srv := filepath.Join(dir, "srv")
-	for name, body := range map[string]string{"secret.txt": "secret", "assets/a.txt": "a", "media_old/x.txt": "old", "guide/g.txt": "g", "v1": "v1"} {
+	for name, body := range map[string]string{"secret.txt": "secret", "assets/a.txt": "a", "media_old/x.txt": "old", "guide/g.txt": "g", "v1": "v1",
+		"lol/l.txt": "l", "pub-old/x.txt": "old", "pub/p.txt": "p", "files/f.txt": "f", "pics/p.txt": "p", "docs/d.txt": "d"} {
 		os.MkdirAll(filepath.Dir(filepath.Join(srv, name)), 0o755)
 		os.WriteFile(filepath.Join(srv, name), []byte(body), 0o644)
 	}
@@ -325,6 +352,13 @@ http {
         location /static { alias %[2]s/assets/; }
         location /ok/ { alias %[2]s/assets/; }
         location ~ ^/v([0-9]+)$ { alias %[2]s/v$1; }
+        location ~ /site(2)(.*) { alias %[2]s/lol/$2; }
+        location ~ /images(.*) { alias %[2]s/pub$1; }
+        location ~* ^/files/[a-z]+(.*)$ { alias %[2]s/files/$1; }
+        location ~ ^/(?:img|pic)(?<rest>.*)$ { alias %[2]s/pics/$rest; }
+        location ~ ^/gallery/(.*)$ { alias %[2]s/pub/$1; }
+        location ~ ^/photos(/.*)$ { alias %[2]s/pub$1; }
+        location ~ ^/docs/[^/]+(.*)$ { alias %[2]s/docs/$1; }
     }
 }
 `, port, srv)
@@ -350,11 +384,96 @@ http {
 		{9, "/static../secret.txt"},
 		{10, "/ok/../secret.txt"},
 		{11, "/v1"},
+		// a capture after a group, glued to a name, after a class, named
+		{12, "/site2../secret.txt"},
+		{13, "/images-old/x.txt"},
+		{14, "/Files/a../secret.txt"},
+		{15, "/pic../secret.txt"},
+		// look-alikes: the capture after a slash, starting with one, or
+		// after a class that takes the dots
+		{16, "/gallery/../secret.txt"},
+		{16, "/gallery/-old/x.txt"},
+		{17, "/photos-old/x.txt"},
+		{18, "/docs/a../secret.txt"},
 	} {
 		got := rawGet(t, addr, c.path)
 		outside := strings.HasSuffix(got, "\r\n\r\nsecret") || strings.HasSuffix(got, "\r\n\r\nold")
 		if lines[c.line] != outside {
 			t.Errorf("line %d (%s): alias-traversal reported %v, nginx served a file outside %v: %q", c.line, c.path, lines[c.line], outside, got)
 		}
+	}
+}
+
+// What a backend receives after rewrites of the raw path, and through set,
+// measured with a loopback backend that answers with its request line:
+// proxy-pass-normalized reports exactly where the client's escapes arrive
+// escaped twice, header-injection exactly where a line break splits the
+// request line, and neither where the backend gets the raw path.
+func TestRewriteRawURIAgainstNginx(t *testing.T) {
+	port, backend := nginxtest.FreePort(t), nginxtest.FreePort(t)
+	conf := fmt.Sprintf(`events {}
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:%[1]d;
+        location /1/ { rewrite ^ $request_uri; rewrite ^/1(/.*) $1 break; return 400; proxy_pass http://127.0.0.1:%[2]d; }
+        location /2/ { rewrite ^ $request_uri; rewrite ^/2(/.*) $1 break; return 400; proxy_pass http://127.0.0.1:%[2]d/$1; }
+        location /3/ { rewrite ^ $request_uri; rewrite ^/3/(.*)$ /v3/$1 break; proxy_pass http://127.0.0.1:%[2]d/; }
+        location /4/ { rewrite ^/4(/.*)$ $1 break; proxy_pass http://127.0.0.1:%[2]d; }
+        location /raw/ { rewrite ^ $request_uri break; proxy_pass http://127.0.0.1:%[2]d; }
+        location ~ /proxy/(a|b)/(\W*)$ { set $path $2; proxy_pass http://127.0.0.1:%[2]d/$path; }
+        location ~ /proxyn/(a|b)/(?<tail>\W*)$ { set $path2 $tail; proxy_pass http://127.0.0.1:%[2]d/$path2; }
+        location ~ /proxyd/(a|b)/(\W*)$ { proxy_pass http://127.0.0.1:%[2]d/$2; }
+    }
+    server {
+        listen 127.0.0.1:%[2]d;
+        location / { return 200 "backend saw [$request]"; }
+    }
+}
+`, port, backend)
+	dir, main, tr := loadConf(t, conf)
+	// proxy-pass-normalized's findings that say the escapes arrive twice,
+	// the others (the decoded path) apart
+	reported := map[string]map[int]bool{"proxy-pass-normalized": {}, "header-injection": {}, "decoded": {}}
+	for _, d := range Run(tr, Config{Disabled: onlyRules("proxy-pass-normalized", "header-injection")}) {
+		switch {
+		case d.Rule == "proxy-pass-normalized" && !strings.Contains(d.Message, "%252F"):
+			reported["decoded"][d.Line] = true
+		default:
+			reported[d.Rule][d.Line] = true
+		}
+	}
+	nginxtest.Serve(t, dir, main, fmt.Sprintf("127.0.0.1:%d", port))
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for _, c := range []struct {
+		line int
+		path string
+		saw  string // the backend's request line, or what it starts with when split
+	}{
+		{6, "/1/a%2Fb", "GET /a%252Fb HTTP/1.0"},
+		{7, "/2/a%2Fb%0d", "GET //a%2Fb%0d HTTP/1.0"},
+		{8, "/3/a%2Fb", "GET /v3/a%252Fb HTTP/1.0"},
+		{9, "/4/a%2Fb", "GET /a/b HTTP/1.0"},
+		{10, "/raw/a%2Fb", "GET /raw/a%252Fb HTTP/1.0"},
+		{11, "/proxy/a/%0d%0a", "GET /%0D%0A HTTP/1.0"},
+		{12, "/proxyn/a/%0d%0a", "GET /"},
+		{13, "/proxyd/a/%0d%0a", "GET /"},
+	} {
+		got := rawGet(t, addr, c.path)
+		if !strings.Contains(got, "backend saw ["+c.saw+"]") {
+			t.Fatalf("%s: the backend did not see %q: %q", c.path, c.saw, got)
+		}
+		twice := strings.Contains(c.saw, "%25")
+		split := !strings.HasSuffix(c.saw, " HTTP/1.0")
+		if reported["proxy-pass-normalized"][c.line] != twice {
+			t.Errorf("line %d (%s): proxy-pass-normalized reported %v, the escapes arrived twice %v", c.line, c.path, reported["proxy-pass-normalized"][c.line], twice)
+		}
+		if reported["header-injection"][c.line] != split {
+			t.Errorf("line %d (%s): header-injection reported %v, the request line split %v", c.line, c.path, reported["header-injection"][c.line], split)
+		}
+	}
+	// the raw path sent as written is not "the decoded path"
+	if reported["decoded"][7] {
+		t.Errorf("line 7: proxy-pass-normalized calls the raw path the backend receives decoded")
 	}
 }

@@ -2,7 +2,9 @@ package rules
 
 import (
 	"fmt"
+	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/knowledge"
@@ -37,12 +39,16 @@ var aliasTraversal = &Rule{
 matches the location (its prefix is /static), and nginx replaces the prefix with the alias:
 /srv/static/../secret.txt, one directory above what was meant to be served. Any file beside
 the aliased directory can be read. A regex location does the same when the capture the alias
-appends after a slash is not preceded by one in the regex: "location ~ ^/assets(.*)$ { alias
-/srv/assets/$1; }" serves /srv/secret.txt for /assets../secret.txt (measured with nginx 1.22.1);
+appends after a slash can start with ".." right after a name: "location ~ ^/assets(.*)$ { alias
+/srv/assets/$1; }" serves /srv/secret.txt for /assets../secret.txt, and "location ~ /site(2)(.*)
+{ alias /lol/$2; }" serves /secret.txt for /site2../secret.txt (measured with nginx 1.22.1);
 after "^/assets/" the capture cannot start with "..", since nginx resolves "/../" before it
 matches. When neither the prefix nor the alias ends with a slash ("location /media { alias
 /srv/media; }"), nothing climbs, but /media_old/x is served from /srv/media_old/x: every
-sibling directory whose name starts the same is exposed (a warning).`,
+sibling directory whose name starts the same is exposed (a warning); so does a capture glued to
+the alias's last name ("location ~ /images(.*) { alias /app/static$1; }" serves
+/app/static-old/x.txt for /images-old/x.txt). Each regex finding names a request the regex
+matches that way.`,
 		Fix:      `End the location with a slash when the alias does ("location /static/ { alias /srv/static/; }"); in a regex, put the slash before the capture ("^/assets/(.*)$"); or use root where the path maps one to one.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /static {\n            alias /srv/static/;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /static/ {\n            alias /srv/static/;\n        }\n    }\n}\n",
@@ -112,37 +118,91 @@ func locationRegex(loc *parser.Directive) (string, bool) {
 	return "", false
 }
 
-// checkRegexAlias reports an alias that appends a capture after a slash
-// when, in the regex, no slash comes right before the capture: the capture
-// can then start with "..".
+// checkRegexAlias reports an alias that appends a capture of the location's
+// regex where the capture can leave the aliased directory: after a slash,
+// when the capture can start with ".." right after a character that is
+// not a slash in the path (nginx resolves "/../" before it matches, but
+// "/site2../" is a name); glued to a name ("/app/static$1"), when the
+// capture can start with something other than a slash, which reaches every
+// directory beside it whose name starts the same. Each finding names a
+// request the compiled regex really matches that way.
 func checkRegexAlias(p *Pass, d, loc *parser.Directive, re, alias string) {
+	fold := loc.Arg(0) == "~*" || strings.HasPrefix(loc.Arg(0), "~*")
 	for _, r := range varsIn(alias) {
-		if r.start == 0 || alias[r.start-1] != '/' {
-			continue
-		}
 		n := 0
 		if len(r.name) == 1 && r.name[0] >= '1' && r.name[0] <= '9' {
 			n = int(r.name[0] - '0')
 		} else if n = namedGroup(re, r.name); n == 0 {
 			continue
 		}
-		before, frag, ok := groupContext(re, n)
-		// the capture must follow a literal character of a path segment
-		// ("^/assets(.*)"): at the start of the regex, or after a class or
-		// a repetition, PCRE's leftmost match begins it at a "/" or a
-		// segment's start, where nginx has resolved every ".."
-		if !ok || before == "" || !strings.ContainsAny(before[len(before)-1:], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ||
-			len(before) > 1 && before[len(before)-2] == '\\' || !canStartWithDots(frag) {
+		if r.start > 0 && alias[r.start-1] == '/' {
+			if regexAliasClimbs(p, d, re, fold, n, r, alias) {
+				return
+			}
 			continue
 		}
-		example := "a request whose capture starts with \"..\""
-		if lit := strings.TrimPrefix(before, "^"); literalChoice(strings.ReplaceAll(lit, "/", "")) && !strings.Contains(lit, "|") {
-			example = lit + "../secret"
+		// glued to the last name of the alias, and the alias's last part
+		name := alias[strings.LastIndex(alias[:r.start], "/")+1 : r.start]
+		if name == "" || strings.Contains(name, "$") || r.end != len(alias) {
+			continue
 		}
-		p.ReportArgf(d, 0, "alias %s appends $%s after a slash, but the regex has no slash before that capture: %s reads %s; put the slash in the regex before the capture",
-			clip(alias), r.name, clip(example), clip(alias[:r.start]+"../secret"))
+		u, found, _ := captureWitness(re, fold, n, []string{"-old/x.txt", "_old/x", "-old/", "old/x", "2/x"}, func(u string, lo, hi int) bool {
+			capt := u[lo:hi]
+			return capt != "" && capt[0] != '/' && strings.Contains(capt, "/")
+		})
+		if !found {
+			continue
+		}
+		capt := capturedBy(re, fold, n, u)
+		diag := p.DiagArg(d, 0, "alias %s appends $%s to the name %s, and the regex lets that capture start without a slash: %s reads %s, in a directory beside %s whose name starts the same; put the slash in the regex before the capture",
+			clip(alias), r.name, clip(name), clip(u), clip(alias[:r.start]+capt), clip(alias[:r.start]))
+		diag.Severity = Warning
+		p.Report(diag)
 		return
 	}
+}
+
+// regexAliasClimbs reports (and says) whether capture n, which the alias
+// appends after a slash, can start with ".." after a character of a name.
+func regexAliasClimbs(p *Pass, d *parser.Directive, re string, fold bool, n int, r varRef, alias string) bool {
+	u, found, known := captureWitness(re, fold, n, []string{"../secret.txt", "../secret", "../", ".."}, func(u string, lo, hi int) bool {
+		capt := u[lo:hi]
+		return lo > 0 && u[lo-1] != '/' && (capt == ".." || strings.HasPrefix(capt, "../"))
+	})
+	if known {
+		if !found {
+			return false
+		}
+		p.ReportArgf(d, 0, "alias %s appends $%s after a slash, but the regex lets that capture start with \"..\" after a name: %s reads %s, outside %s; put the slash in the regex before the capture",
+			clip(alias), r.name, clip(u), clip(alias[:r.start]+capturedBy(re, fold, n, u)), clip(alias[:r.start]))
+		return true
+	}
+	// a pattern Go cannot read (PCRE-only syntax): judged by its text. The
+	// capture must follow a literal character of a path segment
+	// ("^/assets(.*)"); at the start of the regex, or after a class or a
+	// repetition, PCRE's leftmost match begins it at a "/" or a segment's
+	// start, where nginx has resolved every ".."
+	before, frag, ok := groupContext(re, n)
+	if !ok || before == "" || !strings.ContainsAny(before[len(before)-1:], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ||
+		len(before) > 1 && before[len(before)-2] == '\\' || !canStartWithDots(frag) {
+		return false
+	}
+	example := "a request whose capture starts with \"..\""
+	if lit := strings.TrimPrefix(before, "^"); literalChoice(strings.ReplaceAll(lit, "/", "")) && !strings.Contains(lit, "|") {
+		example = lit + "../secret"
+	}
+	p.ReportArgf(d, 0, "alias %s appends $%s after a slash, but the regex has no slash before that capture: %s reads %s; put the slash in the regex before the capture",
+		clip(alias), r.name, clip(example), clip(alias[:r.start]+"../secret"))
+	return true
+}
+
+// capturedBy is the text capture n of re takes in u.
+func capturedBy(re string, fold bool, n int, u string) string {
+	if fold {
+		re = "(?i)" + re
+	}
+	m := regexp.MustCompile(re).FindStringSubmatch(u)
+	return m[n]
 }
 
 // groupContext returns the regex text before capture group n (without
@@ -350,7 +410,11 @@ var statusPageExposed = &Rule{
 		Why: `stub_status (and nginx Plus's api and status) tell anyone who asks how many connections
 and requests the server handles: a load figure an attacker uses to time and measure an attack,
 and, for api, an interface that can change the configuration. A site or snippet linted on its own, whose including blocks are unknown, gets a warning that
-says so when nothing in it restricts access; linted inside its tree, the levels above decide.`,
+says so when nothing in it restricts access, or when its own allow/deny list lets everyone in
+("allow all; deny all;": nginx applies the first rule that matches), since a block's list
+replaces the inherited one; linted inside its tree, the levels above decide. An "if" that
+refuses (return 401, 403, 404 or 444) on a variable, such as a geo of the allowed hosts,
+restricts too.`,
 		Fix:      `Allow the monitoring hosts and deny the rest ("allow 127.0.0.1; deny all;"), or require auth.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location = /nginx_status {\n            stub_status;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location = /nginx_status {\n            stub_status;\n            allow 127.0.0.1;\n            deny all;\n        }\n    }\n}\n",
@@ -371,16 +435,72 @@ func checkStatusPageExposed(p *Pass) {
 		if len(findIn(c.Blocks[len(c.Blocks)-1].Block, "internal")) > 0 {
 			return // reachable only through internal redirects
 		}
+		if refusesByCondition(c.Blocks[len(c.Blocks)-1]) {
+			return // "if ($not_allowed) { return 404; }": a geo or map decides
+		}
 		if p.restricted(c) {
 			// a fragment read alone: the levels that include it are
 			// unknown, and may restrict access; say what the fragment shows
-			if fragmentAlone(p, c) && p.openHere(c) {
+			switch {
+			case !fragmentAlone(p, c):
+			case p.openHere(c):
 				p.ReportSeverityf(Warning, d, "%s answers anyone who asks, unless the block that includes this file restricts access (nothing here does); add \"allow <monitoring host>; deny all;\" or auth", d.Name)
+			case !p.accessClosed(c) && !guardedHere(c):
+				// the fragment's own allow/deny list decides (a level's list
+				// replaces the inherited one), and it lets everyone in; only
+				// auth from the including block could still keep clients out
+				p.ReportSeverityf(Warning, d, "%s answers anyone who asks: nginx applies the first allow/deny rule that matches, and here %s, unless the block that includes this file requires auth; list the monitoring hosts first and end with \"deny all;\"", d.Name, openList(c))
 			}
 			return
 		}
 		p.Reportf(d, "%s answers anyone who asks; add \"allow <monitoring host>; deny all;\" or auth", d.Name)
 	}, "stub_status", "api", "status")
+}
+
+// refusesByCondition reports whether a block answers some requests with a
+// refusal before its handler runs: an "if" on a variable (a geo or map of
+// the allowed clients) whose block returns 401, 403, 404 or 444.
+func refusesByCondition(b *parser.Directive) bool {
+	for _, x := range level(b.Block) {
+		if x.Name != "if" {
+			continue
+		}
+		for _, r := range findIn(x.Block, "return") {
+			switch r.Arg(0) {
+			case "401", "403", "404", "444":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// openList says why the allow/deny list in effect at c, the innermost one,
+// lets everyone in: "allow all" comes first, or nothing denies all.
+func openList(c *parser.Context) string {
+	levels := make([][]*parser.Directive, 0, len(c.Blocks)+1)
+	for i := len(c.Blocks) - 1; i >= 0; i-- {
+		levels = append(levels, c.Blocks[i].Block)
+	}
+	if c.Root != nil {
+		levels = append(levels, c.Root.Directives)
+	}
+	for _, dirs := range levels {
+		listed := false
+		for _, x := range level(dirs) {
+			if x.Name != "allow" && x.Name != "deny" {
+				continue
+			}
+			listed = true
+			if x.Arg(0) == "all" && x.Name == "allow" {
+				return fmt.Sprintf("\"allow all\" (line %d) comes before any \"deny all\"", x.Line)
+			}
+		}
+		if listed {
+			break
+		}
+	}
+	return "no \"deny all\" follows the rules, so a client no rule names is let in"
 }
 
 // fragmentAlone reports whether c is in a file read on its own whose
@@ -393,23 +513,31 @@ func fragmentAlone(p *Pass, c *parser.Context) bool {
 // openHere reports whether no level inside the fragment restricts access:
 // no auth and no allow/deny in the blocks around c within the file.
 func (p *Pass) openHere(c *parser.Context) bool {
+	return !guardedHere(c, "allow", "deny")
+}
+
+// guardedHere reports whether a level inside the fragment, around c, holds
+// auth, satisfy, an include (which may hold either), or one of more.
+func guardedHere(c *parser.Context, more ...string) bool {
+	levels := make([][]*parser.Directive, 0, len(c.Blocks)+1)
 	for _, b := range c.Blocks {
-		for _, x := range level(b.Block) {
-			switch x.Name {
-			case "allow", "deny", "auth_basic", "auth_request", "auth_pam", "auth_jwt", "satisfy", "include":
-				return false
-			}
-		}
+		levels = append(levels, b.Block)
 	}
 	if c.Root != nil {
-		for _, x := range level(c.Root.Directives) {
+		levels = append(levels, c.Root.Directives)
+	}
+	for _, dirs := range levels {
+		for _, x := range level(dirs) {
 			switch x.Name {
-			case "allow", "deny", "auth_basic", "auth_request", "auth_pam", "auth_jwt", "satisfy", "include":
-				return false
+			case "auth_basic", "auth_request", "auth_pam", "auth_jwt", "satisfy", "include":
+				return true
+			}
+			if slices.Contains(more, x.Name) {
+				return true
 			}
 		}
 	}
-	return true
+	return false
 }
 
 // listensOnLoopbackOnly reports whether the server around a place listens
@@ -681,8 +809,43 @@ func weakTLSValue(d *parser.Directive) string {
 	return ""
 }
 
-// systemRoots are directories no web server should serve from.
-var systemRoots = []string{"/etc", "/proc", "/sys", "/dev", "/root", "/boot", "/var/lib", "/usr/lib", "/bin", "/sbin", "/usr/bin", "/usr/sbin"}
+// systemRoots are directories no web server should serve from: each one
+// itself, and, for those whose every subdirectory is the system's own
+// (systemTrees), any directory below it.
+var systemRoots = []string{"/etc", "/proc", "/sys", "/dev", "/dev/shm", "/root", "/boot", "/run", "/var/run", "/var/lib", "/usr/lib", "/bin", "/sbin", "/usr/bin", "/usr/sbin"}
+
+// systemTrees hold nothing but the kernel's and the devices' files, except
+// /dev/shm, a memory file system where applications keep directories of
+// their own (GitLab's /dev/shm/gitlab/avatars).
+var systemTrees = []string{"/proc", "/sys", "/dev"}
+
+// systemDirectory reports whether a root or alias serves a directory of
+// the system: judged on the directory it names ("/dev/shm/gitlab/avatars"
+// is an application's, "/dev/shm" and "/dev/disk" are not), with ".."
+// resolved.
+func systemDirectory(dir string) bool {
+	if !strings.HasPrefix(dir, "/") {
+		return false
+	}
+	v := path.Clean(dir)
+	if v == "/dev/null" {
+		return false
+	}
+	for _, s := range systemRoots {
+		if v == s {
+			return true
+		}
+	}
+	if strings.HasPrefix(v, "/dev/shm/") {
+		return false
+	}
+	for _, s := range systemTrees {
+		if strings.HasPrefix(v, s+"/") {
+			return true
+		}
+	}
+	return false
+}
 
 var rootFilesystem = &Rule{
 	Doc: Doc{
@@ -690,7 +853,10 @@ var rootFilesystem = &Rule{
 		Title: "root or alias at / or a system directory",
 		Why: `"root /;" serves the whole filesystem: /etc/passwd, private keys and the configuration
 itself are one request away wherever a location without a handler reaches files. A root at
-/etc or /proc does the same for the files there.`,
+/etc or /proc does the same for the files there. The directory named is judged, ".." resolved:
+/etc, /run, /var/lib, /dev/shm themselves and anything under /proc, /sys and /dev are the
+system's; an application's directory below them (/etc/nginx/errors, /run/app/files,
+/var/lib/app/media, GitLab's /dev/shm/gitlab/avatars) is someone's deliberate choice.`,
 		Fix:      `Point root at the directory that holds the site and nothing else (/var/www/site).`,
 		Bad:      "events {}\nhttp {\n    server {\n        root /;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        root /var/www/site;\n    }\n}\n",
@@ -713,13 +879,10 @@ func checkRootFilesystem(p *Pass) {
 			p.ReportArgf(d, 0, "%s / serves the whole filesystem (/etc/passwd, keys, this configuration) wherever files are served; point it at the site's own directory", d.Name)
 			return
 		}
-		for _, s := range systemRoots {
-			// the directory itself; a subdirectory (/etc/nginx/errors) is
-			// someone's deliberate choice
-			if v == s || (s == "/proc" || s == "/sys" || s == "/dev") && strings.HasPrefix(v, s+"/") && v != "/dev/null" {
-				p.ReportArgf(d, 0, "%s %s serves a system directory; point it at the site's own directory", d.Name, clip(d.Arg(0)))
-				return
-			}
+		// the directory itself; a subdirectory (/etc/nginx/errors,
+		// /var/lib/app/media, /run/app/files) is someone's deliberate choice
+		if systemDirectory(d.Arg(0)) {
+			p.ReportArgf(d, 0, "%s %s serves a system directory; point it at the site's own directory", d.Name, clip(d.Arg(0)))
 		}
 	}, "root", "alias")
 }

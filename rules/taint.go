@@ -42,7 +42,10 @@ type taint struct {
 	// reserved: a decoded value can hold "?", "/", "#" or a space, which
 	// change a URL's meaning once decoded
 	reserved bool
-	via      string // the variable (or chain) that brings it, for messages
+	// encoded: the value holds the client's percent-escapes as written
+	// ($request_uri, or a capture of a URI a rewrite set from it)
+	encoded bool
+	via     string // the variable (or chain) that brings it, for messages
 }
 
 func (t taint) or(u taint) taint {
@@ -56,6 +59,7 @@ func (t taint) or(u taint) taint {
 	t.newline = t.newline || u.newline
 	t.cr = t.cr || u.cr
 	t.decoded = t.decoded || u.decoded
+	t.encoded = t.encoded || u.encoded
 	return t
 }
 
@@ -104,7 +108,9 @@ func requestVar(name string) (taint, bool) {
 		return taint{picks: true, newline: true, cr: true, decoded: true, reserved: true, via: "$" + name}, true
 	case "request_body":
 		return taint{picks: true, newline: true, via: "$" + name}, true
-	case "request_uri", "remote_user", "args", "query_string", "request", "http_host", "content_type", "cookie":
+	case "request_uri":
+		return taint{picks: true, encoded: true, via: "$request_uri"}, true
+	case "remote_user", "args", "query_string", "request", "http_host", "content_type", "cookie":
 		return taint{picks: true, via: "$" + name}, true
 	case "host":
 		return taint{picks: true, via: "$host"}, true // narrowed per server by the caller
@@ -123,6 +129,7 @@ type regexSource struct {
 	re     string
 	source string // a variable name ("uri" for locations and rewrites)
 	where  *parser.Directive
+	level  []*parser.Directive // for a rewrite, the block level that holds it
 }
 
 // captureSource finds the regular expression whose captures d reads:
@@ -144,8 +151,16 @@ func captureSource(d *parser.Directive, c *parser.Context) (regexSource, bool) {
 // (an "if" with a regex, a regex location) and, with servers, the regex
 // names of a server (matched against the Host). fn returns true to stop.
 func regexSources(d *parser.Directive, c *parser.Context, servers bool, fn func(regexSource) bool) {
-	if d.Name == "rewrite" && fn(regexSource{d.Arg(0), "uri", d}) {
-		return
+	if d.Name == "rewrite" {
+		var here []*parser.Directive
+		if len(c.Blocks) > 0 {
+			here = c.Blocks[len(c.Blocks)-1].Block
+		} else if c.Root != nil {
+			here = c.Root.Directives
+		}
+		if fn(regexSource{d.Arg(0), "uri", d, here}) {
+			return
+		}
 	}
 	for i := len(c.Blocks) - 1; i >= 0; i-- {
 		b := c.Blocks[i]
@@ -159,17 +174,17 @@ func regexSources(d *parser.Directive, c *parser.Context, servers bool, fn func(
 			}
 		}
 		for j := len(rewrites) - 1; j >= 0; j-- {
-			if fn(regexSource{rewrites[j].Arg(0), "uri", rewrites[j]}) {
+			if fn(regexSource{rewrites[j].Arg(0), "uri", rewrites[j], b.Block}) {
 				return
 			}
 		}
 		switch b.Name {
 		case "if":
-			if v, op, re, ok := ifCondition(b); ok && strings.HasPrefix(op, "~") && fn(regexSource{re, strings.TrimPrefix(v, "$"), b}) {
+			if v, op, re, ok := ifCondition(b); ok && strings.HasPrefix(op, "~") && fn(regexSource{re, strings.TrimPrefix(v, "$"), b, nil}) {
 				return
 			}
 		case "location":
-			if re, ok := locationRegex(b); ok && fn(regexSource{re, "uri", b}) {
+			if re, ok := locationRegex(b); ok && fn(regexSource{re, "uri", b, nil}) {
 				return
 			}
 		case "server":
@@ -178,7 +193,7 @@ func regexSources(d *parser.Directive, c *parser.Context, servers bool, fn func(
 			}
 			for _, sn := range b.Find("server_name") {
 				for _, a := range sn.Args {
-					if strings.HasPrefix(a.Value, "~") && fn(regexSource{a.Value[1:], "host", sn}) {
+					if strings.HasPrefix(a.Value, "~") && fn(regexSource{a.Value[1:], "host", sn, nil}) {
 						return
 					}
 				}
@@ -557,7 +572,7 @@ func (p *Pass) captureTaint(src regexSource, n int, label string, d *parser.Dire
 	}
 	var base taint
 	if src.source == "uri" {
-		base, _ = requestVar("uri")
+		base = p.uriTaint(src, c, depth)
 	} else {
 		base = p.varTaint(src.source, src.where, c, depth+1)
 	}
@@ -566,8 +581,68 @@ func (p *Pass) captureTaint(src regexSource, n int, label string, d *parser.Dire
 	}
 	return taint{picks: true, newline: base.newline && matchesNewline(frag, src.re) && repeats(frag),
 		cr:      base.cr && matchesCR(frag) && repeats(frag),
-		decoded: base.decoded, reserved: base.reserved && matchesReserved(frag),
+		decoded: base.decoded, reserved: base.reserved && matchesReserved(frag), encoded: base.encoded,
 		via: label + " (" + clip("("+frag+")") + " of " + base.via + ")"}
+}
+
+// uriTaint is the taint of the URI a regex of src is matched against. A
+// rewrite matches the URI the rewrites before it in its block left: one
+// without a flag that matches replaces it with its replacement, copied raw
+// (measured with nginx 1.22.1: after "rewrite ^/e/([^z]*)$ /f/$1;" $uri is
+// "/f/a\r\nX-Inj:1" for /e/a%0d%0aX-Inj:1, and after "rewrite ^
+// $request_uri;" the URI keeps the client's escapes: /1/a%2Fb then reaches
+// "rewrite ^/1(/.*) $1 break;" and "proxy_pass http://b/$1;" as /a%2Fb, not
+// decoded).
+func (p *Pass) uriTaint(src regexSource, c *parser.Context, depth int) taint {
+	t, _ := requestVar("uri")
+	if src.where == nil || src.where.Name != "rewrite" || depth > 8 {
+		return t
+	}
+	for _, x := range level(src.level) {
+		if x == src.where {
+			break
+		}
+		// a flag ends the rewrites once it matches; a URL redirects
+		if x.Name != "rewrite" || len(x.Args) != 2 || isURL(x.Arg(1)) {
+			continue
+		}
+		if u := p.rewriteTaint(x, c, depth+1); matchesAnyPath(x.Arg(0)) {
+			t = u
+		} else {
+			t = t.or(u)
+		}
+	}
+	return t
+}
+
+// rewriteTaint is the taint of the URI a rewrite sets: the path part of
+// its replacement, whose variables and captures are copied raw.
+func (p *Pass) rewriteTaint(x *parser.Directive, c *parser.Context, depth int) taint {
+	repl := x.Arg(1)
+	if q := strings.IndexByte(repl, '?'); q >= 0 {
+		repl = repl[:q] // the arguments, not the URI
+	}
+	var t taint
+	for _, r := range varsIn(repl) {
+		t = t.or(p.varTaint(r.name, x, c, depth))
+	}
+	return t
+}
+
+// matchesAnyPath reports whether a rewrite's regex matches every path
+// ("^", "^/", "^(.*)"): a line feed in the path included, which "." does
+// not match.
+func matchesAnyPath(re string) bool {
+	compiled, err := regexp.Compile(re)
+	if err != nil {
+		return false
+	}
+	for _, s := range []string{"/", "/a\nb", "/a%2Fb?c", "/.x/y"} {
+		if !compiled.MatchString(s) {
+			return false
+		}
+	}
+	return true
 }
 
 // mapTaint is the taint of a map's result: what its values copy from
