@@ -154,7 +154,7 @@ func checkRegexAlias(p *Pass, d, loc *parser.Directive, re, alias string) {
 			continue
 		}
 		capt := capturedBy(re, fold, n, u)
-		diag := p.DiagArg(d, 0, "alias %s appends $%s to the name %s, and the regex lets that capture start without a slash: %s reads %s, in a directory beside %s whose name starts the same; put the slash in the regex before the capture",
+		diag := p.DiagArg(d, 0, "alias %s appends $%s to the name %s and the capture may start without a slash: %s reads %s, beside %s; put the slash in the regex before the capture",
 			clip(alias), r.name, clip(name), clip(u), clip(alias[:r.start]+capt), clip(alias[:r.start]))
 		diag.Severity = Warning
 		p.Report(diag)
@@ -449,7 +449,7 @@ func checkStatusPageExposed(p *Pass) {
 				// the fragment's own allow/deny list decides (a level's list
 				// replaces the inherited one), and it lets everyone in; only
 				// auth from the including block could still keep clients out
-				p.ReportSeverityf(Warning, d, "%s answers anyone who asks: nginx applies the first allow/deny rule that matches, and here %s, unless the block that includes this file requires auth; list the monitoring hosts first and end with \"deny all;\"", d.Name, openList(c))
+				p.ReportSeverityf(Warning, d, "%s answers anyone (the first allow/deny that matches applies): here %s, unless the including block requires auth; list the monitoring hosts first and end with \"deny all;\"", d.Name, openList(c))
 			}
 			return
 		}
