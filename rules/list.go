@@ -5,6 +5,7 @@ package rules
 var All = []*Rule{
 	accessLogUnbuffered,
 	addHeaderContentType,
+	aliasSlashMissing,
 	aliasTraversal,
 	allowWithoutDeny,
 	autoindexOn,
@@ -53,6 +54,7 @@ var All = []*Rule{
 	rewriteCycle,
 	rootFilesystem,
 	sendfileOff,
+	serverNameConflict,
 	serverTokens,
 	sslDirectiveRemoved,
 	sslSessionCache,

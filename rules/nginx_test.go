@@ -333,19 +333,8 @@ http {
 // a request reaches a file outside the aliased directory (the parent's
 // secret, or a sibling directory that starts with the same name).
 func TestAliasAgainstNginx(t *testing.T) {
-	port := nginxtest.FreePort(t)
-	dir := t.TempDir()
-	srv := filepath.Join(dir, "srv")
-	for name, body := range map[string]string{"secret.txt": "secret", "assets/a.txt": "a", "media_old/x.txt": "old", "guide/g.txt": "g", "v1": "v1",
-		"lol/l.txt": "l", "pub-old/x.txt": "old", "pub/p.txt": "p", "files/f.txt": "f", "pics/p.txt": "p", "docs/d.txt": "d"} {
-		os.MkdirAll(filepath.Dir(filepath.Join(srv, name)), 0o755)
-		os.WriteFile(filepath.Join(srv, name), []byte(body), 0o644)
-	}
-	conf := fmt.Sprintf(`events {}
-http {
-    access_log off;
-    server {
-        listen 127.0.0.1:%[1]d;
+	lines, get := lintAndServe(t, "alias-traversal", map[string]string{"secret.txt": "secret", "assets/a.txt": "a", "media_old/x.txt": "old", "guide/g.txt": "g", "v1": "v1",
+		"lol/l.txt": "l", "pub-old/x.txt": "old", "pub/p.txt": "p", "files/f.txt": "f", "pics/p.txt": "p", "docs/d.txt": "d"}, `
         location ~ ^/assets(.*)$ { alias %[2]s/assets/$1; }
         location ~ ^/guide/(?<page>.*)$ { alias %[2]s/guide/$page; }
         location /media { alias %[2]s/media; }
@@ -359,21 +348,7 @@ http {
         location ~ ^/gallery/(.*)$ { alias %[2]s/pub/$1; }
         location ~ ^/photos(/.*)$ { alias %[2]s/pub$1; }
         location ~ ^/docs/[^/]+(.*)$ { alias %[2]s/docs/$1; }
-    }
-}
-`, port, srv)
-	main := filepath.Join(dir, "nginx.conf")
-	os.WriteFile(main, []byte(conf), 0o644)
-	tr, err := parser.Load(main, parser.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := map[int]bool{}
-	for _, d := range Run(tr, Config{Disabled: onlyRules("alias-traversal")}) {
-		lines[d.Line] = true
-	}
-	nginxtest.Serve(t, dir, main, fmt.Sprintf("127.0.0.1:%d", port))
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+`)
 	for _, c := range []struct {
 		line int
 		path string
@@ -396,7 +371,7 @@ http {
 		{17, "/photos-old/x.txt"},
 		{18, "/docs/a../secret.txt"},
 	} {
-		got := rawGet(t, addr, c.path)
+		got := get(c.path)
 		outside := strings.HasSuffix(got, "\r\n\r\nsecret") || strings.HasSuffix(got, "\r\n\r\nold")
 		if lines[c.line] != outside {
 			t.Errorf("line %d (%s): alias-traversal reported %v, nginx served a file outside %v: %q", c.line, c.path, lines[c.line], outside, got)
@@ -475,5 +450,126 @@ http {
 	// the raw path sent as written is not "the decoded path"
 	if reported["decoded"][7] {
 		t.Errorf("line 7: proxy-pass-normalized calls the raw path the backend receives decoded")
+	}
+}
+
+// lintAndServe writes files (path -> content) below a directory srv,
+// lints a configuration whose server block holds locations (a format with
+// %[1]d the port and %[2]s srv; the first location on line 6) with one
+// rule, and serves it with real nginx: the lines the rule reported, and a
+// function that answers a request for a path as nginx does.
+func lintAndServe(t *testing.T, rule string, files map[string]string, locations string) (map[int]bool, func(path string) string) {
+	t.Helper()
+	port := nginxtest.FreePort(t)
+	dir := t.TempDir()
+	srv := filepath.Join(dir, "srv")
+	for name, body := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(srv, name)), 0o755)
+		os.WriteFile(filepath.Join(srv, name), []byte(body), 0o644)
+	}
+	conf := fmt.Sprintf("events {}\nhttp {\n    access_log off;\n    server {\n        listen 127.0.0.1:%[1]d;"+locations+"    }\n}\n", port, srv)
+	main := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(main, []byte(conf), 0o644)
+	tr, err := parser.Load(main, parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]bool{}
+	for _, d := range Run(tr, Config{Disabled: onlyRules(rule)}) {
+		lines[d.Line] = true
+	}
+	nginxtest.Serve(t, dir, main, fmt.Sprintf("127.0.0.1:%d", port))
+	t.Cleanup(func() {
+		if t.Failed() {
+			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+			t.Logf("error.log:\n%s", log)
+		}
+	})
+	return lines, func(path string) string { return rawGet(t, fmt.Sprintf("127.0.0.1:%d", port), path) }
+}
+
+// alias-slash-missing against real nginx: each alias is reported exactly
+// when a file under its location is not served (nginx glues the rest of
+// the URI to the alias's last name: .../staticapp.css).
+func TestAliasSlashAgainstNginx(t *testing.T) {
+	lines, get := lintAndServe(t, "alias-slash-missing", map[string]string{"static/app.css": "served", "media/app.css": "served"}, `
+        location /static/ { alias %[2]s/static; }
+        location /ok/ { alias %[2]s/static/; }
+        location /same { alias %[2]s/static; }
+        location ^~ /media/ { alias %[2]s/media; }
+        location /var/ { set $d %[2]s/media/; alias $d; }
+        location /outer/ { location /outer/in/ { alias %[2]s/media; } }
+`)
+	for _, c := range []struct {
+		line int
+		path string
+	}{
+		{6, "/static/app.css"},
+		{7, "/ok/app.css"},
+		{8, "/same/app.css"},
+		{9, "/media/app.css"},
+		{10, "/var/app.css"},
+		{11, "/outer/in/app.css"},
+	} {
+		got := get(c.path)
+		served := strings.HasSuffix(got, "\r\n\r\nserved")
+		if lines[c.line] == served {
+			t.Errorf("line %d (%s): alias-slash-missing reported %v, nginx served the file %v: %q", c.line, c.path, lines[c.line], served, got)
+		}
+	}
+}
+
+// server-name-conflict reports exactly where nginx -t warns "conflicting
+// server name ... ignored": each case is judged by the installed nginx and
+// by the rule, and they must agree.
+func TestServerNameConflictAgainstNginx(t *testing.T) {
+	bin := nginxtest.Require(t)
+	cases := []string{
+		"server { listen 8001; server_name a; } server { listen 8001; server_name a; }",
+		"server { listen 8001; server_name A.example; } server { listen *:8001; server_name a.EXAMPLE; }",
+		"server { listen 8001; server_name .a.example; } server { listen 8001; server_name a.example; }",
+		"server { listen 8001; server_name .a.example; } server { listen 8001; server_name *.a.example; }",
+		"server { listen 8001; server_name a.example; } server { listen 8001; server_name *.a.example; }",
+		"server { listen 8001; server_name www.a.*; } server { listen 8001; server_name www.a.*; }",
+		"server { listen 8001; server_name ~^a$; } server { listen 8001; server_name ~^a$; }",
+		"server { listen 8001; server_name a a; }",
+		"server { listen 8001; server_name a; } server { listen 127.0.0.1:8001; server_name a; }",
+		"server { listen 8001; server_name a; } server { listen 8002; server_name a; }",
+		"server { listen [::]:8001; server_name a; } server { listen [::]:8001; server_name a; }",
+		"server { listen [::]:8001; server_name a; } server { listen 8001; server_name a; }",
+		"server { listen 8001; listen 8002; server_name a; } server { listen 8002; server_name b a; }",
+		"server { listen 8001; } server { listen 8001; }",
+		"server { listen 8001; } server { listen 8001; server_name \"\"; }",
+		"server { listen 8001; } server { listen 8001; server_name a; }",
+		"server { server_name a; } server { listen 80; server_name a; }",
+		"server { server_name a; } server { listen 8001; server_name a; }",
+		"server { listen 8001; server_name _; } server { listen 8001 default_server; server_name _; }",
+		"server { listen 8001; server_name $hostname; } server { listen 8001; server_name $hostname; }",
+	}
+	judgedByNginx(t, bin, "server-name-conflict", cases, "loads and warns \"conflicting server name\"", func(res nginxtest.Result) bool {
+		return res.OK && strings.Contains(res.Output, "conflicting server name")
+	})
+}
+
+// judgedByNginx runs nginx -t on each http block body and one rule: the
+// rule must fire exactly where says (what nginx's answer shows) holds.
+func judgedByNginx(t *testing.T, bin, rule string, bodies []string, what string, says func(nginxtest.Result) bool) {
+	t.Helper()
+	for _, body := range bodies {
+		dir := t.TempDir()
+		main := filepath.Join(dir, "nginx.conf")
+		os.WriteFile(main, []byte("events {}\nhttp {\n"+body+"\n}\n"), 0o644)
+		res := nginxtest.Run(t, bin, dir, main)
+		tr, err := parser.Load(main, parser.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fired := false
+		for _, d := range Run(tr, Config{Disabled: onlyRules(rule)}) {
+			fired = fired || d.Rule == rule
+		}
+		if fired != says(res) {
+			t.Errorf("%s\nnginx -t %s: %v (%s), %s fired=%v", body, what, says(res), res.Output, rule, fired)
+		}
 	}
 }
