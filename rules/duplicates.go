@@ -59,6 +59,17 @@ func listenKey(a string) string {
 	return ""
 }
 
+// socketKey is listenKey for a listen directive: a quic listen is a UDP
+// socket, which nginx keeps apart from the TCP one of the same address
+// ("listen 443 ssl; listen 443 quic;" is one server's HTTP/3 setup).
+func socketKey(l *parser.Directive) string {
+	k := listenKey(l.Arg(0))
+	if k != "" && hasArg(l, "quic") > 0 {
+		return "quic " + k
+	}
+	return k
+}
+
 func checkDuplicateDefinition(p *Pass) {
 	whole := len(mainRoots(p.Tree)) > 0
 	// default servers and upstreams, per http block of a whole tree
@@ -110,7 +121,7 @@ func checkDuplicateDefinition(p *Pass) {
 				if len(l.Args) == 0 {
 					continue // directive-args reports it
 				}
-				k := listenKey(l.Arg(0))
+				k := socketKey(l)
 				if k == "" {
 					continue
 				}

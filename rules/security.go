@@ -610,9 +610,12 @@ func (p *Pass) listenGroups() (groups []*listenGroup, noListen []*parser.Directi
 			if !strings.Contains(a, ":") && !strings.HasPrefix(a, "unix:") {
 				a = "*:" + a
 			}
+			if hasArg(l, "quic") > 0 {
+				a += " quic"
+			}
 			// one address as nginx compares them (listenKey: "80", "*:80"
 			// and "0.0.0.0:80" are one), shown as first written
-			key := listenKey(l.Arg(0))
+			key := socketKey(l)
 			if key == "" {
 				key = a
 			}

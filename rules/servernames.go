@@ -120,6 +120,7 @@ func checkServerNameConflict(p *Pass) {
 // nginxAddr writes an address as nginx's messages do: a port alone or
 // "*:port" is 0.0.0.0:port.
 func nginxAddr(a string) string {
+	a = strings.TrimSuffix(a, " quic")
 	if k := listenKey(a); k != "" {
 		return k
 	}
