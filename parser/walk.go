@@ -85,24 +85,41 @@ func walk(dirs []*Directive, c *Context, fn func(*Directive, *Context) bool) {
 	}
 }
 
+// Statements returns how many directives the tree's files hold, each file
+// counted once however often it is included (the entries of data blocks,
+// map and types, are not counted): what a run read, for its summary.
+func (t *Tree) Statements() int {
+	n := 0
+	for _, f := range t.Files {
+		n += countDirectives(f.Directives, false)
+	}
+	return n
+}
+
 // Visits returns how many directives Walk meets (a file included from
 // several places counted once per place), without building contexts.
 func (t *Tree) Visits() int {
 	n := 0
-	var count func(dirs []*Directive)
-	count = func(dirs []*Directive) {
-		for _, d := range dirs {
-			n++
+	for _, r := range t.Roots {
+		n += countDirectives(r.Directives, true)
+	}
+	return n
+}
+
+// countDirectives counts dirs and the blocks in them, and what their
+// includes read when throughIncludes is set.
+func countDirectives(dirs []*Directive, throughIncludes bool) int {
+	n := 0
+	for _, d := range dirs {
+		n++
+		if throughIncludes {
 			for _, inc := range d.Includes() {
-				count(inc.Directives)
-			}
-			if d.Block != nil && !IsDataBlock(d.Name) {
-				count(d.Block)
+				n += countDirectives(inc.Directives, true)
 			}
 		}
-	}
-	for _, r := range t.Roots {
-		count(r.Directives)
+		if d.Block != nil && !IsDataBlock(d.Name) {
+			n += countDirectives(d.Block, throughIncludes)
+		}
 	}
 	return n
 }

@@ -104,6 +104,17 @@ func Text(w io.Writer, diags []finding.Diagnostic, m Meta, color bool) error {
 	return nil
 }
 
+// Summary is the line a lint says after its report (on standard error,
+// so no output format changes): how many files and directives it read, how
+// many findings it made, and the nginx it judged for (rules.Assumed).
+func Summary(files, directives, findings int, nginx string) string {
+	found := "no findings"
+	if findings > 0 {
+		found = fmt.Sprintf("%d finding%s", findings, plural(findings))
+	}
+	return fmt.Sprintf("nginxtune: %d file%s, %d directive%s, %s (%s)", files, plural(files), directives, plural(directives), found, nginx)
+}
+
 func plural(n int) string {
 	if n == 1 {
 		return ""

@@ -38,6 +38,14 @@ type nameInfo struct {
 	// valued: some row lists the words or the slot of its values, so
 	// directive-args collects the context's rows to check them
 	valued bool
+	// for an unknown version: the contexts each version of the table
+	// allows (CoreVersions' order; 0 where the version lacks the name),
+	// and those a third-party module's row allows in any
+	perVersion []uint32
+	extraMask  uint32
+	// has and lack name the versions of the table with and without the
+	// name, when no version is given and they differ
+	has, lack string
 }
 
 func (p *Pass) info(name string) *nameInfo {
@@ -69,6 +77,20 @@ func (p *Pass) info(name string) *nameInfo {
 		}
 	}
 	i.allOnce = i.allOnce && len(i.ds) > 0
+	if !p.Version.Known() {
+		i.perVersion = make([]uint32, len(knowledge.CoreVersions()))
+		for _, d := range all {
+			if d.Extra != "" {
+				i.extraMask |= d.Mask
+				continue
+			}
+			for k, v := range knowledge.CoreVersions() {
+				if d.InCore(v) {
+					i.perVersion[k] |= d.Mask
+				}
+			}
+		}
+	}
 	p.lang.names[name] = i
 	return i
 }
@@ -449,7 +471,7 @@ type langCtx struct {
 }
 
 func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nameInfo) {
-	if in.knownDone && in.known {
+	if in.knownDone && in.known && in.lack == "" {
 		return
 	}
 	if d.Name == "" || ownedElsewhere[d.Name] || lc.key == "" && c.In() != parser.CtxMain {
@@ -457,10 +479,17 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 	}
 	if !in.knownDone {
 		in.known, in.certain, in.where = p.knownIn(d.Name, in.all)
+		if in.known && !p.Version.Known() {
+			// no version given: the table's versions that lack it refuse it
+			in.has, in.lack = in.versionsAllowing(^uint32(0))
+		}
 		in.knownDone = true
 	}
 	ds, known, certain, where := in.all, in.known, in.certain, in.where
 	if known {
+		if in.lack != "" {
+			p.ReportSeverityf(Info, d, "%q is in nginx %s but not %s, of the versions nginxtune knows: nginx -t fails there with \"unknown directive\"", d.Name, in.has, in.lack)
+		}
 		return
 	}
 	switch {
@@ -480,9 +509,7 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 			p.ReportSeverityf(Warning, d, "%s; js_* directives come from njs (libnginx-mod-js), whose source nginxtune's table lacks: list it under directives: in .nginxtune.yaml", msg)
 		case p.loadsUnknownModule():
 			p.ReportSeverityf(Warning, d, "%s%s; if a module loaded with load_module provides it, list it under directives: in .nginxtune.yaml", msg, hint)
-		case !p.Version.Known():
-			p.ReportSeverityf(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; give --nginx-version to be sure)%s", msg, last, hint)
-		case knowledge.MustVersion(last).Less(p.Version):
+		case p.Version.Known() && knowledge.MustVersion(last).Less(p.Version):
 			p.ReportSeverityf(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; a directive added since is not in it)%s", msg, last, hint)
 		case hint == "":
 			// far from every name nginx and the known modules have: a
@@ -496,7 +523,16 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 
 func contextAt(p *Pass, d *parser.Directive, lc langCtx, in *nameInfo) {
 	ctx := lc.key
-	if ctx == "" || !lc.certain || len(in.ds) == 0 || in.allowed&(lc.bit|1<<31) != 0 {
+	if ctx == "" || !lc.certain || len(in.ds) == 0 {
+		return
+	}
+	if in.allowed&(lc.bit|1<<31) != 0 {
+		// no version given: some of the table's versions allow it here,
+		// those that have it and do not refuse it
+		if has, lack := in.versionsAllowing(lc.bit | 1<<31); lack != "" {
+			p.ReportSeverityf(Info, d, "%q is allowed in %s in nginx %s but not %s, of the versions nginxtune knows: nginx -t fails there with \"directive is not allowed here\"",
+				d.Name, contextTitle[ctx], has, lack)
+		}
 		return
 	}
 	ds := in.ds
@@ -513,8 +549,8 @@ func contextAt(p *Pass, d *parser.Directive, lc langCtx, in *nameInfo) {
 		}
 	}
 	sort.Strings(list)
-	if beyond, newest := p.beyondTable(); beyond {
-		p.ReportSeverityf(Warning, d, "%q is not allowed in %s up to nginx %s (nginx -t fails with \"directive is not allowed here\"); it belongs in %s; newer versions may allow it: give --nginx-version to be sure",
+	if beyond, newest := p.beyondTable(); beyond && p.Version.Known() {
+		p.ReportSeverityf(Warning, d, "%q is not allowed in %s up to nginx %s (nginx -t fails with \"directive is not allowed here\"); it belongs in %s; newer versions may allow it",
 			d.Name, contextTitle[ctx], newest, strings.Join(list, ", "))
 		return
 	}
@@ -541,6 +577,37 @@ func contextAt(p *Pass, d *parser.Directive, lc langCtx, in *nameInfo) {
 	}
 	p.Reportf(d, "%q is not allowed in %s: nginx -t fails with \"directive is not allowed here\"; it belongs in %s",
 		d.Name, contextTitle[ctx], strings.Join(list, ", "))
+}
+
+// versionsAllowing names, when no version is given, the table's versions
+// that have the name and allow it in one of the contexts of mask (all:
+// any context) and those that have it and do not; "" and "" when a
+// third-party module's row allows it, or every version does.
+func (i *nameInfo) versionsAllowing(mask uint32) (has, lack string) {
+	if i.perVersion == nil || i.extraMask&mask != 0 {
+		return "", ""
+	}
+	var yes, no uint64 // bit k: version k of the table
+	for k, m := range i.perVersion {
+		switch {
+		case m&mask != 0:
+			yes |= 1 << k
+		case m != 0 || mask == ^uint32(0):
+			no |= 1 << k
+		}
+	}
+	if no == 0 || yes == 0 {
+		return "", ""
+	}
+	var y, n []string
+	for k, v := range knowledge.CoreVersions() {
+		if yes&(1<<k) != 0 {
+			y = append(y, v)
+		} else if no&(1<<k) != 0 {
+			n = append(n, v)
+		}
+	}
+	return strings.Join(y, ", "), strings.Join(n, ", ")
 }
 
 // beyondTable reports whether the linted version is unknown or newer than

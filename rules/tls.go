@@ -135,9 +135,14 @@ func checkSslDirectiveRemoved(p *Pass) {
 		}
 		sev := Error
 		msg := `"ssl %s" was removed in nginx 1.25.1 (nginx -t fails with unknown directive "ssl")`
-		if p.Version.Known() && p.Version.Less(vHTTP2Directive) {
+		switch {
+		case p.Version.Known() && p.Version.Less(vHTTP2Directive):
 			sev = Warning
 			msg = `"ssl %s" is deprecated since nginx 1.15.0 and removed in 1.25.1`
+		case !p.Version.Known():
+			// no version given: the versions nginxtune knows differ
+			sev = Info
+			msg = `"ssl %s" is deprecated, and nginx 1.25.1 removed it (from then on nginx -t fails with unknown directive "ssl")`
 		}
 		fix := &Fix{Description: `remove "ssl ` + d.Arg(0) + `;"`, Edits: []Edit{removeStatement(d)}}
 		if d.Arg(0) == "on" {

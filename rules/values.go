@@ -309,6 +309,23 @@ func paramsAt(p *Pass, d *parser.Directive, table string, from int) {
 			return
 		}
 		known, since, ok := knowledge.ParamKnown(table, a.Value, p.Version)
+		if known && !p.Version.Known() {
+			// no version given: the oldest nginx the table knows decides
+			// whether the versions differ
+			_, ov := knowledge.OldestCore()
+			if _, added, _ := knowledge.ParamKnown(table, a.Value, ov); added != "" {
+				var older []string
+				for _, v := range knowledge.CoreVersions() {
+					if knowledge.MustVersion(v).Less(knowledge.MustVersion(added)) {
+						older = append(older, v)
+					}
+				}
+				diag := p.DiagArg(d, i, "parameter %q of %q came with nginx %s: nginx %s, of the versions nginxtune knows, fail with \"invalid parameter\"", clip(a.Value), d.Name, added, strings.Join(older, ", "))
+				diag.Severity = Info
+				p.Report(diag)
+				return
+			}
+		}
 		switch {
 		case !ok || known:
 		case since != "":

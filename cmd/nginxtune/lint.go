@@ -127,6 +127,11 @@ type lintSettings struct {
 	gcOff bool
 	// notShown counts the findings past rules.MaxFindings: a bound passed
 	notShown int
+	// versionFrom says where the nginx version came from, for the summary
+	// (rules.Assumed); dumpVersion is the installed nginx's, taken for an
+	// nginx -T dump of its files when no version was given
+	versionFrom string
+	dumpVersion rules.Version
 }
 
 // needVersion settles the nginx version the rules lint for: the one the
@@ -184,6 +189,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 	enable := f.enable
 	if file != nil {
 		s.cfg.Version = file.NginxVersion
+		s.versionFrom = "from " + relPath(file.Path)
 		for _, id := range file.Disable {
 			s.cfg.Disabled[id] = true
 		}
@@ -267,6 +273,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 			return nil, failf(ExitError, "--nginx-version: %v", err)
 		}
 		s.cfg.Version = v
+		s.versionFrom = "given with --nginx-version"
 	}
 	switch {
 	case f.factsFile != "":
@@ -287,10 +294,15 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 			if hostFacts != nil && hostFacts.NginxVersion().Known() {
 				if v, err := knowledge.ParseVersion(hostFacts.NginxVersion().Value); err == nil {
 					s.cfg.Version = v
+					s.versionFrom = "the installed nginx"
+					if f.factsFile != "" {
+						s.versionFrom = "from the facts in " + relPath(f.factsFile)
+					}
 					return
 				}
 			}
 			s.cfg.Version = liveVersion(first, s.nginx)
+			s.versionFrom = "the installed nginx"
 		}
 		// Only running nginx -V (its answer not in the cache) is worth
 		// doing while the tree is read: otherwise the answer is a file
@@ -381,6 +393,7 @@ func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken
 			// the installed nginx's files
 			if v := liveVersion(t.Roots[0].Path, s.nginx); v.Known() {
 				cfg.Version = v
+				s.dumpVersion = v
 				fmt.Fprintf(s.stderr, "nginxtune: linting for nginx %s, the installed nginx (the dump reads %s); give --nginx-version if it comes from another machine\n", v, report.Escape(t.Roots[0].Path))
 			}
 		}
@@ -615,6 +628,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			return failf(ExitError, "writing output: %v", err)
 		}
 	}
+	sayRead(c.ErrOrStderr(), trees, len(diags), s)
 	if s.notShown > 0 {
 		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %d more findings not shown: nginxtune reports at most %d per run (exit %d whatever --fail-on says)\n", s.notShown, rules.MaxFindings, ExitError)
 		return &exitError{code: ExitError}
@@ -630,6 +644,27 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		}
 	}
 	return nil
+}
+
+// sayRead says what the run read and found, and for which nginx
+// (report.Summary): a clean lint says something too.
+func sayRead(w io.Writer, trees []*parser.Tree, findings int, s *lintSettings) {
+	files, directives := 0, 0
+	seen := map[string]bool{}
+	for _, t := range trees {
+		for _, f := range t.Files {
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				files++
+			}
+		}
+		directives += t.Statements()
+	}
+	v, from := s.cfg.Version, s.versionFrom
+	if !v.Known() && s.dumpVersion.Known() {
+		v, from = s.dumpVersion, "the installed nginx"
+	}
+	fmt.Fprintln(w, report.Escape(report.Summary(files, directives, findings, rules.Assumed(v, from))))
 }
 
 func validFormat(f string) bool {
