@@ -434,6 +434,15 @@ func (s *Server) completion(p positionParams) *CompletionList {
 			}
 		}
 	}
+	// every item replaces the whole word typed so far ("http://", "$ho",
+	// "@fa", "proxy_b"), a range on the cursor's line; one in quotes that
+	// started on an earlier line gets no edit, and the label is inserted
+	if start := off - len(partial); !strings.Contains(partial, "\n") && start >= 0 {
+		r := Range{Start: l.position(start), End: l.position(off)}
+		for i := range out.Items {
+			out.Items[i].TextEdit = &TextEdit{Range: r, NewText: out.Items[i].Label}
+		}
+	}
 	return out
 }
 

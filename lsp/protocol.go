@@ -70,6 +70,10 @@ type CompletionItem struct {
 	Detail        string         `json:"detail,omitempty"`
 	Documentation *MarkupContent `json:"documentation,omitempty"`
 	InsertText    string         `json:"insertText,omitempty"`
+	// TextEdit replaces the word being typed with the item's text: a
+	// client that inserts the label after its own idea of a word
+	// (Neovim 0.7 after "http://" or "$") would write the typed part twice.
+	TextEdit *TextEdit `json:"textEdit,omitempty"`
 }
 
 // CompletionList answers textDocument/completion.

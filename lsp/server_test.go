@@ -269,6 +269,15 @@ func TestProtocol(t *testing.T) {
 	if got := labels(Position{4, 26}); !got["http://app"] {
 		t.Errorf("upstream names: %v", got)
 	}
+	// each item replaces the word typed: "http://" becomes "http://app",
+	// not "http://http://app"
+	var l CompletionList
+	c.call("textDocument/completion", positionParams{textDocumentIdentifier{appURI}, Position{4, 26}}, &l)
+	for _, it := range l.Items {
+		if e := it.TextEdit; e == nil || e.Range != (Range{Position{4, 19}, Position{4, 26}}) || e.NewText != it.Label {
+			t.Errorf("%s: text edit %+v, want %q over the typed \"http://\" (4:19-4:26)", it.Label, e, it.Label)
+		}
+	}
 	edit(7, Range{Position{4, 0}, Position{5, 0}}, "        add_header X $\n")
 	if got := labels(Position{4, 22}); !got["$connection_upgrade"] || !got["$request_uri"] || !got["$http_"] {
 		t.Errorf("variables: %d items", len(got))
