@@ -103,6 +103,7 @@ Installed-Size: $size
 Section: admin
 Priority: optional
 Homepage: https://github.com/nginxtune/nginxtune
+Recommends: bash-completion
 Suggests: nginx
 Description: linter, generator and language server for nginx configurations
  nginxtune reads a real nginx configuration tree, following include, and

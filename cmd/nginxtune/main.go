@@ -144,6 +144,7 @@ Exit codes:
 	for _, c := range commands {
 		root.AddCommand(c.make())
 	}
+	registerFlagValues(root)
 	return root
 }
 

@@ -68,9 +68,9 @@ the "certain" line and under "depends on", and never guesses silently;
 
 Exit codes: 0 answered; 2 bad arguments or a configuration nginx would refuse
 to load (a syntax error).`,
-		Example: `  nginxtune route fixtures/route/app.conf http://app.example/index.php
+		Example: `  nginxtune route fixtures/route/basic.conf http://app.example/index.php
   nginxtune route /etc/nginx https://example.com/static/app.js --all
-  nginxtune route site.conf http://api.example/v1/users --method POST --client 10.0.0.5 --format json`,
+  nginxtune route fixtures/route/basic.conf http://app.example/api/users --method POST --client 10.0.0.5 --format json`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error { return runRoute(c, args, &f) },
 	}
