@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -55,8 +56,18 @@ Before nginx 1.29.7 an upstream block keeps no idle connections either unless it
 literal address in proxy_pass still gets none.`,
 		Fix: `Put the backend in an upstream block and proxy to its name. Before nginx 1.29.7 also set
 "keepalive" in the upstream, and "proxy_http_version 1.1;" and
-"proxy_set_header Connection "";" where you proxy (see proxy-keepalive-headers).
-Size the pool to the concurrency you expect per worker; 32 is nginx's own default.`,
+"proxy_set_header Connection "";" where you proxy (see proxy-keepalive-headers); where the
+Upgrade header is passed (websockets), take the Connection header from
+"map $http_upgrade $connection_upgrade { default upgrade; '' ""; }" instead, since an empty one
+breaks the upgrade. The upstream's name replaces the address in $proxy_host, which is the Host
+header and the TLS name nginx sends by default, and in the URL the default proxy_redirect
+rewrites: write them out as they were ("proxy_set_header Host 127.0.0.1:8080;",
+"proxy_redirect http://127.0.0.1:8080/ /;", proxy_ssl_name for HTTPS), as --fix does. An
+address without a port can name the upstream itself ("upstream app.internal { server
+app.internal:80; keepalive 32; }"), and then no proxy_pass changes. HTTPS proxy_passes that
+connect with different TLS names (SNI) or settings need an upstream each: a kept connection
+keeps the name it was made with. Size the pool to the concurrency you expect per worker; 32 is
+nginx's own default.`,
 		Bad: `events {}
 http {
     server {
@@ -169,33 +180,17 @@ func literalLooksLikeUpstream(p *Pass, host string, c *parser.Context) bool {
 	return true
 }
 
-// measuredGain is the figure that fits a backend: the published remote
-// run, or our loopback benchmark for local backends.
-func measuredGain(host string) string {
-	if strings.HasPrefix(host, "unix:") || isLoopback(host) {
-		return "measured on loopback: 13,408 rps without a pool against 27,086 rps with one, 2.02x, docs/measurements.md"
-	}
-	return "measured: 627 rps with 44,005 errors against 22,153 rps with an upstream block, docs/measurements.md"
-}
-
 func checkUpstreamKeepalive(p *Pass) {
 	ups := p.httpUpstreams()
 	uses := p.upstreamUses(ups)
-	// the files that proxy to each literal address: an upstream the fix
-	// writes for an address several files use goes where all of them see it
-	users := map[string]map[string]bool{}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if _, host, _, ok := passTarget(d); ok && !inStream(c) {
-			if _, isUp := ups[host]; !isUp {
-				if users[host] == nil {
-					users[host] = map[string]bool{}
-				}
-				users[host][d.File.Path] = true
-			}
-		}
-	}, protoHTTP)
+	// one finding per backend and tree, at its first *_pass, the others as
+	// related places: a site proxying to one backend from four locations
+	// (or four files) has one problem, not four
 	literal := map[string]*literalGroup{}
 	var literalOrder []string
+	variable := map[string][]*parser.Directive{}
+	var variableOrder []string
+	grouped := map[*parser.Directive]bool{} // a file read again through another include or root
 	// per upstream, why no proxy_pass to it could use a pool once the
 	// follow-up fix (proxy-keepalive-headers) has run: each one sends
 	// "Connection: close" (set so, or through a map), or needs what no
@@ -241,8 +236,13 @@ func checkUpstreamKeepalive(p *Pass) {
 			return // a template nginxtune sees before it is rendered
 		}
 		if !ok {
-			if d.Name == protoHTTP {
-				reportVariableProxy(p, d, ups)
+			if d.Name == protoHTTP && !grouped[d] {
+				grouped[d] = true
+				key := rootKey(c) + "\x00" + d.Arg(0)
+				if variable[key] == nil {
+					variableOrder = append(variableOrder, key)
+				}
+				variable[key] = append(variable[key], d)
 			}
 			return
 		}
@@ -262,20 +262,16 @@ func checkUpstreamKeepalive(p *Pass) {
 		}
 		switch d.Name {
 		case protoHTTP:
-			// one finding per address and file, at its first proxy_pass, the
-			// others as related places: a site proxying to one backend from
-			// four locations has one problem, not four
-			key := host + "\x00" + d.File.Path
+			if grouped[d] {
+				return
+			}
+			grouped[d] = true
+			key := rootKey(c) + "\x00" + scheme + "\x00" + host
 			g := literal[key]
 			if g == nil {
-				g = &literalGroup{host: host, shared: len(users[host]) > 1}
+				g = &literalGroup{host: host}
 				literal[key] = g
 				literalOrder = append(literalOrder, key)
-			}
-			for _, u := range g.uses {
-				if u.d == d {
-					return // the same file read again through another include
-				}
 			}
 			g.uses = append(g.uses, literalUse{d, c, scheme, rest})
 		case protoFastCGI:
@@ -290,10 +286,21 @@ func checkUpstreamKeepalive(p *Pass) {
 	for _, key := range literalOrder {
 		reportLiteralProxy(p, ups, literal[key])
 	}
+	for _, key := range variableOrder {
+		reportVariableProxy(p, variable[key], ups)
+	}
+}
+
+// rootKey names the tree a directive was met in: its root file.
+func rootKey(c *parser.Context) string {
+	if c.Root == nil {
+		return ""
+	}
+	return c.Root.Path
 }
 
 // literalUse is one proxy_pass to a literal address; literalGroup the
-// proxy_passes of one file to one address.
+// proxy_passes of one tree to one address.
 type literalUse struct {
 	d            *parser.Directive
 	c            *parser.Context
@@ -301,51 +308,276 @@ type literalUse struct {
 }
 
 type literalGroup struct {
-	host   string
-	shared bool // other files proxy to the address too
-	uses   []literalUse
+	host string
+	uses []literalUse
 }
 
-// reportLiteralProxy reports the proxy_passes of one file to a literal
+// files reports how many files the group's proxy_passes are in.
+func (g *literalGroup) files() int {
+	seen := map[*parser.File]bool{}
+	for _, u := range g.uses {
+		seen[u.d.File] = true
+	}
+	return len(seen)
+}
+
+// reportLiteralProxy reports the proxy_passes of one tree to a literal
 // address, at the first, with a fix that moves them all to one upstream and
-// keeps what the backend receives: the Host header ($proxy_host was the
-// address as written) and, for HTTPS, the name checked and sent as SNI.
+// keeps what the backend receives (keepHostEdits). Where the address has
+// no port, the upstream takes the address as its name and no proxy_pass
+// changes at all.
 func reportLiteralProxy(p *Pass, ups map[string]*parser.Directive, g *literalGroup) {
 	first := g.uses[0]
-	d, c, scheme, rest, host := first.d, first.c, first.scheme, first.rest, g.host
+	d, c, scheme, host := first.d, first.c, first.scheme, g.host
+	sameName := p.nameAfterAddress(host, scheme)
 	name := upstreamNameFor(host)
-	server := serverAddress(scheme, host)
-	headers := ""
-	if p.Before(vUpstreamKeepalive) {
-		headers = " with \"proxy_http_version 1.1;\" and \"proxy_set_header Connection \"\";\"" + p.versionNote("before 1.29.7")
+	if sameName {
+		name = host
 	}
+	server := serverAddress(scheme, host)
 	more := ""
 	if n := len(g.uses); n > 1 {
-		var lines []string
-		for _, u := range g.uses[1:] {
-			lines = append(lines, fmt.Sprint(u.d.Line))
-		}
-		more = fmt.Sprintf("; %d proxy_passes in this file go there (also line%s %s)", n, pluralS(n-1), strings.Join(lines, ", "))
+		more = fmt.Sprintf(" (%d proxy_passes go there)", n)
 	}
-	diag := p.DiagArg(d, 0, "proxy_pass to the address %s opens a new backend connection for every request, since only servers in an upstream block keep idle connections%s; "+
-		"%s; write \"upstream %s { server %s; keepalive 32; }\" "+
-		"and \"proxy_pass %s://%s%s;\"%s", host, more, measuredGain(host), name, server, scheme, name, rest, headers)
+	msg := fmt.Sprintf("proxy_pass to the address %s opens a new backend connection for every request: only an upstream block keeps idle ones%s", host, more)
+	// the fix for every use, built first: the message says what it writes
+	var fix *Fix
+	var keepFirst []string
+	if sameName {
+		fix = upstreamFix(p, d, c, ups, name, server, nil, g.files() > 1)
+	} else {
+		var edits []Edit
+		for i, u := range g.uses {
+			keep, stmts, ok := p.keepHostEdits(u.d, u.c, viewOf(u.scheme, host, u.d.Arg(0), u.rest))
+			if !ok {
+				edits = nil // all of them or none: a half-moved backend is two pools
+				break
+			}
+			if i == 0 {
+				keepFirst = stmts
+			}
+			edits = append(edits, replaceArg(u.d, 0, u.scheme+"://"+name+u.rest))
+			edits = append(edits, keep...)
+		}
+		if edits != nil {
+			fix = upstreamFix(p, d, c, ups, name, server, edits, g.files() > 1)
+		}
+	}
+	tlsWhy := ""
+	if scheme == "https" {
+		tlsWhy = p.tlsProfilesDiffer(g)
+		if tlsWhy != "" {
+			fix = nil
+		}
+	}
+	switch {
+	case tlsWhy != "":
+		msg += "; an upstream block with keepalive would not do here: " + tlsWhy + ", and a pooled connection keeps the name and settings it was made with, so no fix is offered"
+	case !p.wholeConfig(c) && (isLoopback(host) || strings.HasPrefix(host, "unix:")):
+		// a local backend in a file read alone: a sample's placeholder as
+		// often as a site's backend; the finding stays, its advice is in
+		// explain
+		msg += " (nginxtune explain upstream-keepalive shows the upstream block to write)"
+	case sameName:
+		advice := p.keepaliveAdvice(g)
+		if advice != "" {
+			advice = "; where it is proxied, write" + strings.TrimPrefix(advice, " with")
+		}
+		msg += fmt.Sprintf("; write \"upstream %s { server %s; keepalive 32; }\": named after the address, every proxy_pass to it stays as written%s", name, server, advice)
+	default:
+		keep := ""
+		if len(keepFirst) > 0 {
+			keep = ", keeping what the address gave (" + strings.Join(keepFirst, " ") + ")"
+		}
+		msg += fmt.Sprintf("; write \"upstream %s { server %s; keepalive 32; }\" and \"proxy_pass %s://%s%s;\"%s%s", name, server, scheme, name, first.rest, keep, p.keepaliveAdvice(g))
+	}
+	diag := p.DiagArg(d, 0, "%s", msg)
 	for _, u := range g.uses[1:] {
 		diag.Related = append(diag.Related, relatedTo(u.d, "another proxy_pass to "+host))
 	}
-	diag.Fix = upstreamFix(p, d, c, ups, name, server, scheme+"://"+name+rest, proxyHostHeader(scheme, host), scheme == "https", g.shared)
-	if diag.Fix != nil {
-		for _, u := range g.uses[1:] {
-			keep, ok := p.keepHostEdits(u.d, u.c, proxyHostHeader(u.scheme, host), u.scheme == "https")
-			if !ok {
-				diag.Fix = nil // all of them or none: a half-moved backend is two pools
-				break
+	diag.Fix = fix
+	p.Report(diag)
+}
+
+// tlsSettings are the directives that decide how nginx makes a TLS
+// connection to a backend: a kept connection carries them to the next
+// request of any proxy_pass to the same upstream.
+var tlsSettings = []string{"proxy_ssl_server_name", "proxy_ssl_name", "proxy_ssl_certificate", "proxy_ssl_certificate_key",
+	"proxy_ssl_ciphers", "proxy_ssl_protocols", "proxy_ssl_conf_command", "proxy_ssl_verify", "proxy_ssl_verify_depth",
+	"proxy_ssl_trusted_certificate", "proxy_ssl_crl", "proxy_ssl_password_file"}
+
+// tlsProfilesDiffer says why the HTTPS proxy_passes of a group cannot share
+// a pool of connections: nginx's keepalive cache hands a connection to any
+// request to the same server, whatever TLS name (SNI) and settings it was
+// made with, while without a pool each request connects with its own.
+// "" when every proxy_pass makes its connections alike.
+func (p *Pass) tlsProfilesDiffer(g *literalGroup) string {
+	first := ""
+	for i, u := range g.uses {
+		v := viewOf(u.scheme, g.host, u.d.Arg(0), u.rest)
+		vals := map[string]string{}
+		for _, name := range tlsSettings {
+			s := p.Effective(u.c.Blocks, u.c.Root, name)
+			if !s.Found() && !s.Complete {
+				return fmt.Sprintf("%s at %s may be set by a file nginxtune did not read", name, where(u.d))
 			}
-			diag.Fix.Edits = append(diag.Fix.Edits, replaceArg(u.d, 0, u.scheme+"://"+name+u.rest))
-			diag.Fix.Edits = append(diag.Fix.Edits, keep...)
+			if s.Found() {
+				vals[name] = v.subst(strings.Join(s.Last().ArgValues(), " "))
+			}
+		}
+		// the name is sent (proxy_ssl_server_name) or checked
+		// (proxy_ssl_verify), or it makes no difference
+		if vals["proxy_ssl_server_name"] == "on" || vals["proxy_ssl_verify"] == "on" {
+			name := vals["proxy_ssl_name"]
+			if name == "" {
+				name = v.subst("$proxy_host")
+			}
+			if h, _, err := net.SplitHostPort(name); err == nil {
+				name = h // nginx uses the name without the port
+			}
+			if strings.Contains(name, "$") {
+				return fmt.Sprintf("the TLS name at %s (proxy_ssl_name %s) changes per request", where(u.d), name)
+			}
+			vals["proxy_ssl_name"] = name
+		} else {
+			delete(vals, "proxy_ssl_name")
+		}
+		var parts []string
+		for _, name := range tlsSettings {
+			parts = append(parts, vals[name])
+		}
+		profile := strings.Join(parts, "\x00")
+		if i == 0 {
+			first = profile
+		} else if profile != first {
+			return fmt.Sprintf("the proxy_passes at %s and %s make TLS connections with different names or settings", where(g.uses[0].d), where(u.d))
 		}
 	}
-	p.Report(diag)
+	return ""
+}
+
+// keepaliveAdvice is what the proxy_passes of a group need besides the
+// upstream before nginx 1.29.7: HTTP/1.1 and an empty Connection header, or,
+// where the Upgrade header is passed (websockets), the Connection header
+// from a map that is "upgrade" for an upgrade and empty otherwise: an empty
+// one there breaks the upgrade, "upgrade" or "close" for every request
+// loses the pool.
+func (p *Pass) keepaliveAdvice(g *literalGroup) string {
+	if !p.Before(vUpstreamKeepalive) {
+		return ""
+	}
+	var ws []string
+	for _, u := range g.uses {
+		if namedHeader(p.Effective(u.c.Blocks, u.c.Root, "proxy_set_header").Dirs, "Upgrade") != nil {
+			ws = append(ws, where(u.d))
+		}
+	}
+	const plain = ` with "proxy_http_version 1.1;" and "proxy_set_header Connection "";"`
+	const upgrade = `"proxy_set_header Connection $connection_upgrade;" with "` + connectionUpgradeMap + `" in http (an empty Connection header breaks the websocket upgrade)`
+	switch {
+	case len(ws) == 0:
+		return plain + p.versionNote("before 1.29.7")
+	case len(ws) == len(g.uses):
+		return ` with "proxy_http_version 1.1;" and ` + upgrade + p.versionNote("before 1.29.7")
+	}
+	return plain + ", but where the Upgrade header is passed (" + strings.Join(ws, ", ") + ") " + upgrade + p.versionNote("before 1.29.7")
+}
+
+// connectionUpgradeMap is the websocket map that keeps backend connections:
+// "upgrade" when the client asks for one, no Connection header otherwise.
+const connectionUpgradeMap = `map $http_upgrade $connection_upgrade { default upgrade; '' ""; }`
+
+// wholeConfig reports whether c was met in a tree read from its main file.
+func (p *Pass) wholeConfig(c *parser.Context) bool {
+	return c.Root != nil && c.Root.ContextSource == "root"
+}
+
+// nameAfterAddress reports whether an upstream block can take the name of
+// a literal proxy_pass address, so that every proxy_pass to it stays as
+// written and the backend receives what it did ($proxy_host, $proxy_port,
+// the TLS name, the default proxy_redirect). nginx matches an upstream
+// block's name to a *_pass address without a port only, and refuses the
+// configuration ("upstream X may not have port N") when any pass names X
+// with a port: so the address has none, and every pass of the tree (read
+// whole: an unread include may hold another) that names it does so
+// without one and with the same scheme (the upstream's servers are of one
+// port); a pass computed from variables with another scheme could reach it
+// at run time.
+func (p *Pass) nameAfterAddress(host, scheme string) bool {
+	if strings.ContainsAny(host, ":[") || templated(host) || p.Tree == nil || p.Tree.HasUnread() || len(p.Tree.Unreadable) > 0 {
+		return false
+	}
+	for _, r := range p.Tree.Roots {
+		if r.ContextSource != "root" {
+			return false
+		}
+	}
+	ok := true
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if !ok || inStream(c) {
+			return
+		}
+		sch, h, _, literal := passTarget(d)
+		if !literal {
+			ok = d.Name != protoHTTP || sch == scheme
+			return
+		}
+		name, _, err := net.SplitHostPort(h)
+		if err != nil {
+			name = h
+		}
+		if strings.EqualFold(name, host) {
+			ok = d.Name == protoHTTP && sch == scheme && name == h
+		}
+	}, passNames...)
+	return ok
+}
+
+// backendView is what a proxy_pass to a literal address gives the backend
+// and the client by the address as written: $proxy_host (the Host header
+// and the TLS name by default), $proxy_port and the URL the default
+// proxy_redirect rewrites in Location headers.
+type backendView struct {
+	host, port string // $proxy_host, $proxy_port
+	sslName    string // the TLS name of $proxy_host (no port); "" for plain HTTP
+	url, rest  string // the proxy_pass argument and its URI part
+}
+
+func viewOf(scheme, host, url, rest string) backendView {
+	v := backendView{host: proxyHostHeader(scheme, host), url: url, rest: rest}
+	switch {
+	case strings.HasPrefix(host, "unix:"):
+	case scheme == "https":
+		v.port = "443"
+	default:
+		v.port = "80"
+	}
+	if _, port, err := net.SplitHostPort(host); err == nil && !strings.HasPrefix(host, "unix:") {
+		v.port = port
+	}
+	if scheme == "https" {
+		v.sslName = v.host
+		if h, _, err := net.SplitHostPort(v.host); err == nil {
+			v.sslName = h
+		}
+	}
+	return v
+}
+
+// proxyVarRe matches the variables whose value is the proxy_pass address.
+var proxyVarRe = lazyre.New(`\$(?:\{(proxy_host|proxy_port)\}|(proxy_host|proxy_port)\b)`)
+
+// subst writes the address's variables out as the values they had.
+func (v backendView) subst(s string) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	return proxyVarRe().ReplaceAllStringFunc(s, func(m string) string {
+		if strings.Contains(m, "proxy_host") {
+			return v.host
+		}
+		return v.port
+	})
 }
 
 // serverAddress is the upstream server line for a literal address: the
@@ -455,7 +687,10 @@ including a cleared Connection header. A websocket map that yields "close" for o
 requests closes the backend connection after each of them too.`,
 		Fix: `Where you proxy (or in the server or http block, when no inner block sets its own
 proxy_set_header), write "proxy_http_version 1.1;" and "proxy_set_header Connection "";".
-For websockets, map an empty Upgrade header to "" rather than "close".`,
+For websockets (the Upgrade header passed), an empty Connection header breaks the upgrade: write
+"map $http_upgrade $connection_upgrade { default upgrade; '' ""; }" in http and
+"proxy_set_header Connection $connection_upgrade;", and map an empty Upgrade header to "" rather
+than "close".`,
 		Bad: `events {}
 http {
     upstream app {
@@ -525,7 +760,11 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 		diag := p.Diag(d, "upstream %q keeps idle connections that this proxy_pass cannot use; %s%s",
 			host, strings.Join(h.problems, "; "), p.versionNote("before 1.29.7"))
 		if h.complete {
-			diag.Fix = &Fix{Description: "set proxy_http_version 1.1 and clear the Connection header", Edits: h.edits}
+			desc := "set proxy_http_version 1.1 and clear the Connection header"
+			if h.websocket {
+				desc = "set proxy_http_version 1.1 and the Connection header of the websocket map"
+			}
+			diag.Fix = &Fix{Description: desc, Edits: h.edits, Key: h.key}
 		}
 		p.Report(diag)
 	}, "proxy_pass")
@@ -545,6 +784,65 @@ type keepaliveNeeds struct {
 	// unknown names what an include nginxtune did not read decides, when
 	// nothing else is wrong: the pool may or may not be used
 	unknown []string
+	// key names the map the edits write, written once (Fix.Key);
+	// websocket is set when the edits give the map's Connection header
+	key       string
+	websocket bool
+}
+
+// connectionUpgradeEdits returns the edits that give a websocket location
+// (the Upgrade header passed at up) the Connection header of
+// connectionUpgradeMap: the header beside the Upgrade one, and the map at
+// the top of the http block unless the tree has it. None where the map's
+// variable is defined otherwise, where an unread include may define it, or
+// where up's file is included from several places (one of them may set a
+// Connection header of its own).
+func (p *Pass) connectionUpgradeEdits(up *parser.Directive, c *parser.Context, maps map[string]closeMap) ([]Edit, string, bool) {
+	const v = "$connection_upgrade"
+	http := c.Enclosing(parser.CtxHTTP)
+	if http == nil || len(http.Block) == 0 || p.Tree == nil || p.Tree.HasUnread() || len(p.Tree.Unreadable) > 0 || p.places(up) > 1 {
+		return nil, "", false
+	}
+	header := insertAfter(up, "proxy_set_header Connection "+v+";")
+	var defined []*parser.Directive
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if !inStream(c) && d.Arg(1) == v {
+			defined = append(defined, d)
+		}
+	}, "map")
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if !inStream(c) && d.Arg(0) == v {
+			defined = append(defined, d)
+		}
+	}, "set")
+	if len(defined) > 0 {
+		m := defined[0]
+		if _, closes := maps[v]; closes || len(defined) > 1 || m.Name != "map" || m.Arg(0) != "$http_upgrade" || !emptyGivesEmpty(m) {
+			return nil, "", false
+		}
+		return []Edit{header}, "", true
+	}
+	at := http.Block[0]
+	ls := lineStart(at)
+	if ls < 0 {
+		return nil, "", false
+	}
+	ind, nl := indentOf(at), newline(at.File)
+	block := ind + "map $http_upgrade " + v + " {" + nl +
+		ind + "    default upgrade;" + nl +
+		ind + "    '' \"\";" + nl +
+		ind + "}" + nl + nl
+	return []Edit{{File: at.File.Path, Start: ls, End: ls, New: block}, header}, "map:" + v, true
+}
+
+// emptyGivesEmpty reports whether a map gives "" for an empty source value.
+func emptyGivesEmpty(m *parser.Directive) bool {
+	for _, e := range m.Block {
+		if e.Name == "" && len(e.Args) == 1 && e.Arg(0) == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // keepaliveHeaders judges what the proxy_pass d in c sends the backend.
@@ -574,10 +872,16 @@ func (p *Pass) keepaliveHeaders(d *parser.Directive, c *parser.Context, maps map
 	case conn == nil && namedHeader(hdrs.Dirs, "Upgrade") != nil:
 		// a websocket location: an empty Connection header would
 		// break the upgrade; the map keeps both working
+		up := namedHeader(hdrs.Dirs, "Upgrade")
 		out.problems = append(out.problems, fmt.Sprintf("the Upgrade header is passed at %s but no Connection header: "+
-			"write \"map $http_upgrade $connection_upgrade { default upgrade; '' \\\"\\\"; }\" in http and "+
-			"\"proxy_set_header Connection $connection_upgrade;\" here, which upgrades websockets and keeps other requests' connections",
-			where(namedHeader(hdrs.Dirs, "Upgrade"))))
+			"write \"%s\" in http and \"proxy_set_header Connection $connection_upgrade;\" beside it, "+
+			"which upgrades websockets and keeps other requests' connections (an empty Connection header breaks the upgrade)",
+			where(up), connectionUpgradeMap))
+		if edits, key, ok := p.connectionUpgradeEdits(up, c, maps); ok {
+			out.edits = append(out.edits, edits...)
+			out.key, out.websocket = key, true
+			fixed++
+		}
 	case conn == nil && hdrs.Found():
 		msg := "no proxy_set_header Connection where it is proxied"
 		// Was Connection cleared further out and dropped by the inner set?
@@ -652,24 +956,20 @@ func upstreamNameFor(host string) string {
 	return b.String()
 }
 
-// upstreamFix moves a literal proxy_pass address into an upstream block
-// with keepalive, written before the enclosing server block, or points the
-// proxy_pass at the block a previous fix wrote. The backend keeps receiving
-// the Host header it got ($proxy_host becomes the upstream's name, so the
-// old one is written out) and, for HTTPS, the same TLS name. Before nginx
-// 1.29.7 the next pass adds the proxy headers (proxy-keepalive-headers).
-func upstreamFix(p *Pass, d *parser.Directive, c *parser.Context, ups map[string]*parser.Directive, name, server, url, hostHeader string, tls, shared bool) *Fix {
-	keep, ok := p.keepHostEdits(d, c, hostHeader, tls)
-	if !ok {
-		return nil
-	}
-	edits := append([]Edit{replaceArg(d, 0, url)}, keep...)
+// upstreamFix writes an upstream block with keepalive for a literal
+// proxy_pass address, before the enclosing server block (or at the top of
+// the http block when several files use the address), with edits that
+// point the proxy_passes at it (none when the block takes the address as
+// its name), or only those edits when a previous fix wrote the block.
+// Before nginx 1.29.7 the next pass adds the proxy headers
+// (proxy-keepalive-headers).
+func upstreamFix(p *Pass, d *parser.Directive, c *parser.Context, ups map[string]*parser.Directive, name, server string, edits []Edit, shared bool) *Fix {
 	http := c.Enclosing(parser.CtxHTTP)
 	if up, exists := ups[name]; exists {
 		// only an upstream every user sees: in this file, or at the http
 		// level (the main file); one in another site's file would tie this
 		// site to that one (disabling it would break this)
-		if up.File != d.File && (http == nil || up.File != http.File) {
+		if up.File != d.File && (http == nil || up.File != http.File) || len(edits) == 0 {
 			return nil
 		}
 		return &Fix{Description: "proxy to upstream " + name, Edits: edits}
@@ -697,57 +997,144 @@ func upstreamFix(p *Pass, d *parser.Directive, c *parser.Context, ups map[string
 		ind + "    server " + server + ";" + nl +
 		ind + "    keepalive 32;" + nl +
 		ind + "}" + nl + nl
+	desc := "define upstream " + name + " with keepalive (" + where + ") and proxy to it"
+	if len(edits) == 0 {
+		desc = "define upstream " + name + " with keepalive (" + where + "), named after the address the proxy_passes name"
+	}
 	return &Fix{
-		Description: "define upstream " + name + " with keepalive (" + where + ") and proxy to it",
+		Description: desc,
 		Edits:       append([]Edit{{File: at.File.Path, Start: ls, End: ls, New: block}}, edits...),
 		Key:         "upstream:" + name,
 	}
 }
 
-// keepHostEdits returns the statements that keep the Host header (and TLS
-// name) of a proxy_pass whose address moves into an upstream block. They go
-// into the block of the proxy_pass itself, in its own file. A
-// proxy_set_header there replaces every inherited one, so inherited headers
-// are written out again beside it. ok is false when that cannot be done
-// safely (the proxy_pass is not in a block of its own file).
-func (p *Pass) keepHostEdits(d *parser.Directive, c *parser.Context, hostHeader string, tls bool) ([]Edit, bool) {
-	var stmts []string
-	hdrs := p.Effective(c.Blocks, c.Root, "proxy_set_header")
-	hasHost := false
-	for _, h := range hdrs.Dirs {
-		if strings.EqualFold(h.Arg(0), "Host") {
-			hasHost = true
-		}
+// keepHostEdits returns the edits that keep what the backend and the
+// client receive when the proxy_pass d moves from the address of v to an
+// upstream of another name, and the statements it adds beside d. Each
+// value nginx computed from the address is written out as it was: the
+// Host header (nginx's default is $proxy_host), every proxy_set_header,
+// proxy_ssl_name and proxy_redirect that names $proxy_host or
+// $proxy_port, the TLS name (by default $proxy_host) and the default
+// proxy_redirect (the proxy_pass URL, rewritten to the location). A value
+// set in d's own block is edited where it is, in d's file; one inherited
+// from an outer block is written out beside d, and since a
+// proxy_set_header or proxy_redirect there replaces every inherited one,
+// the others are written out with it. ok is false when that cannot be done
+// safely: an enclosing file nginxtune has not seen may set them, the value
+// is in a file included into the block, or the inherited ones differ
+// between the places d's file is included.
+func (p *Pass) keepHostEdits(d *parser.Directive, c *parser.Context, v backendView) (edits []Edit, stmts []string, ok bool) {
+	var own *parser.Directive
+	if len(c.Blocks) > 0 {
+		own = c.Blocks[len(c.Blocks)-1]
 	}
-	if !hasHost {
-		inner := len(c.Blocks) > 0 && hdrs.Level == c.Blocks[len(c.Blocks)-1]
-		if hdrs.Found() && !inner {
+	// keep applies to the directives named name in effect: extra are the
+	// statements nginx's default gave (a Host header, the default
+	// proxy_redirect), repl replaces an argument nginx computed
+	keep := func(name string, extra []string, repl func(string) string) bool {
+		s := p.Effective(c.Blocks, c.Root, name)
+		if !s.Found() && !s.Complete {
+			return false // an enclosing file may set it
+		}
+		changed := false
+		for _, x := range s.Dirs {
+			for _, a := range x.Args {
+				changed = changed || repl(a.Value) != a.Value
+			}
+		}
+		if !changed && len(extra) == 0 {
+			return true
+		}
+		if s.Found() && s.Level == own {
+			for _, x := range s.Dirs {
+				for i, a := range x.Args {
+					if nv := repl(a.Value); nv != a.Value {
+						if x.File != d.File {
+							return false // a file included into the block: others may include it
+						}
+						edits = append(edits, replaceArg(x, i, nv))
+					}
+				}
+			}
+		} else if s.Found() {
 			if p.places(d) > 1 {
-				return nil, false // what is inherited differs between the places the file is included
+				return false // what is inherited differs between the places the file is included
 			}
-			for _, h := range hdrs.Dirs {
-				stmts = append(stmts, strings.Join(strings.Fields(h.Text()), " "))
+			for _, x := range s.Dirs {
+				args := []string{x.Name}
+				for _, a := range x.Args {
+					if nv := repl(a.Value); nv != a.Value {
+						args = append(args, nv)
+					} else {
+						args = append(args, a.Raw)
+					}
+				}
+				stmts = append(stmts, strings.Join(args, " ")+";")
 			}
-		} else if !hdrs.Complete {
-			return nil, false // an enclosing file may set headers nginxtune has not seen
 		}
-		stmts = append(stmts, "proxy_set_header Host "+quoteArg(hostHeader)+";")
+		stmts = append(stmts, extra...)
+		return true
 	}
-	if tls && !p.Effective(c.Blocks, c.Root, "proxy_ssl_name").Found() {
-		h := hostHeader
-		if hh, _, err := net.SplitHostPort(h); err == nil {
-			h = hh
+	quoted := func(s string) string {
+		if nv := v.subst(s); nv != s {
+			return quoteArg(nv)
 		}
-		stmts = append(stmts, "proxy_ssl_name "+quoteArg(h)+";")
+		return s
 	}
-	if len(stmts) == 0 {
-		return nil, true
+	var host []string
+	if namedHeader(p.Effective(c.Blocks, c.Root, "proxy_set_header").Dirs, "Host") == nil {
+		host = []string{"proxy_set_header Host " + quoteArg(v.host) + ";"}
 	}
-	e := insertAfter(d, stmts[0])
-	for _, st := range stmts[1:] {
-		e.New += newline(d.File) + indentOf(d) + st
+	if !keep("proxy_set_header", host, quoted) {
+		return nil, nil, false
 	}
-	return []Edit{e}, true
+	// the default proxy_redirect replaces the proxy_pass URL (with "/"
+	// when it has no URI part) by the location's prefix (or "/")
+	pattern, replacement := v.url+"/", "/"
+	if v.rest != "" {
+		if own == nil || own.Name != "location" || len(own.Args) == 0 {
+			return nil, nil, false
+		}
+		pattern, replacement = v.url, own.Args[len(own.Args)-1].Value
+	}
+	explicit := "proxy_redirect " + quoteArg(pattern) + " " + quoteArg(replacement) + ";"
+	red := p.Effective(c.Blocks, c.Root, "proxy_redirect")
+	var extra []string
+	if !red.Found() {
+		extra = []string{explicit}
+	}
+	for _, x := range red.Dirs {
+		if x.Arg(0) == "default" {
+			if red.Level != own || x.File != d.File {
+				return nil, nil, false
+			}
+			edits = append(edits, replaceStmt(x, explicit))
+		}
+	}
+	if !keep("proxy_redirect", extra, quoted) {
+		return nil, nil, false
+	}
+	if v.sslName != "" {
+		var name []string
+		if !p.Effective(c.Blocks, c.Root, "proxy_ssl_name").Found() {
+			name = []string{"proxy_ssl_name " + quoteArg(v.sslName) + ";"}
+		}
+		if !keep("proxy_ssl_name", name, quoted) {
+			return nil, nil, false
+		}
+	}
+	if len(stmts) > 0 {
+		e := insertAfter(d, stmts[0])
+		sep := newline(d.File) + indentOf(d)
+		if lineStart(d) < 0 {
+			sep = " " // a block on one line stays on it
+		}
+		for _, st := range stmts[1:] {
+			e.New += sep + st
+		}
+		edits = append(edits, e)
+	}
+	return edits, stmts, true
 }
 
 // quoteArg quotes a value for a configuration file when it needs it.
@@ -935,11 +1322,13 @@ func (m closeMap) describe(v string) string {
 		v, strings.Join(m.via, " -> "), where(m.first), m.last.Arg(0), where(m.last))
 }
 
-// reportVariableProxy reports a proxy_pass whose backend host comes from
-// variables: nginx resolves such an address per request and keeps no idle
-// connections for it, unless every value names an upstream block (a map
-// onto upstream names).
-func reportVariableProxy(p *Pass, d *parser.Directive, ups map[string]*parser.Directive) {
+// reportVariableProxy reports the proxy_passes of a tree with one URL
+// whose backend host comes from variables, at the first, the others as
+// related places: nginx resolves such an address per request and keeps no
+// idle connections for it, unless every value names an upstream block (a
+// map onto upstream names).
+func reportVariableProxy(p *Pass, ds []*parser.Directive, ups map[string]*parser.Directive) {
+	d := ds[0]
 	_, hostRest, found := strings.Cut(d.Arg(0), "://")
 	if !found {
 		return // the whole URL is a variable: nothing to judge it by
@@ -956,7 +1345,15 @@ func reportVariableProxy(p *Pass, d *parser.Directive, ups map[string]*parser.Di
 			if p.AtLeast(vResolve) {
 				pool += ", or (nginx 1.27.3 and later) name the backend in an upstream with \"server NAME resolve;\" and a resolver"
 			}
-			p.ReportSeverityf(Info, d, "proxy_pass %s takes its backend from variables: nginx resolves it per request and keeps no idle connections to it; to keep a pool, %s", d.Arg(0), pool)
+			more := ""
+			if len(ds) > 1 {
+				more = fmt.Sprintf(" (%d proxy_passes)", len(ds))
+			}
+			diag := p.DiagSev(Info, d, "proxy_pass %s%s takes its backend from variables: nginx resolves it per request and keeps no idle connections to it; to keep a pool, %s", d.Arg(0), more, pool)
+			for _, x := range ds[1:] {
+				diag.Related = append(diag.Related, relatedTo(x, "another proxy_pass "+x.Arg(0)))
+			}
+			p.Report(diag)
 			return
 		}
 	}

@@ -2,12 +2,10 @@ package rules
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
@@ -135,21 +133,9 @@ func TestKeepaliveFixCompleteAgainstNginx(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var accepted atomic.Int64
-			backend := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }),
-				ConnState: func(_ net.Conn, s http.ConnState) {
-					if s == http.StateNew {
-						accepted.Add(1)
-					}
-				}}
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			go backend.Serve(l)
-			t.Cleanup(func() { backend.Close() })
+			addr, accepted := nginxtest.Backend(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
 			port := nginxtest.FreePort(t)
-			site := fmt.Sprintf("upstream app { server %s; }\nserver {\n\tlisten 127.0.0.1:%d;\n\taccess_log off;\n\tlocation / { %sproxy_pass http://app; }\n}\n", l.Addr(), port, c.headers)
+			site := fmt.Sprintf("upstream app { server %s; }\nserver {\n\tlisten 127.0.0.1:%d;\n\taccess_log off;\n\tlocation / { %sproxy_pass http://app; }\n}\n", addr, port, c.headers)
 			dir, main := distroCopy(t, "debian", c.http, site)
 			cfg := Config{Version: v, Disabled: map[string]bool{}}
 			res := fixRun(t, main, cfg)

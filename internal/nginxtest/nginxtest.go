@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -209,6 +210,26 @@ func FreePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Backend serves h on a loopback port until the test ends and counts the
+// TCP connections it accepts: a keepalive pool in front of it shows as
+// fewer connections than requests. It returns the address and the count.
+func Backend(t testing.TB, h http.Handler) (string, *atomic.Int64) {
+	t.Helper()
+	accepted := new(atomic.Int64)
+	srv := &http.Server{Handler: h, ConnState: func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			accepted.Add(1)
+		}
+	}}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return l.Addr().String(), accepted
 }
 
 // Serve starts a real nginx (as root: workers run as root, so the temporary
