@@ -14,7 +14,9 @@ import (
 // The Debian package, as an operator installs it: make deb builds it
 // reproducibly, lintian finds nothing, dpkg -i installs a binary that lints
 // /etc/nginx, manual pages that show every flag and completions that load,
-// and dpkg -r leaves none of its files behind.
+// and dpkg -r leaves none of its files behind. dpkg installs into a root of
+// the test's own (dpkg --root): the machine's package database, and its
+// lock, which another make test or apt may hold, are not touched.
 func TestDebianPackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and installs a Debian package (the full tier, make test)")
@@ -24,9 +26,6 @@ func TestDebianPackage(t *testing.T) {
 	}
 	if _, err := exec.LookPath("dpkg-deb"); err != nil {
 		t.Skip("no dpkg-deb: not a Debian system")
-	}
-	if out, err := exec.Command("dpkg", "-s", "nginxtune").CombinedOutput(); err == nil && strings.Contains(string(out), "Status: install ok installed") {
-		t.Skip("nginxtune is installed as a package here already; not touched")
 	}
 	build := func(dir string) string {
 		cmd := exec.Command("bash", "scripts/deb.sh", dir)
@@ -63,43 +62,53 @@ func TestDebianPackage(t *testing.T) {
 		t.Error("lintian is not installed; scripts/deps.sh installs it")
 	}
 
-	t.Cleanup(func() { exec.Command("dpkg", "-r", "nginxtune").Run() })
-	runOK(t, "dpkg", "-i", deb)
-	files := strings.Fields(runOK(t, "dpkg", "-L", "nginxtune"))
-	if v := runOK(t, "/usr/bin/nginxtune", "version"); !strings.Contains(v, "nginxtune 0.6.0~test") || !strings.Contains(v, "1.22.1") {
+	r := t.TempDir()
+	for _, d := range []string{"updates", "info", "triggers"} {
+		if err := os.MkdirAll(filepath.Join(r, "var/lib/dpkg", d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(r, "var/lib/dpkg/status"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runOK(t, "dpkg", "--root="+r, "-i", deb)
+	files := strings.Fields(runOK(t, "dpkg", "--root="+r, "-L", "nginxtune"))
+	bin := filepath.Join(r, "usr/bin/nginxtune")
+	if v := runOK(t, bin, "version"); !strings.Contains(v, "nginxtune 0.6.0~test") || !strings.Contains(v, "1.22.1") {
 		t.Errorf("nginxtune version:\n%s", v)
 	}
 	if _, err := os.Stat("/etc/nginx/nginx.conf"); err == nil {
-		cmd := exec.Command("/usr/bin/nginxtune", "lint", "/etc/nginx")
+		cmd := exec.Command(bin, "lint", "/etc/nginx")
 		out, _ := cmd.CombinedOutput()
 		if code := cmd.ProcessState.ExitCode(); code != 0 && code != 1 {
 			t.Errorf("nginxtune lint /etc/nginx: exit %d\n%s", code, out)
 		}
 	}
-	if p := strings.TrimSpace(runOK(t, "man", "-w", "nginxtune-lint")); p != "/usr/share/man/man1/nginxtune-lint.1.gz" {
+	man := filepath.Join(r, "usr/share/man")
+	if p := strings.TrimSpace(runOK(t, "man", "-M", man, "-w", "nginxtune-lint")); p != filepath.Join(man, "man1/nginxtune-lint.1.gz") {
 		t.Errorf("man -w nginxtune-lint: %q", p)
 	}
-	page := runOK(t, "sh", "-c", "MANWIDTH=200 man -P cat nginxtune-lint 2>/dev/null")
+	page := runOK(t, "sh", "-c", "MANWIDTH=200 man -M \""+man+"\" -P cat nginxtune-lint 2>/dev/null")
 	newLintCmd().Flags().VisitAll(func(f *pflag.Flag) {
 		if !f.Hidden && !strings.Contains(page, "--"+f.Name) {
 			t.Errorf("man nginxtune-lint does not show --%s", f.Name)
 		}
 	})
-	if c := runOK(t, "bash", "-c", "source /usr/share/bash-completion/completions/nginxtune && complete -p nginxtune"); !strings.Contains(c, "nginxtune") {
+	if c := runOK(t, "bash", "-c", "source \""+filepath.Join(r, "usr/share/bash-completion/completions/nginxtune")+"\" && complete -p nginxtune"); !strings.Contains(c, "nginxtune") {
 		t.Errorf("bash completion: %q", c)
 	}
-	for _, p := range []string{"/usr/share/zsh/vendor-completions/_nginxtune", "/usr/share/fish/vendor_completions.d/nginxtune.fish", "/usr/share/doc/nginxtune/copyright", "/usr/share/doc/nginxtune/changelog.gz"} {
-		if _, err := os.Stat(p); err != nil {
+	for _, p := range []string{"usr/share/zsh/vendor-completions/_nginxtune", "usr/share/fish/vendor_completions.d/nginxtune.fish", "usr/share/doc/nginxtune/copyright", "usr/share/doc/nginxtune/changelog.gz"} {
+		if _, err := os.Stat(filepath.Join(r, p)); err != nil {
 			t.Error(err)
 		}
 	}
-	runOK(t, "dpkg", "-r", "nginxtune")
+	runOK(t, "dpkg", "--root="+r, "-r", "nginxtune")
 	for _, f := range files {
-		if fi, err := os.Lstat(f); err == nil && !fi.IsDir() {
+		if fi, err := os.Lstat(filepath.Join(r, f)); err == nil && !fi.IsDir() {
 			t.Errorf("dpkg -r left %s", f)
 		}
 	}
-	if _, err := os.Stat("/usr/share/doc/nginxtune"); err == nil {
+	if _, err := os.Stat(filepath.Join(r, "usr/share/doc/nginxtune")); err == nil {
 		t.Error("dpkg -r left /usr/share/doc/nginxtune")
 	}
 }
