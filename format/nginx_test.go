@@ -70,7 +70,7 @@ func TestNginxVerdictUnchanged(t *testing.T) {
 				main = string(body)
 			}
 			os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(main), 0o644)
-			return nginxcheck.Run(bin, dir, filepath.Join(dir, "nginx.conf"))
+			return nginxtest.Run(t, bin, dir, filepath.Join(dir, "nginx.conf"))
 		}
 		before, after := verdict(src), verdict(out)
 		checked++
