@@ -35,10 +35,18 @@ var paramTables = map[string][]param{
 		{"weight=", ""}, {"max_conns=", ""}, {"max_fails=", ""}, {"fail_timeout=", ""}, {"backup", ""}, {"down", ""},
 		{"resolve", "1.27.3"}, {"service=", "1.27.3"}, {"drain", "1.29.6"}, {"route=", "1.29.6"},
 	},
+	// ngx_stream_upstream_server: nginx 1.22.1 refuses "resolve" there
+	// with "invalid parameter" (measured); the words of newer releases are
+	// taken as the http table has them, so a newer stream is not refused
+	// what it may take
+	"stream upstream server": {
+		{"weight=", ""}, {"max_conns=", ""}, {"max_fails=", ""}, {"fail_timeout=", ""}, {"backup", ""}, {"down", ""},
+		{"resolve", "1.27.3"}, {"service=", "1.27.3"}, {"drain", "1.29.6"}, {"route=", "1.29.6"},
+	},
 }
 
 // ParamKnown reports whether word is a parameter of the directive (table
-// "listen", "stream listen" or "upstream server") in nginx v; since names
+// "listen", "stream listen", "upstream server" or "stream upstream server") in nginx v; since names
 // the release that added it when v is older. ok is false for a table
 // nginxtune does not have.
 func ParamKnown(table, word string, v Version) (known bool, since string, ok bool) {

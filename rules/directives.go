@@ -336,8 +336,10 @@ var directiveContext = &Rule{
 		Title: "A directive in a block where nginx does not allow it",
 		Why: `Each directive is allowed in some contexts only (proxy_pass in location, not in server;
 worker_connections in events): nginx -t fails with "directive is not allowed here". A snippet
-is checked in the context it is included in; one linted on its own only where its context is
-declared ("# nginxtune: context=location"), never by a guess.`,
+is checked in the context it is included in; one linted on its own where its context is
+declared ("# nginxtune: context=location"), never by a guess, except by the blocks it opens
+itself: a directive no server, location, upstream or if block allows is refused wherever the
+fragment is included (limit_req_zone in a server block).`,
 		Fix:      `Move the directive into a block the message names.`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 80;\n        proxy_pass http://127.0.0.1:8080;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        listen 80;\n        location / {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
@@ -366,7 +368,14 @@ argument of add_header ("always") and of *_param ("if_not_empty"), error_page's 
 standard slots (client_max_body_size 10X), location modifiers, if conditions and operators,
 return codes; a proxy_pass with a URI part and no
 variables in a regex or named location or inside if or limit_except ("cannot have URI part"),
-and a stream access_log without a format.`,
+and a stream access_log without a format. Values nginx parses at load are checked too: the
+port of an upstream's server ("invalid port in upstream"), its weight=, max_fails=,
+max_conns= and fail_timeout=, proxy_cache_valid's codes and time ("invalid time value"), a
+*_pass to an upstream's name with a port ("upstream ... may not have port"), and an if
+condition with an operator and no value; a value that looks like a template's placeholder
+(CACHE_MAX_AGE, __port__, ${PORT}) is named so, and is still an error. A fragment read alone
+has its values checked wherever the check does not depend on the context, and a file cut
+short by a syntax error has the directives before it checked, as nginx reads them.`,
 		Fix:      `Add the missing ";", or write the arguments the message names.`,
 		Bad:      "events {}\nhttp {\n    sendfile yes;\n    keepalive_timeout;\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n    keepalive_timeout 30s;\n}\n",
@@ -384,8 +393,9 @@ var directiveDuplicate = &Rule{
 		ID:    "directive-duplicate",
 		Title: "A directive that may appear once per block appears twice",
 		Why: `Most directives that set one value (sendfile, root, proxy_pass, keepalive_timeout, ...)
-are refused a second time in the same block: nginx -t fails with "is duplicate". An include
-counts as part of the block it stands in.`,
+are refused a second time in the same block: nginx -t fails with "is duplicate"; so is a
+second limit_req or limit_conn of one zone. An include counts as part of the block it stands
+in.`,
 		Fix:      `Keep one of them; the message points at the first.`,
 		Bad:      "events {}\nhttp {\n    sendfile on;\n    sendfile off;\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n}\n",
@@ -427,6 +437,7 @@ func runLanguage(p *Pass) {
 		in *nameInfo
 	}
 	firsts := map[blockKey]*parser.Directive{}
+	zoneFirsts := map[zoneKey]*parser.Directive{}
 	var lastC *parser.Context
 	var lc langCtx
 	for _, v := range p.visits.all {
@@ -445,7 +456,7 @@ func runLanguage(p *Pass) {
 			unknownAt(unknown, d, c, lc, in)
 		}
 		if context != nil {
-			contextAt(context, d, lc, in)
+			contextAt(context, d, c, lc, in)
 		}
 		if args != nil {
 			argsAt(args, d, c, lc, in)
@@ -460,7 +471,47 @@ func runLanguage(p *Pass) {
 			}
 			firsts[k] = d
 		}
+		if dup != nil && (d.Name == "limit_req" || d.Name == "limit_conn") && lc.key != "" {
+			// one zone once per block, each zone may be named in a line
+			// of its own ("is duplicate", ngx_http_limit_req,
+			// ngx_http_limit_conn)
+			if z := limitZone(d); z != "" {
+				k := zoneKey{c, d.Name, z}
+				if f, ok := zoneFirsts[k]; ok {
+					diag := dup.Diag(d, "%q is duplicate for zone %q: nginx -t fails; the first is at %s", d.Name, clip(z), where(f))
+					diag.Related = []Related{relatedTo(f, "the first "+d.Name+" of the zone")}
+					dup.Report(diag)
+					continue
+				}
+				zoneFirsts[k] = d
+			}
+		}
 	}
+}
+
+// zoneKey is a limit_req or limit_conn of one zone in one block.
+type zoneKey struct {
+	c          *parser.Context
+	name, zone string
+}
+
+// limitZone is the zone a limit_req (zone=NAME) or limit_conn (its first
+// argument) names, "" when a variable or template makes it unknown.
+func limitZone(d *parser.Directive) string {
+	z := ""
+	if d.Name == "limit_conn" {
+		z = d.Arg(0)
+	} else {
+		for _, a := range d.Args {
+			if v, ok := strings.CutPrefix(a.Value, "zone="); ok {
+				z = v
+			}
+		}
+	}
+	if strings.Contains(z, "$") || templated(z) {
+		return ""
+	}
+	return z
 }
 
 // langCtx is the context of a run of directives in one block.
@@ -521,9 +572,13 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 	}
 }
 
-func contextAt(p *Pass, d *parser.Directive, lc langCtx, in *nameInfo) {
+func contextAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nameInfo) {
 	ctx := lc.key
-	if ctx == "" || !lc.certain || len(in.ds) == 0 {
+	if ctx == "" || len(in.ds) == 0 {
+		return
+	}
+	if !lc.certain {
+		blockContextAt(p, d, c, in)
 		return
 	}
 	if in.allowed&(lc.bit|1<<31) != 0 {
@@ -535,20 +590,7 @@ func contextAt(p *Pass, d *parser.Directive, lc langCtx, in *nameInfo) {
 		}
 		return
 	}
-	ds := in.ds
-	allowed := map[string]bool{}
-	for _, x := range ds {
-		for _, k := range x.Contexts {
-			allowed[contextTitle[k]] = true
-		}
-	}
-	var list []string
-	for k := range allowed {
-		if k != "" {
-			list = append(list, k)
-		}
-	}
-	sort.Strings(list)
+	list := in.contextList()
 	if beyond, newest := p.beyondTable(); beyond && p.Version.Known() {
 		p.ReportSeverityf(Warning, d, "%q is not allowed in %s up to nginx %s (nginx -t fails with \"directive is not allowed here\"); it belongs in %s; newer versions may allow it",
 			d.Name, contextTitle[ctx], newest, strings.Join(list, ", "))
@@ -577,6 +619,65 @@ func contextAt(p *Pass, d *parser.Directive, lc langCtx, in *nameInfo) {
 	}
 	p.Reportf(d, "%q is not allowed in %s: nginx -t fails with \"directive is not allowed here\"; it belongs in %s",
 		d.Name, contextTitle[ctx], strings.Join(list, ", "))
+}
+
+// contextList names the contexts the table's rows allow the name in.
+func (i *nameInfo) contextList() []string {
+	allowed := map[string]bool{}
+	for _, x := range i.ds {
+		for _, k := range x.Contexts {
+			allowed[contextTitle[k]] = true
+		}
+	}
+	var list []string
+	for k := range allowed {
+		if k != "" {
+			list = append(list, k)
+		}
+	}
+	sort.Strings(list)
+	return list
+}
+
+// blockContexts are the contexts a block of each name can be, whatever
+// encloses it: a fragment read alone is judged by the block a directive
+// stands in when the file itself opens that block.
+var blockContexts = map[string][]string{
+	"http": {"http"}, "events": {"events"}, "stream": {"stream"}, "mail": {"mail"},
+	"server":   {"server", "stream-server", "mail-server", "rtmp-server"},
+	"location": {"location"}, "upstream": {"upstream", "stream-upstream"},
+	"if": {"if-server", "if-location"}, "limit_except": {"limit_except"},
+}
+
+// blockContextAt judges a directive of a fragment whose context is a guess
+// by the block around it, which a file of the tree opens (the guess is
+// only what encloses the fragment's first line): a
+// directive no context of such a block allows is refused wherever the
+// fragment is included ("limit_req_zone" in a server block).
+func blockContextAt(p *Pass, d *parser.Directive, c *parser.Context, in *nameInfo) {
+	if len(c.Blocks) == 0 {
+		return // the guessed context itself: not judged
+	}
+	b := c.Blocks[len(c.Blocks)-1]
+	keys := blockContexts[b.Name]
+	if len(keys) == 0 {
+		return
+	}
+	var mask uint32
+	for _, k := range keys {
+		mask |= knowledge.ContextBit(k)
+	}
+	if in.allowed&(mask|1<<31) != 0 {
+		return
+	}
+	list := strings.Join(in.contextList(), ", ")
+	if beyond, newest := p.beyondTable(); beyond && p.Version.Known() {
+		p.ReportSeverityf(Warning, d, "%q is not allowed in a %s block up to nginx %s (nginx -t fails with \"directive is not allowed here\" wherever this file is included); it belongs in %s; newer versions may allow it",
+			d.Name, b.Name, newest, list)
+		return
+	}
+	p.Reportf(d, "%q is not allowed in a %s block: nginx -t fails with \"directive is not allowed here\" wherever this file is included; it belongs in %s",
+		d.Name, b.Name, list)
 }
 
 // versionsAllowing names, when no version is given, the table's versions
@@ -666,8 +767,8 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 		p.Reportf(d, "%s", msg)
 	case !flagOK:
 		p.ReportArgf(d, 0, "invalid value %q in %q: it must be \"on\" or \"off\"", d.Arg(0), d.Name)
-	case certain:
-		valuesAt(p, d, c, rows)
+	default:
+		valuesAt(p, d, c, rows, certain)
 	}
 }
 

@@ -19,50 +19,44 @@ var langRuleIDs = map[string]bool{"unknown-directive": true, "directive-context"
 // Each broken fixture makes the real nginx -t (Debian's 1.22.1) fail with the
 // message its header names; nginxtune, linting for 1.22.1, reports a
 // language rule at the line nginx names (nginx names the line a statement
-// ends on; a finding covers its statement's lines).
+// ends on; a finding covers its statement's lines). A file with a syntax
+// error is judged up to it: what nginx refuses before it is reported too.
 func TestDirectiveFixturesAgainstNginx(t *testing.T) {
 	bin := nginxtest.Require(t)
-	paths, _ := filepath.Glob("../fixtures/nginx-t/*.conf")
-	if len(paths) < 8 {
-		t.Fatalf("only %d fixtures", len(paths))
-	}
-	head := regexp.MustCompile(`(?m)^# nginx-t: (.*)$`)
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) {
-			src, _ := os.ReadFile(p)
-			want := head.FindSubmatch(src)
-			if want == nil {
-				t.Fatal("no # nginx-t: header")
+	eachNginxTFixture(t, "../fixtures/nginx-t/*.conf", 8, func(t *testing.T, p string, _, want []byte) {
+		dir := t.TempDir()
+		os.CopyFS(dir, os.DirFS(filepath.Dir(p)))
+		os.Rename(filepath.Join(dir, filepath.Base(p)), filepath.Join(dir, "main.conf"))
+		nginxtest.WriteSelfSigned(t, dir)
+		res := nginxtest.Run(t, bin, dir, filepath.Join(dir, "main.conf"))
+		if res.OK || !strings.Contains(res.Output, string(want)) {
+			t.Fatalf("nginx -t did not fail with %q: %s", want, res.Output)
+		}
+		tr, err := parser.Load(filepath.Join(dir, "main.conf"), parser.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1")}) {
+			if !langRuleIDs[d.Rule] && !NginxRefuses(d.Rule) || d.Severity != Error {
+				continue
 			}
-			dir := t.TempDir()
-			os.CopyFS(dir, os.DirFS(filepath.Dir(p)))
-			os.Rename(filepath.Join(dir, filepath.Base(p)), filepath.Join(dir, "main.conf"))
-			nginxtest.WriteSelfSigned(t, dir)
-			res := nginxtest.Run(t, bin, dir, filepath.Join(dir, "main.conf"))
-			if res.OK || !strings.Contains(res.Output, string(want[1])) {
-				t.Fatalf("nginx -t did not fail with %q: %s", want[1], res.Output)
+			// nginx stops at its first error: a syntax error after
+			// it is one nginx never reached (nginxtune reports both)
+			if d.Rule == "syntax" && filepath.Base(d.File) == filepath.Base(res.File) && d.Line > res.Line {
+				continue
 			}
-			tr, err := parser.Load(filepath.Join(dir, "main.conf"), parser.Options{})
-			if err != nil {
-				t.Fatal(err)
+			// some refusals name no place ("unknown "x" variable")
+			if res.File == "" || filepath.Base(d.File) == filepath.Base(res.File) && d.Line <= res.Line && res.Line <= max(d.EndLine, d.Line) {
+				found = true
+			} else {
+				t.Errorf("%s:%d [%s] %s: nginx names %s:%d", filepath.Base(d.File), d.Line, d.Rule, d.Message, filepath.Base(res.File), res.Line)
 			}
-			found := false
-			for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1")}) {
-				if !langRuleIDs[d.Rule] && !NginxRefuses(d.Rule) || d.Severity != Error {
-					continue
-				}
-				// some refusals name no place ("unknown "x" variable")
-				if res.File == "" || filepath.Base(d.File) == filepath.Base(res.File) && d.Line <= res.Line && res.Line <= max(d.EndLine, d.Line) {
-					found = true
-				} else {
-					t.Errorf("%s:%d [%s] %s: nginx names %s:%d", filepath.Base(d.File), d.Line, d.Rule, d.Message, filepath.Base(res.File), res.Line)
-				}
-			}
-			if !found {
-				t.Errorf("nginx -t: %s (%s:%d); nginxtune reports nothing there", res.Message, filepath.Base(res.File), res.Line)
-			}
-		})
-	}
+		}
+		if !found {
+			t.Errorf("nginx -t: %s (%s:%d); nginxtune reports nothing there", res.Message, filepath.Base(res.File), res.Line)
+		}
+	})
 }
 
 // The same configuration is valid for one version and not another.
@@ -145,4 +139,55 @@ func runGo(t *testing.T, args ...string) ([]byte, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Stderr = os.Stderr
 	return cmd.Output()
+}
+
+// A fragment read alone (a server block, an upstream) has a context
+// nginxtune guesses, but what nginx refuses wherever it is included is
+// still reported at nginx's line: each fixture of fixtures/nginx-t/fragment
+// makes the real nginx -t fail when http includes it, and nginxtune,
+// linting the file by itself, reports an error at the line nginx names.
+func TestFragmentAloneAgainstNginx(t *testing.T) {
+	nginxtest.Require(t)
+	eachNginxTFixture(t, "../fixtures/nginx-t/fragment/*.conf", 3, func(t *testing.T, p string, src, want []byte) {
+		res := nginxtest.Test(t, map[string][]byte{
+			"main.conf":     []byte("events {}\nhttp {\n    include fragment.conf;\n}\n"),
+			"fragment.conf": src,
+		}, "main.conf")
+		if res.OK || !strings.Contains(res.Output, string(want)) || filepath.Base(res.File) != "fragment.conf" {
+			t.Fatalf("nginx -t did not fail with %q in the fragment: %s", want, res.Output)
+		}
+		tr, err := parser.Load(p, parser.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1")}) {
+			if NginxRefuses(d.Rule) && d.Severity == Error && d.Line <= res.Line && res.Line <= max(d.EndLine, d.Line) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("nginx -t: %s (line %d); nginxtune, reading the fragment alone, reports no error there", res.Message, res.Line)
+		}
+	})
+}
+
+// eachNginxTFixture runs fn on each fixture glob finds (at least least of
+// them), with the message its "# nginx-t:" header says nginx -t fails with.
+func eachNginxTFixture(t *testing.T, glob string, least int, fn func(t *testing.T, p string, src, want []byte)) {
+	paths, _ := filepath.Glob(glob)
+	if len(paths) < least {
+		t.Fatalf("only %d fixtures", len(paths))
+	}
+	head := regexp.MustCompile(`(?m)^# nginx-t: (.*)$`)
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			src, _ := os.ReadFile(p)
+			want := head.FindSubmatch(src)
+			if want == nil {
+				t.Fatal("no # nginx-t: header")
+			}
+			fn(t, p, src, want[1])
+		})
+	}
 }

@@ -15,7 +15,8 @@ var duplicateDefinition = &Rule{
 default server for 0.0.0.0:80": Debian's stock default site plus a new site that claims the
 same), the same address twice in one server's listen ("a duplicate listen"), two upstream blocks
 of one name ("duplicate upstream"), and two prefix or two exact locations of one path in one
-block ("duplicate location"). "80", "*:80" and "0.0.0.0:80" are one address to nginx; "[::]:80"
+block ("duplicate location"); a stream server's listen on one address twice, and two caches
+(proxy_cache_path and its kin) in one directory ("the same path name ... used"). "80", "*:80" and "0.0.0.0:80" are one address to nginx; "[::]:80"
 and "127.0.0.1:80" are others. Regex and named locations may repeat, and "location = /a" beside
 "location /a" is allowed.`,
 		Fix:      `Keep one: remove default_server from all but one server of the address (disable the distribution's default site), merge the listens, rename or remove the second upstream or location.`,
@@ -93,6 +94,9 @@ func checkDuplicateDefinition(p *Pass) {
 	}
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		if inStream(c) {
+			if d.Name == "server" && d.Block != nil && c.In() == parser.CtxStream {
+				streamListensTwice(p, d, reported)
+			}
 			return
 		}
 		// one http block: the block, or the root file of a snippet read at
@@ -185,8 +189,46 @@ func checkDuplicateDefinition(p *Pass) {
 				return
 			}
 			second(scope+d.Name+"\x00"+zone, d, fmt.Sprintf("%s %q", d.Name, clip(zone)), "is already bound to key", "declare each zone once")
+		case "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path":
+			// one directory per cache, whichever module's (ngx_add_path:
+			// "the same path name ... used in")
+			dir := strings.TrimSuffix(d.Arg(0), "/")
+			if dir == "" || !whole || strings.Contains(dir, "$") || templated(d.Args[0].Raw) {
+				return
+			}
+			second(scope+"cache path\x00"+dir, d, fmt.Sprintf("the cache directory %s", clip(dir)), "the same path name ... used", "give each cache a directory of its own")
 		}
-	}, "upstream", "server", "log_format", "limit_req_zone", "limit_conn_zone")
+	}, "upstream", "server", "log_format", "limit_req_zone", "limit_conn_zone", "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path")
+}
+
+// streamListensTwice reports a stream server that listens on one address
+// twice (a TCP and a UDP listen of it are two sockets): nginx -t fails
+// (nginx 1.22.1: "duplicate "0.0.0.0:53" address and port pair").
+func streamListensTwice(p *Pass, d *parser.Directive, reported map[*parser.Directive]bool) {
+	seen := map[string]*parser.Directive{}
+	for _, l := range p.index.find(d.Block, "listen") {
+		k := ""
+		if len(l.Args) > 0 {
+			k = listenKey(l.Arg(0))
+		}
+		if k == "" {
+			continue
+		}
+		if hasArg(l, "udp") > 0 {
+			k = "udp " + k
+		}
+		first, ok := seen[k]
+		if !ok {
+			seen[k] = l
+			continue
+		}
+		if first != l && !reported[l] {
+			reported[l] = true
+			diag := p.Diag(l, "this stream server listens on %s twice (first at %s): nginx -t fails (nginx 1.22.1: \"duplicate \"%s\" address and port pair\"); keep one listen per address", clip(l.Arg(0)), where(first), clip(strings.TrimPrefix(k, "udp ")))
+			diag.Related = []Related{relatedTo(first, "the first listen on "+clip(strings.TrimPrefix(k, "udp ")))}
+			p.Report(diag)
+		}
+	}
 }
 
 // checkDuplicateLocations reports two prefix (or ^~) or two exact locations

@@ -30,15 +30,7 @@ func proxyTarget(url string) (scheme, host, rest string, ok bool) {
 }
 
 // httpUpstreams returns the upstream blocks of the http context by name.
-func (p *Pass) httpUpstreams() map[string]*parser.Directive {
-	ups := map[string]*parser.Directive{}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Block != nil && !inStream(c) {
-			ups[d.Arg(0)] = d
-		}
-	}, "upstream")
-	return ups
-}
+func (p *Pass) httpUpstreams() map[string]*parser.Directive { return p.upstreamBlocks(false) }
 
 var upstreamKeepalive = &Rule{
 	Doc: Doc{
@@ -254,6 +246,9 @@ func checkUpstreamKeepalive(p *Pass) {
 		}
 		if !keepsConnections(d.Name) {
 			return
+		}
+		if up, _ := portedUpstream(ups, host); up != nil {
+			return // an upstream's name with a port: nginx -t fails (directive-args)
 		}
 		if literalLooksLikeUpstream(p, host, c) {
 			p.ReportSeverityf(Info, d, "%s %s: if %q is an upstream block defined in a file nginxtune did not read, this is fine; "+

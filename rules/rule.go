@@ -333,17 +333,29 @@ func RunCounted(t *parser.Tree, cfg Config) ([]Diagnostic, int) {
 	seen := make(map[findingKey]bool, n)
 	gens := map[string]generator{}
 	out := make([]Diagnostic, 0, n)
-	broken := map[string]bool{}
+	// a broken file's first syntax error: nginx reads the directives
+	// before it one by one and stops at the first it refuses, so those are
+	// judged as nginx judges them
+	broken := map[string]int{}
 	for _, f := range t.Files {
 		if f.Broken {
-			broken[f.Path] = true
+			broken[f.Path] = 0 // no error's line known: nothing before it
+		}
+	}
+	for _, slot := range slots {
+		for _, d := range slot {
+			if l, ok := broken[d.File]; ok && d.Rule == "syntax" && d.Severity == Error && (l == 0 || d.Line < l) {
+				broken[d.File] = d.Line
+			}
 		}
 	}
 	for _, slot := range slots {
 		for _, d := range slot {
 			// a file read only up to a syntax error is judged on that error
-			// alone: what follows it was never read
-			if broken[d.File] && !loaderRule()[d.Rule] {
+			// and on what nginx refuses before it (a directive, its context
+			// or arguments, ended before the error's line); what follows it
+			// was never read, and no other rule judges a file cut short
+			if l, ok := broken[d.File]; ok && !loaderRule()[d.Rule] && !(languageRules[d.Rule] != nil && max(d.EndLine, d.Line) < l) {
 				continue
 			}
 			// a Docker image template's ${VARIABLES} are values envsubst writes

@@ -228,6 +228,10 @@ func ifCondition(d *parser.Directive) (v, op, operand string, ok bool) {
 	switch len(parts) {
 	case 1:
 		return parts[0], "", "", true
+	case 2:
+		// a variable and an operator with no value: nginx refuses it
+		// (ok false: no caller judges a condition nginx refuses)
+		return parts[0], parts[1], "", false
 	case 3:
 		return parts[0], parts[1], parts[2], true
 	}

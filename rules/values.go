@@ -17,7 +17,10 @@ import (
 
 // valuesAt checks d's argument values against rows, the table's rows for
 // its version and context; called once the number of arguments is right.
-func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.Directive) {
+// certain is false where the context is a guess (a fragment read alone):
+// rows are then every row of the name, and only the checks that judge the
+// same in every context run.
+func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.Directive, certain bool) {
 	if len(d.Args) == 0 || templated(d.Args[0].Raw) {
 		return
 	}
@@ -64,6 +67,9 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 		}
 		return
 	}
+	if !certain && !contextFree[d.Name] {
+		return
+	}
 	switch d.Name {
 	case "listen":
 		table := "listen"
@@ -74,10 +80,26 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 		}
 		paramsAt(p, d, table, 1)
 	case "server":
-		if c.In() == parser.CtxUpstream && !inStream(c) {
-			paramsAt(p, d, "upstream server", 1)
+		// a server with arguments and no block is an upstream's, whatever
+		// the context around a fragment
+		if d.Block != nil || c.In() != parser.CtxUpstream && certain {
+			return
+		}
+		if !upstreamPortAt(p, d) || !certain {
+			return
+		}
+		table := "upstream server"
+		if inStream(c) {
+			table = "stream upstream server"
+		}
+		paramsAt(p, d, table, 1)
+		if !inStream(c) {
 			resolveAt(p, d, c)
 		}
+	case "proxy_cache_valid", "fastcgi_cache_valid", "scgi_cache_valid", "uwsgi_cache_valid":
+		cacheValidAt(p, d)
+	case "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass":
+		passPortAt(p, d, c)
 	case "add_header", "add_trailer":
 		if len(d.Args) == 3 && d.Arg(2) != "always" && !templated(d.Args[2].Raw) {
 			p.ReportArgf(d, 2, "invalid parameter %q in %q: nginx -t fails; the third argument can only be \"always\"", clip(d.Arg(2)), d.Name)
@@ -125,7 +147,9 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 		}
 		accessLogAt(p, d)
 	case "proxy_pass":
-		proxyPassURIAt(p, d, c)
+		if passPortAt(p, d, c) {
+			proxyPassURIAt(p, d, c)
+		}
 	case "location":
 		if len(d.Args) == 2 && !templated(d.Args[0].Raw) {
 			switch d.Arg(0) {
@@ -169,9 +193,13 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 				return
 			}
 		}
-	case "proxy_cookie_domain", "proxy_cookie_path":
+	case "proxy_cookie_domain", "proxy_cookie_path", "proxy_cookie_flags":
 		if len(d.Args) == 1 && d.Arg(0) != "off" && !templated(d.Args[0].Raw) {
-			p.ReportArgf(d, 0, "invalid parameter %q in %q: nginx -t fails; one argument can only be \"off\", else a value and its replacement", clip(d.Arg(0)), d.Name)
+			more := "a value and its replacement"
+			if d.Name == "proxy_cookie_flags" {
+				more = "a cookie's name and its flags"
+			}
+			p.ReportArgf(d, 0, "invalid parameter %q in %q: nginx -t fails; one argument can only be \"off\", else %s", clip(d.Arg(0)), d.Name, more)
 		}
 	}
 }
@@ -186,6 +214,11 @@ func ifConditionAt(p *Pass, d *parser.Directive) {
 	}
 	v, op, operand, ok := ifCondition(d)
 	if !ok {
+		if strings.HasPrefix(v, "$") && op != "" {
+			// "$var =" and no value (ngx_http_rewrite_if_condition takes a
+			// variable alone or with an operator and a value)
+			p.ReportArgf(d, 0, "invalid condition %q in if: nginx -t fails; %q needs a value after it (\"$var %s value\"), or the variable stands alone", clip(v), clip(op), clip(op))
+		}
 		return // the parts are more than nginx's parser would take apart here; not judged
 	}
 	switch {
@@ -327,6 +360,9 @@ func paramsAt(p *Pass, d *parser.Directive, table string, from int) {
 			}
 		}
 		switch {
+		case known && !paramValueOK(table, a.Value):
+			p.ReportArgf(d, i, "invalid parameter %q in %q: nginx -t fails; %s", clip(a.Value), d.Name, paramValueWant[strings.SplitN(a.Value, "=", 2)[0]])
+			return
 		case !ok || known:
 		case since != "":
 			p.ReportArgf(d, i, "invalid parameter %q in %q for nginx %s: nginx -t fails; nginx %s added it", clip(a.Value), d.Name, p.Version, since)
@@ -347,7 +383,7 @@ func errorPageAt(p *Pass, d *parser.Directive) {
 		if strings.Contains(v, "$") || templated(d.Args[i].Raw) {
 			return
 		}
-		if i == n-2 && strings.HasPrefix(v, "=") {
+		if i == n-2 && i > 0 && strings.HasPrefix(v, "=") {
 			if rest := v[1:]; rest != "" {
 				if code, err := strconv.Atoi(rest); err != nil || code < 0 {
 					p.ReportArgf(d, i, "invalid value %q in error_page: nginx -t fails; the answer's code is \"=\" or \"=CODE\"", clip(v))
@@ -548,4 +584,215 @@ func slotAt(p *Pass, d *parser.Directive, slot string) {
 			check(0, slot)
 		}
 	}
+}
+
+// contextFree are the names whose value checks in valuesAt judge alike in
+// every context nginx allows them: they run in a fragment read alone too,
+// whose context is a guess.
+var contextFree = map[string]bool{
+	"server": true, "add_header": true, "add_trailer": true, "fastcgi_param": true, "scgi_param": true, "uwsgi_param": true,
+	"error_page": true, "rewrite": true, "expires": true, "ssl_session_cache": true, "error_log": true, "if": true,
+	"proxy_cookie_domain": true, "proxy_cookie_path": true, "proxy_cookie_flags": true, "map": true,
+	"proxy_cache_valid": true, "fastcgi_cache_valid": true, "scgi_cache_valid": true, "uwsgi_cache_valid": true,
+	"proxy_cache_path": true, "fastcgi_cache_path": true, "scgi_cache_path": true, "uwsgi_cache_path": true,
+}
+
+// placeholderNote says that a value nginx refuses is a template's
+// placeholder left unfilled (CACHE_MAX_AGE, __server_port__, ${PORT}),
+// "" for any other value: still an error, since nginx reads it as written.
+func placeholderNote(v string) string {
+	if !placeholderLike(v) {
+		return ""
+	}
+	return "; " + strconv.Quote(clip(v)) + " looks like a template placeholder: fill it in before nginx reads it"
+}
+
+// placeholderLike reports whether v looks like a placeholder of a
+// template: __name__, ${NAME}, $NAME in capitals, NAME_IN_CAPITALS, or
+// one of the shapes parser.Templated knows.
+func placeholderLike(v string) bool {
+	if templated(v) || strings.Contains(v, "${") {
+		return true
+	}
+	if len(v) > 4 && strings.HasPrefix(v, "__") && strings.HasSuffix(v, "__") {
+		return true
+	}
+	w := strings.TrimPrefix(v, "$")
+	letters, under := 0, false
+	for i := 0; i < len(w); i++ {
+		switch ch := w[i]; {
+		case ch >= 'A' && ch <= 'Z':
+			letters++
+		case ch == '_':
+			under = true
+		case ch >= '0' && ch <= '9':
+		default:
+			return false
+		}
+	}
+	return letters > 0 && (under || letters >= 4 || w != v)
+}
+
+// upstreamPortAt checks the address of an upstream's server: a port
+// after the host must be a number from 1 to 65535 (ngx_parse_inet_url:
+// "invalid port in upstream"). It reports whether the address passed.
+func upstreamPortAt(p *Pass, d *parser.Directive) bool {
+	a := d.Arg(0)
+	if strings.HasPrefix(a, "unix:") || strings.Contains(a, "$") || templated(d.Args[0].Raw) {
+		return true
+	}
+	host, port, ok := hostPort(a)
+	if !ok {
+		return true
+	}
+	if n, err := strconv.Atoi(port); err == nil && n >= 1 && n <= 65535 && isNum(port) {
+		return true
+	}
+	note := placeholderNote(port)
+	if note == "" {
+		note = placeholderNote(host)
+	}
+	p.ReportArgf(d, 0, "invalid port in upstream %q: nginx -t fails; a port is a number from 1 to 65535%s", clip(a), note)
+	return false
+}
+
+// hostPort splits "host:port" and "[v6]:port" at the port's colon; ok is
+// false when the address has no port (or is an IPv6 address alone).
+func hostPort(a string) (host, port string, ok bool) {
+	if strings.HasPrefix(a, "[") {
+		i := strings.Index(a, "]")
+		if i < 0 || !strings.HasPrefix(a[i+1:], ":") {
+			return "", "", false
+		}
+		return a[:i+1], a[i+2:], true
+	}
+	if strings.Count(a, ":") != 1 {
+		return "", "", false
+	}
+	host, port, _ = strings.Cut(a, ":")
+	return host, port, true
+}
+
+// passPortAt reports a *_pass to "NAME:PORT" where NAME is an upstream
+// block of the same http or stream: nginx -t fails with "upstream NAME may
+// not have port PORT" (ngx_http_upstream_add, ngx_stream_upstream_add),
+// whichever comes first in the files. It reports whether d passed.
+func passPortAt(p *Pass, d *parser.Directive, c *parser.Context) bool {
+	a := d.Arg(0)
+	if strings.Contains(a, "$") || templated(d.Args[0].Raw) {
+		return true
+	}
+	stream := inStream(c)
+	up, port := portedUpstream(p.upstreamBlocks(stream), passAddress(a))
+	if up == nil {
+		return true
+	}
+	fixed := strings.Replace(a, ":"+port, "", 1)
+	n, _ := strconv.Atoi(port)
+	p.ReportArgf(d, 0, "upstream %q may not have port %d: nginx -t fails; %s names the upstream block at %s, whose servers carry the ports: write %q",
+		clip(up.Arg(0)), n, clip(a), where(up), clip(fixed))
+	return false
+}
+
+// passAddress is the host[:port] a *_pass argument names, without the
+// scheme and the URI part.
+func passAddress(a string) string {
+	if _, after, ok := strings.Cut(a, "://"); ok {
+		a = after
+	}
+	host, _, _ := strings.Cut(a, "/")
+	return host
+}
+
+// portedUpstream returns the upstream block of ups that host ("NAME:PORT")
+// names with a port, compared as nginx compares names (case-insensitive),
+// and the port; nil when host is no upstream's name with a port.
+func portedUpstream(ups map[string]*parser.Directive, host string) (*parser.Directive, string) {
+	if strings.HasPrefix(host, "unix:") || strings.HasPrefix(host, "[") {
+		return nil, ""
+	}
+	name, port, ok := strings.Cut(host, ":")
+	if !ok || !isNum(port) || strings.Contains(port, ":") {
+		return nil, ""
+	}
+	if up, ok := ups[name]; ok {
+		return up, port
+	}
+	for n, up := range ups {
+		if strings.EqualFold(n, name) {
+			return up, port
+		}
+	}
+	return nil, ""
+}
+
+// upstreamBlocks returns the upstream blocks of the http context (stream
+// false) or of stream by name.
+func (p *Pass) upstreamBlocks(stream bool) map[string]*parser.Directive {
+	ups := map[string]*parser.Directive{}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Block != nil && len(d.Args) > 0 && inStream(c) == stream {
+			ups[d.Arg(0)] = d
+		}
+	}, "upstream")
+	return ups
+}
+
+// cacheValidAt checks proxy_cache_valid and its kin: status codes (100 to
+// 599, or "any") and a time last (ngx_http_file_cache_valid_set_slot:
+// "invalid status", "invalid time value").
+func cacheValidAt(p *Pass, d *parser.Directive) {
+	for _, a := range d.Args {
+		if strings.Contains(a.Value, "$") || templated(a.Raw) {
+			return
+		}
+	}
+	// nginx reads the time first, then the codes
+	n := len(d.Args)
+	v := d.Arg(n - 1)
+	ok := strings.TrimSpace(v) != ""
+	for _, part := range strings.Fields(v) {
+		ok = ok && isTimeSpan(part) && !strings.HasPrefix(part, "-") && !strings.Contains(part, "ms")
+	}
+	if !ok {
+		p.ReportArgf(d, n-1, "invalid time value %q in %q: nginx -t fails; the last argument is how long to cache (10m, 1h)%s", clip(v), d.Name, placeholderNote(v))
+		return
+	}
+	for i := 0; i < n-1; i++ {
+		v := d.Arg(i)
+		if v == "any" {
+			continue
+		}
+		if code, err := strconv.Atoi(v); err != nil || !isNum(v) || code < 100 || code > 599 {
+			p.ReportArgf(d, i, "invalid status %q in %q: nginx -t fails; the codes are numbers from 100 to 599 or \"any\"%s", clip(v), d.Name, placeholderNote(v))
+			return
+		}
+	}
+}
+
+// paramValueWant says what the value of an upstream server's parameter
+// must be (ngx_http_upstream_server, ngx_stream_upstream_server: "invalid
+// parameter" for any other).
+var paramValueWant = map[string]string{
+	"weight": "weight= takes a whole number from 1", "max_fails": "max_fails= takes a whole number",
+	"max_conns": "max_conns= takes a whole number", "fail_timeout": "fail_timeout= takes a time (10s, 1m)",
+}
+
+// paramValueOK reports whether a known parameter's value is one nginx
+// takes; only an upstream server's numbers and times are judged.
+func paramValueOK(table, word string) bool {
+	if table != "upstream server" && table != "stream upstream server" {
+		return true
+	}
+	name, v, _ := strings.Cut(word, "=")
+	switch name {
+	case "weight":
+		n, err := strconv.Atoi(v)
+		return isNum(v) && err == nil && n > 0
+	case "max_fails", "max_conns":
+		return isNum(v)
+	case "fail_timeout":
+		return isTimeSpan(v) && !strings.HasPrefix(v, "-") && !strings.Contains(v, "ms")
+	}
+	return true
 }
