@@ -191,9 +191,10 @@ func checkDuplicateDefinition(p *Pass) {
 			second(scope+d.Name+"\x00"+zone, d, fmt.Sprintf("%s %q", d.Name, clip(zone)), "is already bound to key", "declare each zone once")
 		case "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path":
 			// one directory per cache, whichever module's (ngx_add_path:
-			// "the same path name ... used in")
+			// "the same path name ... used in"); in a snippet read at
+			// http level too, whose scope is its own file
 			dir := strings.TrimSuffix(d.Arg(0), "/")
-			if dir == "" || !whole || strings.Contains(dir, "$") || templated(d.Args[0].Raw) {
+			if dir == "" || strings.Contains(dir, "$") || templated(d.Args[0].Raw) {
 				return
 			}
 			second(scope+"cache path\x00"+dir, d, fmt.Sprintf("the cache directory %s", clip(dir)), "the same path name ... used", "give each cache a directory of its own")
