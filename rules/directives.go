@@ -371,8 +371,8 @@ variables in a regex or named location or inside if or limit_except ("cannot hav
 and a stream access_log without a format. Values nginx parses at load are checked too: the
 port of an upstream's server ("invalid port in upstream"), its weight=, max_fails=,
 max_conns= and fail_timeout=, proxy_cache_valid's codes and time ("invalid time value"), a
-*_pass to an upstream's name with a port ("upstream ... may not have port"), and an if
-condition with an operator and no value; a value that looks like a template's placeholder
+*_pass to an upstream's name with a port ("upstream ... may not have port"), an if
+condition with an operator and no value, and disable_symlinks' words; a value that looks like a template's placeholder
 (CACHE_MAX_AGE, __port__, ${PORT}) is named so, and is still an error. A fragment read alone
 has its values checked wherever the check does not depend on the context, and a file cut
 short by a syntax error has the directives before it checked, as nginx reads them.`,

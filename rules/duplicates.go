@@ -178,14 +178,15 @@ func checkDuplicateDefinition(p *Pass) {
 			second(scope+"log_format\x00"+d.Arg(0), d, fmt.Sprintf("log_format %q", clip(d.Arg(0))), "duplicate log_format name", "rename or remove one")
 		case "limit_req_zone", "limit_conn_zone":
 			// a zone is declared once: again, even with the same key,
-			// nginx -t fails ("is already bound to key", measured)
+			// nginx -t fails ("is already bound to key", measured); in a
+			// snippet read at http level too, whose scope is its own file
 			zone := ""
 			for _, a := range d.Args {
 				if z, ok := strings.CutPrefix(a.Value, "zone="); ok {
 					zone, _, _ = strings.Cut(z, ":")
 				}
 			}
-			if zone == "" || !whole {
+			if zone == "" {
 				return
 			}
 			second(scope+d.Name+"\x00"+zone, d, fmt.Sprintf("%s %q", d.Name, clip(zone)), "is already bound to key", "declare each zone once")

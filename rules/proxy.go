@@ -30,7 +30,15 @@ func proxyTarget(url string) (scheme, host, rest string, ok bool) {
 }
 
 // httpUpstreams returns the upstream blocks of the http context by name.
-func (p *Pass) httpUpstreams() map[string]*parser.Directive { return p.upstreamBlocks(false) }
+func (p *Pass) httpUpstreams() map[string]*parser.Directive {
+	ups := map[string]*parser.Directive{}
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		if d.Block != nil && !inStream(c) {
+			ups[d.Arg(0)] = d
+		}
+	}, "upstream")
+	return ups
+}
 
 var upstreamKeepalive = &Rule{
 	Doc: Doc{

@@ -67,8 +67,15 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 		}
 		return
 	}
-	if !certain && !contextFree[d.Name] {
-		return
+	if !certain {
+		// a *_pass only http has, or a proxy_pass with a scheme, is
+		// http's wherever the fragment is included
+		if httpPass[d.Name] || d.Name == "proxy_pass" && strings.Contains(d.Arg(0), "://") {
+			passPortAt(p, d, c, false)
+		}
+		if !contextFree[d.Name] {
+			return
+		}
 	}
 	switch d.Name {
 	case "listen":
@@ -99,7 +106,7 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 	case "proxy_cache_valid", "fastcgi_cache_valid", "scgi_cache_valid", "uwsgi_cache_valid":
 		cacheValidAt(p, d)
 	case "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass":
-		passPortAt(p, d, c)
+		passPortAt(p, d, c, false)
 	case "add_header", "add_trailer":
 		if len(d.Args) == 3 && d.Arg(2) != "always" && !templated(d.Args[2].Raw) {
 			p.ReportArgf(d, 2, "invalid parameter %q in %q: nginx -t fails; the third argument can only be \"always\"", clip(d.Arg(2)), d.Name)
@@ -147,7 +154,7 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 		}
 		accessLogAt(p, d)
 	case "proxy_pass":
-		if passPortAt(p, d, c) {
+		if passPortAt(p, d, c, inStream(c)) {
 			proxyPassURIAt(p, d, c)
 		}
 	case "location":
@@ -193,6 +200,8 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 				return
 			}
 		}
+	case "disable_symlinks":
+		disableSymlinksAt(p, d)
 	case "proxy_cookie_domain", "proxy_cookie_path", "proxy_cookie_flags":
 		if len(d.Args) == 1 && d.Arg(0) != "off" && !templated(d.Args[0].Raw) {
 			more := "a value and its replacement"
@@ -586,13 +595,16 @@ func slotAt(p *Pass, d *parser.Directive, slot string) {
 	}
 }
 
+// httpPass are the *_pass directives only http has.
+var httpPass = map[string]bool{"fastcgi_pass": true, "uwsgi_pass": true, "scgi_pass": true, "grpc_pass": true, "memcached_pass": true}
+
 // contextFree are the names whose value checks in valuesAt judge alike in
 // every context nginx allows them: they run in a fragment read alone too,
 // whose context is a guess.
 var contextFree = map[string]bool{
 	"server": true, "add_header": true, "add_trailer": true, "fastcgi_param": true, "scgi_param": true, "uwsgi_param": true,
 	"error_page": true, "rewrite": true, "expires": true, "ssl_session_cache": true, "error_log": true, "if": true,
-	"proxy_cookie_domain": true, "proxy_cookie_path": true, "proxy_cookie_flags": true, "map": true,
+	"proxy_cookie_domain": true, "proxy_cookie_path": true, "proxy_cookie_flags": true, "map": true, "disable_symlinks": true,
 	"proxy_cache_valid": true, "fastcgi_cache_valid": true, "scgi_cache_valid": true, "uwsgi_cache_valid": true,
 	"proxy_cache_path": true, "fastcgi_cache_path": true, "scgi_cache_path": true, "uwsgi_cache_path": true,
 }
@@ -676,14 +688,24 @@ func hostPort(a string) (host, port string, ok bool) {
 // passPortAt reports a *_pass to "NAME:PORT" where NAME is an upstream
 // block of the same http or stream: nginx -t fails with "upstream NAME may
 // not have port PORT" (ngx_http_upstream_add, ngx_stream_upstream_add),
-// whichever comes first in the files. It reports whether d passed.
-func passPortAt(p *Pass, d *parser.Directive, c *parser.Context) bool {
+// whichever comes first in the files. stream says whose upstreams. It
+// reports whether d passed.
+func passPortAt(p *Pass, d *parser.Directive, c *parser.Context, stream bool) bool {
 	a := d.Arg(0)
 	if strings.Contains(a, "$") || templated(d.Args[0].Raw) {
 		return true
 	}
-	stream := inStream(c)
-	up, port := portedUpstream(p.upstreamBlocks(stream), passAddress(a))
+	// the upstreams nginx reads with this *_pass: its own main file's, or
+	// any fragment's where it is a fragment (fragments are included into
+	// one http); two main files are two nginx instances
+	ups := map[string]*parser.Directive{}
+	mine := isMainRoot(c.Root)
+	p.each(func(u *parser.Directive, uc *parser.Context) {
+		if u.Block != nil && len(u.Args) > 0 && inStream(uc) == stream && (uc.Root == c.Root || !mine && !isMainRoot(uc.Root)) {
+			ups[u.Arg(0)] = u
+		}
+	}, "upstream")
+	up, port := portedUpstream(ups, passAddress(a))
 	if up == nil {
 		return true
 	}
@@ -726,17 +748,9 @@ func portedUpstream(ups map[string]*parser.Directive, host string) (*parser.Dire
 	return nil, ""
 }
 
-// upstreamBlocks returns the upstream blocks of the http context (stream
-// false) or of stream by name.
-func (p *Pass) upstreamBlocks(stream bool) map[string]*parser.Directive {
-	ups := map[string]*parser.Directive{}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Block != nil && len(d.Args) > 0 && inStream(c) == stream {
-			ups[d.Arg(0)] = d
-		}
-	}, "upstream")
-	return ups
-}
+// isMainRoot reports whether a walk's root file is a main file (an nginx
+// of its own), not a fragment.
+func isMainRoot(f *parser.File) bool { return f != nil && f.ContextSource == "root" }
 
 // cacheValidAt checks proxy_cache_valid and its kin: status codes (100 to
 // 599, or "any") and a time last (ngx_http_file_cache_valid_set_slot:
@@ -795,4 +809,29 @@ func paramValueOK(table, word string) bool {
 		return isTimeSpan(v) && !strings.HasPrefix(v, "-") && !strings.Contains(v, "ms")
 	}
 	return true
+}
+
+// disableSymlinksAt checks disable_symlinks: off, on or if_not_owner, and
+// from= after on or if_not_owner (ngx_http_disable_symlinks: "invalid
+// parameter", "from=" cannot be used with "off").
+func disableSymlinksAt(p *Pass, d *parser.Directive) {
+	mode := ""
+	for i, a := range d.Args {
+		v := a.Value
+		if templated(a.Raw) {
+			return
+		}
+		switch {
+		case v == "off" || v == "on" || v == "if_not_owner":
+			mode = v
+		case strings.HasPrefix(v, "from="):
+			if mode == "off" {
+				p.ReportArgf(d, i, "\"from=\" cannot be used with \"off\" in disable_symlinks: nginx -t fails; give it after on or if_not_owner")
+				return
+			}
+		default:
+			p.ReportArgf(d, i, "invalid parameter %q in disable_symlinks: nginx -t fails; it takes off, on or if_not_owner, then from=", clip(v))
+			return
+		}
+	}
 }
