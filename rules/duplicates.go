@@ -172,9 +172,7 @@ func checkDuplicateDefinition(p *Pass) {
 				p.Reportf(d, "log_format \"combined\" is nginx's own: nginx -t fails with \"duplicate log_format name\"; give yours another name")
 				return
 			}
-			if !whole {
-				return
-			}
+			// in a snippet read at http level too: its scope is its file
 			second(scope+"log_format\x00"+d.Arg(0), d, fmt.Sprintf("log_format %q", clip(d.Arg(0))), "duplicate log_format name", "rename or remove one")
 		case "limit_req_zone", "limit_conn_zone":
 			// a zone is declared once: again, even with the same key,
