@@ -120,23 +120,8 @@ func checkDuplicateDefinition(p *Pass) {
 				return
 			}
 			// one server: the same address twice
-			seen := map[string]*parser.Directive{}
-			for _, l := range p.index.find(d.Block, "listen") {
-				if len(l.Args) == 0 {
-					continue // directive-args reports it
-				}
+			for _, l := range listensTwice(p, d.Block, false, reported) {
 				k := socketKey(l)
-				if k == "" {
-					continue
-				}
-				if first, ok := seen[k]; ok && first != l && !reported[l] {
-					reported[l] = true
-					diag := p.Diag(l, "this server listens on %s twice (first at %s): nginx -t fails with \"a duplicate listen %s\"; keep one listen per address", clip(l.Arg(0)), where(first), clip(k))
-					diag.Related = []Related{relatedTo(first, "the first listen on "+clip(k))}
-					p.Report(diag)
-					continue
-				}
-				seen[k] = l
 				// socket options (backlog=, reuseport, ...) belong to the
 				// address: two listens of it may not both give them
 				if socketOptions(l) {
@@ -199,18 +184,40 @@ func checkDuplicateDefinition(p *Pass) {
 			second(scope+"cache path\x00"+dir, d, fmt.Sprintf("the cache directory %s", clip(dir)), "the same path name ... used", "give each cache a directory of its own")
 		}
 	}, "upstream", "server", "log_format", "limit_req_zone", "limit_conn_zone", "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path")
+	// a fragment read as a server's body: its own listens are one server's
+	for _, r := range p.Tree.Roots {
+		n := len(r.Context)
+		if r.ContextSource == "root" || n < 2 || r.Context[n-1] != "server" {
+			continue
+		}
+		switch r.Context[n-2] {
+		case parser.CtxHTTP:
+			listensTwice(p, r.Directives, false, reported)
+		case parser.CtxStream:
+			listensTwice(p, r.Directives, true, reported)
+		}
+	}
 }
 
 // streamListensTwice reports a stream server that listens on one address
 // twice (a TCP and a UDP listen of it are two sockets): nginx -t fails
 // (nginx 1.22.1: "duplicate "0.0.0.0:53" address and port pair").
 func streamListensTwice(p *Pass, d *parser.Directive, reported map[*parser.Directive]bool) {
+	listensTwice(p, d.Block, true, reported)
+}
+
+// listensTwice reports a listen of one server (its statements dirs) on an
+// address an earlier listen of it has, and returns the listens it did not
+// report. A quic listen (http) or a udp one (stream) is a socket apart from
+// the TCP one of its address.
+func listensTwice(p *Pass, dirs []*parser.Directive, stream bool, reported map[*parser.Directive]bool) []*parser.Directive {
 	seen := map[string]*parser.Directive{}
-	for _, l := range p.index.find(d.Block, "listen") {
-		k := ""
-		if len(l.Args) > 0 {
-			k = listenKey(l.Arg(0))
+	var rest []*parser.Directive
+	for _, l := range p.index.find(dirs, "listen") {
+		if len(l.Args) == 0 {
+			continue // directive-args reports it
 		}
+		k := socketKey(l)
 		if k == "" {
 			continue
 		}
@@ -218,17 +225,28 @@ func streamListensTwice(p *Pass, d *parser.Directive, reported map[*parser.Direc
 			k = "udp " + k
 		}
 		first, ok := seen[k]
-		if !ok {
+		switch {
+		case !ok:
 			seen[k] = l
+		case first == l || reported[l]:
+			continue
+		case stream:
+			reported[l] = true
+			addr := clip(strings.TrimPrefix(k, "udp "))
+			diag := p.Diag(l, "this stream server listens on %s twice (first at %s): nginx -t fails (nginx 1.22.1: \"duplicate \"%s\" address and port pair\"); keep one listen per address", clip(l.Arg(0)), where(first), addr)
+			diag.Related = []Related{relatedTo(first, "the first listen on "+addr)}
+			p.Report(diag)
+			continue
+		default:
+			reported[l] = true
+			diag := p.Diag(l, "this server listens on %s twice (first at %s): nginx -t fails with \"a duplicate listen %s\"; keep one listen per address", clip(l.Arg(0)), where(first), clip(k))
+			diag.Related = []Related{relatedTo(first, "the first listen on "+clip(k))}
+			p.Report(diag)
 			continue
 		}
-		if first != l && !reported[l] {
-			reported[l] = true
-			diag := p.Diag(l, "this stream server listens on %s twice (first at %s): nginx -t fails (nginx 1.22.1: \"duplicate \"%s\" address and port pair\"); keep one listen per address", clip(l.Arg(0)), where(first), clip(strings.TrimPrefix(k, "udp ")))
-			diag.Related = []Related{relatedTo(first, "the first listen on "+clip(strings.TrimPrefix(k, "udp ")))}
-			p.Report(diag)
-		}
+		rest = append(rest, l)
 	}
+	return rest
 }
 
 // checkDuplicateLocations reports two prefix (or ^~) or two exact locations
