@@ -46,9 +46,9 @@ var paramTables = map[string][]param{
 }
 
 // ParamKnown reports whether word is a parameter of the directive (table
-// "listen", "stream listen", "upstream server" or "stream upstream server") in nginx v; since names
-// the release that added it when v is older. ok is false for a table
-// nginxtune does not have.
+// "listen", "stream listen", "upstream server" or "stream upstream
+// server") in nginx v; since names the release that added it when v is
+// older. ok is false for a table nginxtune does not have.
 func ParamKnown(table, word string, v Version) (known bool, since string, ok bool) {
 	ps, ok := paramTables[table]
 	if !ok {
