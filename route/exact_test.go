@@ -129,7 +129,7 @@ var genSiteFiles = []string{
 	"app.3f9a2b1c.js", "assets/index-4f8a9b2c.css", "assets/logo.png", "assets/i18n/en.json",
 	"static/js/main.8c1d2e3f.js", "_next/static/chunks/app-a1b2c3d4e5.js", "build/assets/app-1a2b3c4d.js",
 	"img/photo.jpg", "fonts/x.woff2", "site.webmanifest",
-	"wp-login.php", "wp-config.php", "wp-includes/version.php", "wp-includes/js/dist/vendor/react.min.js",
+	"wp-login.php", "wp-config.php", "wp-includes/version.php", "wp-admin/index.php", "wp-includes/js/dist/vendor/react.min.js",
 	"wp-content/uploads/2024/01/a.png", "wp-content/uploads/shell.php", "vendor/autoload.php", "composer.json",
 	"core/assets/vendor/jquery/jquery.min.js", "sites/default/files/x.php", "sites/default/settings.php",
 }
@@ -148,6 +148,9 @@ var genURLs = []string{
 	"/vendor/autoload.php", "/composer.json", "/core/assets/vendor/jquery/jquery.min.js",
 	"/sites/default/files/x.php", "/sites/default/settings.php", "/x.php", "/a/b/c", "/api/users?id=1",
 	"/index.php/a/b", "/x.php%0a", "/a%2f.git/config",
+	// a directory without its slash: try_files "$uri/" goes on as /wp-admin,
+	// which the static module redirects; a script's path info
+	"/wp-admin", "/wp-admin/", "/wp-login.php/x",
 }
 
 // TestGenTreesAgreeWithNginx generates every profile's tree, as gen writes

@@ -364,12 +364,16 @@ func (st *state) tryFiles(res *Result, d *parser.Directive) flow {
 		return flowOn
 	}
 	for _, cand := range args[:len(args)-1] {
-		v := st.expand(cand)
+		// an argument that ends with "/" tests a directory; nginx drops
+		// that slash when it reads the configuration, so the URI it goes
+		// on with has none ("$uri/" for /wp-admin goes on as /wp-admin,
+		// which the static module then redirects to /wp-admin/)
+		dir := strings.HasSuffix(cand, "/")
+		v := st.expand(strings.TrimSuffix(cand, "/"))
 		if v.unknown != "" {
 			res.unknown(fmt.Sprintf("try_files at %s: the candidate %s depends on %s", at(d), cand, v.unknown))
 			continue
 		}
-		dir := strings.HasSuffix(v.s, "/")
 		path, why := st.filePath(v.s)
 		if why != "" {
 			res.unknown(fmt.Sprintf("try_files at %s: the path of %s depends on %s", at(d), cand, why))
