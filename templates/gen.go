@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"text/template"
@@ -346,8 +347,10 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		"AssetExts":   assetExts,
 	}
 	tmpl, err := template.New("").Option("missingkey=error").Funcs(template.FuncMap{
-		"join": strings.Join,
-		"add":  func(a, b int) int { return a + b },
+		"join":       strings.Join,
+		"add":        func(a, b int) int { return a + b },
+		"regexQuote": regexp.QuoteMeta,
+		"hasSuffix":  strings.HasSuffix,
 	}).ParseFS(embedded, "files/*.tmpl")
 	if err != nil {
 		return nil, plan, err

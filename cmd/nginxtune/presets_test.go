@@ -83,14 +83,18 @@ func TestPresetWordPress(t *testing.T) {
 	if code != 200 || h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Cache-Control") != "max-age=2592000" {
 		t.Errorf("an asset: %d %v", code, h)
 	}
-	limited := 0
-	for i := 0; i < 10; i++ {
-		if code, _, _ := hostGet(t, port, "blog.test", "/wp-login.php"); code == 429 {
-			limited++
+	// the login's rate limit holds by its name and with a path after it,
+	// which runs the same script (/wp-login.php/x went around the limit)
+	for _, p := range []string{"/wp-login.php", "/wp-login.php/x"} {
+		limited := 0
+		for i := 0; i < 10; i++ {
+			if code, _, _ := hostGet(t, port, "blog.test", p); code == 429 {
+				limited++
+			}
 		}
-	}
-	if limited == 0 {
-		t.Errorf("10 logins at once, none limited")
+		if limited == 0 {
+			t.Errorf("10 logins at once to %s, none limited", p)
+		}
 	}
 }
 
