@@ -380,7 +380,11 @@ func (st *state) tryFiles(res *Result, d *parser.Directive) flow {
 		}
 		ok, known := st.exists(path, dir)
 		if !known {
-			res.unknown(fmt.Sprintf("try_files at %s: whether %s exists on the disk (route looks with --root-check); route went on as if it did not", at(d), path))
+			what := path
+			if dir {
+				what = "the directory " + path
+			}
+			res.unknown(fmt.Sprintf("try_files at %s: whether %s exists on the disk (route looks with --root-check); route went on as if it did not", at(d), what))
 			continue
 		}
 		if ok {

@@ -146,16 +146,23 @@ func checkSslDirectiveRemoved(p *Pass) {
 		}
 		fix := &Fix{Description: `remove "ssl ` + d.Arg(0) + `;"`, Edits: []Edit{removeStatement(d)}}
 		if d.Arg(0) == "on" {
-			msg += `; write "listen ... ssl" instead`
+			listens := 0
 			if len(c.Blocks) > 0 {
 				for _, l := range findIn(c.Blocks[len(c.Blocks)-1].Block, "listen") {
+					listens++
 					if hasArg(l, "ssl") < 0 && hasArg(l, "quic") < 0 && len(l.Args) > 0 {
 						fix.Edits = append(fix.Edits, Edit{File: l.File.Path, Start: int(l.Args[0].Offset) + len(l.Args[0].Raw),
 							End: int(l.Args[0].Offset) + len(l.Args[0].Raw), New: " ssl"})
 					}
 				}
 			}
-			fix.Description = `remove "ssl on;" and add ssl to the listen directives`
+			if len(fix.Edits) > 1 || listens == 0 {
+				msg += `; write "listen ... ssl" instead`
+				fix.Description = `remove "ssl on;" and add ssl to the listen directives`
+			} else {
+				// the server's listen directives say ssl already
+				msg += "; delete it (the listen directives already say ssl)"
+			}
 		} else {
 			msg += "; delete it"
 		}

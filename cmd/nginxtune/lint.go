@@ -59,7 +59,7 @@ func newLintCmd() *cobra.Command {
 	var f lintFlags
 	c := &cobra.Command{
 		Use:   "lint [PATH...]",
-		Short: "Find the configuration mistakes that cost nginx its speed",
+		Short: "Find what nginx -t would refuse, security holes and lost speed, at file:line",
 		Long: `Lint nginx configuration trees: each PATH is a main file, a directory, an "nginx -T"
 output file or "-" (default /etc/nginx). Findings are reported at their file:line:col
 with what to write instead; "nginxtune explain RULE" tells more.
