@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,5 +196,51 @@ func eachNginxTFixture(t *testing.T, glob string, least int, fn func(t *testing.
 			}
 			fn(t, p, src, want[1])
 		})
+	}
+}
+
+// hostWrites are the directives whose paths nginx -t creates or opens for
+// writing (its first argument): log files, the pid and lock files, cache
+// and temporary directories.
+var hostWrites = regexp.MustCompile(`^(?:access_log|error_log|pid|lock_file|\w+_cache_path|\w+_temp_path)$`)
+
+// Every fixture nginx -t checks (the broken ones of fixtures/nginx-t and
+// those marked nginx-valid) names the places nginx -t writes relative to
+// its prefix: a path of the host (/var/cache/nginx, which a fresh Debian
+// lacks; /var/log/nginx; /run) would make the check depend on the machine
+// and, unsealed, write there. The sealed run makes such a write fail; this
+// says so before nginx runs, for a path nginx never reaches too (a broken
+// fixture refused before its paths are made).
+func TestNginxFixturesWriteInTheirPrefix(t *testing.T) {
+	marked := regexp.MustCompile(`(?m)^# (?:nginxtune-test:.*\bnginx-valid\b|nginx-t: )`)
+	checked := 0
+	err := filepath.WalkDir("../fixtures", func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(p, ".conf") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil || !marked.Match(b) {
+			return err
+		}
+		checked++
+		tr, err := parser.Load(p, parser.Options{})
+		if err != nil {
+			return err
+		}
+		tr.Walk(func(d *parser.Directive, _ *parser.Context) bool {
+			if hostWrites.MatchString(d.Name) && len(d.Args) > 0 && d.File.Path == tr.Roots[0].Path {
+				if a := d.Arg(0); strings.HasPrefix(a, "/") && a != "/dev/null" && a != "/dev/stderr" && a != "/dev/stdout" {
+					t.Errorf("%s:%d: %s %s: nginx -t writes there; name it relative to the prefix", p, d.Line, d.Name, a)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("only %d fixtures checked by nginx -t found: the walk is broken", checked)
 	}
 }
