@@ -239,23 +239,7 @@ func TestDuplicateDefinitionAgainstNginx(t *testing.T) {
 // and with one rule: the rule must fire exactly where nginx refuses.
 func agreesWithNginx(t *testing.T, bin, rule string, bodies []string) {
 	t.Helper()
-	for _, body := range bodies {
-		dir := t.TempDir()
-		main := filepath.Join(dir, "nginx.conf")
-		os.WriteFile(main, []byte("events {}\nhttp {\n"+body+"\n}\n"), 0o644)
-		res := nginxtest.Run(t, bin, dir, main)
-		tr, err := parser.Load(main, parser.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fired := false
-		for _, d := range Run(tr, Config{Disabled: onlyRules(rule)}) {
-			fired = fired || d.Rule == rule
-		}
-		if fired == res.OK {
-			t.Errorf("%s\nnginx -t ok=%v (%s), %s fired=%v", body, res.OK, res.Message, rule, fired)
-		}
-	}
+	judgedByNginx(t, bin, rule, bodies, "refuses", func(res nginxtest.Result) bool { return !res.OK })
 }
 
 // undefined-reference reports exactly what nginx -t refuses, case by case.
