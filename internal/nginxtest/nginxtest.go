@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -129,7 +130,21 @@ func sealWrap(t testing.TB, bin, prefix string) []string {
 		t.Fatal(err)
 	}
 	wrap := []string{unshare, "--mount", "--propagation", "private", "/bin/sh", "-c", sealScript, "sh", prefix}
-	return append(append(wrap, defaultWriteDirs(bin)...), "--")
+	return append(append(wrap, writeDirs(bin)...), "--")
+}
+
+// writeDirsOf holds defaultWriteDirs for each nginx binary: the same for
+// every nginx -t a test process runs, worked out once.
+var writeDirsOf sync.Map
+
+// writeDirs is defaultWriteDirs(bin), worked out once a process.
+func writeDirs(bin string) []string {
+	if d, ok := writeDirsOf.Load(bin); ok {
+		return d.([]string)
+	}
+	d := defaultWriteDirs(bin)
+	writeDirsOf.Store(bin, d)
+	return d
 }
 
 // defaultWriteDirs lists the existing directories where the nginx at bin
