@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 )
 
@@ -171,7 +172,7 @@ func defaultWriteDirs(bin string) []string {
 	slices.Sort(dirs)
 	var out []string
 	for _, d := range dirs {
-		if n := len(out); n > 0 && (out[n-1] == d || strings.HasPrefix(d, out[n-1]+"/")) {
+		if n := len(out); n > 0 && boundedread.Within(d, out[n-1]) {
 			continue
 		}
 		out = append(out, d)
