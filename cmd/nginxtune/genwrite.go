@@ -8,9 +8,7 @@ package main
 // put in place.
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -226,15 +224,12 @@ func writeGen(c *cobra.Command, f *genFlags, files []templates.File, edits []tre
 				dir.Close()
 				continue
 			}
-			tmp = filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".nginxtune-link")
-			if err := dir.Remove(filepath.Base(tmp)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			base, err := atomicfile.LinkIn(dir, filepath.Base(name), pf.file.Link)
+			if err != nil {
 				dir.Close()
 				return abort(err)
 			}
-			if err := dir.Symlink(pf.file.Link, filepath.Base(tmp)); err != nil {
-				dir.Close()
-				return abort(err)
-			}
+			tmp = filepath.Join(filepath.Dir(name), base)
 		} else {
 			if b, err := r.ReadFile(name); err == nil && string(b) == pf.file.Content {
 				dir.Close()

@@ -33,3 +33,15 @@ func TempIn(root *os.Root, name string, data []byte, mode os.FileMode) (string, 
 	}
 	return tmp, nil
 }
+
+// LinkIn is TempIn for a symbolic link to target: a new hidden link
+// beside name (relative to root), under a fresh name (symlinkat refuses
+// one that exists), for a root.Rename onto name. It returns the link's
+// name relative to root.
+func LinkIn(root *os.Root, name, target string) (string, error) {
+	tmp := filepath.Join(filepath.Dir(name), hiddenName(filepath.Base(name)))
+	if err := root.Symlink(target, tmp); err != nil {
+		return "", err
+	}
+	return tmp, nil
+}
