@@ -136,10 +136,14 @@ func writeGen(c *cobra.Command, f *genFlags, files []templates.File, edits []tre
 	for _, pf := range place {
 		p := filepath.Join(pf.dir, pf.file.Path)
 		if pf.file.Link != "" {
-			if old, err := os.Readlink(p); err == nil && old != pf.file.Link {
+			// through the directory's os.Root, as every other read: a
+			// directory on the way that is a link out is not looked into
+			if old := readlink(pf); old != "" && old != pf.file.Link {
 				exists = append(exists, p)
-			} else if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink == 0 {
-				exists = append(exists, p)
+			} else if r, err := rootOf(pf.dir, false); err == nil {
+				if fi, err := r.Lstat(pf.file.Path); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+					exists = append(exists, p)
+				}
 			}
 			if l := linkUnder(pf.dir, filepath.Dir(pf.file.Path)); l != "" && filepath.Dir(pf.file.Path) != "." {
 				link(l, pf.dir)
