@@ -161,6 +161,14 @@ type Pass struct {
 	taintMemo map[string]taint
 	taintBusy map[string]bool
 	taintCut  bool
+	// what a rewrite sets the URI to (rewriteTaintOnce) and whether its
+	// regex matches every path (matchesAnyPath), by rewrite and regex
+	rewriteMemo map[*parser.Directive]taint
+	anyPath     map[string]bool
+	// how the http *_pass directives use addresses (passUses)
+	uses *passUses
+	// the upstream blocks a *_pass may name (upstreamsFor)
+	upstreams map[upstreamsKey]map[string]*parser.Directive
 }
 
 // wanted reports whether the caller keeps a finding of this rule at d: any

@@ -610,12 +610,32 @@ func (p *Pass) uriTaint(src regexSource, c *parser.Context, depth int) taint {
 		if x.Name != "rewrite" || len(x.Args) != 2 || isURL(x.Arg(1)) {
 			continue
 		}
-		if u := p.rewriteTaint(x, c, depth+1); matchesAnyPath(x.Arg(0)) {
+		if u := p.rewriteTaintOnce(x, c, depth+1); p.matchesAnyPath(x.Arg(0)) {
 			t = u
 		} else {
 			t = t.or(u)
 		}
 	}
+	return t
+}
+
+// rewriteTaintOnce is rewriteTaint worked out once a pass for each rewrite:
+// every rewrite after it in its block asks (30 rewrites asked 2^30 times).
+// A result that met the depth bound or a cycle is not kept (definedTaint).
+func (p *Pass) rewriteTaintOnce(x *parser.Directive, c *parser.Context, depth int) taint {
+	if t, ok := p.rewriteMemo[x]; ok {
+		return t
+	}
+	outer := p.taintCut
+	p.taintCut = false
+	t := p.rewriteTaint(x, c, depth)
+	if !p.taintCut {
+		if p.rewriteMemo == nil {
+			p.rewriteMemo = map[*parser.Directive]taint{}
+		}
+		p.rewriteMemo[x] = t
+	}
+	p.taintCut = p.taintCut || outer
 	return t
 }
 
@@ -635,18 +655,23 @@ func (p *Pass) rewriteTaint(x *parser.Directive, c *parser.Context, depth int) t
 
 // matchesAnyPath reports whether a rewrite's regex matches every path
 // ("^", "^/", "^(.*)"): a line feed in the path included, which "." does
-// not match.
-func matchesAnyPath(re string) bool {
-	compiled, err := regexp.Compile(re)
-	if err != nil {
-		return false
+// not match. Each regex is compiled once a pass.
+func (p *Pass) matchesAnyPath(re string) bool {
+	if every, ok := p.anyPath[re]; ok {
+		return every
 	}
-	for _, s := range []string{"/", "/a\nb", "/a%2Fb?c", "/.x/y"} {
-		if !compiled.MatchString(s) {
-			return false
+	every := false
+	if compiled, err := regexp.Compile(re); err == nil {
+		every = true
+		for _, s := range []string{"/", "/a\nb", "/a%2Fb?c", "/.x/y"} {
+			every = every && compiled.MatchString(s)
 		}
 	}
-	return true
+	if p.anyPath == nil {
+		p.anyPath = map[string]bool{}
+	}
+	p.anyPath[re] = every
+	return every
 }
 
 // mapTaint is the taint of a map's result: what its values copy from

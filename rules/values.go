@@ -695,17 +695,11 @@ func passPortAt(p *Pass, d *parser.Directive, c *parser.Context, stream bool) bo
 	if strings.Contains(a, "$") || templated(d.Args[0].Raw) {
 		return true
 	}
-	// the upstreams nginx reads with this *_pass: its own main file's, or
-	// any fragment's where it is a fragment (fragments are included into
-	// one http); two main files are two nginx instances
-	ups := map[string]*parser.Directive{}
-	mine := isMainRoot(c.Root)
-	p.each(func(u *parser.Directive, uc *parser.Context) {
-		if u.Block != nil && len(u.Args) > 0 && inStream(uc) == stream && (uc.Root == c.Root || !mine && !isMainRoot(uc.Root)) {
-			ups[u.Arg(0)] = u
-		}
-	}, "upstream")
-	up, port := portedUpstream(ups, passAddress(a))
+	host := passAddress(a)
+	if _, port, ok := strings.Cut(host, ":"); !ok || !isNum(port) {
+		return true // no port: no upstream's name with one
+	}
+	up, port := portedUpstream(p.upstreamsFor(c.Root, stream), host)
 	if up == nil {
 		return true
 	}
@@ -714,6 +708,40 @@ func passPortAt(p *Pass, d *parser.Directive, c *parser.Context, stream bool) bo
 	p.ReportArgf(d, 0, "upstream %q may not have port %d: nginx -t fails; %s names the upstream block at %s, whose servers carry the ports: write %q",
 		clip(up.Arg(0)), n, clip(a), where(up), clip(fixed))
 	return false
+}
+
+// upstreamsKey names one set of upstream blocks a *_pass may name: its
+// main file's (root), or every fragment's (root nil), of http or stream.
+type upstreamsKey struct {
+	root   *parser.File
+	stream bool
+}
+
+// upstreamsFor returns the upstream blocks, by name, that nginx reads with
+// a *_pass of the file root: its own main file's, or any fragment's where
+// it is a fragment (fragments are included into one http); two main files
+// are two nginx instances. Each set is collected once a pass (every
+// *_pass of a large tree asks).
+func (p *Pass) upstreamsFor(root *parser.File, stream bool) map[string]*parser.Directive {
+	mine := isMainRoot(root)
+	key := upstreamsKey{nil, stream}
+	if mine {
+		key.root = root
+	}
+	if ups, ok := p.upstreams[key]; ok {
+		return ups
+	}
+	ups := map[string]*parser.Directive{}
+	p.each(func(u *parser.Directive, uc *parser.Context) {
+		if u.Block != nil && len(u.Args) > 0 && inStream(uc) == stream && (uc.Root == root || !mine && !isMainRoot(uc.Root)) {
+			ups[u.Arg(0)] = u
+		}
+	}, "upstream")
+	if p.upstreams == nil {
+		p.upstreams = map[upstreamsKey]map[string]*parser.Directive{}
+	}
+	p.upstreams[key] = ups
+	return ups
 }
 
 // passAddress is the host[:port] a *_pass argument names, without the
