@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/internal/gentree"
+	"github.com/nginxtune/nginxtune/internal/testkit/gentree"
 	"github.com/nginxtune/nginxtune/parser"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nginxtune/nginxtune/internal/gentree"
+	"github.com/nginxtune/nginxtune/internal/testkit/gentree"
 )
 
 // client drives a server over pipes, as an editor does.

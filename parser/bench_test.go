@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/internal/gentree"
+	"github.com/nginxtune/nginxtune/internal/testkit/gentree"
 
 	gonginx "github.com/tufanbarisyildirim/gonginx/parser"
 )

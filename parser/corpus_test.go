@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 // corpusDir is the shared corpus of real-world configurations, next to the

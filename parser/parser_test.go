@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 const fixtures = "../fixtures"

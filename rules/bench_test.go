@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/internal/gentree"
+	"github.com/nginxtune/nginxtune/internal/testkit/gentree"
 	"github.com/nginxtune/nginxtune/parser"
 )
 

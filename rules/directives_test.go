@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/host"
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 // One lint --fix run on a systemd host (soft limit 1024) leaves a tree

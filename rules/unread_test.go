@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/nginxtune/nginxtune/knowledge"
 
 	"github.com/nginxtune/nginxtune/host"
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 )

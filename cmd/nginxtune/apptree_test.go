@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 // treeGet asks 127.0.0.1:port for path as host, the body uncompressed as

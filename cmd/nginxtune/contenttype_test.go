@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 // add_header Content-Type on a proxied location sends a second

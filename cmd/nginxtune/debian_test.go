@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 const debianNginxConf = `user www-data;

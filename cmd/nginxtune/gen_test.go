@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
 	"github.com/nginxtune/nginxtune/templates"
 )

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 // A RHEL 9 /etc/nginx as the nginx package installs it: conf.d included

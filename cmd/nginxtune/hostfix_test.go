@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 // upstream-keepalive --fix moves literal proxy_pass addresses into upstream

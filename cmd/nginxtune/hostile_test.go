@@ -15,7 +15,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 )

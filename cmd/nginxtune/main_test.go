@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 // phpFPM starts Debian's php-fpm with the pool settings Debian ships

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 // genServe writes a preset with gen (verified with nginx -t as it is

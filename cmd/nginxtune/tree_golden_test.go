@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/internal/gentree"
+	"github.com/nginxtune/nginxtune/internal/testkit/gentree"
 )
 
 // TestLintGoldenMidTree pins the output of a mid-size tree (the benchmark's

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 // TestVersionAskedInTurnWhenCached: the installed nginx's version comes

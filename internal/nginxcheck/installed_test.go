@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 // TestInstalledAsksOnce: one Installed runs nginx -V once whoever asks and

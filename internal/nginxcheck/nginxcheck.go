@@ -1,6 +1,6 @@
 // Package nginxcheck runs the installed nginx's configuration test on files
 // in a temporary prefix. gen uses it to verify what it writes; tests use it
-// through internal/nginxtest.
+// through internal/testkit/nginxtest.
 package nginxcheck
 
 import (
