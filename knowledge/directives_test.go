@@ -94,9 +94,12 @@ func TestDefaults(t *testing.T) {
 		{"proxy_http_version", "location", "1.22.1", "1.0"},
 		{"proxy_http_version", "location", "1.30.4", "1.1"},
 		{"keepalive_timeout", "upstream", "1.22.1", "60s"},
-		// computed in code (a handler of its own): no default, not a guess
-		{"keepalive_timeout", "http", "1.22.1", ""},
-		{"root", "location", "1.22.1", ""},
+		// computed in code (a handler of its own): from defaults.tsv
+		{"keepalive_timeout", "http", "1.22.1", "75s"},
+		{"root", "location", "1.22.1", "html"},
+		{"worker_connections", "events", "1.30.4", "512"},
+		// computed in code and in neither table: no default, not a guess
+		{"proxy_pass", "location", "1.22.1", ""},
 	} {
 		got, found := "", false
 		for _, d := range Lookup(c.name) {
