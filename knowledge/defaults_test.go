@@ -16,10 +16,11 @@ func TestComputedDefaults(t *testing.T) {
 			continue
 		}
 		f := strings.Split(l, "\t")
-		if len(f) != 4 || f[0] == "" || f[1] == "" || f[2] == "" || f[3] == "" {
-			t.Errorf("defaults.tsv:%d: want name, module, default and source, got %q", i+1, l)
+		if len(f) != 5 || f[0] == "" || f[1] == "" || f[3] == "" || f[4] == "" {
+			t.Errorf("defaults.tsv:%d: want name, module, versions, default and source, got %q", i+1, l)
 			continue
 		}
+		versions := f[2]
 		n++
 		generated, rows := 0, 0
 		eachRow(directivesTSV, func(line string) {
@@ -27,7 +28,7 @@ func TestComputedDefaults(t *testing.T) {
 				return
 			}
 			c := strings.Split(line, "\t")
-			if c[0] == f[0] && c[5] == f[1] {
+			if c[0] == f[0] && c[5] == f[1] && (versions == "" || allIn(strings.Split(c[6], ","), strings.Split(versions, ","))) {
 				rows++
 				if c[8] != "" {
 					generated++
@@ -41,8 +42,9 @@ func TestComputedDefaults(t *testing.T) {
 			t.Errorf("defaults.tsv:%d: directives.tsv already has a default for %s of %s", i+1, f[0], f[1])
 		}
 		for _, d := range Lookup(f[0]) {
-			if d.Module == f[1] && d.Default != f[2] {
-				t.Errorf("Lookup(%s): %s's default %q, want %q", f[0], d.Module, d.Default, f[2])
+			in := versions == "" || allIn(d.Core, strings.Split(strings.ReplaceAll(versions, "nginx-", ""), ","))
+			if d.Module == f[1] && in && d.Default != f[3] {
+				t.Errorf("Lookup(%s): %s's default %q, want %q", f[0], d.Module, d.Default, f[3])
 			}
 		}
 	}

@@ -228,7 +228,7 @@ func parseRow(line string) (Directive, bool) {
 	}
 	d := Directive{Name: f[0], Once: f[3] == "1", Flag: f[4] == "1", Module: f[5], Default: f[8]}
 	if d.Default == "" {
-		d.Default = computedDefaults()[d.Name+"\t"+d.Module]
+		d.Default = defaultComputed(d.Name, d.Module, f[6])
 	}
 	if kind, words, ok := strings.Cut(f[7], ":"); ok && words != "" {
 		if kind == "slot" {

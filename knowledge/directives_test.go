@@ -98,6 +98,8 @@ func TestDefaults(t *testing.T) {
 		{"keepalive_timeout", "http", "1.22.1", "75s"},
 		{"root", "location", "1.22.1", "html"},
 		{"worker_connections", "events", "1.30.4", "512"},
+		{"keepalive", "upstream", "1.30.4", "32 local"},
+		{"keepalive", "upstream", "1.28.3", ""},
 		// computed in code and in neither table: no default, not a guess
 		{"proxy_pass", "location", "1.22.1", ""},
 	} {
