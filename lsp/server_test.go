@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nginxtune/nginxtune/internal/testkit/gentree"
+	"github.com/nginxtune/nginxtune/lsp/protocol"
 )
 
 // client drives a server over pipes, as an editor does.
@@ -23,8 +24,8 @@ type client struct {
 	nextID int
 	mu     sync.Mutex
 	// responses by id and notifications in order of arrival
-	responses map[int]*message
-	notes     []*message
+	responses map[int]*protocol.Message
+	notes     []*protocol.Message
 	arrived   chan struct{}
 	done      chan error
 }
@@ -33,7 +34,7 @@ func start(t *testing.T, opt Options) *client {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &client{t: t, w: inW, responses: map[int]*message{}, arrived: make(chan struct{}, 1000), done: make(chan error, 1)}
+	c := &client{t: t, w: inW, responses: map[int]*protocol.Message{}, arrived: make(chan struct{}, 1000), done: make(chan error, 1)}
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
@@ -45,7 +46,7 @@ func start(t *testing.T, opt Options) *client {
 	go func() {
 		r := bufio.NewReader(outR)
 		for {
-			m, err := readMessage(r)
+			m, err := protocol.ReadMessage(r)
 			if err != nil {
 				return
 			}
@@ -88,7 +89,7 @@ func (c *client) notify(method string, params any) {
 const hangGuard = 2 * time.Minute
 
 // call sends a request and waits for its response.
-func (c *client) call(method string, params any, result any) *rpcError {
+func (c *client) call(method string, params any, result any) *protocol.ResponseError {
 	c.t.Helper()
 	c.nextID++
 	id := c.nextID
@@ -118,11 +119,11 @@ func (c *client) call(method string, params any, result any) *rpcError {
 }
 
 // diagnostics waits for diagnostics of uri that satisfy ok.
-func (c *client) diagnostics(uri string, ok func([]Diagnostic) bool) []Diagnostic {
+func (c *client) diagnostics(uri string, ok func([]protocol.Diagnostic) bool) []protocol.Diagnostic {
 	c.t.Helper()
 	deadline := time.After(hangGuard)
 	seen := 0
-	var last []Diagnostic
+	var last []protocol.Diagnostic
 	for {
 		c.mu.Lock()
 		notes := c.notes[seen:]
@@ -133,8 +134,8 @@ func (c *client) diagnostics(uri string, ok func([]Diagnostic) bool) []Diagnosti
 				continue
 			}
 			var p struct {
-				URI         string       `json:"uri"`
-				Diagnostics []Diagnostic `json:"diagnostics"`
+				URI         string                `json:"uri"`
+				Diagnostics []protocol.Diagnostic `json:"diagnostics"`
 			}
 			json.Unmarshal(m.Params, &p)
 			if p.URI == uri {
@@ -152,7 +153,7 @@ func (c *client) diagnostics(uri string, ok func([]Diagnostic) bool) []Diagnosti
 	}
 }
 
-func hasCode(ds []Diagnostic, code string, line int) bool {
+func hasCode(ds []protocol.Diagnostic, code string, line int) bool {
 	for _, d := range ds {
 		if d.Code == code && (line < 0 || d.Range.Start.Line == line) {
 			return true
@@ -179,7 +180,7 @@ func TestProtocol(t *testing.T) {
 	var init struct {
 		Capabilities map[string]any `json:"capabilities"`
 	}
-	if err := c.call("hover", map[string]any{}, nil); err == nil || err.Code != codeNotInitialized {
+	if err := c.call("hover", map[string]any{}, nil); err == nil || err.Code != protocol.CodeNotInitialized {
 		t.Errorf("a request before initialize: %+v", err)
 	}
 	if err := c.call("initialize", map[string]any{"rootUri": pathToURI(dir)}, &init); err != nil {
@@ -196,7 +197,7 @@ func TestProtocol(t *testing.T) {
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": appURI, "languageId": "nginx", "version": 1, "text": string(text)}})
 	// linted inside nginx.conf: the map there makes the keepalive
 	// finding, and the typo is on line 16 (15 from zero)
-	ds := c.diagnostics(appURI, func(ds []Diagnostic) bool { return hasCode(ds, "unknown-directive", 15) })
+	ds := c.diagnostics(appURI, func(ds []protocol.Diagnostic) bool { return hasCode(ds, "unknown-directive", 15) })
 	if !hasCode(ds, "proxy-keepalive-headers", 5) || !hasCode(ds, "tcp-nodelay-off", 3) {
 		t.Errorf("diagnostics: %+v", ds)
 	}
@@ -211,121 +212,121 @@ func TestProtocol(t *testing.T) {
 		t.Fatal("fixtures/lsp/nginx.conf changed: update this test")
 	}
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": pathToURI(main), "version": 2}, "contentChanges": []any{map[string]any{"text": noUpstream}}})
-	c.diagnostics(appURI, func(ds []Diagnostic) bool { return hasCode(ds, "upstream-keepalive", 5) })
+	c.diagnostics(appURI, func(ds []protocol.Diagnostic) bool { return hasCode(ds, "upstream-keepalive", 5) })
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": pathToURI(main), "version": 3}, "contentChanges": []any{map[string]any{"text": string(mainText)}}})
-	c.diagnostics(appURI, func(ds []Diagnostic) bool { return !hasCode(ds, "upstream-keepalive", -1) })
+	c.diagnostics(appURI, func(ds []protocol.Diagnostic) bool { return !hasCode(ds, "upstream-keepalive", -1) })
 
 	// an incremental change fixes the typo
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": appURI, "version": 2},
-		"contentChanges": []any{map[string]any{"range": Range{Position{15, 4}, Position{15, 11}}, "text": "sendfile"}}})
-	c.diagnostics(appURI, func(ds []Diagnostic) bool {
+		"contentChanges": []any{map[string]any{"range": span(pos(15, 4), pos(15, 11)), "text": "sendfile"}}})
+	c.diagnostics(appURI, func(ds []protocol.Diagnostic) bool {
 		return !hasCode(ds, "unknown-directive", -1) && hasCode(ds, "tcp-nodelay-off", 3)
 	})
 
 	// hover: a directive, a variable, a finding
-	var h Hover
-	c.call("textDocument/hover", positionParams{textDocumentIdentifier{appURI}, Position{6, 10}}, &h)
+	var h protocol.Hover
+	c.call("textDocument/hover", place(appURI, pos(6, 10)), &h)
 	if !strings.Contains(h.Contents.Value, "proxy_http_version") || !strings.Contains(h.Contents.Value, "nginx.org/en/docs/http/ngx_http_proxy_module.html#proxy_http_version") ||
 		!strings.Contains(h.Contents.Value, "Default: 1.0 (nginx 1.22.1, 1.26.3, 1.28.3); 1.1 (nginx 1.30.4)") {
 		t.Errorf("hover on proxy_http_version: %q", h.Contents.Value)
 	}
-	c.call("textDocument/hover", positionParams{textDocumentIdentifier{appURI}, Position{7, 40}}, &h)
+	c.call("textDocument/hover", place(appURI, pos(7, 40)), &h)
 	if !strings.Contains(h.Contents.Value, "$connection_upgrade") || !strings.Contains(h.Contents.Value, "nginx.conf:8") {
 		t.Errorf("hover on $connection_upgrade: %q", h.Contents.Value)
 	}
-	c.call("textDocument/hover", positionParams{textDocumentIdentifier{appURI}, Position{3, 6}}, &h)
+	c.call("textDocument/hover", place(appURI, pos(3, 6)), &h)
 	if !strings.Contains(h.Contents.Value, "tcp-nodelay-off") || !strings.Contains(h.Contents.Value, "*Fix:*") {
 		t.Errorf("hover on a finding: %q", h.Contents.Value)
 	}
 
 	// completion: directives of a location, values, variables, upstreams
-	labels := func(pos Position) map[string]bool {
-		var l CompletionList
-		c.call("textDocument/completion", positionParams{textDocumentIdentifier{appURI}, pos}, &l)
+	labels := func(pos protocol.Position) map[string]bool {
+		var l protocol.CompletionList
+		c.call("textDocument/completion", place(appURI, pos), &l)
 		out := map[string]bool{}
 		for _, it := range l.Items {
 			out[it.Label] = true
 		}
 		return out
 	}
-	edit := func(version int, r Range, text string) {
+	edit := func(version int, r protocol.Range, text string) {
 		c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": appURI, "version": version},
 			"contentChanges": []any{map[string]any{"range": r, "text": text}}})
 	}
-	edit(3, Range{Position{4, 0}, Position{4, 0}}, "        proxy_b\n")
-	got := labels(Position{4, 15})
+	edit(3, span(pos(4, 0), pos(4, 0)), "        proxy_b\n")
+	got := labels(pos(4, 15))
 	if !got["proxy_buffering"] || !got["proxy_buffer_size"] || got["proxy_http_version"] || got["worker_processes"] {
 		t.Errorf("directive completion in a location: %d items", len(got))
 	}
-	edit(4, Range{Position{4, 0}, Position{5, 0}}, "        proxy_buffering \n")
-	if got := labels(Position{4, 24}); !got["on"] || !got["off"] {
+	edit(4, span(pos(4, 0), pos(5, 0)), "        proxy_buffering \n")
+	if got := labels(pos(4, 24)); !got["on"] || !got["off"] {
 		t.Errorf("flag values: %v", got)
 	}
-	edit(5, Range{Position{4, 0}, Position{5, 0}}, "        proxy_http_version \n")
-	if got := labels(Position{4, 27}); !got["1.1"] || !got["1.0"] {
+	edit(5, span(pos(4, 0), pos(5, 0)), "        proxy_http_version \n")
+	if got := labels(pos(4, 27)); !got["1.1"] || !got["1.0"] {
 		t.Errorf("enumeration values: %v", got)
 	}
-	edit(6, Range{Position{4, 0}, Position{5, 0}}, "        proxy_pass http://\n")
-	if got := labels(Position{4, 26}); !got["http://app"] {
+	edit(6, span(pos(4, 0), pos(5, 0)), "        proxy_pass http://\n")
+	if got := labels(pos(4, 26)); !got["http://app"] {
 		t.Errorf("upstream names: %v", got)
 	}
 	// each item replaces the word typed: "http://" becomes "http://app",
 	// not "http://http://app"
-	var l CompletionList
-	c.call("textDocument/completion", positionParams{textDocumentIdentifier{appURI}, Position{4, 26}}, &l)
+	var l protocol.CompletionList
+	c.call("textDocument/completion", place(appURI, pos(4, 26)), &l)
 	for _, it := range l.Items {
-		if e := it.TextEdit; e == nil || e.Range != (Range{Position{4, 19}, Position{4, 26}}) || e.NewText != it.Label {
+		if e := it.TextEdit; e == nil || e.Range != (span(pos(4, 19), pos(4, 26))) || e.NewText != it.Label {
 			t.Errorf("%s: text edit %+v, want %q over the typed \"http://\" (4:19-4:26)", it.Label, e, it.Label)
 		}
 	}
-	edit(7, Range{Position{4, 0}, Position{5, 0}}, "        add_header X $\n")
-	if got := labels(Position{4, 22}); !got["$connection_upgrade"] || !got["$request_uri"] || !got["$http_"] {
+	edit(7, span(pos(4, 0), pos(5, 0)), "        add_header X $\n")
+	if got := labels(pos(4, 22)); !got["$connection_upgrade"] || !got["$request_uri"] || !got["$http_"] {
 		t.Errorf("variables: %d items", len(got))
 	}
-	edit(8, Range{Position{4, 0}, Position{5, 0}}, "")
+	edit(8, span(pos(4, 0), pos(5, 0)), "")
 
 	// navigation
-	var locs []Location
-	c.call("textDocument/definition", positionParams{textDocumentIdentifier{appURI}, Position{5, 26}}, &locs)
+	var locs []protocol.Location
+	c.call("textDocument/definition", place(appURI, pos(5, 26)), &locs)
 	if len(locs) != 1 || locs[0].URI != pathToURI(main) || locs[0].Range.Start.Line != 3 {
 		t.Errorf("definition of the upstream: %+v", locs)
 	}
-	c.call("textDocument/definition", positionParams{textDocumentIdentifier{appURI}, Position{10, 28}}, &locs)
+	c.call("textDocument/definition", place(appURI, pos(10, 28)), &locs)
 	if len(locs) != 1 || locs[0].URI != appURI || locs[0].Range.Start.Line != 12 {
 		t.Errorf("definition of @fallback: %+v", locs)
 	}
-	c.call("textDocument/definition", positionParams{textDocumentIdentifier{pathToURI(main)}, Position{11, 15}}, &locs)
+	c.call("textDocument/definition", place(pathToURI(main), pos(11, 15)), &locs)
 	if len(locs) != 1 || locs[0].URI != appURI {
 		t.Errorf("definition of the include: %+v", locs)
 	}
-	c.call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": pathToURI(main)}, "position": Position{3, 14}, "context": map[string]any{"includeDeclaration": true}}, &locs)
+	c.call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": pathToURI(main)}, "position": pos(3, 14), "context": map[string]any{"includeDeclaration": true}}, &locs)
 	if len(locs) != 2 {
 		t.Errorf("references of the upstream: %+v", locs)
 	}
-	c.call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": appURI}, "position": Position{7, 40}, "context": map[string]any{"includeDeclaration": true}}, &locs)
+	c.call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": appURI}, "position": pos(7, 40), "context": map[string]any{"includeDeclaration": true}}, &locs)
 	if len(locs) != 2 || locs[0].URI != pathToURI(main) || locs[1].URI != appURI {
 		t.Errorf("references of $connection_upgrade: %+v", locs)
 	}
-	var syms []DocumentSymbol
+	var syms []protocol.DocumentSymbol
 	c.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": appURI}}, &syms)
 	if len(syms) != 1 || syms[0].Name != "server app.example" || len(syms[0].Children) != 3 || syms[0].Children[1].Name != "location /old" {
 		t.Errorf("symbols: %+v", syms)
 	}
 
 	// a quick fix, and formatting
-	var actions []CodeAction
-	c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": appURI}, "range": Range{Position{3, 0}, Position{3, 0}}, "context": map[string]any{"diagnostics": []any{}}}, &actions)
+	var actions []protocol.CodeAction
+	c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": appURI}, "range": span(pos(3, 0), pos(3, 0)), "context": map[string]any{"diagnostics": []any{}}}, &actions)
 	if len(actions) != 1 || actions[0].Title != "turn tcp_nodelay on" || actions[0].Edit.Changes[appURI][0].NewText != "on" {
 		t.Errorf("code actions: %+v", actions)
 	}
-	edit(9, Range{Position{1, 0}, Position{1, 0}}, "  listen 81;\n")
-	var edits []TextEdit
+	edit(9, span(pos(1, 0), pos(1, 0)), "  listen 81;\n")
+	var edits []protocol.TextEdit
 	c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": appURI}, "options": map[string]any{"tabSize": 4, "insertSpaces": true}}, &edits)
 	if len(edits) != 1 || !strings.Contains(edits[0].NewText, "\n    listen 81;\n") {
 		t.Errorf("formatting: %+v", edits)
 	}
 
-	if err := c.call("workspace/unknownThing", map[string]any{}, nil); err == nil || err.Code != codeMethodNotFound {
+	if err := c.call("workspace/unknownThing", map[string]any{}, nil); err == nil || err.Code != protocol.CodeMethodNotFound {
 		t.Errorf("an unknown method: %+v", err)
 	}
 	if err := c.call("shutdown", nil, nil); err != nil {
@@ -357,27 +358,27 @@ func TestHostileBuffers(t *testing.T) {
 	}
 	// a malformed buffer: a syntax diagnostic
 	bad := open("sites/bad.conf", "server {\n    listen 80\n    location / {\n")
-	c.diagnostics(bad, func(ds []Diagnostic) bool { return hasCode(ds, "syntax", -1) })
+	c.diagnostics(bad, func(ds []protocol.Diagnostic) bool { return hasCode(ds, "syntax", -1) })
 	// an include cycle
 	cyc := open("cycle.conf", "include cycle.conf;\n")
-	c.diagnostics(cyc, func(ds []Diagnostic) bool { return hasCode(ds, "include-cycle", -1) })
+	c.diagnostics(cyc, func(ds []protocol.Diagnostic) bool { return hasCode(ds, "include-cycle", -1) })
 	// a file outside any tree, and a buffer with no file
 	outside := filepath.Join(t.TempDir(), "lone.conf")
 	os.WriteFile(outside, []byte("sendfile on;\n"), 0o644)
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": pathToURI(outside), "languageId": "nginx", "version": 1, "text": "sendfile on;\n"}})
-	c.diagnostics(pathToURI(outside), func(ds []Diagnostic) bool { return true })
+	c.diagnostics(pathToURI(outside), func(ds []protocol.Diagnostic) bool { return true })
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": "untitled:1", "languageId": "nginx", "version": 1, "text": "http { server { listen 80; } }"}})
-	c.diagnostics("untitled:1", func(ds []Diagnostic) bool { return true })
+	c.diagnostics("untitled:1", func(ds []protocol.Diagnostic) bool { return true })
 	// a large buffer, and the same on one line: each finding's column is
 	// counted from a mark near it, not from the line's start (the bound is
 	// TestPositionsLocal's)
 	server := "server { listen 80; location / { tcp_nodelay off; return 200; } }"
 	huge := open("sites/huge.conf", strings.Repeat(server+"\n", 2000))
-	var h *Hover
-	c.call("textDocument/hover", positionParams{textDocumentIdentifier{huge}, Position{3000, 2}}, &h)
+	var h *protocol.Hover
+	c.call("textDocument/hover", place(huge, pos(3000, 2)), &h)
 	long := open("sites/long.conf", strings.Repeat(server+" ", 2000))
 	// (the servers share the name "" on *:80 too: server-name-conflict)
-	ds := c.diagnostics(long, func(ds []Diagnostic) bool {
+	ds := c.diagnostics(long, func(ds []protocol.Diagnostic) bool {
 		n := 0
 		for _, d := range ds {
 			if d.Code == "tcp-nodelay-off" {
@@ -387,20 +388,20 @@ func TestHostileBuffers(t *testing.T) {
 		return n == 2000
 	})
 	at := 1999*(len(server)+1) + strings.Index(server, "off;")
-	if r := ds[len(ds)-1].Range; r != (Range{Position{0, at}, Position{0, at + len("off;")}}) {
+	if r := ds[len(ds)-1].Range; r != (span(pos(0, at), pos(0, at+len("off;")))) {
 		t.Errorf("the last finding of the long line at %+v, want at column %d", r, at)
 	}
 	// malformed JSON and params: errors, not an exit
 	fmt.Fprintf(c.w, "Content-Length: 5\r\n\r\n{oops")
-	if err := c.call("textDocument/hover", "not an object", nil); err == nil || err.Code != codeInvalidParams {
+	if err := c.call("textDocument/hover", "not an object", nil); err == nil || err.Code != protocol.CodeInvalidParams {
 		t.Errorf("bad params: %+v", err)
 	}
-	var syms []DocumentSymbol
+	var syms []protocol.DocumentSymbol
 	if err := c.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": bad}}, &syms); err != nil {
 		t.Errorf("after bad input: %v", err)
 	}
 	// positions past the end of a line or the file are clamped
-	if err := c.call("textDocument/completion", positionParams{textDocumentIdentifier{bad}, Position{999, 999}}, nil); err != nil {
+	if err := c.call("textDocument/completion", place(bad, pos(999, 999)), nil); err != nil {
 		t.Errorf("a position past the end: %v", err)
 	}
 }
@@ -410,8 +411,8 @@ func TestPositions(t *testing.T) {
 	l := newLines(text)
 	for _, c := range []struct {
 		off int
-		pos Position
-	}{{0, Position{0, 0}}, {2, Position{0, 2}}, {4, Position{0, 3}}, {5, Position{1, 0}}, {9, Position{1, 2}}, {12, Position{2, 0}}} {
+		pos protocol.Position
+	}{{0, pos(0, 0)}, {2, pos(0, 2)}, {4, pos(0, 3)}, {5, pos(1, 0)}, {9, pos(1, 2)}, {12, pos(2, 0)}} {
 		if got := l.position(c.off); got != c.pos {
 			t.Errorf("position(%d) = %v, want %v", c.off, got, c.pos)
 		}
@@ -447,7 +448,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			return nil
 		})
 		text, _ := os.ReadFile(file)
-		s := &Server{opt: Options{Log: io.Discard}, conn: &conn{w: io.Discard}, docs: map[string]*document{}, results: map[string]*analysis{}, timers: map[string]*time.Timer{}, root: tc.dir}
+		s := &Server{opt: Options{Log: io.Discard}, conn: protocol.NewConn(io.Discard), docs: map[string]*document{}, results: map[string]*analysis{}, timers: map[string]*time.Timer{}, root: tc.dir}
 		uri := pathToURI(file)
 		s.docs[uri] = &document{uri: uri, path: file, text: string(text), gen: 1}
 		if a := s.analyze(uri, true); a.tree.File(filepath.Join(tc.dir, "nginx.conf")) == nil {
@@ -482,7 +483,7 @@ func TestWatchedFiles(t *testing.T) {
 	appURI := pathToURI(app)
 	text, _ := os.ReadFile(app)
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": appURI, "languageId": "nginx", "version": 1, "text": string(text)}})
-	c.diagnostics(appURI, func(ds []Diagnostic) bool {
+	c.diagnostics(appURI, func(ds []protocol.Diagnostic) bool {
 		return hasCode(ds, "unknown-directive", 15) && !hasCode(ds, "upstream-keepalive", -1)
 	})
 	c.mu.Lock()
@@ -504,13 +505,13 @@ func TestWatchedFiles(t *testing.T) {
 	}
 	os.WriteFile(main, []byte(noUpstream), 0o644)
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": pathToURI(main), "type": 2}}})
-	c.diagnostics(appURI, func(ds []Diagnostic) bool { return hasCode(ds, "upstream-keepalive", 5) })
+	c.diagnostics(appURI, func(ds []protocol.Diagnostic) bool { return hasCode(ds, "upstream-keepalive", 5) })
 
 	// a client without dynamic registration is not asked
 	c2 := start(t, Options{Delay: time.Millisecond})
 	c2.call("initialize", map[string]any{"rootUri": pathToURI(dir)}, nil)
 	c2.notify("initialized", map[string]any{})
-	c2.call("textDocument/hover", positionParams{textDocumentIdentifier{appURI}, Position{0, 0}}, nil)
+	c2.call("textDocument/hover", place(appURI, pos(0, 0)), nil)
 	c2.mu.Lock()
 	for _, m := range c2.notes {
 		if m.Method == "client/registerCapability" {
@@ -549,25 +550,39 @@ func TestWorkspaceLinkOut(t *testing.T) {
 		c.notify("initialized", map[string]any{})
 		uri := pathToURI(evil)
 		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "nginx", "version": 1, "text": string(app)}})
-		ds := c.diagnostics(uri, func(ds []Diagnostic) bool { return hasCode(ds, "tcp-nodelay-off", 3) })
+		ds := c.diagnostics(uri, func(ds []protocol.Diagnostic) bool { return hasCode(ds, "tcp-nodelay-off", 3) })
 		if hasCode(ds, "proxy-keepalive-headers", -1) {
 			t.Errorf("root %q: a finding made by the other tree's upstream: %+v", root, ds)
 		}
-		var locs []Location
-		c.call("textDocument/definition", positionParams{textDocumentIdentifier{uri}, Position{5, 26}}, &locs)
+		var locs []protocol.Location
+		c.call("textDocument/definition", place(uri, pos(5, 26)), &locs)
 		for _, l := range locs {
 			if strings.Contains(l.URI, pathToURI(elsewhere)) {
 				t.Errorf("root %q: definition answered from outside: %+v", root, l)
 			}
 		}
-		var h Hover
-		c.call("textDocument/hover", positionParams{textDocumentIdentifier{uri}, Position{7, 40}}, &h)
+		var h protocol.Hover
+		c.call("textDocument/hover", place(uri, pos(7, 40)), &h)
 		if strings.Contains(h.Contents.Value, "nginx.conf") {
 			t.Errorf("root %q: hover answered from outside: %q", root, h.Contents.Value)
 		}
 		// a link inside the workspace: read in its tree, as lint does
 		innerURI := pathToURI(inner)
 		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": innerURI, "languageId": "nginx", "version": 1, "text": string(app)}})
-		c.diagnostics(innerURI, func(ds []Diagnostic) bool { return hasCode(ds, "proxy-keepalive-headers", 5) })
+		c.diagnostics(innerURI, func(ds []protocol.Diagnostic) bool { return hasCode(ds, "proxy-keepalive-headers", 5) })
 	}
+}
+
+// pos, span and place write positions, ranges and the params of a position
+// briefly.
+func pos(line, character int) protocol.Position {
+	return protocol.Position{Line: line, Character: character}
+}
+
+func span(start, end protocol.Position) protocol.Range {
+	return protocol.Range{Start: start, End: end}
+}
+
+func place(uri string, p protocol.Position) positionParams {
+	return positionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: p}
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/nginxtune/nginxtune/lsp/protocol"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -78,15 +79,15 @@ func (l *lines) line(off int) int {
 }
 
 // position converts a byte offset.
-func (l *lines) position(off int) Position {
+func (l *lines) position(off int) protocol.Position {
 	off = max(0, min(off, len(l.text)))
 	n := l.line(off)
-	return Position{Line: n, Character: l.unitsAt(off) - l.units[n]}
+	return protocol.Position{Line: n, Character: l.unitsAt(off) - l.units[n]}
 }
 
 // offset converts a position; a position past the end of its line is the
 // line's end.
-func (l *lines) offset(p Position) int {
+func (l *lines) offset(p protocol.Position) int {
 	if p.Line < 0 {
 		return 0
 	}

@@ -11,17 +11,19 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/nginxtune/nginxtune/lsp/protocol"
 )
 
 // naivePosition and naiveOffset count from the line's start, rune by
 // rune: what the index must agree with.
-func naivePosition(text string, off int) Position {
+func naivePosition(text string, off int) protocol.Position {
 	line := strings.Count(text[:off], "\n")
 	start := strings.LastIndexByte(text[:off], '\n') + 1
-	return Position{Line: line, Character: utf16Len(text[start:off])}
+	return protocol.Position{Line: line, Character: utf16Len(text[start:off])}
 }
 
-func naiveOffset(text string, p Position) int {
+func naiveOffset(text string, p protocol.Position) int {
 	start := 0
 	for range p.Line {
 		i := strings.IndexByte(text[start:], '\n')
@@ -71,7 +73,7 @@ func TestPositionsIndexed(t *testing.T) {
 				units = utf16Len(lines[line])
 			}
 			for ch := -1; ch <= units+2; ch++ {
-				p := Position{line, ch}
+				p := pos(line, ch)
 				if got, want := l.offset(p), naiveOffset(text, p); line >= 0 && got != want || line < 0 && got != 0 {
 					t.Fatalf("%q: offset(%v) = %d, want %d", text, p, got, want)
 				}
@@ -93,10 +95,10 @@ func TestPositionsLocal(t *testing.T) {
 	keep := n - 8192
 	l.text = strings.Repeat("😀", keep/4) + text[keep:]
 	for _, off := range []int{keep + 1024, keep + 1024 + 100, n - 1} {
-		if got := l.position(off); got != (Position{0, off}) {
+		if got := l.position(off); got != (pos(0, off)) {
 			t.Errorf("position(%d) = %v: counted from further back than 1 KB", off, got)
 		}
-		if got := l.offset(Position{0, off}); got != off {
+		if got := l.offset(pos(0, off)); got != off {
 			t.Errorf("offset(0:%d) = %d: counted from further back than 1 KB", off, got)
 		}
 	}
@@ -117,14 +119,14 @@ func TestReferencesLinear(t *testing.T) {
 		os.WriteFile(p, []byte(text), 0o644)
 		uri := pathToURI(p)
 		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "nginx", "version": 1, "text": text}})
-		c.diagnostics(uri, func([]Diagnostic) bool { return true })
+		c.diagnostics(uri, func([]protocol.Diagnostic) bool { return true })
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		var locs []Location
-		c.call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": Position{0, 25}, "context": map[string]any{"includeDeclaration": true}}, &locs)
+		var locs []protocol.Location
+		c.call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos(0, 25), "context": map[string]any{"includeDeclaration": true}}, &locs)
 		runtime.ReadMemStats(&after)
-		if len(locs) != n+1 || locs[n].Range.Start != (Position{0, len(text) - 4 - len(v)}) {
+		if len(locs) != n+1 || locs[n].Range.Start != (pos(0, len(text)-4-len(v))) {
 			t.Fatalf("%d references: got %d, the last %+v", n, len(locs), locs[len(locs)-1])
 		}
 		return after.TotalAlloc - before.TotalAlloc

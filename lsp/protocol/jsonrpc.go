@@ -1,14 +1,4 @@
-// Package lsp is nginxtune's language server: the Language Server Protocol
-// over standard input and output, answering from the same reader, rules,
-// directive table and formatter as the command line.
-//
-// The protocol is written here rather than taken from a library: the part
-// of it a configuration language needs (about fifteen messages) is small,
-// and the Go libraries for it either stopped following the protocol
-// (go.lsp.dev/protocol was last released in 2022) or bring a dependency
-// tree of their own for logging and transports (github.com/tliron/glsp);
-// gopls's protocol package is internal to gopls.
-package lsp
+package protocol
 
 import (
 	"bufio"
@@ -21,39 +11,42 @@ import (
 	"sync"
 )
 
-// message is one JSON-RPC 2.0 message: a request (ID and Method), a
+// Message is one JSON-RPC 2.0 message: a request (ID and Method), a
 // notification (Method only) or a response (ID and Result or Error).
-type message struct {
+type Message struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id,omitempty"`
 	Method  string          `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
+	Error   *ResponseError  `json:"error,omitempty"`
 }
 
-type rpcError struct {
+// ResponseError is the error of a response.
+type ResponseError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 }
 
 // JSON-RPC and LSP error codes.
 const (
-	codeParseError       = -32700
-	codeInvalidRequest   = -32600
-	codeMethodNotFound   = -32601
-	codeInvalidParams    = -32602
-	codeInternalError    = -32603
-	codeNotInitialized   = -32002
-	codeRequestCancelled = -32800
+	CodeParseError       = -32700
+	CodeInvalidRequest   = -32600
+	CodeMethodNotFound   = -32601
+	CodeInvalidParams    = -32602
+	CodeInternalError    = -32603
+	CodeNotInitialized   = -32002
+	CodeRequestCancelled = -32800
 )
 
-// maxMessage bounds one message: an editor sends a buffer at most, and a
+// MaxMessage bounds one message: an editor sends a buffer at most, and a
 // configuration tree is at most 64 MiB.
-const maxMessage = 80 << 20
+const MaxMessage = 80 << 20
 
-// readMessage reads one message framed by a Content-Length header.
-func readMessage(r *bufio.Reader) (*message, error) {
+// ReadMessage reads one message framed by a Content-Length header. A body
+// that is not JSON is a message with only Error set (a parse error to
+// answer); a broken header is an error, and the end of the input io.EOF.
+func ReadMessage(r *bufio.Reader) (*Message, error) {
 	length := -1
 	for {
 		line, err := r.ReadString('\n')
@@ -73,7 +66,7 @@ func readMessage(r *bufio.Reader) (*message, error) {
 		}
 		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
 			n, err := strconv.Atoi(strings.TrimSpace(value))
-			if err != nil || n < 0 || n > maxMessage {
+			if err != nil || n < 0 || n > MaxMessage {
 				return nil, fmt.Errorf("bad Content-Length %q", value)
 			}
 			length = n
@@ -86,20 +79,25 @@ func readMessage(r *bufio.Reader) (*message, error) {
 	if _, err := io.ReadFull(r, body); err != nil {
 		return nil, fmt.Errorf("reading a message body: %w", err)
 	}
-	var m message
+	var m Message
 	if err := json.Unmarshal(body, &m); err != nil {
-		return &message{Error: &rpcError{codeParseError, err.Error()}}, nil
+		return &Message{Error: &ResponseError{CodeParseError, err.Error()}}, nil
 	}
 	return &m, nil
 }
 
-// conn writes messages, one at a time.
-type conn struct {
+// Conn writes messages, one at a time.
+type Conn struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
-func (c *conn) write(m *message) error {
+// NewConn writes messages to w.
+func NewConn(w io.Writer) *Conn {
+	return &Conn{w: w}
+}
+
+func (c *Conn) write(m *Message) error {
 	m.JSONRPC = "2.0"
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -114,8 +112,9 @@ func (c *conn) write(m *message) error {
 	return err
 }
 
-func (c *conn) reply(id json.RawMessage, result any, rerr *rpcError) error {
-	m := &message{ID: id, Error: rerr}
+// Reply answers the request id with a result, or with rerr when it is set.
+func (c *Conn) Reply(id json.RawMessage, result any, rerr *ResponseError) error {
+	m := &Message{ID: id, Error: rerr}
 	if rerr == nil {
 		b, err := json.Marshal(result)
 		if err != nil {
@@ -126,21 +125,22 @@ func (c *conn) reply(id json.RawMessage, result any, rerr *rpcError) error {
 	return c.write(m)
 }
 
-// request sends a request of the server's to the client; its answer is
-// not waited for (handle drops responses).
-func (c *conn) request(id, method string, params any) error {
+// Request sends a request of the server's to the client; its answer is
+// not waited for.
+func (c *Conn) Request(id, method string, params any) error {
 	b, err := json.Marshal(params)
 	if err != nil {
 		return err
 	}
 	rid, _ := json.Marshal(id)
-	return c.write(&message{ID: rid, Method: method, Params: b})
+	return c.write(&Message{ID: rid, Method: method, Params: b})
 }
 
-func (c *conn) notify(method string, params any) error {
+// Notify sends a notification.
+func (c *Conn) Notify(method string, params any) error {
 	b, err := json.Marshal(params)
 	if err != nil {
 		return err
 	}
-	return c.write(&message{Method: method, Params: b})
+	return c.write(&Message{Method: method, Params: b})
 }

@@ -1,0 +1,219 @@
+package lsp
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/nginxtune/nginxtune/internal/boundedread"
+	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules"
+)
+
+// analysis is a document linted inside its tree.
+type analysis struct {
+	gen   uint64
+	full  bool // the rules ran (diags is set)
+	text  string
+	tree  *parser.Tree
+	file  *parser.File // the document's file in the tree
+	diags []rules.Diagnostic
+	cfg   rules.Config
+	ctx   []string // the context the document's top level is read in
+	// opt are the options the tree was loaded with: its path maps, the
+	// directories allowed outside it, whether it is the live one
+	opt parser.Options
+}
+
+// current returns the analysis of a document's present text, making it
+// when the last one is older: the tree only, or with the rules' findings
+// when full is set. A hover or a completion reads the tree and does not
+// wait for the rules.
+func (s *Server) current(uri string, full bool) *analysis {
+	s.mu.Lock()
+	d := s.docs[uri]
+	a := s.results[uri]
+	s.mu.Unlock()
+	if d == nil {
+		return nil
+	}
+	if a != nil && a.gen == d.gen && (a.full || !full) {
+		return a
+	}
+	return s.analyze(uri, full)
+}
+
+// analyze lints a document inside the tree that includes it: the nearest
+// nginx.conf above it (not above the workspace folder) whose tree reads
+// it, else the file alone, with every open buffer read in place of its
+// file.
+func (s *Server) analyze(uri string, full bool) *analysis {
+	if full {
+		s.analyzing.Lock()
+		defer s.analyzing.Unlock()
+	}
+	s.mu.Lock()
+	d := s.docs[uri]
+	if d == nil {
+		s.mu.Unlock()
+		return nil
+	}
+	gen, text, path, given := d.gen, d.text, d.path, d.given
+	overlay := map[string][]byte{}
+	for _, o := range s.docs {
+		if o.path != "" {
+			overlay[o.path] = []byte(o.text)
+		}
+	}
+	root := s.root
+	s.mu.Unlock()
+	a := &analysis{gen: gen, text: text, full: full}
+	if path == "" || !fileExists(path) {
+		// a buffer with no file on disk: read it alone
+		f, _ := parser.Parse("untitled", []byte(text))
+		a.file = f
+		a.tree = &parser.Tree{Roots: []*parser.File{f}, Files: []*parser.File{f}}
+		f.Context = []string{"main"}
+		a.ctx = f.Context
+		s.store(uri, a)
+		return a
+	}
+	// A file that is a link out of the workspace folder (else out of the
+	// directory it was opened in) is read as lint reads it when named so:
+	// parser.Load of the path as given, which refuses a link out of the
+	// tree unless the tree is the live one. No nginx.conf is looked for
+	// beside the link's target: its tree lies outside.
+	main := ""
+	if bound := realDir(root, given); boundedread.Within(path, bound) {
+		if root != "" {
+			root = bound
+		}
+		main = parser.NearestMain(path, root)
+	} else {
+		path = given
+	}
+	// the settings of the tree the buffer is linted in: the main file's
+	// when it includes the buffer, else the buffer's own
+	var tree *parser.Tree
+	var cfg rules.Config
+	var topt parser.Options
+	if main != "" && main != path {
+		mcfg, mopt, err := s.settings(main)
+		if err != nil {
+			s.logf("%s: %v", main, err)
+		} else {
+			mopt.Overlay = overlay
+			if t, err := parser.Load(main, mopt); err == nil && t.File(path) != nil {
+				tree, cfg, topt = t, mcfg, mopt
+			}
+		}
+	}
+	if tree == nil {
+		fcfg, opt, err := s.settings(path)
+		if err != nil {
+			s.logf("%s: %v", path, err)
+		}
+		opt.Overlay = overlay
+		cfg, topt = fcfg, opt
+		t, err := parser.Load(path, opt)
+		if err != nil {
+			s.logf("%s: %v", path, err)
+			f, _ := parser.Parse(path, []byte(text))
+			t = &parser.Tree{Roots: []*parser.File{f}, Files: []*parser.File{f}}
+			f.Context = []string{"main"}
+		}
+		tree = t
+	}
+	a.tree, a.cfg, a.opt = tree, cfg, topt
+	a.file = tree.File(path)
+	if a.file == nil && len(tree.Roots) > 0 {
+		a.file = tree.Roots[0]
+	}
+	a.ctx = fileContext(tree, a.file)
+	if full {
+		for _, dg := range s.safeRun(tree, cfg) {
+			if dg.File == path || dg.Via == path {
+				a.diags = append(a.diags, dg)
+			}
+		}
+	}
+	s.store(uri, a)
+	return a
+}
+
+func (s *Server) store(uri string, a *analysis) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old := s.results[uri]; old == nil || old.gen < a.gen || old.gen == a.gen && !old.full {
+		s.results[uri] = a
+	}
+}
+
+// findings are the rules' findings for the analysed text: those of a
+// full analysis of the same text, none while the rules have not run.
+func (s *Server) findings(uri string, a *analysis) []rules.Diagnostic {
+	if a.full {
+		return a.diags
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.results[uri]; r != nil && r.full && r.gen == a.gen {
+		return r.diags
+	}
+	return nil
+}
+
+// safeRun runs the rules; a rule's panic costs its findings, not the
+// server.
+func (s *Server) safeRun(t *parser.Tree, cfg rules.Config) (out []rules.Diagnostic) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.logf("internal error in the rules: %v", r)
+			out = nil
+		}
+	}()
+	return rules.Run(t, cfg)
+}
+
+// realDir is the directory a file the editor opened as given must lie in,
+// its links resolved: the workspace folder root, else given's directory.
+func realDir(root, given string) string {
+	dir := root
+	if dir == "" {
+		dir = filepath.Dir(given)
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	return dir
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// fileContext is the context a file's top level is read in: the root's
+// own, or that of the place that includes it first.
+func fileContext(t *parser.Tree, f *parser.File) []string {
+	if f == nil {
+		return []string{"main"}
+	}
+	if f.Context != nil {
+		return f.Context
+	}
+	var ctx []string
+	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
+		if ctx != nil {
+			return false
+		}
+		if d.File == f && d.Parent == nil {
+			ctx = append([]string(nil), c.Names...)
+			return false
+		}
+		return true
+	})
+	if ctx == nil {
+		ctx = []string{"main"}
+	}
+	return ctx
+}
