@@ -1,14 +1,9 @@
 package lsp
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -102,38 +97,4 @@ func TestPositionsLocal(t *testing.T) {
 			t.Errorf("offset(0:%d) = %d: counted from further back than 1 KB", off, got)
 		}
 	}
-}
-
-// Go-to-definition and references index each file they answer from once:
-// indexing it again for every place found made k references in one file
-// cost k times the file. Twice the references on one line allocate about
-// twice, not four times, the memory.
-func TestReferencesLinear(t *testing.T) {
-	dir := copyTree(t)
-	c := start(t, Options{Delay: time.Millisecond})
-	c.call("initialize", map[string]any{"rootUri": pathToURI(dir)}, nil)
-	allocated := func(n int) uint64 {
-		v := fmt.Sprintf("$v%d", n) // a name of its own: each file is in the tree
-		text := "server { listen 80; set " + v + " 1;" + strings.Repeat(" add_header X "+v+";", n) + " }\n"
-		p := filepath.Join(dir, fmt.Sprintf("sites/refs%d.conf", n))
-		os.WriteFile(p, []byte(text), 0o644)
-		uri := pathToURI(p)
-		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "nginx", "version": 1, "text": text}})
-		c.diagnostics(uri, func([]protocol.Diagnostic) bool { return true })
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		var locs []protocol.Location
-		c.call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos(0, 25), "context": map[string]any{"includeDeclaration": true}}, &locs)
-		runtime.ReadMemStats(&after)
-		if len(locs) != n+1 || locs[n].Range.Start != (pos(0, len(text)-4-len(v))) {
-			t.Fatalf("%d references: got %d, the last %+v", n, len(locs), locs[len(locs)-1])
-		}
-		return after.TotalAlloc - before.TotalAlloc
-	}
-	small, big := allocated(2000), allocated(4000)
-	if big > 3*small+1<<20 {
-		t.Errorf("references allocated %d bytes for 2000 on a line, %d for 4000: want it linear", small, big)
-	}
-	t.Logf("%d and %d bytes", small, big)
 }

@@ -3,8 +3,10 @@ package lsp
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/lsp/protocol"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -46,6 +48,55 @@ func TestLocalFileStaysInTheTree(t *testing.T) {
 		got, ok := at(c.opt).localFile(c.name)
 		if got != c.want || ok != (c.want != "") {
 			t.Errorf("%+v %q: %q, %v; want %q", c.opt, c.name, got, ok, c.want)
+		}
+	}
+}
+
+// Definition goes from a variable to where it is set, from an upstream's
+// name in a proxy_pass-like directive to its block, from a named location
+// to its block, from an include to its files and from a certificate to
+// its file in the tree; a directive's name or a plain argument goes
+// nowhere.
+func TestDefinition(t *testing.T) {
+	s := newServer(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "site.pem"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "extra.conf"), []byte("gzip on;\n"), 0o644)
+	lines := []string{
+		"http {",
+		"    upstream app { server 127.0.0.1:8080; }",
+		"    map $host $site { default a; }",
+		"    include extra.conf;",
+		"    server {",
+		"        ssl_certificate site.pem;",
+		"        location / { proxy_pass http://app/x; try_files $uri @fallback; return 200 $site; }",
+		"        location @fallback { return 204; }",
+		"    }",
+		"}",
+	}
+	uri := openFile(t, s, dir, "nginx.conf", strings.Join(lines, "\n")+"\n")
+	at := func(line int, word string) protocol.Position {
+		return pos(line, strings.Index(lines[line], word)+1)
+	}
+	for _, c := range []struct {
+		at   protocol.Position
+		uri  string
+		line int
+	}{
+		{at(6, "http://app"), uri, 1},
+		{at(6, "@fallback"), uri, 7},
+		{at(6, "$site"), uri, 2},
+		{at(3, "extra.conf"), pathToURI(filepath.Join(dir, "extra.conf")), 0},
+		{at(5, "site.pem"), pathToURI(filepath.Join(dir, "site.pem")), 0},
+	} {
+		got := s.definition(place(uri, c.at))
+		if len(got) != 1 || got[0].URI != c.uri || got[0].Range.Start.Line != c.line {
+			t.Errorf("definition at %+v: %+v, want %s:%d", c.at, got, c.uri, c.line)
+		}
+	}
+	for _, p := range []protocol.Position{at(6, "proxy_pass"), at(7, "204"), pos(8, 0)} {
+		if got := s.definition(place(uri, p)); got == nil || len(got) != 0 {
+			t.Errorf("definition at %+v: %+v, want []", p, got)
 		}
 	}
 }

@@ -1,0 +1,38 @@
+package lsp
+
+import (
+	"testing"
+
+	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/lsp/protocol"
+)
+
+// A finding is sent with the protocol's severity, a range from its place
+// to the end of its statement (or of the statement's first line), placed
+// by line and column when it has no offset, and the places it speaks of.
+func TestToDiagnostic(t *testing.T) {
+	text := "http {\n    gzip on;\n    server {\n        listen 80;\n    }\n}\n"
+	a := &analysis{text: text}
+	l := newLines(text)
+	s := newServer(t)
+	for _, c := range []struct {
+		dg   finding.Diagnostic
+		want protocol.Diagnostic
+	}{
+		{finding.Diagnostic{Rule: "r", Severity: finding.Error, Offset: 11, Message: "m"},
+			protocol.Diagnostic{Range: span(pos(1, 4), pos(1, 12)), Severity: protocol.SeverityError, Code: "r", Source: "nginxtune", Message: "m"}},
+		{finding.Diagnostic{Rule: "r", Severity: finding.Warning, Offset: 24},
+			protocol.Diagnostic{Range: span(pos(2, 4), pos(2, 12)), Severity: protocol.SeverityWarning, Code: "r", Source: "nginxtune"}},
+		{finding.Diagnostic{Rule: "r", Severity: finding.Info, Line: 4, Col: 9},
+			protocol.Diagnostic{Range: span(pos(3, 8), pos(3, 18)), Severity: protocol.SeverityInformation, Code: "r", Source: "nginxtune"}},
+		{finding.Diagnostic{Rule: "r", Line: 6, Related: []finding.Related{{File: "/x/y.conf", Line: 2, Col: 3, Message: "there"}}},
+			protocol.Diagnostic{Range: span(pos(5, 0), pos(5, 1)), Severity: protocol.SeverityInformation, Code: "r", Source: "nginxtune",
+				RelatedInformation: []protocol.DiagnosticRelatedInformation{{Location: protocol.Location{URI: "file:///x/y.conf", Range: span(pos(1, 2), pos(1, 2))}, Message: "there"}}}},
+	} {
+		got := s.toDiagnostic(c.dg, a, l)
+		if got.Range != c.want.Range || got.Severity != c.want.Severity || got.Code != c.want.Code || got.Source != c.want.Source || got.Message != c.want.Message ||
+			len(got.RelatedInformation) != len(c.want.RelatedInformation) || len(got.RelatedInformation) == 1 && got.RelatedInformation[0] != c.want.RelatedInformation[0] {
+			t.Errorf("%+v:\n got %+v\nwant %+v", c.dg, got, c.want)
+		}
+	}
+}
