@@ -65,7 +65,7 @@ func Describe(name, key string, v Version) (About, bool) {
 	// the module of the newest row: a name two modules define (error_log
 	// in the core and in http) is described as the place asks for it
 	last := in[len(in)-1]
-	a := About{Name: name, Summary: Summary(name), Module: last.Module, Extra: last.Extra, URL: docURL(last)}
+	a := About{Name: name, Summary: Summary(name), Module: last.Module, Extra: last.Extra, URL: last.DocURL()}
 	for _, d := range in {
 		if d.Module != last.Module || d.Extra != last.Extra {
 			continue
@@ -115,8 +115,9 @@ func union(a, b []string) []string {
 	return out
 }
 
-// docURL is the directive's page on nginx.org, "" for third-party modules.
-func docURL(d Directive) string {
+// DocURL is the directive's page on nginx.org, "" for a third-party
+// module's.
+func (d Directive) DocURL() string {
 	m := d.Module
 	if d.Extra != "" || m == "" {
 		return ""

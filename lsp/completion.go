@@ -47,8 +47,8 @@ func directiveItems(partial, key string, v knowledge.Version) []protocol.Complet
 		for _, d := range knowledge.Lookup(n) {
 			if (key == "" || d.Allows(key)) && rules.Available(n, v) {
 				item := protocol.CompletionItem{Label: n, Kind: protocol.CompletionKeyword, Detail: d.Args.String()}
-				if u := docURL(d); u != "" {
-					item.Documentation = &protocol.MarkupContent{Kind: protocol.Markdown, Value: "[nginx documentation](" + u + ")"}
+				if doc := completionDoc(d); doc != "" {
+					item.Documentation = &protocol.MarkupContent{Kind: protocol.Markdown, Value: doc}
 				}
 				items = append(items, item)
 				break
@@ -198,4 +198,17 @@ func variableItems(t *parser.Tree, stream bool) []protocol.CompletionItem {
 		items = append(items, protocol.CompletionItem{Label: "$" + p, Kind: protocol.CompletionVariable, Detail: "built in: $" + p + "NAME"})
 	}
 	return items
+}
+
+// completionDoc is a directive's line of summaries.tsv and its page on
+// nginx.org, as far as there are.
+func completionDoc(d knowledge.Directive) string {
+	var parts []string
+	if sum := knowledge.Summary(d.Name); sum != "" {
+		parts = append(parts, sum)
+	}
+	if u := d.DocURL(); u != "" {
+		parts = append(parts, "[nginx documentation]("+u+")")
+	}
+	return strings.Join(parts, "\n\n")
 }

@@ -41,99 +41,73 @@ func (s *Server) hover(p positionParams) *protocol.Hover {
 	return h
 }
 
-// directiveDoc describes a directive from the table: the form allowed in
-// the context, for the nginx version linted for when it is known.
+// directiveDoc describes a directive: what it does, then the table's facts
+// for the context, for the nginx version linted for when it is known and
+// for every version otherwise, each version named where they differ.
 func directiveDoc(name string, names []string, v knowledge.Version) string {
-	ds := knowledge.Lookup(name)
-	if len(ds) == 0 {
+	a, ok := knowledge.Describe(name, rules.ContextKey(names), v)
+	if !ok {
 		return ""
 	}
-	key := rules.ContextKey(names)
-	var forms []knowledge.Directive
-	for _, x := range ds {
-		if key == "" || x.Allows(key) {
-			forms = append(forms, x)
-		}
-	}
-	if len(forms) == 0 {
-		forms = ds
-	}
-	d := forms[len(forms)-1]
-	defaults := map[string][]string{}
-	var order []string
-	for _, x := range forms {
-		for _, c := range x.Core {
-			if v.Known() && c == branchOf(v) {
-				d = x
-			}
-		}
-		if x.Default != "" {
-			if _, ok := defaults[x.Default]; !ok {
-				order = append(order, x.Default)
-			}
-			defaults[x.Default] = append(defaults[x.Default], x.Core...)
-		}
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** — %s\n\n", name, d.Args)
-	fmt.Fprintf(&b, "Contexts: %s\n\n", strings.Join(d.Contexts, ", "))
-	if len(d.Values) > 0 {
-		fmt.Fprintf(&b, "Values: %s\n\n", strings.Join(d.Values, ", "))
+	fmt.Fprintf(&b, "**%s**", name)
+	if a.Summary != "" {
+		fmt.Fprintf(&b, " — %s", a.Summary)
 	}
-	switch {
-	case v.Known() && d.Default != "":
-		fmt.Fprintf(&b, "Default: %s\n\n", d.Default)
-	case len(order) == 1:
-		fmt.Fprintf(&b, "Default: %s\n\n", order[0])
-	case len(order) > 1:
-		var parts []string
-		for _, def := range order {
-			parts = append(parts, fmt.Sprintf("%s (nginx %s)", def, strings.Join(defaults[def], ", ")))
+	b.WriteString("\n\n")
+	writeByVersion(&b, "Arguments", a, func(f knowledge.Form) string { return f.Args.String() })
+	writeByVersion(&b, "Contexts", a, func(f knowledge.Form) string { return strings.Join(f.Contexts, ", ") })
+	writeByVersion(&b, "Values", a, func(f knowledge.Form) string { return strings.Join(f.Values, ", ") })
+	var defs []string
+	for _, d := range a.Defaults {
+		if a.Extra != "" || len(d.Core) == len(a.Core) {
+			defs = append(defs, d.Value)
+		} else {
+			defs = append(defs, fmt.Sprintf("%s (nginx %s)", d.Value, strings.Join(d.Core, ", ")))
 		}
-		fmt.Fprintf(&b, "Default: %s\n\n", strings.Join(parts, "; "))
 	}
-	if d.Extra != "" {
-		fmt.Fprintf(&b, "Module: %s (third party)\n\n", d.Extra)
+	if len(defs) > 0 {
+		fmt.Fprintf(&b, "Default: %s\n\n", strings.Join(defs, "; "))
+	}
+	if a.Extra != "" {
+		fmt.Fprintf(&b, "Module: %s (third party)\n\n", a.Extra)
 	} else {
-		fmt.Fprintf(&b, "Module: %s\n\n", d.Module)
-		fmt.Fprintf(&b, "In nginx: %s\n\n", strings.Join(d.Core, ", "))
+		fmt.Fprintf(&b, "Module: %s\n\n", a.Module)
+		fmt.Fprintf(&b, "In nginx: %s\n\n", strings.Join(a.Core, ", "))
 	}
-	if u := docURL(d); u != "" {
-		fmt.Fprintf(&b, "[nginx documentation](%s)", u)
+	if a.URL != "" {
+		fmt.Fprintf(&b, "[nginx documentation](%s)", a.URL)
 	}
 	return strings.TrimSpace(b.String())
 }
 
-// branchOf is the table's version of v's stable branch (1.22.1 for any
-// 1.22.x), "" when the table has none.
-func branchOf(v knowledge.Version) string {
-	for _, tv := range knowledge.CoreVersions() {
-		t := knowledge.MustVersion(tv)
-		if t.Major == v.Major && t.Minor == v.Minor {
-			return tv
+// writeByVersion writes one line of a directive's forms: the value when
+// every form has it, else each value with the versions of its forms.
+func writeByVersion(b *strings.Builder, label string, a knowledge.About, of func(knowledge.Form) string) {
+	var values []string
+	versions := map[string][]string{}
+	for _, f := range a.Forms {
+		x := of(f)
+		if _, seen := versions[x]; !seen {
+			values = append(values, x)
 		}
-	}
-	return ""
-}
-
-// docURL is the nginx documentation page of a directive of a module
-// nginx ships, "" for third-party modules.
-func docURL(d knowledge.Directive) string {
-	m := d.Module
-	if d.Extra != "" || m == "" {
-		return ""
+		versions[x] = append(versions[x], f.Core...)
 	}
 	switch {
-	case strings.HasPrefix(m, "ngx_http_"):
-		return "https://nginx.org/en/docs/http/" + m + ".html#" + d.Name
-	case strings.HasPrefix(m, "ngx_stream_"):
-		return "https://nginx.org/en/docs/stream/" + m + ".html#" + d.Name
-	case strings.HasPrefix(m, "ngx_mail_"):
-		return "https://nginx.org/en/docs/mail/" + m + ".html#" + d.Name
-	case m == "ngx_google_perftools_module":
-		return "https://nginx.org/en/docs/" + m + ".html#" + d.Name
+	case len(values) == 1 && values[0] == "":
+	case len(values) == 1 || a.Extra != "":
+		fmt.Fprintf(b, "%s: %s\n\n", label, values[len(values)-1])
+	default:
+		var parts []string
+		for _, x := range values {
+			shown := x
+			if shown == "" {
+				shown = "none"
+			}
+			parts = append(parts, fmt.Sprintf("%s (nginx %s)", shown, strings.Join(versions[x], ", ")))
+		}
+		fmt.Fprintf(b, "%s: %s\n\n", label, strings.Join(parts, "; "))
 	}
-	return "https://nginx.org/en/docs/ngx_core_module.html#" + d.Name
 }
 
 func variableDoc(a *analysis, name string) string {
@@ -149,6 +123,9 @@ func variableDoc(a *analysis, name string) string {
 	}
 	if knowledge.VariableKnown(strings.ToLower(name), contains(a.ctx, "stream")) {
 		b.WriteString(": built into nginx or one of its modules")
+		if sum := knowledge.VariableSummary(strings.ToLower(name)); sum != "" {
+			b.WriteString(". " + sum)
+		}
 		return b.String()
 	}
 	if _, err := fmt.Sscanf(name, "%d", new(int)); err == nil {

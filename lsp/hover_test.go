@@ -49,3 +49,49 @@ func TestHover(t *testing.T) {
 		t.Errorf("hover on a finding: %q", got)
 	}
 }
+
+// A directive's hover says what it does and, with no nginx version set,
+// gathers every version of the table, naming the versions where the forms
+// or defaults differ; defaults nginx computes in code are shown too; a
+// built-in variable says what it holds.
+func TestHoverFacts(t *testing.T) {
+	s := newServer(t)
+	text := "http {\n    upstream app {\n        server 127.0.0.1:8080;\n        keepalive 16;\n    }\n    server {\n        root /srv;\n        return 200 $request_uri;\n    }\n}\n"
+	uri := openFile(t, s, t.TempDir(), "f.conf", text)
+	hover := func(line int, after string) string {
+		t.Helper()
+		i := strings.Index(strings.Split(text, "\n")[line], after)
+		h := s.hover(place(uri, pos(line, i+1)))
+		if h == nil {
+			return ""
+		}
+		return h.Contents.Value
+	}
+	for _, c := range []struct {
+		line      int
+		at        string
+		want      []string
+		forbidden []string
+	}{
+		{3, "keepalive", []string{
+			"**keepalive** — How many idle connections",
+			"Arguments: 1 argument (nginx 1.22.1, 1.26.3, 1.28.3); 1 or 2 arguments (nginx 1.30.4)",
+			"Default: 32 local (nginx 1.30.4)",
+			"In nginx: 1.22.1, 1.26.3, 1.28.3, 1.30.4",
+		}, nil},
+		{6, "root", []string{"**root** — The directory", "Default: html\n", "Contexts: http, server, location, if-location"}, []string{"(nginx"}},
+		{7, "$request_uri", []string{"**$request_uri**: built into nginx", "The original URI with its query string"}, nil},
+	} {
+		got := hover(c.line, c.at)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("hover on %s: %q, want %q in it", c.at, got, w)
+			}
+		}
+		for _, f := range c.forbidden {
+			if strings.Contains(got, f) {
+				t.Errorf("hover on %s: %q, want no %q", c.at, got, f)
+			}
+		}
+	}
+}
