@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/internal/yamlstrict"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
-	"github.com/nginxtune/nginxtune/parser"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -99,12 +99,12 @@ const maxText = 256
 // comment gen quotes it in and start a directive of the file's choosing.
 func clip(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 {
+		if untrusted.Control(r) || r == 0x2028 || r == 0x2029 {
 			return '?'
 		}
 		return r
 	}, s)
-	return parser.CutAt(s, maxText)
+	return untrusted.CutAt(s, maxText)
 }
 
 // check range-checks facts read from a file: a value no host can have is

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 )
 
 // messages joins what a tree's diagnostics say, for searching.
@@ -147,7 +149,7 @@ func TestIncludeFanOutRefused(t *testing.T) {
 	}
 }
 
-func parserCut(s string) string { return CutAt(s, 2000) }
+func parserCut(s string) string { return untrusted.CutAt(s, 2000) }
 
 // A checkout's modules-enabled holds links to the server's files
 // (/usr/share/nginx/modules-available/...): one finding for the include,

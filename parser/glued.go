@@ -6,6 +6,8 @@ package parser
 import (
 	"fmt"
 	"strings"
+
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 )
 
 // gluedStatements finds statements that swallowed the next one because a
@@ -32,7 +34,7 @@ func gluedStatements(f *File, known func(string) bool) []Diagnostic {
 				diag := Diagnostic{
 					Kind: "syntax", Severity: SevError, File: f.Path, Line: line, Col: col, Offset: prevEnd, NginxLine: int(d.EndLine),
 					Message: fmt.Sprintf("missing \";\" after %q: nginx reads %q on line %d as one more argument of %q",
-						truncate(before, 40), a.Value, a.Line, d.Name),
+						untrusted.CutAt(before, 40), a.Value, a.Line, d.Name),
 				}
 				if freeWords(d.Name) && d.Block == nil {
 					// nginx takes any number of any words here: the

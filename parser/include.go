@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 )
 
 // inside reports whether p is below the configuration directory or a
@@ -344,11 +345,11 @@ func (l *loader) resolve(d *Directive) []string {
 		}
 		if !glob && stockFiles[filepath.Base(target)] {
 			l.diag(d, "include-missing", SevInfo, "include %q: %s is not in the linted tree; nginx packages ship this file in the configuration directory, so nginx on the server likely has it%s",
-				Clip(target), Clip(l.display(local)), l.mapHint(target))
+				untrusted.Clip(target), untrusted.Clip(l.display(local)), l.mapHint(target))
 			return nil
 		}
 		l.diag(d, "include-outside-tree", SevInfo, "include %q: %s is outside the linted tree; not read%s; findings that depend on it are missing",
-			Clip(target), Clip(l.display(local)), l.outsideHint(target, local))
+			untrusted.Clip(target), untrusted.Clip(l.display(local)), l.outsideHint(target, local))
 		return nil
 	}
 	if !glob {
@@ -358,18 +359,18 @@ func (l *loader) resolve(d *Directive) []string {
 			}
 			if stockFiles[filepath.Base(target)] {
 				l.diag(d, "include-missing", SevInfo, "include %q: %s is not here; nginx packages ship this file in the configuration directory, so nginx on the server likely has it%s",
-					Clip(target), l.display(local), l.mapHint(target))
+					untrusted.Clip(target), l.display(local), l.mapHint(target))
 				return nil
 			}
 			switch {
 			case placeholder(target):
-				l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", Clip(target))
+				l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", untrusted.Clip(target))
 			case !filepath.IsAbs(target) && l.noMain && l.opt.Prefix == "":
-				l.diag(d, "include-missing", SevInfo, "include %q: %s does not exist; nginx resolves it from its prefix (the directory of the main nginx.conf), and no nginx.conf above this file says where that is: lint from the main file, or give --prefix", Clip(target), l.display(local))
+				l.diag(d, "include-missing", SevInfo, "include %q: %s does not exist; nginx resolves it from its prefix (the directory of the main nginx.conf), and no nginx.conf above this file says where that is: lint from the main file, or give --prefix", untrusted.Clip(target), l.display(local))
 			case filepath.IsAbs(target) && !l.opt.Live && !l.inside(local):
-				l.diag(d, "include-missing", SevInfo, "include %q: %s is not in this copy of the configuration; nginx -t fails if it is missing on the server too%s", Clip(target), l.display(local), l.mapHint(target))
+				l.diag(d, "include-missing", SevInfo, "include %q: %s is not in this copy of the configuration; nginx -t fails if it is missing on the server too%s", untrusted.Clip(target), l.display(local), l.mapHint(target))
 			default:
-				l.diag(d, "include-missing", SevError, "include %q: %s does not exist; nginx -t fails with \"open() failed\"%s", Clip(target), l.display(local), l.mapHint(target))
+				l.diag(d, "include-missing", SevError, "include %q: %s does not exist; nginx -t fails with \"open() failed\"%s", untrusted.Clip(target), l.display(local), l.mapHint(target))
 			}
 			return nil
 		}
@@ -388,20 +389,20 @@ func (l *loader) resolve(d *Directive) []string {
 		matches, refused, err = l.globInside(local)
 		if refused {
 			l.diag(d, "include-outside-tree", SevInfo, "include %q: the pattern reaches directories outside the linted tree (through a link); they are not listed%s",
-				Clip(target), l.outsideHint(target, local))
+				untrusted.Clip(target), l.outsideHint(target, local))
 		}
 	} else {
 		matches, err = l.src.glob(local)
 	}
 	if err != nil {
-		l.diag(d, "include-missing", SevError, "include %q: bad pattern: %v", Clip(target), err)
+		l.diag(d, "include-missing", SevError, "include %q: bad pattern: %v", untrusted.Clip(target), err)
 		return nil
 	}
 	if len(matches) == 0 && optionalInclude(target) {
 		return nil // "file[.]conf": an include meant to read nothing when the file is absent
 	}
 	if len(matches) == 0 && placeholder(target) {
-		l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", Clip(target))
+		l.diag(d, "include-missing", SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", untrusted.Clip(target))
 		return nil
 	}
 	if len(matches) == 0 && !l.tree.Dump && !l.src.isDir(dirOf(local, l.tree.Dump)) {
@@ -415,12 +416,12 @@ func (l *loader) resolve(d *Directive) []string {
 				matches, _ = l.src.glob(alt)
 			}
 		} else {
-			l.diag(d, "include-missing", SevInfo, "include %q: directory %s does not exist, so the pattern matches nothing (nginx accepts that; check the path if files were meant to be read)%s", Clip(target), l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
+			l.diag(d, "include-missing", SevInfo, "include %q: directory %s does not exist, so the pattern matches nothing (nginx accepts that; check the path if files were meant to be read)%s", untrusted.Clip(target), l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
 			return nil
 		}
 	}
 	if len(matches) > MaxGlobMatches {
-		l.diag(d, "include-missing", SevError, "include %q matches %d paths, more than nginxtune reads for one include (%d); none read", Clip(target), len(matches), MaxGlobMatches)
+		l.diag(d, "include-missing", SevError, "include %q matches %d paths, more than nginxtune reads for one include (%d); none read", untrusted.Clip(target), len(matches), MaxGlobMatches)
 		l.tree.Unreadable = append(l.tree.Unreadable, d.File.Path)
 		return nil
 	}
@@ -554,9 +555,9 @@ func (l *loader) outsideHint(target, local string) string {
 		dir = dirOf(local, false)
 	}
 	if filepath.IsAbs(target) && len(l.opt.Maps) == 0 {
-		return fmt.Sprintf(" (nginx reads it on the server; --map %s=LOCAL_DIR reads a copy kept in the repository, --allow-outside %s this machine's)", Clip(dirOf(filepath.Dir(target), false)), Clip(dir))
+		return fmt.Sprintf(" (nginx reads it on the server; --map %s=LOCAL_DIR reads a copy kept in the repository, --allow-outside %s this machine's)", untrusted.Clip(dirOf(filepath.Dir(target), false)), untrusted.Clip(dir))
 	}
-	return fmt.Sprintf(" (--allow-outside %s reads it)", Clip(dir))
+	return fmt.Sprintf(" (--allow-outside %s reads it)", untrusted.Clip(dir))
 }
 
 // globInside expands a pattern as filepath.Glob does, one component at a

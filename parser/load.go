@@ -13,9 +13,9 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 )
 
 // PathMap maps an absolute directory named in the configuration (as it is on
@@ -650,12 +650,12 @@ func (l *loader) expand(f *File) {
 					list = append(list, dir)
 				}
 			}
-			what := Clip(l.display(outside[0])) + " is a link"
+			what := untrusted.Clip(l.display(outside[0])) + " is a link"
 			if len(outside) > 1 {
-				what = fmt.Sprintf("%d of the files it matches (%s, ...) are links", len(outside), Clip(l.display(outside[0])))
+				what = fmt.Sprintf("%d of the files it matches (%s, ...) are links", len(outside), untrusted.Clip(l.display(outside[0])))
 			}
 			l.diag(d, "include-outside-tree", SevInfo, "include %q: %s to files outside the linted tree (in %s); not read: they name the server's files, which nginx reads there, and findings that depend on them are missing (\"# nginxtune:disable include-outside-tree -- the server's files\" above the include says so once)",
-				Clip(d.Arg(0)), what, Clip(strings.Join(list, ", ")))
+				untrusted.Clip(d.Arg(0)), what, untrusted.Clip(strings.Join(list, ", ")))
 		}()
 		for _, p := range paths {
 			inc, err := l.file(p)
@@ -664,7 +664,7 @@ func (l *loader) expand(f *File) {
 				outside = append(outside, p)
 				continue
 			case err != nil:
-				l.diag(d, "include-missing", SevError, "include %q: cannot read %s: %v", Clip(d.Arg(0)), Clip(l.display(p)), unwrapPathErr(err))
+				l.diag(d, "include-missing", SevError, "include %q: cannot read %s: %v", untrusted.Clip(d.Arg(0)), untrusted.Clip(l.display(p)), unwrapPathErr(err))
 				l.tree.Unreadable = append(l.tree.Unreadable, p)
 				continue
 			}
@@ -672,7 +672,7 @@ func (l *loader) expand(f *File) {
 				continue // a guessed map, not the configuration, leads back: the guess is wrong here
 			}
 			if l.state[inc] == 1 {
-				l.diag(d, "include-cycle", SevError, "include %q leads back to %s, which is already being read: nginx would include it again and again", Clip(d.Arg(0)), l.display(inc.Path))
+				l.diag(d, "include-cycle", SevError, "include %q leads back to %s, which is already being read: nginx would include it again and again", untrusted.Clip(d.Arg(0)), l.display(inc.Path))
 				continue
 			}
 			d.rareParts().includes = append(d.Includes(), inc)
@@ -709,28 +709,6 @@ func (l *loader) display(p string) string {
 	}
 	return p
 }
-
-// CutAt shortens s to at most n bytes on a character boundary, marking the
-// cut with "...".
-func CutAt(s string, n int) string { return truncate(s, n) }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
-}
-
-// clipLen bounds what a message quotes of the configuration: a config is
-// untrusted input, and a message is not the place to copy it out.
-const clipLen = 64
-
-// Clip shortens text quoted from the configuration to clipLen bytes, for
-// every message that quotes it.
-func Clip(s string) string { return truncate(s, clipLen) }
 
 // checkEvents reports a main file without an events block: nginx -t fails
 // with "no "events" section in configuration". A main file is a root read
@@ -870,10 +848,10 @@ func (l *loader) boundVisits() {
 		})
 	}
 	if worst != nil && total <= MaxDirectiveVisits {
-		l.diag(worst, "include-missing", SevError, "include %q: the tree expands to more than %d files when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", Clip(worst.Arg(0)), MaxFileInstances)
+		l.diag(worst, "include-missing", SevError, "include %q: the tree expands to more than %d files when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", untrusted.Clip(worst.Arg(0)), MaxFileInstances)
 		l.tree.Unreadable = append(l.tree.Unreadable, worst.File.Path)
 	} else if worst != nil {
-		l.diag(worst, "include-missing", SevError, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", Clip(worst.Arg(0)), MaxDirectiveVisits)
+		l.diag(worst, "include-missing", SevError, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", untrusted.Clip(worst.Arg(0)), MaxDirectiveVisits)
 		l.tree.Unreadable = append(l.tree.Unreadable, worst.File.Path)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unsafe"
+
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 )
 
 // maxDepth bounds block nesting. nginx accepts 10,000 nested locations (its
@@ -226,7 +228,7 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 	if s.pos < len(s.src) {
 		c := s.src[s.pos]
 		if !isSpace(c) && c != ';' && c != '{' && c != ')' {
-			return token{}, s.errAt(s.pos, s.line, "unexpected %q after the quoted string %s", string(c), Clip(raw))
+			return token{}, s.errAt(s.pos, s.line, "unexpected %q after the quoted string %s", string(c), untrusted.Clip(raw))
 		}
 	}
 	s.lastTokLine = s.line
@@ -331,7 +333,7 @@ func (s *scanner) block(parent *Directive, depth int) ([]*Directive, *syntaxErro
 		case tEOF:
 			if parent != nil {
 				e := s.errAt(int(parent.BlockOpen), s.lineAt(int(parent.BlockOpen), parent),
-					"unexpected end of file, expecting \"}\": the %q block opened here is never closed", Clip(parent.Name))
+					"unexpected end of file, expecting \"}\": the %q block opened here is never closed", untrusted.Clip(parent.Name))
 				e.d.NginxLine = s.eofLine()
 				return dirs(), e
 			}
@@ -383,9 +385,9 @@ func (s *scanner) statement(d *Directive, depth int) *syntaxError {
 			d.End, d.EndLine = int32(t.off+1), int32(t.line)
 			return nil
 		case tClose:
-			return s.errAt(t.off, t.line, "unexpected \"}\": the %q directive is not terminated by \";\"", Clip(d.Name))
+			return s.errAt(t.off, t.line, "unexpected \"}\": the %q directive is not terminated by \";\"", untrusted.Clip(d.Name))
 		case tEOF:
-			e := s.errAt(int(d.Start), int(d.Line), "unexpected end of file, expecting \";\" or \"}\": the %q directive is not terminated", Clip(d.Name))
+			e := s.errAt(int(d.Start), int(d.Line), "unexpected end of file, expecting \";\" or \"}\": the %q directive is not terminated", untrusted.Clip(d.Name))
 			e.d.NginxLine = s.eofLine()
 			return e
 		case tOpen:
@@ -462,7 +464,7 @@ func (s *scanner) luaBody(d *Directive) *syntaxError {
 		adv(i + 1)
 	}
 	s.pos = len(src)
-	e := s.errAt(int(d.BlockOpen), int(d.Line), "unexpected end of file, expecting \"}\": the %q block opened here is never closed", Clip(d.Name))
+	e := s.errAt(int(d.BlockOpen), int(d.Line), "unexpected end of file, expecting \"}\": the %q block opened here is never closed", untrusted.Clip(d.Name))
 	e.d.NginxLine = s.line
 	return e
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 )
 
 // Meta describes the run, for the formats that carry it.
@@ -73,7 +74,7 @@ func Text(w io.Writer, diags []finding.Diagnostic, m Meta, color bool) error {
 		return code + s + ansiReset
 	}
 	var shown shownPaths
-	escaped := func(p string) string { return Escape(m.path(p)) }
+	escaped := func(p string) string { return untrusted.Escape(m.path(p)) }
 	for _, d := range diags {
 		path := shown.of(d.File, escaped)
 		sev := d.Severity.String()
@@ -90,7 +91,7 @@ func Text(w io.Writer, diags []finding.Diagnostic, m Meta, color bool) error {
 			fix = paint(ansiDim, " (fixable)")
 		}
 		if _, err := fmt.Fprintf(w, "%s: %s: %s %s%s\n",
-			paint(ansiBold, fmt.Sprintf("%s:%d:%d", path, d.Line, d.Col)), sev, Escape(d.Message),
+			paint(ansiBold, fmt.Sprintf("%s:%d:%d", path, d.Line, d.Col)), sev, untrusted.Escape(d.Message),
 			paint(ansiDim, "["+d.Rule+"]"), fix); err != nil {
 			return err
 		}
@@ -211,10 +212,10 @@ func GitHub(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 
 // ghData escapes a workflow command's message.
 func ghData(s string) string {
-	return Escape(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
+	return untrusted.Escape(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
 }
 
 // ghProperty escapes a workflow command's property value.
 func ghProperty(s string) string {
-	return Escape(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
+	return untrusted.Escape(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }

@@ -224,25 +224,6 @@ func TestRelatedLocations(t *testing.T) {
 	}
 }
 
-// Escape writes control characters and invalid bytes as \xNN and the
-// characters that reorder or break text as \u{NNNN}; a U+FFFD written out
-// and other text stay as they are.
-func TestEscape(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain.conf":      "plain.conf",
-		"a\nb\x1b[31m":    `a\x0ab\x1b[31m`,
-		"bad\xffbyte":     `bad\xffbyte`,
-		"a\u202egnp.conf": `a\u{202E}gnp.conf`,
-		"line\u2028sep":   `line\u{2028}sep`,
-		"kept\ufffdand é": "kept\ufffdand é",
-		"c1\u0085":        `c1\xc2\x85`,
-	} {
-		if got := Escape(in); got != want {
-			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // The streamed JSON is byte for byte what encoding/json writes, also for
 // strings that need escaping (quotes, controls, HTML, invalid UTF-8, line
 // separators) and every optional part.

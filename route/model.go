@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -113,7 +114,7 @@ func (c *compiled) find(s string) (idx []int, why string) {
 	case c.re != nil && printableASCII(s):
 		return c.re.FindStringSubmatchIndex(s), ""
 	case c.re != nil && c.bt == nil:
-		return nil, "the subject " + strconv.Quote(parser.Clip(s)) + " is not printable ASCII, where PCRE and Go's regexp may differ, and the pattern has what route's matcher does not run"
+		return nil, "the subject " + strconv.Quote(untrusted.Clip(s)) + " is not printable ASCII, where PCRE and Go's regexp may differ, and the pattern has what route's matcher does not run"
 	case c.bt != nil:
 		idx, over := c.bt.run(s)
 		if over {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -421,7 +422,7 @@ func (st *state) doReturn(res *Result, d *parser.Directive) (sent bool) {
 	case code >= 301 && code <= 308 && code != 304 && code != 305 && code != 306:
 		res.Answer = fmt.Sprintf("%d redirect to %s (return at %s)%s", code, v.s, at(d), dependsNote(v))
 	case text != "":
-		res.Answer = fmt.Sprintf("%d with the body %s (return at %s)%s", code, strconv.Quote(parser.Clip(v.s)), at(d), dependsNote(v))
+		res.Answer = fmt.Sprintf("%d with the body %s (return at %s)%s", code, strconv.Quote(untrusted.Clip(v.s)), at(d), dependsNote(v))
 	default:
 		res.Answer = fmt.Sprintf("%d (return at %s)", code, at(d))
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -242,7 +243,7 @@ func (st *state) expand(s string) value {
 // exhausted stops expanding for the rest of the request: what s and every
 // later value would have been is unknown.
 func (st *state) exhausted(s, bound string) value {
-	st.over = "the value of " + strconv.Quote(parser.Clip(s)) + ", past route's bound of " + bound +
+	st.over = "the value of " + strconv.Quote(untrusted.Clip(s)) + ", past route's bound of " + bound +
 		" for one request (route expands no further value, and whatever depends on one is not known)"
 	return value{unknown: st.over}
 }

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/parser"
@@ -528,18 +529,18 @@ func relTo(dir, p string) string {
 // and a configuration is untrusted input.
 const maxMessage = 1024
 
-// clip shortens text quoted from the configuration (parser.Clip) and
+// clip shortens text quoted from the configuration (untrusted.Clip) and
 // writes its line breaks and tabs as the escapes the configuration used
 // ("[^/\r\n]" reads back as written, not as a broken line).
 func clip(s string) string {
 	if strings.ContainsAny(s, "\r\n\t") {
 		s = strings.NewReplacer("\r", `\r`, "\n", `\n`, "\t", `\t`).Replace(s)
 	}
-	return parser.Clip(s)
+	return untrusted.Clip(s)
 }
 
-// cutAt shortens s on a character boundary (parser.CutAt).
-func cutAt(s string, n int) string { return parser.CutAt(s, n) }
+// cutAt shortens s on a character boundary (untrusted.CutAt).
+func cutAt(s string, n int) string { return untrusted.CutAt(s, n) }
 
 // DiagSev is Diag with a severity other than the rule's default.
 func (p *Pass) DiagSev(sev Severity, d *parser.Directive, format string, args ...any) Diagnostic {

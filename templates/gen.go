@@ -18,8 +18,8 @@ import (
 	"text/template"
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/knowledge"
-	"github.com/nginxtune/nginxtune/report"
 
 	"go.yaml.in/yaml/v3"
 
@@ -417,10 +417,10 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 // \x0a), none can end its comment and start a directive, or reach a
 // terminal raw when the files are printed.
 func escapeQuoted(in Input) Input {
-	in.FPMWhy, in.BrotliWhy, in.StaplingWhy = report.Escape(in.FPMWhy), report.Escape(in.BrotliWhy), report.Escape(in.StaplingWhy)
+	in.FPMWhy, in.BrotliWhy, in.StaplingWhy = untrusted.Escape(in.FPMWhy), untrusted.Escape(in.BrotliWhy), untrusted.Escape(in.StaplingWhy)
 	if in.Existing != nil {
 		e := *in.Existing
-		e.Default80, e.Default443, e.UpgradeMap = report.Escape(e.Default80), report.Escape(e.Default443), report.Escape(e.UpgradeMap)
+		e.Default80, e.Default443, e.UpgradeMap = untrusted.Escape(e.Default80), untrusted.Escape(e.Default443), untrusted.Escape(e.UpgradeMap)
 		in.Existing = &e
 	}
 	return in

@@ -8,8 +8,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
-	"github.com/nginxtune/nginxtune/parser"
-	"github.com/nginxtune/nginxtune/report"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 )
 
 // Every value gen writes into a configuration, a file name or the ACME hook
@@ -86,11 +85,11 @@ func CheckUpstream(u string) error {
 
 // oneLine reports whether a profile's text, written into a comment, is one
 // line of at most 200 bytes with nothing an output would have to escape
-// (report.Escape): no control character or line separator (which would end
+// (untrusted.Escape): no control character or line separator (which would end
 // the comment, or rewrite a terminal that shows the file), no character
 // that reorders text, no workflow command for a CI log that shows it.
 func oneLine(s string) bool {
-	return len(s) <= 200 && report.Escape(s) == s
+	return len(s) <= 200 && untrusted.Escape(s) == s
 }
 
 // checkTryFiles checks a profile's try_files: arguments of URI
@@ -216,7 +215,7 @@ func Validate(p *Profile, in Input) error {
 			return err
 		}
 	}
-	if in.CSP != "" && (len(in.CSP) > 4096 || !cspRe().MatchString(in.CSP) || report.Escape(in.CSP) != in.CSP) {
+	if in.CSP != "" && (len(in.CSP) > 4096 || !cspRe().MatchString(in.CSP) || untrusted.Escape(in.CSP) != in.CSP) {
 		return fmt.Errorf("--csp %q: want a policy of printable characters without double quotes, backslashes or the start of a CI workflow command (default-src 'self'; img-src 'self' data:)", clip(in.CSP))
 	}
 	if strings.Contains(in.CSP, "$") {
@@ -374,4 +373,4 @@ const (
 )
 
 // clip shortens a refused value for the message that quotes it.
-func clip(s string) string { return parser.Clip(s) }
+func clip(s string) string { return untrusted.Clip(s) }

@@ -9,9 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/nginxtune/nginxtune/report"
-
 	"github.com/nginxtune/nginxtune/internal/boundedread"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 )
@@ -37,10 +36,10 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 			real = abs
 		}
 		if !wd.contains(abs) && !(isLive(abs) && isLive(real)) {
-			return nil, false, nil, failf(ExitError, "%s: outside the repository (the working directory); --changed lints the repository's files only", report.Escape(f))
+			return nil, false, nil, failf(ExitError, "%s: outside the repository (the working directory); --changed lints the repository's files only", untrusted.Escape(f))
 		}
 		if fi, err := os.Lstat(abs); err != nil || fi.IsDir() {
-			return nil, false, nil, failf(ExitError, "%s: not a file (--changed takes the changed files)", report.Escape(f))
+			return nil, false, nil, failf(ExitError, "%s: not a file (--changed takes the changed files)", untrusted.Escape(f))
 		}
 		// findings are filed at real paths: a changed link or a changed
 		// target of one (sites-enabled/x -> ../sites-available/x) is one
@@ -119,14 +118,14 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		}
 		t, err := s.load(f, s.opt)
 		if errors.Is(err, parser.ErrRootOutside) {
-			fmt.Fprintf(s.stderr, "nginxtune: skipped %s: a link to a file outside the repository, and no nginx.conf here includes it\n", report.Escape(relPath(f)))
+			fmt.Fprintf(s.stderr, "nginxtune: skipped %s: a link to a file outside the repository, and no nginx.conf here includes it\n", untrusted.Escape(relPath(f)))
 			continue
 		}
 		if err != nil {
 			return nil, false, nil, failf(ExitError, "%v", err)
 		}
 		if !looksLikeNginx(t, f) {
-			fmt.Fprintf(s.stderr, "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error, and nothing includes it)\n", report.Escape(relPath(f)))
+			fmt.Fprintf(s.stderr, "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error, and nothing includes it)\n", untrusted.Escape(relPath(f)))
 			continue
 		}
 		keep(t, map[string]bool{f: true})

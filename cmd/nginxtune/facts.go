@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/nginxtune/nginxtune/host"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/report"
 )
 
@@ -28,7 +29,7 @@ func readHost(root string) *host.Facts {
 // sayProblems tells once which facts could not be read.
 func sayProblems(w io.Writer, p []string) {
 	if len(p) > 0 {
-		fmt.Fprintf(w, "nginxtune: host facts not read (rules that need them skip): %s\n", report.Escape(strings.Join(p, "; ")))
+		fmt.Fprintf(w, "nginxtune: host facts not read (rules that need them skip): %s\n", untrusted.Escape(strings.Join(p, "; ")))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,6 @@ import (
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
 	"github.com/nginxtune/nginxtune/parser"
-	"github.com/nginxtune/nginxtune/report"
 )
 
 type fmtFlags struct {
@@ -155,7 +155,7 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 		if f.changed {
 			files = t.Roots
 			if len(t.Roots) == 1 && !fileLooksLikeNginx(p, t.Roots[0]) {
-				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error)\n", report.Escape(relPath(p)))
+				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error)\n", untrusted.Escape(relPath(p)))
 				continue
 			}
 		}
@@ -200,9 +200,9 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 				}
 				// the names escaped as one line (a tab would end them for
 				// patch), the lines as a patch's
-				io.WriteString(out, report.EscapeLines(textdiff.Unified(report.Escape(a), report.Escape(b), string(j.file.Src), string(j.data))))
+				io.WriteString(out, untrusted.EscapeLines(textdiff.Unified(untrusted.Escape(a), untrusted.Escape(b), string(j.file.Src), string(j.data))))
 			} else {
-				fmt.Fprintf(out, "%s: would reformat\n", report.Escape(j.name))
+				fmt.Fprintf(out, "%s: would reformat\n", untrusted.Escape(j.name))
 			}
 		}
 		if len(jobs) > 0 {
@@ -261,7 +261,7 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 			refused.add(failf(ExitError, "%v (%s %s; %d of %d files formatted before it; not written: %s)", err, names[i], left, i, len(staged), strings.Join(names[i:], ", ")))
 			return refused.result(c.ErrOrStderr())
 		}
-		fmt.Fprintf(c.ErrOrStderr(), "formatted %s\n", report.Escape(jobs[i].name))
+		fmt.Fprintf(c.ErrOrStderr(), "formatted %s\n", untrusted.Escape(jobs[i].name))
 	}
 	return refused.result(c.ErrOrStderr())
 }
@@ -295,7 +295,7 @@ func (r *fmtRefusals) result(w io.Writer) error {
 			last = err
 			break
 		}
-		fmt.Fprintln(w, "nginxtune:", report.Escape(err.Error()))
+		fmt.Fprintln(w, "nginxtune:", untrusted.Escape(err.Error()))
 	}
 	return &exitError{code: r.worst, err: last}
 }
@@ -320,7 +320,7 @@ func fmtStdin(c *cobra.Command, f *fmtFlags, opt format.Options) error {
 	out := c.OutOrStdout()
 	switch {
 	case f.diff:
-		io.WriteString(out, report.EscapeLines(textdiff.Unified("a/<stdin>", "b/<stdin>", string(src), string(data))))
+		io.WriteString(out, untrusted.EscapeLines(textdiff.Unified("a/<stdin>", "b/<stdin>", string(src), string(data))))
 	case f.check:
 		if !bytes.Equal(src, data) {
 			fmt.Fprintln(out, "<stdin>: would reformat")

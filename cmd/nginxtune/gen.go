@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 
 	"github.com/nginxtune/nginxtune/knowledge"
 
@@ -22,7 +23,6 @@ import (
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/parser"
-	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/templates"
 )
@@ -359,25 +359,25 @@ func tuneMain(c *cobra.Command, f *genFlags, ex *existingTree, plan templates.Pl
 			for file, fe := range edits {
 				rel, err := filepath.Rel(ex.dir, file.Path)
 				if err != nil || !filepath.IsLocal(rel) {
-					return nil, failf(ExitError, "--tune-main: %s sets the worker numbers and is outside %s: change them there; nothing written", report.Escape(file.Path), report.Escape(f.into))
+					return nil, failf(ExitError, "--tune-main: %s sets the worker numbers and is outside %s: change them there; nothing written", untrusted.Escape(file.Path), untrusted.Escape(f.into))
 				}
 				b, err := rules.ApplyEdits(file.Src, fe)
 				if err != nil {
-					return nil, failf(ExitError, "--tune-main: %s: %v", report.Escape(rel), err)
+					return nil, failf(ExitError, "--tune-main: %s: %v", untrusted.Escape(rel), err)
 				}
 				out = append(out, treeEdit{file, rel, b})
 			}
 			sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
 			for _, l := range said {
-				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: --tune-main: %s\n", report.Escape(l))
+				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: --tune-main: %s\n", untrusted.Escape(l))
 			}
 		default:
 			for _, l := range said {
-				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: nginx.conf left as it is; --tune-main would set %s\n", report.Escape(l))
+				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: nginx.conf left as it is; --tune-main would set %s\n", untrusted.Escape(l))
 			}
 		}
 		if ex.facts.Default80 != "" && len(names) > 0 {
-			fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %s is the default server for port 80 and answers names no site serves; no catch-all added (disable it to have unknown names closed)\n", report.Escape(ex.facts.Default80))
+			fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %s is the default server for port 80 and answers names no site serves; no catch-all added (disable it to have unknown names closed)\n", untrusted.Escape(ex.facts.Default80))
 		}
 	}
 	return out, nil
@@ -393,14 +393,14 @@ func printGen(w io.Writer, files []templates.File) {
 		// what gen prints holds text from flags and profile files: written
 		// as every output (a CI log runs no workflow command from it)
 		if file.Link != "" {
-			fmt.Fprintf(w, "# ==> %s -> %s (symbolic link) <==\n", report.Escape(file.Path), report.Escape(file.Link))
+			fmt.Fprintf(w, "# ==> %s -> %s (symbolic link) <==\n", untrusted.Escape(file.Path), untrusted.Escape(file.Link))
 			continue
 		}
 		if file.Stock {
-			fmt.Fprintf(w, "# ==> %s: nginxtune's own (%d lines), written with --out where the tree has none <==\n", report.Escape(file.Path), strings.Count(file.Content, "\n"))
+			fmt.Fprintf(w, "# ==> %s: nginxtune's own (%d lines), written with --out where the tree has none <==\n", untrusted.Escape(file.Path), strings.Count(file.Content, "\n"))
 			continue
 		}
-		fmt.Fprintf(w, "# ==> %s <==\n%s", report.Escape(file.Path), report.EscapeLines(file.Content))
+		fmt.Fprintf(w, "# ==> %s <==\n%s", untrusted.Escape(file.Path), untrusted.EscapeLines(file.Content))
 	}
 }
 
@@ -680,5 +680,5 @@ func distributionConf(p string) error {
 	if len(found) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s is not gen's: it includes %s, which gen's nginx.conf would drop with the modules and sites they load, even with --force; to add the site to this configuration, give --into %s instead of --out (--tune-main also sets its worker numbers)", p, report.Escape(strings.Join(found, ", ")), report.Escape(filepath.Dir(p)))
+	return fmt.Errorf("%s is not gen's: it includes %s, which gen's nginx.conf would drop with the modules and sites they load, even with --force; to add the site to this configuration, give --into %s instead of --out (--tune-main also sets its worker numbers)", p, untrusted.Escape(strings.Join(found, ", ")), untrusted.Escape(filepath.Dir(p)))
 }

@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/parser"
-	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/templates"
 )
@@ -39,7 +39,7 @@ type existingTree struct {
 func loadExisting(dir string, layoutName string) (*existingTree, error) {
 	conf := filepath.Join(dir, "nginx.conf")
 	if fi, err := os.Stat(conf); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("--into %s: no nginx.conf there (--into adds a site to an existing configuration; --out writes a complete one)", report.Escape(dir))
+		return nil, fmt.Errorf("--into %s: no nginx.conf there (--into adds a site to an existing configuration; --out writes a complete one)", untrusted.Escape(dir))
 	}
 	t, err := parser.Load(conf, parser.Options{Live: isLive(dir)})
 	if err != nil {
@@ -47,7 +47,7 @@ func loadExisting(dir string, layoutName string) (*existingTree, error) {
 	}
 	for _, d := range t.Diagnostics {
 		if d.Severity == parser.SevError {
-			return nil, fmt.Errorf("--into: %s:%d: %s: fix the configuration first (nginxtune lint %s)", report.Escape(d.File), d.Line, report.Escape(d.Message), report.Escape(dir))
+			return nil, fmt.Errorf("--into: %s:%d: %s: fix the configuration first (nginxtune lint %s)", untrusted.Escape(d.File), d.Line, untrusted.Escape(d.Message), untrusted.Escape(dir))
 		}
 	}
 	// file names are related to the directory they are in: the loader
@@ -112,7 +112,7 @@ func loadExisting(dir string, layoutName string) (*existingTree, error) {
 		case has("sites/"):
 			e.layout, e.why = templates.Layouts["prefix"], "nginx.conf includes sites/ (gen's own layout)"
 		default:
-			return nil, fmt.Errorf("--into: %s includes none of sites-enabled/, conf.d/ or sites/ in its http block: gen cannot tell where a site is read from; give --layout", report.Escape(conf))
+			return nil, fmt.Errorf("--into: %s includes none of sites-enabled/, conf.d/ or sites/ in its http block: gen cannot tell where a site is read from; give --layout", untrusted.Escape(conf))
 		}
 	}
 	// the directories the layout reads sites from must be included
@@ -125,7 +125,7 @@ func loadExisting(dir string, layoutName string) (*existingTree, error) {
 		found = found || strings.Contains(inc, want+"/")
 	}
 	if !found {
-		return nil, fmt.Errorf("--into: %s does not include %s/ in its http block, where the %s layout puts sites: a site written there would not load", report.Escape(conf), want, e.layout.Name)
+		return nil, fmt.Errorf("--into: %s does not include %s/ in its http block, where the %s layout puts sites: a site written there would not load", untrusted.Escape(conf), want, e.layout.Name)
 	}
 	return e, nil
 }
@@ -197,7 +197,7 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 	// inconsistent, and adding it would set it twice
 	if (e.conns == nil || e.workers == nil) && len(e.unreadMain) > 0 {
 		d := e.unreadMain[0]
-		return nil, nil, fmt.Errorf("%s:%d: include %s is not read (outside the tree) and may set worker_processes or worker_connections: set them there", report.Escape(relTo(e.dir, d.File.Path)), d.Line, report.Escape(d.Arg(0)))
+		return nil, nil, fmt.Errorf("%s:%d: include %s is not read (outside the tree) and may set worker_processes or worker_connections: set them there", untrusted.Escape(relTo(e.dir, d.File.Path)), d.Line, untrusted.Escape(d.Arg(0)))
 	}
 	set := func(d *parser.Directive, name, value, why string) {
 		if d == nil {
@@ -208,7 +208,7 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 		}
 		a := d.Args[0]
 		edits[d.File] = append(edits[d.File], rules.Edit{Start: int(a.Offset), End: int(a.Offset) + len(a.Raw), New: value})
-		said = append(said, fmt.Sprintf("%s:%d: %s %s -> %s (%s)", report.Escape(relTo(e.dir, d.File.Path)), d.Line, name, report.Escape(d.Arg(0)), value, why))
+		said = append(said, fmt.Sprintf("%s:%d: %s %s -> %s (%s)", untrusted.Escape(relTo(e.dir, d.File.Path)), d.Line, name, untrusted.Escape(d.Arg(0)), value, why))
 	}
 	set(e.workers, "worker_processes", pl.Workers, pl.WorkersWhy)
 	set(e.conns, "worker_connections", strconv.Itoa(pl.WorkerConnections), pl.ConnectionsWhy)
@@ -216,7 +216,7 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 		set(e.rlimit, "worker_rlimit_nofile", strconv.Itoa(pl.RlimitNofile), pl.RlimitWhy)
 	} else if d := e.workers; d != nil {
 		edits[d.File] = append(edits[d.File], rules.Edit{Start: int(d.End), End: int(d.End), New: "\nworker_rlimit_nofile " + strconv.Itoa(pl.RlimitNofile) + ";"})
-		said = append(said, fmt.Sprintf("%s:%d: worker_rlimit_nofile %d added (%s)", report.Escape(relTo(e.dir, d.File.Path)), d.Line+1, pl.RlimitNofile, pl.RlimitWhy))
+		said = append(said, fmt.Sprintf("%s:%d: worker_rlimit_nofile %d added (%s)", untrusted.Escape(relTo(e.dir, d.File.Path)), d.Line+1, pl.RlimitNofile, pl.RlimitWhy))
 	}
 	for _, fe := range edits {
 		sort.Slice(fe, func(i, j int) bool { return fe[i].Start < fe[j].Start })

@@ -20,7 +20,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
-	"github.com/nginxtune/nginxtune/report"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -101,20 +101,20 @@ func writeGen(c *cobra.Command, f *genFlags, files []templates.File, edits []tre
 			p := filepath.Join(pf.dir, pf.file.Path)
 			if pf.file.Link != "" {
 				if old := readlink(pf); old != pf.file.Link {
-					fmt.Fprintf(c.OutOrStdout(), "--- %s: a symbolic link to %s (now: %s)\n", report.Escape(p), report.Escape(pf.file.Link), report.Escape(orNone(old)))
+					fmt.Fprintf(c.OutOrStdout(), "--- %s: a symbolic link to %s (now: %s)\n", untrusted.Escape(p), untrusted.Escape(pf.file.Link), untrusted.Escape(orNone(old)))
 				}
 				continue
 			}
 			if l := linkUnder(pf.dir, pf.file.Path); l != "" {
-				fmt.Fprintf(c.OutOrStdout(), "--- %s: %s is a symbolic link; not read, not compared\n", report.Escape(p), report.Escape(l))
+				fmt.Fprintf(c.OutOrStdout(), "--- %s: %s is a symbolic link; not read, not compared\n", untrusted.Escape(p), untrusted.Escape(l))
 				continue
 			}
 			// the file there is anybody's: its bytes reach the terminal escaped
-			fmt.Fprint(c.OutOrStdout(), report.EscapeLines(textdiff.Unified(p, p+" (nginxtune gen)", string(current(pf)), pf.file.Content)))
+			fmt.Fprint(c.OutOrStdout(), untrusted.EscapeLines(textdiff.Unified(p, p+" (nginxtune gen)", string(current(pf)), pf.file.Content)))
 		}
 		for _, e := range edits {
 			p := filepath.Join(target, e.rel)
-			fmt.Fprint(c.OutOrStdout(), report.EscapeLines(textdiff.Unified(p, p+" (nginxtune gen --tune-main)", string(e.file.Src), string(e.data))))
+			fmt.Fprint(c.OutOrStdout(), untrusted.EscapeLines(textdiff.Unified(p, p+" (nginxtune gen --tune-main)", string(e.file.Src), string(e.data))))
 		}
 		return nil
 	}
@@ -162,13 +162,13 @@ func writeGen(c *cobra.Command, f *genFlags, files []templates.File, edits []tre
 		where = "--into"
 	}
 	if len(out) > 0 {
-		return failf(ExitError, "%s is a symbolic link inside %s that leads out of it; nothing written, even with --force", report.Escape(strings.Join(out, ", ")), where)
+		return failf(ExitError, "%s is a symbolic link inside %s that leads out of it; nothing written, even with --force", untrusted.Escape(strings.Join(out, ", ")), where)
 	}
 	if len(links) > 0 && !f.force {
-		return failf(ExitError, "%s is a symbolic link inside %s; nothing written (--force writes through a link that stays inside %s)", report.Escape(strings.Join(links, ", ")), where, where)
+		return failf(ExitError, "%s is a symbolic link inside %s; nothing written (--force writes through a link that stays inside %s)", untrusted.Escape(strings.Join(links, ", ")), where, where)
 	}
 	if len(exists) > 0 && !f.force {
-		return failf(ExitError, "%s exists and differs; nothing written (see --diff, or --force to replace)", report.Escape(strings.Join(exists, ", ")))
+		return failf(ExitError, "%s exists and differs; nothing written (see --diff, or --force to replace)", untrusted.Escape(strings.Join(exists, ", ")))
 	}
 	if beforeGenWrite != nil {
 		beforeGenWrite()
@@ -203,7 +203,7 @@ func writeGen(c *cobra.Command, f *genFlags, files []templates.File, edits []tre
 		for _, st := range theirs {
 			st.Discard()
 		}
-		return failf(ExitError, "%s; nothing written", report.Escape(err.Error()))
+		return failf(ExitError, "%s; nothing written", untrusted.Escape(err.Error()))
 	}
 	for _, pf := range place {
 		r, err := rootOf(pf.dir, true)
@@ -275,25 +275,25 @@ func writeGen(c *cobra.Command, f *genFlags, files []templates.File, edits []tre
 			for _, rest := range theirs {
 				rest.Discard()
 			}
-			return failf(ExitError, "%s (written before the failure: %d of %d files)", report.Escape(err.Error()), i, total)
+			return failf(ExitError, "%s (written before the failure: %d of %d files)", untrusted.Escape(err.Error()), i, total)
 		}
-		fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", report.Escape(st.show))
+		fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", untrusted.Escape(st.show))
 	}
 	for i, st := range theirs {
 		if _, err := st.Commit(); err != nil {
 			for _, rest := range theirs[i+1:] {
 				rest.Discard()
 			}
-			return failf(ExitError, "%s (written before the failure: %d of %d files)", report.Escape(err.Error()), len(done)+i, total)
+			return failf(ExitError, "%s (written before the failure: %d of %d files)", untrusted.Escape(err.Error()), len(done)+i, total)
 		}
-		fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", report.Escape(filepath.Join(target, edits[i].rel)))
+		fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", untrusted.Escape(filepath.Join(target, edits[i].rel)))
 	}
 	if total == 0 {
 		fmt.Fprintln(c.ErrOrStderr(), "nginxtune: every file is as gen would write it; nothing changed")
 	}
 	if len(notWritten) > 0 {
 		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: not written (they belong outside %s): %s; give --os-root / to install them on this host, or see them with gen --layout %s --out DIR\n",
-			report.Escape(target), strings.Join(notWritten, ", "), lay.Name)
+			untrusted.Escape(target), strings.Join(notWritten, ", "), lay.Name)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/outbuf"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 
 	"github.com/nginxtune/nginxtune/knowledge"
 
@@ -167,7 +168,7 @@ func settingsFile(w io.Writer, configPath string, noConfig bool, first string) (
 	case !noConfig && first != "-":
 		p, ignored := config.Find(first)
 		if ignored != "" {
-			fmt.Fprintf(w, "nginxtune: %s\n", report.Escape(ignored))
+			fmt.Fprintf(w, "nginxtune: %s\n", untrusted.Escape(ignored))
 		}
 		if p != "" {
 			file, err = config.LoadFound(p)
@@ -394,7 +395,7 @@ func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken
 			if v := liveVersion(t.Roots[0].Path, s.nginx); v.Known() {
 				cfg.Version = v
 				s.dumpVersion = v
-				fmt.Fprintf(s.stderr, "nginxtune: linting for nginx %s, the installed nginx (the dump reads %s); give --nginx-version if it comes from another machine\n", v, report.Escape(t.Roots[0].Path))
+				fmt.Fprintf(s.stderr, "nginxtune: linting for nginx %s, the installed nginx (the dump reads %s); give --nginx-version if it comes from another machine\n", v, untrusted.Escape(t.Roots[0].Path))
 			}
 		}
 		trees = append(trees, t)
@@ -507,7 +508,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		// inheritance, upstreams and status pages
 		if len(args) == 1 && !f.fix && len(s.roots) == 0 {
 			if root := includedBy(args[0], s); root != "" {
-				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %s is included by %s: linted inside that tree, findings in %s only\n", report.Escape(relPath(args[0])), report.Escape(relPath(root)), report.Escape(relPath(args[0])))
+				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %s is included by %s: linted inside that tree, findings in %s only\n", untrusted.Escape(relPath(args[0])), untrusted.Escape(relPath(root)), untrusted.Escape(relPath(args[0])))
 				return lintChanged(args, s)
 			}
 		}
@@ -524,7 +525,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 	sayOutside(c.ErrOrStderr(), trees)
 	for _, t := range trees {
 		for _, p := range t.Unreadable {
-			fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %s could not be read: the tree was not linted whole (exit %d whatever --fail-on says)\n", report.Escape(relPath(p)), ExitError)
+			fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %s could not be read: the tree was not linted whole (exit %d whatever --fail-on says)\n", untrusted.Escape(relPath(p)), ExitError)
 		}
 	}
 	if f.fix {
@@ -571,7 +572,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 				return written, err
 			},
 			Outside: func(file string) {
-				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: not fixed: %s is outside the linted tree\n", report.Escape(file))
+				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: not fixed: %s is outside the linted tree\n", untrusted.Escape(file))
 			},
 		}
 		res, err := session.Run(diags, trees, broken)
@@ -589,7 +590,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		if len(changed) > 0 && beforeOK.OK {
 			if after, checked := nginxTest(trees, s.cfg.Version); checked && !after.OK {
 				return failf(ExitError, "nginx -t rejects the fixed configuration (%s); restored %s",
-					report.Escape(parser.CutAt(after.Message, 200)), restore(changed, originals))
+					untrusted.Escape(untrusted.CutAt(after.Message, 200)), restore(changed, originals))
 			}
 		}
 		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: applied %d fix%s in %d file%s\n", total, pluralES(total), len(changed), pluralS(len(changed)))
@@ -664,7 +665,7 @@ func sayRead(w io.Writer, trees []*parser.Tree, findings int, s *lintSettings) {
 	if !v.Known() && s.dumpVersion.Known() {
 		v, from = s.dumpVersion, "the installed nginx"
 	}
-	fmt.Fprintln(w, report.Escape(report.Summary(files, directives, findings, rules.Assumed(v, from))))
+	fmt.Fprintln(w, untrusted.Escape(report.Summary(files, directives, findings, rules.Assumed(v, from))))
 }
 
 func validFormat(f string) bool {
@@ -726,14 +727,14 @@ func applyFixes(set rules.FixSet, trees []*parser.Tree, w io.Writer, force bool)
 		// place since is not followed (fixwrite.go)
 		src, err := atomicfile.ReadVerified(name, keyOf(name))
 		if err != nil {
-			return nil, fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
+			return nil, fmt.Errorf("%s; nothing written", untrusted.Escape(err.Error()))
 		}
 		if !bytes.Equal(src, source[name].Src) {
-			return nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", report.Escape(name))
+			return nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", untrusted.Escape(name))
 		}
 		out, err := rules.ApplyEdits(src, set.Edits[name])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v; nothing written", report.Escape(name), err)
+			return nil, fmt.Errorf("%s: %v; nothing written", untrusted.Escape(name), err)
 		}
 		if !bytes.Equal(out, src) {
 			outs[name] = out
@@ -757,13 +758,13 @@ func applyFixes(set rules.FixSet, trees []*parser.Tree, w io.Writer, force bool)
 			continue
 		}
 		if atomicfile.ReadOnly(name) && !force {
-			fmt.Fprintf(w, "nginxtune: not fixed: %s is read-only (--force rewrites it, keeping its mode)\n", report.Escape(name))
+			fmt.Fprintf(w, "nginxtune: not fixed: %s is read-only (--force rewrites it, keeping its mode)\n", untrusted.Escape(name))
 			continue
 		}
 		st, err := atomicfile.Stage(name, keyOf(name), data)
 		if err != nil {
 			cleanup()
-			return nil, fmt.Errorf("%s; nothing written (not written: %s)", report.Escape(err.Error()), report.Escape(strings.Join(slices.Sorted(maps.Keys(outs)), ", ")))
+			return nil, fmt.Errorf("%s; nothing written (not written: %s)", untrusted.Escape(err.Error()), untrusted.Escape(strings.Join(slices.Sorted(maps.Keys(outs)), ", ")))
 		}
 		staged = append(staged, st)
 	}
@@ -779,7 +780,7 @@ func applyFixes(set rules.FixSet, trees []*parser.Tree, w io.Writer, force bool)
 					r.Discard()
 				}
 			}
-			return written, fmt.Errorf("%s (not written: %s; files already fixed: %s)", report.Escape(err.Error()), report.Escape(strings.Join(rest, ", ")), report.Escape(strings.Join(done, ", ")))
+			return written, fmt.Errorf("%s (not written: %s; files already fixed: %s)", untrusted.Escape(err.Error()), untrusted.Escape(strings.Join(rest, ", ")), untrusted.Escape(strings.Join(done, ", ")))
 		}
 		done = append(done, st.Name)
 		written[st.Name] = key
@@ -819,10 +820,10 @@ func sayOutside(w io.Writer, trees []*parser.Tree) {
 		list, more = list[:3], fmt.Sprintf(" and %d more", len(files)-3)
 	}
 	for i := range list {
-		list[i] = report.Escape(list[i])
+		list[i] = untrusted.Escape(list[i])
 	}
 	fmt.Fprintf(w, "nginxtune: read %d file%s from outside %s: %s%s (linting a copy of a server's files? --map %s=DIR reads the copy's)\n",
-		len(files), pluralS(len(files)), report.Escape(relPath(dir)), strings.Join(list, ", "), more, report.Escape(filepath.Dir(files[0])))
+		len(files), pluralS(len(files)), untrusted.Escape(relPath(dir)), strings.Join(list, ", "), more, untrusted.Escape(filepath.Dir(files[0])))
 }
 
 // lockDir takes an exclusive advisory lock on a directory until unlock is

@@ -11,8 +11,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune"
-
-	"github.com/nginxtune/nginxtune/report"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 
 	"github.com/spf13/cobra"
 )
@@ -153,7 +152,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		// a bug must not look like a broken configuration (exit 2) nor
 		// spill a stack trace into a CI log: one line, exit 3
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "nginxtune: internal error: %v (please report it with the command that caused it)\n", report.Escape(fmt.Sprint(r)))
+			fmt.Fprintf(stderr, "nginxtune: internal error: %v (please report it with the command that caused it)\n", untrusted.Escape(fmt.Sprint(r)))
 			code = ExitInternal
 		}
 	}()
@@ -169,11 +168,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		if ee.err != nil && ee.err.Error() != "" {
 			// one line whatever the message quotes (a file name from the
 			// tree, a settings key): its bytes cannot forge another line
-			fmt.Fprintln(stderr, "nginxtune:", report.Escape(ee.err.Error()))
+			fmt.Fprintln(stderr, "nginxtune:", untrusted.Escape(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "nginxtune:", report.Escape(err.Error()))
+	fmt.Fprintln(stderr, "nginxtune:", untrusted.Escape(err.Error()))
 	return ExitError
 }
 

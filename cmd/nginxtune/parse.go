@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/report"
 
 	"github.com/spf13/cobra"
@@ -114,7 +115,7 @@ command exits 2.`,
 			}
 			code := ExitOK
 			for _, d := range t.Diagnostics {
-				fmt.Fprintf(c.ErrOrStderr(), "%s:%d:%d: %s: %s [%s]\n", report.Escape(relPath(d.File)), d.Line, d.Col, d.Severity, report.Escape(d.Message), d.Kind)
+				fmt.Fprintf(c.ErrOrStderr(), "%s:%d:%d: %s: %s [%s]\n", untrusted.Escape(relPath(d.File)), d.Line, d.Col, d.Severity, untrusted.Escape(d.Message), d.Kind)
 				if d.Severity == parser.SevError {
 					code = ExitError
 				}

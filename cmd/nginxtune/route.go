@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/route"
@@ -194,7 +195,7 @@ func place(d *parser.Directive) string {
 }
 
 func writeRouteText(w io.Writer, req *route.Request, res *route.Result, all bool) error {
-	e := report.Escape
+	e := untrusted.Escape
 	var b strings.Builder
 	host := req.Host
 	if !req.HasHost {
@@ -240,7 +241,7 @@ func writeRouteText(w io.Writer, req *route.Request, res *route.Result, all bool
 		for _, s := range res.Settings {
 			for _, d := range s.Dirs {
 				text := strings.Join(append([]string{d.Name}, rawArgs(d)...), " ") + ";"
-				fmt.Fprintf(&b, "  %-48s %s (%s)", e(parser.Clip(text)), e(place(d)), e(s.Level))
+				fmt.Fprintf(&b, "  %-48s %s (%s)", e(untrusted.Clip(text)), e(place(d)), e(s.Level))
 				b.WriteString("\n")
 			}
 			if len(s.Replaces) > 0 {
