@@ -51,7 +51,7 @@ unit:
 # A short, bounded fuzz run of the parser; longer runs: make fuzz FUZZTIME=2000000x
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./parser
-	$(GO) test -run '^$$' -fuzz FuzzTree -fuzztime $(FUZZTIME_TREE) ./parser
+	$(GO) test -run '^$$' -fuzz FuzzTree -fuzztime $(FUZZTIME_TREE) ./loader
 	$(GO) test -run '^$$' -fuzz FuzzLintFix -fuzztime $(FUZZTIME_FIX) ./rules
 
 test: deps vet unit fuzz
@@ -59,7 +59,7 @@ test: deps vet unit fuzz
 # Parser and lint benchmarks (1,000 / 10,000 / 50,000 server blocks) as a table.
 # The nginx benchmarks (stock against generated configs) are bench/nginx/run.sh.
 bench:
-	@$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./parser ./rules ./cmd/nginxtune | tee /tmp/nginxtune-bench.txt | grep -E '^(Benchmark|ok|FAIL)'
+	@$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./loader ./rules ./cmd/nginxtune | tee /tmp/nginxtune-bench.txt | grep -E '^(Benchmark|ok|FAIL)'
 	@echo
 	@bash scripts/benchtable.sh < /tmp/nginxtune-bench.txt
 

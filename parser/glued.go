@@ -17,7 +17,7 @@ import (
 // number of arguments, silently misreads the configuration.
 func gluedStatements(f *File, known func(string) bool) []Diagnostic {
 	var out []Diagnostic
-	walkFileDirs(f.Directives, func(d *Directive) {
+	WalkFile(f.Directives, func(d *Directive) {
 		if d.Name == "if" || d.Parent != nil && IsDataBlock(d.Parent.Name) {
 			return
 		}
@@ -92,7 +92,7 @@ func freeWhat(name string) string {
 // -t fails with 'unexpected "{"' there.
 func blocksInData(f *File) []Diagnostic {
 	var out []Diagnostic
-	walkFileDirs(f.Directives, func(d *Directive) {
+	WalkFile(f.Directives, func(d *Directive) {
 		if d.Block == nil || !dataBlocks[d.Name] {
 			return
 		}
@@ -110,17 +110,25 @@ func blocksInData(f *File) []Diagnostic {
 	return out
 }
 
+// FileFindings are the syntax findings of one file that only the whole
+// file shows (a missing ";" that glued two statements, a block inside a
+// map's body); known says which names are directives. The loader adds
+// them for every file it reads.
+func FileFindings(f *File, known func(string) bool) []Diagnostic {
+	return append(gluedStatements(f, known), blocksInData(f)...)
+}
+
 // FileErrors are the syntax errors of one file that the loader finds once
 // it is read (a missing ";" that glued two statements, a block inside a
 // map's body), for a file read alone, as standard input is: nginx -t
 // refuses each. Names are looked up in the directive table alone.
 func FileErrors(f *File) []Diagnostic {
 	var out []Diagnostic
-	for _, d := range append(gluedStatements(f, Known), blocksInData(f)...) {
+	for _, d := range FileFindings(f, Known) {
 		if d.Severity == SevError {
 			out = append(out, d)
 		}
 	}
-	sortDiagnostics(out)
+	SortDiagnostics(out)
 	return out
 }

@@ -12,18 +12,24 @@ import (
 
 	"github.com/tufanbarisyildirim/gonginx/config"
 	gonginx "github.com/tufanbarisyildirim/gonginx/parser"
+
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
 )
+
+// corpusDir is the shared corpus of real-world configurations, next to the
+// project checkout. Tests that use it skip when it is absent.
+const corpusDir = "../../shared/corpus"
 
 // TestAgreesWithGonginx parses every corpus file that gonginx reads without
 // error with both parsers and compares the directive names and end lines in
 // document order. gonginx is the reference tree builder the project started
 // from; differences must be ones where nginx itself sides with nginxtune.
 func TestAgreesWithGonginx(t *testing.T) {
-	vs := readVerdicts(t)
+	vs := nginxtest.CorpusVerdicts(t, corpusDir)
 	var compared, same int
 	var diffs []string
 	for _, v := range vs {
-		p := filepath.Join(corpusDir, v.path)
+		p := filepath.Join(corpusDir, v.Path)
 		src, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -38,7 +44,7 @@ func TestAgreesWithGonginx(t *testing.T) {
 		}
 		compared++
 		var ours, theirs []string
-		walkFileDirs(f.Directives, func(d *Directive) {
+		WalkFile(f.Directives, func(d *Directive) {
 			if strings.HasSuffix(d.Name, "_by_lua_block") {
 				ours = append(ours, d.Name)
 				return
@@ -67,7 +73,7 @@ func TestAgreesWithGonginx(t *testing.T) {
 			same++
 			continue
 		}
-		diffs = append(diffs, v.path+": "+firstDiff(ours, theirs))
+		diffs = append(diffs, v.Path+": "+firstDiff(ours, theirs))
 	}
 	t.Logf("gonginx: compared %d files, same tree %d, different %d", compared, same, len(diffs))
 	if compared < 2000 {

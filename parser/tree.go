@@ -1,4 +1,4 @@
-// Package parser reads nginx configuration files into a positioned tree.
+// Package parser reads one nginx configuration file into a positioned tree.
 //
 // The scanner in this package follows the tokenizing rules of nginx itself
 // (src/core/ngx_conf_file.c, ngx_conf_read_token): words end at white space,
@@ -8,9 +8,11 @@
 // range it covers, so rules can point at it and fixes can edit the original
 // text without reformatting it.
 //
-// The tree is built from files parsed once each. A file included from several
-// places is shared; Walk visits it in every place it is included, with the
-// enclosing blocks of that place as its context.
+// Package loader reads a whole configuration: it parses each file once and
+// resolves include directives into the files they read (Directive.Includes).
+// A file included from several places is shared; Walk visits it in every
+// place it is included, with the enclosing blocks of that place as its
+// context.
 package parser
 
 import (
@@ -25,7 +27,7 @@ type Arg struct {
 	Raw   string // the text as written, with quotes and escapes
 	Value string // the value nginx sees: quotes removed, escapes applied
 	Quote byte   // '"', '\'' or 0
-	// Positions are 32-bit (a tree holds at most MaxTreeBytes): an
+	// Positions are 32-bit (a tree holds at most loader.MaxTreeBytes): an
 	// argument takes 48 bytes instead of 64, a directive 144 instead of 176.
 	Line   int32
 	Col    int32
@@ -85,6 +87,15 @@ func (d *Directive) RawBody() string {
 // Glued reports whether the statement swallowed the next one because its
 // ";" is missing (the syntax finding that says so is the parser's).
 func (d *Directive) Glued() bool { return d.rare != nil && d.rare.glued }
+
+// SetIncludes records the files an include directive resolved to: the
+// loader's, once it has read them (nil to cut the include).
+func (d *Directive) SetIncludes(files []*File) {
+	if d.rare == nil && files == nil {
+		return
+	}
+	d.rareParts().includes = files
+}
 
 func (d *Directive) rareParts() *rareParts {
 	if d.rare == nil {

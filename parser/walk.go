@@ -40,7 +40,8 @@ func (c *Context) Enclosing(name string) *Directive {
 	return nil
 }
 
-// Walk calls fn for every directive reachable from the roots, following
+// Walk calls fn for every directive reachable from the roots (files whose
+// includes a loader resolved), following
 // includes in place, in the order nginx reads them. A file included from
 // several places is visited once per place. Returning false from fn skips
 // the directive's block (and, for include, the included files).
@@ -51,8 +52,8 @@ func (c *Context) Enclosing(name string) *Directive {
 // array) and its siblings copy, so a chain of 10,000 nested locations costs
 // linear memory, not quadratic; a block with no block inside gets slices of
 // its size.
-func (t *Tree) Walk(fn func(d *Directive, c *Context) bool) {
-	for _, r := range t.Roots {
+func Walk(roots []*File, fn func(d *Directive, c *Context) bool) {
+	for _, r := range roots {
 		walk(r.Directives, &Context{Names: append([]string(nil), r.Context...), Root: r}, fn)
 	}
 }
@@ -85,22 +86,23 @@ func walk(dirs []*Directive, c *Context, fn func(*Directive, *Context) bool) {
 	}
 }
 
-// Statements returns how many directives the tree's files hold, each file
-// counted once however often it is included (the entries of data blocks,
-// map and types, are not counted): what a run read, for its summary.
-func (t *Tree) Statements() int {
+// Statements returns how many directives files hold, each file counted
+// once however often it is included (the entries of data blocks, map and
+// types, are not counted): what a run read, for its summary.
+func Statements(files []*File) int {
 	n := 0
-	for _, f := range t.Files {
+	for _, f := range files {
 		n += countDirectives(f.Directives, false)
 	}
 	return n
 }
 
-// Visits returns how many directives Walk meets (a file included from
-// several places counted once per place), without building contexts.
-func (t *Tree) Visits() int {
+// Visits returns how many directives Walk meets from the roots (a file
+// included from several places counted once per place), without building
+// contexts.
+func Visits(roots []*File) int {
 	n := 0
-	for _, r := range t.Roots {
+	for _, r := range roots {
 		n += countDirectives(r.Directives, true)
 	}
 	return n
@@ -173,3 +175,14 @@ func Level(dirs []*Directive) []*Directive {
 // ReadsFiles reports whether d is an include that read files, whose
 // statements stand at d's level.
 func ReadsFiles(d *Directive) bool { return d.Name == "include" && len(d.Includes()) > 0 }
+
+// WalkFile visits every directive of one file, not following includes and
+// not entering data blocks.
+func WalkFile(dirs []*Directive, fn func(*Directive)) {
+	for _, d := range dirs {
+		fn(d)
+		if d.Block != nil && !IsDataBlock(d.Name) {
+			WalkFile(d.Block, fn)
+		}
+	}
+}

@@ -16,7 +16,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/knowledge"
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -252,7 +252,7 @@ func TestGenTreeAnswered(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tree, err := parser.Load(filepath.Join(dir, "nginx.conf"), parser.Options{})
+	tree, err := loader.Load(filepath.Join(dir, "nginx.conf"), loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

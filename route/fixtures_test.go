@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -68,7 +69,7 @@ func TestFixtureRoutes(t *testing.T) {
 			t.Fatal(err)
 		}
 		cases, marks := fixtureCases(t, string(b))
-		tree, err := parser.Load(p, parser.Options{})
+		tree, err := loader.Load(p, loader.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

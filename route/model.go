@@ -17,12 +17,13 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
 // Config is the http part of a tree, read once for many requests.
 type Config struct {
-	Tree *parser.Tree
+	Tree *loader.Tree
 	// HTTP is the http block's statements, includes read in place.
 	HTTP    []*parser.Directive
 	httpDir *parser.Directive
@@ -166,7 +167,7 @@ var handlers = map[string]bool{
 }
 
 // Build reads the http servers of a loaded tree.
-func Build(t *parser.Tree) *Config {
+func Build(t *loader.Tree) *Config {
 	c := &Config{Tree: t, maps: map[string]*parser.Directive{}, regexes: map[string]*compiled{}}
 	for _, r := range t.Roots {
 		top := parser.Level(r.Directives)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 func TestNormalize(t *testing.T) {
@@ -79,7 +79,7 @@ func TestParseRequest(t *testing.T) {
 
 func build(t *testing.T, conf string) *Config {
 	t.Helper()
-	tree, err := parser.Load("-", parser.Options{Stdin: strings.NewReader(conf)})
+	tree, err := loader.Load("-", loader.Options{Stdin: strings.NewReader(conf)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/knowledge"
-
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 // Every corpus file lints without a panic; the findings per rule are logged
@@ -27,7 +26,7 @@ func TestCorpusLints(t *testing.T) {
 		if err != nil || e.IsDir() || strings.HasSuffix(p, ".tsv") || strings.HasSuffix(p, ".md") {
 			return err
 		}
-		tr, err := parser.Load(p, parser.Options{})
+		tr, err := loader.Load(p, loader.Options{})
 		if err != nil {
 			t.Errorf("%s: %v", p, err)
 			return nil
@@ -106,7 +105,7 @@ func TestCorpusLanguageAgreement(t *testing.T) {
 		}
 		p := filepath.Join(tmp, strings.ReplaceAll(path, "/", "_"))
 		os.WriteFile(p, src, 0o644)
-		tr, err := parser.Load(p, parser.Options{})
+		tr, err := loader.Load(p, loader.Options{})
 		if err != nil {
 			continue
 		}

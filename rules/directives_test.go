@@ -13,6 +13,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -34,7 +35,7 @@ func TestDirectiveFixturesAgainstNginx(t *testing.T) {
 		if res.OK || !strings.Contains(res.Output, string(want)) {
 			t.Fatalf("nginx -t did not fail with %q: %s", want, res.Output)
 		}
-		tr, err := parser.Load(filepath.Join(dir, "main.conf"), parser.Options{})
+		tr, err := loader.Load(filepath.Join(dir, "main.conf"), loader.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +68,7 @@ func TestDirectiveVersions(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "nginx.conf")
 	os.WriteFile(p, []byte(src), 0o644)
-	tr, _ := parser.Load(p, parser.Options{})
+	tr, _ := loader.Load(p, loader.Options{})
 	only := func(v string) []string {
 		var out []string
 		for _, d := range Run(tr, Config{Version: knowledge.MustVersion(v)}) {
@@ -163,7 +164,7 @@ func TestFragmentAloneAgainstNginx(t *testing.T) {
 		if res.OK || !strings.Contains(res.Output, string(want)) || filepath.Base(res.File) != "fragment.conf" {
 			t.Fatalf("nginx -t did not fail with %q in the fragment: %s", want, res.Output)
 		}
-		tr, err := parser.Load(p, parser.Options{})
+		tr, err := loader.Load(p, loader.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,7 +224,7 @@ func TestNginxFixturesWriteInTheirPrefix(t *testing.T) {
 			return err
 		}
 		checked++
-		tr, err := parser.Load(p, parser.Options{})
+		tr, err := loader.Load(p, loader.Options{})
 		if err != nil {
 			return err
 		}

@@ -3,7 +3,7 @@ package rules
 import (
 	"errors"
 
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 // MaxFixPasses bounds the rounds of fixing: a fix can make room for
@@ -21,11 +21,11 @@ var ErrFixBroke = errors.New("the fixes left the configuration unreadable")
 // linted and how a round's edits are written.
 type FixSession struct {
 	// Lint reads the tree again and runs the rules.
-	Lint func() (diags []Diagnostic, broken bool, trees []*parser.Tree, err error)
+	Lint func() (diags []Diagnostic, broken bool, trees []*loader.Tree, err error)
 	// Apply writes one round's edits (chosen by SelectFixes, not
 	// overlapping) all or nothing, and returns the files it changed; the
 	// command's writes atomically through the file that was read.
-	Apply func(set FixSet, trees []*parser.Tree) (written []string, err error)
+	Apply func(set FixSet, trees []*loader.Tree) (written []string, err error)
 	// Outside is told of the files a fix would have written that are not
 	// part of the tree (never written).
 	Outside func(file string)
@@ -37,7 +37,7 @@ type FixResult struct {
 	Written []string // files changed, in the order first written
 	// the tree and findings after the last round
 	Diags  []Diagnostic
-	Trees  []*parser.Tree
+	Trees  []*loader.Tree
 	Broken bool
 }
 
@@ -47,7 +47,7 @@ type FixResult struct {
 // follow-up rules of those (FollowUpOf); anything else a fix brings up is
 // left for the report. The written files are in the result also when an
 // error ends the run, for the caller to restore.
-func (s FixSession) Run(diags []Diagnostic, trees []*parser.Tree, broken bool) (FixResult, error) {
+func (s FixSession) Run(diags []Diagnostic, trees []*loader.Tree, broken bool) (FixResult, error) {
 	res := FixResult{Diags: diags, Trees: trees, Broken: broken}
 	shown, shownRule := map[string]bool{}, map[string]bool{}
 	for _, d := range diags {
@@ -108,7 +108,7 @@ func (s FixSession) Run(diags []Diagnostic, trees []*parser.Tree, broken bool) (
 // inTrees accepts the files the trees read from inside themselves: a file
 // read from outside the tree (through --allow-outside, a live include) is
 // never written.
-func inTrees(trees []*parser.Tree) func(string) bool {
+func inTrees(trees []*loader.Tree) func(string) bool {
 	in := map[string]bool{}
 	for _, t := range trees {
 		for _, f := range t.Files {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/host"
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 // fixHosts are the machines every fixture is fixed for: the fixture's own
@@ -69,7 +69,7 @@ func fixOnce(t *testing.T, fixture, spec string) []Diagnostic {
 		}
 		cfg.Host = host.Given(f)
 	}
-	if _, err := parser.Load(target, parser.Options{}); err != nil {
+	if _, err := loader.Load(target, loader.Options{}); err != nil {
 		t.Skipf("not a tree: %v", err)
 	}
 	fixRun(t, target, cfg)
@@ -96,9 +96,9 @@ func fixOnce(t *testing.T, fixture, spec string) []Diagnostic {
 
 // linterOf is FixSession's Lint for the tree of main: read again, linted
 // with cfg.
-func linterOf(main string, cfg Config) func() ([]Diagnostic, bool, []*parser.Tree, error) {
-	return func() ([]Diagnostic, bool, []*parser.Tree, error) {
-		tr, err := parser.Load(main, parser.Options{})
+func linterOf(main string, cfg Config) func() ([]Diagnostic, bool, []*loader.Tree, error) {
+	return func() ([]Diagnostic, bool, []*loader.Tree, error) {
+		tr, err := loader.Load(main, loader.Options{})
 		if err != nil {
 			return nil, false, nil, err
 		}
@@ -106,7 +106,7 @@ func linterOf(main string, cfg Config) func() ([]Diagnostic, bool, []*parser.Tre
 		for _, f := range tr.Files {
 			broken = broken || f.Broken
 		}
-		return Run(tr, cfg), broken, []*parser.Tree{tr}, nil
+		return Run(tr, cfg), broken, []*loader.Tree{tr}, nil
 	}
 }
 

@@ -6,8 +6,7 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/knowledge"
-
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 // FuzzLintFix lints a tree of two files (a main file that includes a
@@ -31,8 +30,8 @@ func FuzzLintFix(f *testing.F) {
 		os.WriteFile(p, main, 0o644)
 		os.WriteFile(filepath.Join(dir, "snippet.conf"), snippet, 0o644)
 		cfg := Config{Version: knowledge.MustVersion("1.22.1")}
-		lint := func() ([]Diagnostic, bool, []*parser.Tree, error) {
-			tr, err := parser.Load(p, parser.Options{})
+		lint := func() ([]Diagnostic, bool, []*loader.Tree, error) {
+			tr, err := loader.Load(p, loader.Options{})
 			if err != nil {
 				return nil, false, nil, err
 			}
@@ -40,13 +39,13 @@ func FuzzLintFix(f *testing.F) {
 			for _, d := range tr.Diagnostics {
 				broken = broken || d.Kind == "syntax"
 			}
-			return Run(tr, cfg), broken, []*parser.Tree{tr}, nil
+			return Run(tr, cfg), broken, []*loader.Tree{tr}, nil
 		}
 		diags, broken, trees, err := lint()
 		if err != nil {
 			return
 		}
-		session := FixSession{Lint: lint, Apply: func(set FixSet, trees []*parser.Tree) ([]string, error) {
+		session := FixSession{Lint: lint, Apply: func(set FixSet, trees []*loader.Tree) ([]string, error) {
 			var written []string
 			for name, edits := range set.Edits {
 				f := trees[0].File(name)

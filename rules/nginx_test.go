@@ -13,7 +13,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/knowledge"
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 // rawGet sends a request line as written (percent-escapes and all) and
@@ -65,7 +65,7 @@ http {
 	if err := os.WriteFile(main, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := parser.Load(main, parser.Options{})
+	tr, err := loader.Load(main, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,14 +112,14 @@ http {
 }
 
 // loadConf writes conf as nginx.conf in a fresh directory and loads it.
-func loadConf(t *testing.T, conf string) (dir, main string, tr *parser.Tree) {
+func loadConf(t *testing.T, conf string) (dir, main string, tr *loader.Tree) {
 	t.Helper()
 	dir = t.TempDir()
 	main = filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(main, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := parser.Load(main, parser.Options{})
+	tr, err := loader.Load(main, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ http {
 	dir := t.TempDir()
 	main := filepath.Join(dir, "nginx.conf")
 	os.WriteFile(main, []byte(conf), 0o644)
-	tr, err := parser.Load(main, parser.Options{})
+	tr, err := loader.Load(main, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ http {
 	// the same list in a snippet, which status-page-exposed judges alone
 	snippet := filepath.Join(dir, "status.conf")
 	os.WriteFile(snippet, []byte("location = /snippet { stub_status; allow all; deny all; }\n"), 0o644)
-	tr, err := parser.Load(snippet, parser.Options{})
+	tr, err := loader.Load(snippet, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +454,7 @@ func lintAndServe(t *testing.T, rule string, files map[string]string, locations 
 	conf := fmt.Sprintf("events {}\nhttp {\n    access_log off;\n    server {\n        listen 127.0.0.1:%[1]d;"+locations+"    }\n}\n", port, srv)
 	main := filepath.Join(dir, "nginx.conf")
 	os.WriteFile(main, []byte(conf), 0o644)
-	tr, err := parser.Load(main, parser.Options{})
+	tr, err := loader.Load(main, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +544,7 @@ func judgedByNginx(t *testing.T, bin, rule string, bodies []string, what string,
 		main := filepath.Join(dir, "nginx.conf")
 		os.WriteFile(main, []byte("events {}\nhttp {\n"+body+"\n}\n"), 0o644)
 		res := nginxtest.Run(t, bin, dir, main)
-		tr, err := parser.Load(main, parser.Options{})
+		tr, err := loader.Load(main, loader.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/host"
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 // A run told to keep only some files' findings (Config.Only, the changed
@@ -19,7 +19,7 @@ import (
 // its tree in turn and keeping none.
 func TestOnlyKeepsWhatAFullRunKeeps(t *testing.T) {
 	for _, p := range fixturePaths(t) {
-		tr, err := parser.Load(p, parser.Options{})
+		tr, err := loader.Load(p, loader.Options{})
 		if err != nil {
 			continue
 		}
@@ -77,7 +77,7 @@ func TestHostFactsReadWhenARuleReports(t *testing.T) {
 	}
 	root := write("nginx.conf", "worker_processes auto;\nevents { worker_connections 4096; }\nhttp { include site.conf; }\n")
 	site := write("site.conf", "server { listen 80; location / { proxy_pass http://10.0.0.5:8080; } }\n")
-	tr, err := parser.Load(root, parser.Options{})
+	tr, err := loader.Load(root, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestHostFactsReadWhenARuleReports(t *testing.T) {
 func TestParallelRunMatchesSequential(t *testing.T) {
 	defer func(n int) { parallelMin = n }(parallelMin)
 	for _, p := range fixturePaths(t) {
-		tr, err := parser.Load(p, parser.Options{})
+		tr, err := loader.Load(p, loader.Options{})
 		if err != nil {
 			continue
 		}
@@ -132,7 +132,7 @@ func TestOnlyKeepsOncePerAddress(t *testing.T) {
 	site := filepath.Join(dir, "site.conf")
 	os.WriteFile(root, []byte("events {}\nhttp {\n    server { listen 80; }\n    include site.conf;\n}\n"), 0o644)
 	os.WriteFile(site, []byte("server { listen 80; server_name b; }\nserver { listen 8080; }\n"), 0o644)
-	tr, err := parser.Load(root, parser.Options{})
+	tr, err := loader.Load(root, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -1429,4 +1430,4 @@ func mapsToUpstreams(m *parser.Directive, ups map[string]*parser.Directive) bool
 }
 
 // templated reports whether a value still holds a template placeholder.
-func templated(v string) bool { return parser.Templated(v) }
+func templated(v string) bool { return loader.Templated(v) }

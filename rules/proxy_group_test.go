@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/knowledge"
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 // upstream-keepalive reports a backend once per tree: the sites of a
@@ -48,7 +48,7 @@ func TestUpstreamKeepaliveOnePerTree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tr, err := parser.Load(filepath.Join(dir, "nginx.conf"), parser.Options{})
+	tr, err := loader.Load(filepath.Join(dir, "nginx.conf"), loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

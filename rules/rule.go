@@ -17,6 +17,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/loader"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/parser"
@@ -138,7 +139,7 @@ type Rule struct {
 
 // Pass is what a rule's check receives.
 type Pass struct {
-	Tree    *parser.Tree
+	Tree    *loader.Tree
 	Version Version // the nginx version linted for; zero when unknown
 	// Host holds the facts of the machine the configuration runs on, or nil
 	// when the lint is not host-aware.
@@ -264,7 +265,7 @@ type Config struct {
 // Run runs every enabled rule over the tree, applies suppressions written
 // in the configuration's comments, and returns the findings sorted by file
 // and position. A file included from several places is reported once.
-func Run(t *parser.Tree, cfg Config) []Diagnostic {
+func Run(t *loader.Tree, cfg Config) []Diagnostic {
 	out, _ := RunCounted(t, cfg)
 	return out
 }
@@ -272,7 +273,7 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 // RunCounted is Run, and how many findings past MaxFindings it left out: a
 // bound of one run, like the tree's bounds, that the command reports (and
 // exits 2 for).
-func RunCounted(t *parser.Tree, cfg Config) ([]Diagnostic, int) {
+func RunCounted(t *loader.Tree, cfg Config) ([]Diagnostic, int) {
 	vs := collect(t)
 	lang := &langCache{names: map[string]*nameInfo{}, disabled: cfg.Disabled}
 	// Rules run in parallel on a tree of parallelMin directives or more,
@@ -370,7 +371,7 @@ func RunCounted(t *parser.Tree, cfg Config) ([]Diagnostic, int) {
 			// a Docker image template's ${VARIABLES} are values envsubst writes
 			// at start: a finding on a line that holds one judges a value
 			// nginxtune cannot see
-			if strings.HasSuffix(d.File, parser.TemplateSuffix) && !loaderRule()[d.Rule] && envLine(t, d) {
+			if strings.HasSuffix(d.File, loader.TemplateSuffix) && !loaderRule()[d.Rule] && envLine(t, d) {
 				continue
 			}
 			key := findingKey{d.Rule, d.File, d.Message, d.Offset}
@@ -551,7 +552,7 @@ func (p *Pass) DiagSev(sev Severity, d *parser.Directive, format string, args ..
 
 // envLine reports whether the line of a finding holds an envsubst
 // placeholder.
-func envLine(t *parser.Tree, d Diagnostic) bool {
+func envLine(t *loader.Tree, d Diagnostic) bool {
 	f := t.File(d.File)
 	if f == nil || d.Offset < 0 || d.Offset > len(f.Src) {
 		return false
@@ -561,5 +562,5 @@ func envLine(t *parser.Tree, d Diagnostic) bool {
 	if i := strings.IndexByte(string(f.Src[d.Offset:]), '\n'); i >= 0 {
 		end = d.Offset + i
 	}
-	return parser.EnvPlaceholder(string(f.Src[start:end]))
+	return loader.EnvPlaceholder(string(f.Src[start:end]))
 }

@@ -12,11 +12,11 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/loader"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
-	"github.com/nginxtune/nginxtune/parser"
 )
 
 var kebab = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -60,7 +60,7 @@ func lintText(t *testing.T, text string, cfg Config) []Diagnostic {
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := parser.Load(p, parser.Options{})
+	tr, err := loader.Load(p, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ var wantTok = regexp.MustCompile(`([a-z0-9-]+)(?:\s+"((?:[^"\\]|\\.)*)")?`)
 // expectations reads the "# want" comments of every file of the tree. A
 // trailing comment expects a finding on its own line; a comment on a line of
 // its own expects one on the line of the next statement.
-func expectations(t *testing.T, tr *parser.Tree) []*expectation {
+func expectations(t *testing.T, tr *loader.Tree) []*expectation {
 	var out []*expectation
 	for _, f := range tr.Files {
 		for _, c := range f.Comments {
@@ -207,7 +207,7 @@ func fixtureConfig(t *testing.T, src []byte) Config {
 // expected and every expectation met.
 func CheckFixture(t *testing.T, path string) {
 	t.Helper()
-	tr, err := parser.Load(path, parser.Options{})
+	tr, err := loader.Load(path, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ var suppressionRe = regexp.MustCompile(`nginxtune:disable(?:-file)?\s+([a-z0-9,-
 // A new rule thus never breaks a fixture written for another. A header
 // with "only=" or "all-rules" decides instead; fixtures elsewhere
 // (mission, host, directives) run every rule.
-func ruleScope(t *testing.T, path string, tr *parser.Tree) map[string]bool {
+func ruleScope(t *testing.T, path string, tr *loader.Tree) map[string]bool {
 	slashed := filepath.ToSlash(path)
 	if !strings.Contains(slashed, "fixtures/rules/") || regexp.MustCompile(`(?m)^# nginxtune-test:.*\b(only=|all-rules\b)`).Match(tr.Roots[0].Src) {
 		return nil
@@ -333,7 +333,7 @@ func TestFixtures(t *testing.T) {
 			ran++
 			CheckFixture(t, p)
 		})
-		tr, _ := parser.Load(p, parser.Options{})
+		tr, _ := loader.Load(p, loader.Options{})
 		for _, e := range expectations(t, tr) {
 			covered[e.rule] = true
 		}
@@ -362,7 +362,7 @@ func TestNoRulesOnHalfReadFile(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "nginx.conf")
 	os.WriteFile(p, []byte("events {}\nhttp {\n    server {\n        listen 80;\n        root /srv/www;\n    }\n    server {\n        return 200 \"unterminated;\n    }\n}\n"), 0o644)
-	tr, err := parser.Load(p, parser.Options{})
+	tr, err := loader.Load(p, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +385,7 @@ func TestMessageFirstSentence(t *testing.T) {
 	split := regexp.MustCompile(`; |\. `)
 	n := 0
 	for _, p := range paths {
-		tr, err := parser.Load(p, parser.Options{})
+		tr, err := loader.Load(p, loader.Options{})
 		if err != nil || len(tr.Roots) == 0 {
 			continue
 		}
@@ -427,7 +427,7 @@ func checkFixed(t *testing.T, path string, cfg Config, valid bool) {
 	} else {
 		// a file among many fixtures: the files its tree reads, not the
 		// whole folder again for each fixture in it
-		tr, err := parser.Load(path, parser.Options{})
+		tr, err := loader.Load(path, loader.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -456,7 +456,7 @@ func checkFixed(t *testing.T, path string, cfg Config, valid bool) {
 	mine := map[string]bool{} // the files of this fixture's tree
 	// the loop lint --fix runs (FixSession), writing plainly to the copy
 	linted := linterOf(target, cfg)
-	lint := func() ([]Diagnostic, bool, []*parser.Tree, error) {
+	lint := func() ([]Diagnostic, bool, []*loader.Tree, error) {
 		diags, broken, trees, err := linted()
 		if err != nil {
 			return nil, false, nil, err
@@ -518,7 +518,7 @@ func checkFixed(t *testing.T, path string, cfg Config, valid bool) {
 
 // applyPlainly writes one round's edits to the files on disk, as lint
 // --fix does without its care for links, owners and failures.
-func applyPlainly(set FixSet, _ []*parser.Tree) ([]string, error) {
+func applyPlainly(set FixSet, _ []*loader.Tree) ([]string, error) {
 	var written []string
 	for name, edits := range set.Edits {
 		src, err := os.ReadFile(name)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 // securityRules are the rules of the gixy family (docs/security.md): their
@@ -62,7 +62,7 @@ func TestRuleFixtureFolders(t *testing.T) {
 					continue // files an include reads
 				}
 			}
-			tr, err := parser.Load(p, parser.Options{})
+			tr, err := loader.Load(p, loader.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

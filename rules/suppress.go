@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -98,7 +99,7 @@ func nextDirective(dirs []*parser.Directive, off int) *parser.Directive {
 	return nil
 }
 
-func applySuppressions(t *parser.Tree, diags []Diagnostic, cfg Config) []Diagnostic {
+func applySuppressions(t *loader.Tree, diags []Diagnostic, cfg Config) []Diagnostic {
 	var sups []*suppression
 	for _, f := range t.Files {
 		sups = append(sups, parseSuppressions(f)...)

@@ -11,7 +11,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/knowledge"
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 // distroCopy writes a repository copy of a distribution's tree into a new
@@ -67,7 +67,7 @@ func TestMainIncludeUnreadSilencesOnlyMain(t *testing.T) {
 	for _, layout := range []string{"debian", "rhel"} {
 		t.Run(layout, func(t *testing.T) {
 			_, main := distroCopy(t, layout, "", site)
-			tr, err := parser.Load(main, parser.Options{})
+			tr, err := loader.Load(main, loader.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestMainIncludeUnreadSilencesOnlyMain(t *testing.T) {
 	// an unread include where the directive may stand still counts: in
 	// the server block it may hold the allow and deny lines
 	_, main := distroCopy(t, "debian", "", strings.Replace(site, "\troot /var/www/html;\n", "\troot /var/www/html;\n\tinclude @OUT@/acl.conf;\n", 1))
-	tr, err := parser.Load(main, parser.Options{})
+	tr, err := loader.Load(main, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

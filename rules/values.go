@@ -621,7 +621,7 @@ func placeholderNote(v string) string {
 
 // placeholderLike reports whether v looks like a placeholder of a
 // template: __name__, ${NAME}, $NAME in capitals, NAME_IN_CAPITALS, or
-// one of the shapes parser.Templated knows.
+// one of the shapes loader.Templated knows.
 func placeholderLike(v string) bool {
 	if templated(v) || strings.Contains(v, "${") {
 		return true

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -74,7 +75,7 @@ func (p *Pass) namedGroups() map[string]bool {
 	return p.visits.named
 }
 
-func collect(t *parser.Tree) *visits {
+func collect(t *loader.Tree) *visits {
 	// sized first: a large tree's list is then one allocation, not a
 	// chain of doublings
 	n := t.Visits()

@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
 // mainLevel returns the directives of the main context of every root that is
 // a main file, with the root.
-func mainRoots(t *parser.Tree) []*parser.File {
+func mainRoots(t *loader.Tree) []*parser.File {
 	var out []*parser.File
 	for _, r := range t.Roots {
 		if len(r.Context) == 1 && r.Context[0] == parser.CtxMain && r.ContextSource == "root" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 )
@@ -19,7 +20,7 @@ import (
 // (so includes and inheritance are right) and keeps the findings in those
 // files. A changed file that no root includes is linted on its own, in the
 // context its directives (or a "# nginxtune: context=" comment) give it.
-func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*parser.Tree, error) {
+func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*loader.Tree, error) {
 	wd := getWorkDir()
 	changed := map[string]bool{}
 	var order []string
@@ -67,11 +68,11 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		sort.Strings(roots)
 	}
 	var diags []rules.Diagnostic
-	var trees []*parser.Tree
+	var trees []*loader.Tree
 	broken := false
 	covered := map[string]bool{}
 	seenErr := map[string]bool{}
-	keep := func(t *parser.Tree, only map[string]bool) {
+	keep := func(t *loader.Tree, only map[string]bool) {
 		for _, f := range t.Files {
 			if f.Broken {
 				broken = true
@@ -117,7 +118,7 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 			continue
 		}
 		t, err := s.load(f, s.opt)
-		if errors.Is(err, parser.ErrRootOutside) {
+		if errors.Is(err, loader.ErrRootOutside) {
 			fmt.Fprintf(s.stderr, "nginxtune: skipped %s: a link to a file outside the repository, and no nginx.conf here includes it\n", untrusted.Escape(relPath(f)))
 			continue
 		}
@@ -180,7 +181,7 @@ func (w workDir) nearestRoot(file string) string {
 	if !w.ok {
 		stop = filepath.Dir(file) // the file's own directory only
 	}
-	return parser.NearestMain(file, stop)
+	return loader.NearestMain(file, stop)
 }
 
 // looksLikeNginx tells a changed file that nothing includes from a file
@@ -188,7 +189,7 @@ func (w workDir) nearestRoot(file string) string {
 // under roles/nginx/, another program's *.conf such as supervisord's or
 // php-fpm's): nginx configuration holds a directive nginx knows. A file
 // named nginx.conf or *.nginx is always linted.
-func looksLikeNginx(t *parser.Tree, path string) bool { return fileLooksLikeNginx(path, t.File(path)) }
+func looksLikeNginx(t *loader.Tree, path string) bool { return fileLooksLikeNginx(path, t.File(path)) }
 
 // fileLooksLikeNginx is looksLikeNginx for a file read under a name (nil:
 // not read, taken for nginx's).

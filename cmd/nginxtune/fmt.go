@@ -10,6 +10,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/loader"
 
 	"github.com/spf13/cobra"
 
@@ -163,7 +164,7 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 		for _, d := range t.Diagnostics {
 			// a main file without events reads whole: nginx -t refuses the
 			// configuration, not the file's text
-			if d.Kind == "syntax" && d.Severity == parser.SevError && !d.NoEvents() && (!f.changed || isRoot(t, d.File)) && !broken[d.File] {
+			if d.Kind == "syntax" && d.Severity == parser.SevError && !loader.NoEvents(d) && (!f.changed || isRoot(t, d.File)) && !broken[d.File] {
 				broken[d.File] = true
 				refused.add(failf(ExitError, "%s:%d:%d: %s %s", relPath(d.File), d.Line, d.Col, d.Message, suffix))
 			}
@@ -302,12 +303,12 @@ func (r *fmtRefusals) result(w io.Writer) error {
 
 // fmtStdin formats one file read from standard input.
 func fmtStdin(c *cobra.Command, f *fmtFlags, opt format.Options) error {
-	src, err := io.ReadAll(io.LimitReader(c.InOrStdin(), parser.MaxTreeBytes+1))
+	src, err := io.ReadAll(io.LimitReader(c.InOrStdin(), loader.MaxTreeBytes+1))
 	if err != nil {
 		return failf(ExitError, "reading standard input: %v", err)
 	}
-	if len(src) > parser.MaxTreeBytes {
-		return failf(ExitError, "standard input: %v", parser.ErrTooLarge)
+	if len(src) > loader.MaxTreeBytes {
+		return failf(ExitError, "standard input: %v", loader.ErrTooLarge)
 	}
 	file, d := parser.Parse("<stdin>", src)
 	if d != nil {
@@ -338,7 +339,7 @@ func fmtStdin(c *cobra.Command, f *fmtFlags, opt format.Options) error {
 	return nil
 }
 
-func isRoot(t *parser.Tree, path string) bool {
+func isRoot(t *loader.Tree, path string) bool {
 	for _, r := range t.Roots {
 		if r.Path == path {
 			return true

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/templates"
@@ -21,7 +22,7 @@ import (
 // existingTree is what gen reads of the tree it adds a site to.
 type existingTree struct {
 	dir    string
-	tree   *parser.Tree
+	tree   *loader.Tree
 	layout *templates.Layout
 	// why says how the layout was found
 	why   string
@@ -41,7 +42,7 @@ func loadExisting(dir string, layoutName string) (*existingTree, error) {
 	if fi, err := os.Stat(conf); err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("--into %s: no nginx.conf there (--into adds a site to an existing configuration; --out writes a complete one)", untrusted.Escape(dir))
 	}
-	t, err := parser.Load(conf, parser.Options{Live: isLive(dir)})
+	t, err := loader.Load(conf, loader.Options{Live: isLive(dir)})
 	if err != nil {
 		return nil, fmt.Errorf("--into: %v", err)
 	}

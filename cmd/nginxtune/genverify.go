@@ -25,6 +25,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/templates"
@@ -401,7 +402,7 @@ func ownCheck(files []templates.File, v rules.Version, dir string, lay *template
 	if err := pointInto(tmp, lay, "cert.pem", "key.pem", false); err != nil {
 		return err
 	}
-	t, err := parser.Load(main, parser.Options{})
+	t, err := loader.Load(main, loader.Options{})
 	if err != nil {
 		return fmt.Errorf("nginxtune's own reading of the tree: %v", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/outbuf"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/loader"
 
 	"github.com/nginxtune/nginxtune/knowledge"
 
@@ -109,7 +110,7 @@ a tree not read whole), 3 internal error.`,
 type lintSettings struct {
 	cfg    rules.Config
 	failOn rules.Severity
-	opt    parser.Options
+	opt    loader.Options
 	roots  []string
 	stderr io.Writer
 	// failOnFromFile is set when the threshold came from a settings file
@@ -145,10 +146,10 @@ func (s *lintSettings) needVersion() {
 	}
 }
 
-// load is parser.Load for lint: once the first tree is read, the garbage
+// load is loader.Load for lint: once the first tree is read, the garbage
 // collector, off while it was (see lintGC), is turned on.
-func (s *lintSettings) load(p string, opt parser.Options) (*parser.Tree, error) {
-	t, err := parser.Load(p, opt)
+func (s *lintSettings) load(p string, opt loader.Options) (*loader.Tree, error) {
+	t, err := loader.Load(p, opt)
 	if s.gcOff {
 		debug.SetGCPercent(lintGCPercent)
 		s.gcOff = false
@@ -205,7 +206,7 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 			s.failOnFromFile = true
 		}
 		for from, to := range file.Maps {
-			s.opt.Maps = append(s.opt.Maps, parser.PathMap{From: filepath.Clean(from), To: to})
+			s.opt.Maps = append(s.opt.Maps, loader.PathMap{From: filepath.Clean(from), To: to})
 		}
 		sort.Slice(s.opt.Maps, func(i, j int) bool { return len(s.opt.Maps[i].From) > len(s.opt.Maps[j].From) })
 		s.opt.Prefix = file.Prefix
@@ -323,11 +324,11 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		s.opt.Prefix = f.load.prefix
 	}
 	for _, m := range f.load.maps {
-		pm, err := parser.ParsePathMap(m)
+		pm, err := loader.ParsePathMap(m)
 		if err != nil {
 			return nil, failf(ExitError, "--map: %v", err)
 		}
-		s.opt.Maps = append([]parser.PathMap{pm}, s.opt.Maps...)
+		s.opt.Maps = append([]loader.PathMap{pm}, s.opt.Maps...)
 	}
 	s.opt.Stdin = c.InOrStdin()
 	s.opt.Live = isLive(first)
@@ -377,7 +378,7 @@ func liveVersion(path string, nginx *nginxcheck.Installed) rules.Version {
 
 // lintOnce loads every path and runs the rules. broken is set when a file
 // could not be parsed to its end.
-func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken bool, trees []*parser.Tree, err error) {
+func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken bool, trees []*loader.Tree, err error) {
 	for _, p := range paths {
 		t, err := s.load(p, s.opt)
 		if err != nil {
@@ -419,7 +420,7 @@ func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken
 // loading allocates is the tree itself, which stays, so the two or three
 // collections it made found next to nothing to free, and took a core
 // from the parsers for 50-100 ms on those trees. The tree's size is
-// bounded (parser.MaxTreeBytes, the visit bounds), and so is what loading
+// bounded (loader.MaxTreeBytes, the visit bounds), and so is what loading
 // leaves behind. GOGC in the environment is left to decide.
 const lintGCPercent = 200
 
@@ -499,7 +500,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			defer unlock()
 		}
 	}
-	lint := func() ([]rules.Diagnostic, bool, []*parser.Tree, error) {
+	lint := func() ([]rules.Diagnostic, bool, []*loader.Tree, error) {
 		if f.changed {
 			return lintChanged(args, s)
 		}
@@ -561,7 +562,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		}
 		session := rules.FixSession{
 			Lint: lint,
-			Apply: func(set rules.FixSet, trees []*parser.Tree) ([]string, error) {
+			Apply: func(set rules.FixSet, trees []*loader.Tree) ([]string, error) {
 				keys, err := applyFixes(set, trees, c.ErrOrStderr(), f.force)
 				var written []string
 				for name, k := range keys {
@@ -649,7 +650,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 
 // sayRead says what the run read and found, and for which nginx
 // (report.Summary): a clean lint says something too.
-func sayRead(w io.Writer, trees []*parser.Tree, findings int, s *lintSettings) {
+func sayRead(w io.Writer, trees []*loader.Tree, findings int, s *lintSettings) {
 	files, directives := 0, 0
 	seen := map[string]bool{}
 	for _, t := range trees {
@@ -708,7 +709,7 @@ func isTerminal(w io.Writer) bool {
 // (after sorting), so a fix of a 20,000-server file is not quadratic.
 // written names the files now in place, with the identity of each (what
 // restore checks before writing the original back), also on an error.
-func applyFixes(set rules.FixSet, trees []*parser.Tree, w io.Writer, force bool) (written map[string]atomicfile.Key, err error) {
+func applyFixes(set rules.FixSet, trees []*loader.Tree, w io.Writer, force bool) (written map[string]atomicfile.Key, err error) {
 	source := map[string]*parser.File{}
 	for _, t := range trees {
 		for _, f := range t.Files {
@@ -796,7 +797,7 @@ var beforeFixWrite func()
 // sayOutside tells, once per lint, which files were read from outside the
 // linted directory: linting a copy of a server's tree must not silently
 // read this machine's /etc/nginx.
-func sayOutside(w io.Writer, trees []*parser.Tree) {
+func sayOutside(w io.Writer, trees []*loader.Tree) {
 	seen := map[string]bool{}
 	var files []string
 	dir := ""
@@ -880,7 +881,7 @@ func restore(changed map[string]atomicfile.Key, originals map[string][]byte) str
 // checked is false when it could not: no nginx, another version than the
 // one linted for, or a copy that could not be written (then nothing is
 // said against the fixes).
-func nginxTest(trees []*parser.Tree, target rules.Version) (res nginxcheck.Result, checked bool) {
+func nginxTest(trees []*loader.Tree, target rules.Version) (res nginxcheck.Result, checked bool) {
 	bin := nginxcheck.Binary()
 	if bin == "" || len(trees) != 1 || trees[0].Dump || len(trees[0].Roots) != 1 || trees[0].Dir == "" {
 		return res, false

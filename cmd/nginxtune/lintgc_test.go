@@ -5,7 +5,7 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 // TestLintGCRestored: lint turns the collector off while it loads and to
@@ -23,7 +23,7 @@ func TestLintGCRestored(t *testing.T) {
 	if got := debug.SetGCPercent(-1); got != -1 {
 		t.Errorf("while loading: percent %d, want -1 (off)", got)
 	}
-	if _, err := s.load(filepath.Join(root, "fixtures/mission/static-tuned.conf"), parser.Options{}); err != nil {
+	if _, err := s.load(filepath.Join(root, "fixtures/mission/static-tuned.conf"), loader.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := debug.SetGCPercent(lintGCPercent); got != lintGCPercent {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/nginxtune/nginxtune/format"
 	"github.com/nginxtune/nginxtune/internal/config"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/lsp"
-	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 )
 
@@ -49,10 +49,10 @@ lint --fix makes) and formatting (nginxtune fmt).`,
 
 // lspSettings reads a file's settings as lint does for it.
 func lspSettings(c *cobra.Command) lsp.Settings {
-	return func(path string) (rules.Config, parser.Options, error) {
+	return func(path string) (rules.Config, loader.Options, error) {
 		s, err := settings(c, &lintFlags{}, path)
 		if err != nil {
-			return rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, parser.Options{}, err
+			return rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, loader.Options{}, err
 		}
 		s.needVersion()
 		s.opt.Stdin = nil

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/report"
 
 	"github.com/spf13/cobra"
@@ -24,19 +25,19 @@ func (lf *loadFlags) register(c *cobra.Command) {
 	listVar(c.Flags(), &lf.maps, "map", "", nil, false, "read files under an absolute directory from a local one, `FROM=TO` (e.g. /etc/nginx=./deploy/nginx); repeatable")
 }
 
-func (lf *loadFlags) load(c *cobra.Command, path string) (*parser.Tree, error) {
+func (lf *loadFlags) load(c *cobra.Command, path string) (*loader.Tree, error) {
 	// the live configuration is read as lint reads it: as nginx does,
 	// including what its includes reach outside (Debian's modules-enabled
 	// links to /usr/share/nginx/modules-available)
-	opt := parser.Options{Prefix: lf.prefix, Stdin: c.InOrStdin(), Live: path != "-" && isLive(path)}
+	opt := loader.Options{Prefix: lf.prefix, Stdin: c.InOrStdin(), Live: path != "-" && isLive(path)}
 	for _, m := range lf.maps {
-		pm, err := parser.ParsePathMap(m)
+		pm, err := loader.ParsePathMap(m)
 		if err != nil {
 			return nil, failf(ExitError, "--map: %v", err)
 		}
 		opt.Maps = append(opt.Maps, pm)
 	}
-	t, err := parser.Load(path, opt)
+	t, err := loader.Load(path, opt)
 	if err != nil {
 		return nil, failf(ExitError, "%v", err)
 	}
@@ -101,12 +102,12 @@ command exits 2.`,
 			switch format {
 			case "json":
 				out := report.NewJSONWriter(c.OutOrStdout())
-				err = t.WriteJSON(out) // streamed, file by file
+				err = report.WriteTreeJSON(out, t) // streamed, file by file
 				if err == nil {
 					err = out.Flush()
 				}
 			case "crossplane":
-				err = report.EncodeJSON(c.OutOrStdout(), t.Crossplane())
+				err = report.EncodeJSON(c.OutOrStdout(), report.Crossplane(t))
 			default:
 				return failf(ExitError, "--format %q: want json or crossplane", format)
 			}

@@ -34,6 +34,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 )
@@ -142,7 +143,7 @@ func loadBases(dir string) ([]base, error) {
 		}
 		p := filepath.Join(os.TempDir(), "nginxtune-base.conf")
 		os.WriteFile(p, src, 0o644)
-		t, err := parser.Load(p, parser.Options{})
+		t, err := loader.Load(p, loader.Options{})
 		os.Remove(p)
 		if err != nil || len(t.Diagnostics) > 0 {
 			continue
@@ -185,7 +186,7 @@ func statements(b base) []stmt {
 	p := filepath.Join(os.TempDir(), "nginxtune-mutant-parse.conf")
 	os.WriteFile(p, withContext(b, b.src), 0o644)
 	defer os.Remove(p)
-	t, err := parser.Load(p, parser.Options{})
+	t, err := loader.Load(p, loader.Options{})
 	if err != nil {
 		return nil
 	}
@@ -326,7 +327,7 @@ func judge(bin, tmp string, b base, m mutant, cfg rules.Config) outcome {
 	// lint the mutant as nginxtune reads it
 	lint := filepath.Join(tmp, "lint.conf")
 	os.WriteFile(lint, withContext(b, m.src), 0o644)
-	t, err := parser.Load(lint, parser.Options{})
+	t, err := loader.Load(lint, loader.Options{})
 	var errs, warns []rules.Diagnostic
 	if err == nil {
 		for _, d := range rules.Run(t, cfg) {

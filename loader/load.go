@@ -1,4 +1,12 @@
-package parser
+// Package loader reads an nginx configuration as nginx does: a main file, a
+// directory, an nginx -T dump or standard input, each file parsed once
+// (package parser) and every include resolved (globs, symbolic links, path
+// maps, the guessed prefix of a fragment), within the tree's boundary:
+// nothing outside the tree, its path maps and the directories the caller
+// allows is read, listed or told of. It checks what needs the whole tree
+// (include cycles, the events block, bounds on what a walk meets) and
+// returns the files and what reading found in a Tree.
+package loader
 
 import (
 	"errors"
@@ -16,6 +24,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/parser"
 )
 
 // PathMap maps an absolute directory named in the configuration (as it is on
@@ -66,9 +75,9 @@ type Options struct {
 // Tree is a loaded configuration: the root files, every file read, and the
 // problems found while reading.
 type Tree struct {
-	Roots       []*File
-	Files       []*File
-	Diagnostics []Diagnostic
+	Roots       []*parser.File
+	Files       []*parser.File
+	Diagnostics []parser.Diagnostic
 	// Dump is set when the input was the output of nginx -T.
 	Dump bool
 	// Inferred lists path maps guessed for absolute includes that did not
@@ -85,21 +94,21 @@ type Tree struct {
 	// and no finding about it can be trusted.
 	Unreadable []string
 
-	byPath map[string]*File
+	byPath map[string]*parser.File
 	// notRead holds the includes that left something unread
-	notRead map[*Directive]bool
+	notRead map[*parser.Directive]bool
 }
 
 // NotRead reports whether an include left something unread: a file outside
 // the tree, missing from a copy, or past a bound. What it would have set is
 // unknown, so rules make no claim that it is unset.
-func (t *Tree) NotRead(include *Directive) bool { return t.notRead[include] }
+func (t *Tree) NotRead(include *parser.Directive) bool { return t.notRead[include] }
 
 // HasUnread reports whether any include left something unread.
 func (t *Tree) HasUnread() bool { return len(t.notRead) > 0 }
 
 // File returns the loaded file with the given path, or nil.
-func (t *Tree) File(p string) *File { return t.byPath[p] }
+func (t *Tree) File(p string) *parser.File { return t.byPath[p] }
 
 // ErrNoConfig is returned when a directory holds no configuration files.
 var ErrNoConfig = errors.New("no nginx.conf and no *.conf files")
@@ -221,7 +230,7 @@ type fileID struct{ dev, ino uint64 }
 
 type loader struct {
 	bytes int // read so far
-	byID  map[fileID]*File
+	byID  map[fileID]*parser.File
 	// noMain is set when a fragment was loaded with no nginx.conf above it:
 	// its relative includes resolve against a guess of nginx's prefix.
 	noMain bool
@@ -229,7 +238,7 @@ type loader struct {
 	src    source
 	tree   *Tree
 	prefix string
-	state  map[*File]int // 0 new, 1 expanding, 2 done
+	state  map[*parser.File]int // 0 new, 1 expanding, 2 done
 	// reals caches realPath: every directory is resolved once, and a
 	// glob's files once for the prefetch and again when they are included
 	reals map[string]string
@@ -255,8 +264,8 @@ type loader struct {
 
 // prefetched is a file read and parsed ahead of its turn.
 type prefetched struct {
-	f    *File
-	diag *Diagnostic
+	f    *parser.File
+	diag *parser.Diagnostic
 	err  error
 }
 
@@ -265,8 +274,8 @@ type prefetched struct {
 // standard input. The returned error is set only when nothing could be read;
 // syntax errors and include problems are in Tree.Diagnostics.
 func Load(p string, opt Options) (*Tree, error) {
-	l := &loader{opt: opt, src: osSource{}, state: map[*File]int{},
-		tree: &Tree{byPath: map[string]*File{}}}
+	l := &loader{opt: opt, src: osSource{}, state: map[*parser.File]int{},
+		tree: &Tree{byPath: map[string]*parser.File{}}}
 	var roots []string
 	switch {
 	case p == "-":
@@ -284,8 +293,8 @@ func Load(p string, opt Options) (*Tree, error) {
 		if isDump(b) {
 			return l.loadDump(b)
 		}
-		f := &File{Path: "<stdin>", Src: b}
-		l.add(f)
+		f, d := parser.Parse("<stdin>", b)
+		l.add(f, d)
 		roots = []string{f.Path}
 		l.prefix = opt.Prefix
 		if l.prefix == "" {
@@ -430,17 +439,18 @@ func confFiles(dir string) ([]string, error) {
 	return out, err
 }
 
-func (l *loader) add(f *File) {
+// add registers a parsed file and its syntax error, if any.
+func (l *loader) add(f *parser.File, d *parser.Diagnostic) {
 	l.tree.byPath[f.Path] = f
 	l.tree.Files = append(l.tree.Files, f)
-	if d := parseFile(f); d != nil {
+	if d != nil {
 		l.tree.Diagnostics = append(l.tree.Diagnostics, *d)
 	}
 }
 
 // file returns the parsed file at the local path p, reading it once: a
 // file reached by several paths (links, linked directories) is one file.
-func (l *loader) file(p string) (*File, error) {
+func (l *loader) file(p string) (*parser.File, error) {
 	if f, ok := l.tree.byPath[p]; ok {
 		return f, nil
 	}
@@ -492,15 +502,21 @@ func (l *loader) file(p string) (*File, error) {
 	if l.bytes += len(b); l.bytes > MaxTreeBytes {
 		return nil, ErrTooLarge
 	}
-	f := &File{Path: real, Src: b}
+	var f *parser.File
+	var diag *parser.Diagnostic
 	if pf != nil {
-		f = pf.f
+		f, diag = pf.f, pf.diag
 		f.Path = real
+		if diag != nil {
+			diag.File = real
+		}
+	} else {
+		f, diag = parser.Parse(real, b)
 	}
 	if id != (fileID{}) {
 		f.Dev, f.Ino = id.dev, id.ino
 		if l.byID == nil {
-			l.byID = map[fileID]*File{}
+			l.byID = map[fileID]*parser.File{}
 		}
 		l.byID[id] = f
 	}
@@ -508,16 +524,7 @@ func (l *loader) file(p string) (*File, error) {
 		f.Via = p
 		l.tree.byPath[p] = f
 	}
-	if pf != nil {
-		l.tree.byPath[f.Path] = f
-		l.tree.Files = append(l.tree.Files, f)
-		if pf.diag != nil {
-			pf.diag.File = real
-			l.tree.Diagnostics = append(l.tree.Diagnostics, *pf.diag)
-		}
-	} else {
-		l.add(f)
-	}
+	l.add(f, diag)
 	if l.src.onDisk() && !l.opt.Live && !l.inside(real) && len(l.tree.Files) > 1 {
 		l.tree.Outside = append(l.tree.Outside, real)
 	}
@@ -527,13 +534,13 @@ func (l *loader) file(p string) (*File, error) {
 // finish expands includes from every root, settles root contexts, and runs
 // the checks that need the whole tree.
 func (l *loader) finish(roots []string) {
-	included := map[*File]bool{}
+	included := map[*parser.File]bool{}
 	for _, r := range roots {
 		f := l.tree.byPath[r]
 		l.expand(f)
 	}
 	for _, f := range l.tree.Files {
-		walkFileDirs(f.Directives, func(d *Directive) {
+		parser.WalkFile(f.Directives, func(d *parser.Directive) {
 			for _, inc := range d.Includes() {
 				if inc != f {
 					included[inc] = true
@@ -548,12 +555,12 @@ func (l *loader) finish(roots []string) {
 		if len(roots) > 1 && included[f] {
 			continue
 		}
-		l.settleContext(f)
+		parser.SettleContext(f)
 		l.tree.Roots = append(l.tree.Roots, f)
 	}
 	if len(l.tree.Roots) == 0 && len(roots) > 0 { // every file is in a cycle
 		f := l.tree.byPath[roots[0]]
-		l.settleContext(f)
+		parser.SettleContext(f)
 		l.tree.Roots = append(l.tree.Roots, f)
 	}
 	l.boundVisits()
@@ -564,72 +571,22 @@ func (l *loader) finish(roots []string) {
 	for _, e := range l.opt.Extra {
 		extra[e] = true
 	}
-	known := func(name string) bool { return Known(name) || extra[name] }
+	known := func(name string) bool { return parser.Known(name) || extra[name] }
 	for _, f := range l.tree.Files {
-		l.tree.Diagnostics = append(l.tree.Diagnostics, gluedStatements(f, known)...)
-		l.tree.Diagnostics = append(l.tree.Diagnostics, blocksInData(f)...)
+		l.tree.Diagnostics = append(l.tree.Diagnostics, parser.FileFindings(f, known)...)
 	}
-	sortDiagnostics(l.tree.Diagnostics)
-}
-
-func sortDiagnostics(ds []Diagnostic) {
-	sort.SliceStable(ds, func(i, j int) bool {
-		if ds[i].File != ds[j].File {
-			return ds[i].File < ds[j].File
-		}
-		return ds[i].Offset < ds[j].Offset
-	})
-}
-
-func (l *loader) settleContext(f *File) {
-	for _, c := range f.Comments {
-		if spec, ok := strings.CutPrefix(strings.TrimSpace(c.Text), "nginxtune: context="); ok {
-			f.Context = parseContextSpec(strings.Fields(spec + " ")[0])
-			f.ContextSource = "declared"
-			return
-		}
-	}
-	for _, d := range f.Directives {
-		if d.Name == "http" || d.Name == "events" || d.Name == "stream" || d.Name == "worker_processes" {
-			f.Context, f.ContextSource = []string{CtxMain}, "root"
-			return
-		}
-	}
-	if len(f.Directives) == 0 {
-		f.Context, f.ContextSource = []string{CtxMain}, "root"
-		return
-	}
-	inferred := inferContext(f.Directives)
-	// a file named nginx.conf is the main file, unless what it holds can
-	// only stand inside http (server, location, upstream blocks): then it
-	// is a fragment that happens to carry the name
-	if filepath.Base(f.Path) == "nginx.conf" && len(inferred) <= 1 {
-		f.Context, f.ContextSource = []string{CtxMain}, "root"
-		return
-	}
-	f.Context, f.ContextSource = inferred, "inferred"
-}
-
-// walkFileDirs visits every directive of one file, not following includes
-// and not entering data blocks.
-func walkFileDirs(dirs []*Directive, fn func(*Directive)) {
-	for _, d := range dirs {
-		fn(d)
-		if d.Block != nil && !IsDataBlock(d.Name) {
-			walkFileDirs(d.Block, fn)
-		}
-	}
+	parser.SortDiagnostics(l.tree.Diagnostics)
 }
 
 // expand resolves the include directives of f and of the files they name,
 // depth first; an include that leads back to a file being expanded is a
 // cycle and is not followed.
-func (l *loader) expand(f *File) {
+func (l *loader) expand(f *parser.File) {
 	if l.state[f] != 0 {
 		return
 	}
 	l.state[f] = 1
-	walkFileDirs(f.Directives, func(d *Directive) {
+	parser.WalkFile(f.Directives, func(d *parser.Directive) {
 		if d.Name != "include" {
 			return
 		}
@@ -654,7 +611,7 @@ func (l *loader) expand(f *File) {
 			if len(outside) > 1 {
 				what = fmt.Sprintf("%d of the files it matches (%s, ...) are links", len(outside), untrusted.Clip(l.display(outside[0])))
 			}
-			l.diag(d, "include-outside-tree", SevInfo, "include %q: %s to files outside the linted tree (in %s); not read: they name the server's files, which nginx reads there, and findings that depend on them are missing (\"# nginxtune:disable include-outside-tree -- the server's files\" above the include says so once)",
+			l.diag(d, "include-outside-tree", parser.SevInfo, "include %q: %s to files outside the linted tree (in %s); not read: they name the server's files, which nginx reads there, and findings that depend on them are missing (\"# nginxtune:disable include-outside-tree -- the server's files\" above the include says so once)",
 				untrusted.Clip(d.Arg(0)), what, untrusted.Clip(strings.Join(list, ", ")))
 		}()
 		for _, p := range paths {
@@ -664,7 +621,7 @@ func (l *loader) expand(f *File) {
 				outside = append(outside, p)
 				continue
 			case err != nil:
-				l.diag(d, "include-missing", SevError, "include %q: cannot read %s: %v", untrusted.Clip(d.Arg(0)), untrusted.Clip(l.display(p)), unwrapPathErr(err))
+				l.diag(d, "include-missing", parser.SevError, "include %q: cannot read %s: %v", untrusted.Clip(d.Arg(0)), untrusted.Clip(l.display(p)), unwrapPathErr(err))
 				l.tree.Unreadable = append(l.tree.Unreadable, p)
 				continue
 			}
@@ -672,27 +629,27 @@ func (l *loader) expand(f *File) {
 				continue // a guessed map, not the configuration, leads back: the guess is wrong here
 			}
 			if l.state[inc] == 1 {
-				l.diag(d, "include-cycle", SevError, "include %q leads back to %s, which is already being read: nginx would include it again and again", untrusted.Clip(d.Arg(0)), l.display(inc.Path))
+				l.diag(d, "include-cycle", parser.SevError, "include %q leads back to %s, which is already being read: nginx would include it again and again", untrusted.Clip(d.Arg(0)), l.display(inc.Path))
 				continue
 			}
-			d.rareParts().includes = append(d.Includes(), inc)
+			d.SetIncludes(append(d.Includes(), inc))
 			l.expand(inc)
 		}
 	})
 	l.state[f] = 2
 }
 
-func (l *loader) diag(d *Directive, kind string, sev Severity, format string, args ...any) {
+func (l *loader) diag(d *parser.Directive, kind string, sev parser.Severity, format string, args ...any) {
 	// what an include left unread may set anything, unless nginx would
 	// refuse the tree anyway (an error) or it is a stock file whose content
 	// every package ships (mime.types, fastcgi_params)
-	if d.Name == "include" && (kind == "include-outside-tree" || kind == "include-missing" && sev == SevInfo && !stockFiles[filepath.Base(d.Arg(0))]) {
+	if d.Name == "include" && (kind == "include-outside-tree" || kind == "include-missing" && sev == parser.SevInfo && !stockFiles[filepath.Base(d.Arg(0))]) {
 		if l.tree.notRead == nil {
-			l.tree.notRead = map[*Directive]bool{}
+			l.tree.notRead = map[*parser.Directive]bool{}
 		}
 		l.tree.notRead[d] = true
 	}
-	l.tree.Diagnostics = append(l.tree.Diagnostics, Diagnostic{
+	l.tree.Diagnostics = append(l.tree.Diagnostics, parser.Diagnostic{
 		Kind: kind, Severity: sev, File: d.File.Path, Line: int(d.Line), Col: int(d.Col), Offset: int(d.Start),
 		Message: fmt.Sprintf(format, args...),
 	})
@@ -714,7 +671,7 @@ func (l *loader) display(p string) string {
 // with "no "events" section in configuration". A main file is a root read
 // in the main context that holds a main-only block (http, stream, mail,
 // worker_processes), an empty nginx.conf, or the main file of a dump.
-func (l *loader) checkEvents(r *File) {
+func (l *loader) checkEvents(r *parser.File) {
 	if r.ContextSource != "root" || r.Broken {
 		return
 	}
@@ -722,8 +679,8 @@ func (l *loader) checkEvents(r *File) {
 	// is a fragment named like one
 	main := l.tree.Dump || filepath.Base(r.Path) == "nginx.conf" && len(r.Directives) == 0
 	hasEvents := false
-	var visit func(dirs []*Directive, depth int)
-	visit = func(dirs []*Directive, depth int) {
+	var visit func(dirs []*parser.Directive, depth int)
+	visit = func(dirs []*parser.Directive, depth int) {
 		for _, d := range dirs {
 			// a directive that swallowed "events" (a missing ";" before
 			// it): the glued statement is the cause, reported once
@@ -756,33 +713,33 @@ func (l *loader) checkEvents(r *File) {
 	if !main || hasEvents {
 		return
 	}
-	l.tree.Diagnostics = append(l.tree.Diagnostics, Diagnostic{
-		Kind: "syntax", Severity: SevError, File: r.Path, Line: 1, Col: 1,
+	l.tree.Diagnostics = append(l.tree.Diagnostics, parser.Diagnostic{
+		Kind: "syntax", Severity: parser.SevError, File: r.Path, Line: 1, Col: 1,
 		Message: noEvents,
 	})
 }
 
 const noEvents = `no "events" block in the main file: nginx -t fails with "no \"events\" section in configuration"; add "events {}"`
 
-// NoEvents reports whether the diagnostic is a main file's missing events
-// block: an error of the configuration, not of the file's text (which
-// reads whole, and fmt lays out).
-func (d Diagnostic) NoEvents() bool { return d.Kind == "syntax" && d.Message == noEvents }
+// NoEvents reports whether d is a main file's missing events block: an
+// error of the configuration, not of the file's text (which reads whole,
+// and fmt lays out).
+func NoEvents(d parser.Diagnostic) bool { return d.Kind == "syntax" && d.Message == noEvents }
 
 // boundVisits counts the directives a walk of the tree meets, a file once
 // per place that includes it, and when the count passes MaxDirectiveVisits
 // reports the include that amplifies most and cuts every include, so that
 // no rule walks an exponential tree: the tree was not read whole (exit 2).
 func (l *loader) boundVisits() {
-	memo := map[*File]int{}
-	var cost func(f *File, depth int) int
-	cost = func(f *File, depth int) int {
+	memo := map[*parser.File]int{}
+	var cost func(f *parser.File, depth int) int
+	cost = func(f *parser.File, depth int) int {
 		if n, ok := memo[f]; ok {
 			return n
 		}
 		memo[f] = MaxDirectiveVisits + 1 // a path back here is a cycle already cut; count it as too much
 		n := 0
-		walkFileDirs(f.Directives, func(d *Directive) {
+		parser.WalkFile(f.Directives, func(d *parser.Directive) {
 			n++
 			for _, inc := range d.Includes() {
 				if n <= MaxDirectiveVisits {
@@ -796,15 +753,15 @@ func (l *loader) boundVisits() {
 	// file instances: a file counted once per place that includes it
 	// (2,000 includes of a pattern that matches 2,000 small files stay
 	// under the directive bound but make every rule walk 4 million files)
-	inst := map[*File]int{}
-	var instances func(f *File) int
-	instances = func(f *File) int {
+	inst := map[*parser.File]int{}
+	var instances func(f *parser.File) int
+	instances = func(f *parser.File) int {
 		if n, ok := inst[f]; ok {
 			return n
 		}
 		inst[f] = MaxFileInstances + 1
 		n := 1
-		walkFileDirs(f.Directives, func(d *Directive) {
+		parser.WalkFile(f.Directives, func(d *parser.Directive) {
 			for _, inc := range d.Includes() {
 				if n <= MaxFileInstances {
 					n += instances(inc)
@@ -825,10 +782,10 @@ func (l *loader) boundVisits() {
 	if total <= MaxDirectiveVisits {
 		memo = inst // name the include that multiplies files most
 	}
-	var worst *Directive
+	var worst *parser.Directive
 	worstN := 0
 	for _, f := range l.tree.Files {
-		walkFileDirs(f.Directives, func(d *Directive) {
+		parser.WalkFile(f.Directives, func(d *parser.Directive) {
 			if len(d.Includes()) > 0 {
 				n := 0
 				for _, inc := range d.Includes() {
@@ -841,17 +798,15 @@ func (l *loader) boundVisits() {
 		})
 	}
 	for _, f := range l.tree.Files {
-		walkFileDirs(f.Directives, func(d *Directive) {
-			if d.rare != nil {
-				d.rare.includes = nil
-			}
+		parser.WalkFile(f.Directives, func(d *parser.Directive) {
+			d.SetIncludes(nil)
 		})
 	}
 	if worst != nil && total <= MaxDirectiveVisits {
-		l.diag(worst, "include-missing", SevError, "include %q: the tree expands to more than %d files when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", untrusted.Clip(worst.Arg(0)), MaxFileInstances)
+		l.diag(worst, "include-missing", parser.SevError, "include %q: the tree expands to more than %d files when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", untrusted.Clip(worst.Arg(0)), MaxFileInstances)
 		l.tree.Unreadable = append(l.tree.Unreadable, worst.File.Path)
 	} else if worst != nil {
-		l.diag(worst, "include-missing", SevError, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", untrusted.Clip(worst.Arg(0)), MaxDirectiveVisits)
+		l.diag(worst, "include-missing", parser.SevError, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", untrusted.Clip(worst.Arg(0)), MaxDirectiveVisits)
 		l.tree.Unreadable = append(l.tree.Unreadable, worst.File.Path)
 	}
 }
@@ -903,10 +858,9 @@ func (l *loader) prefetch(paths []string) {
 			defer wg.Done()
 			for i := range next {
 				b, err := osSource{}.read(todo[i])
-				f := &File{Src: b}
-				pf := &prefetched{f: f, err: err}
+				pf := &prefetched{f: &parser.File{Src: b}, err: err}
 				if err == nil {
-					pf.diag = parseFile(f)
+					pf.f, pf.diag = parser.Parse("", b)
 				}
 				out[i] = pf
 			}

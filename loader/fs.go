@@ -1,4 +1,4 @@
-package parser
+package loader
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/nginxtune/nginxtune/parser"
 )
 
 // fsSource reads a configuration from an fs.FS: a path of the tree is the
@@ -71,8 +73,8 @@ func LoadFS(fsys fs.FS, main string, opt Options) (*Tree, error) {
 	if fsys == nil {
 		return nil, errors.New("LoadFS: no file system")
 	}
-	l := &loader{opt: opt, src: fsSource{fsys}, state: map[*File]int{},
-		tree: &Tree{byPath: map[string]*File{}}}
+	l := &loader{opt: opt, src: fsSource{fsys}, state: map[*parser.File]int{},
+		tree: &Tree{byPath: map[string]*parser.File{}}}
 	root := "/" + fsPath(main)
 	b, err := l.src.read(root)
 	if err != nil {

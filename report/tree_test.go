@@ -1,4 +1,4 @@
-package parser
+package report
 
 import (
 	"bytes"
@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nginxtune/nginxtune/loader"
 )
 
-// WriteJSON streams exactly what encoding the whole JSON() document does.
+// WriteTreeJSON streams exactly what encoding the whole document does.
 func TestWriteJSONMatchesEncoder(t *testing.T) {
 	var paths []string
 	for _, pat := range []string{"../fixtures/mission/*.conf", "../fixtures/rules/*.conf", "../fixtures/rules/*/*.conf", "../fixtures/parser/*/*.conf", "../fixtures/trees/*"} {
@@ -21,32 +23,50 @@ func TestWriteJSONMatchesEncoder(t *testing.T) {
 		t.Fatalf("only %d fixtures", len(paths))
 	}
 	for _, p := range paths {
-		tr, err := Load(p, Options{})
+		tr, err := loader.Load(p, loader.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var want, got bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(tr.JSON()); err != nil {
+		if err := enc.Encode(treeJSON(tr)); err != nil {
 			t.Fatal(err)
 		}
-		if err := tr.WriteJSON(&got); err != nil {
+		if err := WriteTreeJSON(&got, tr); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {
-			t.Errorf("%s: WriteJSON differs from the encoder:\n%s", p, textdiffShort(want.String(), got.String()))
+			t.Errorf("%s: WriteTreeJSON differs from the encoder:\n%s", p, textdiffShort(want.String(), got.String()))
 		}
 	}
-	empty := &Tree{byPath: map[string]*File{}}
+	empty := &loader.Tree{}
 	var want, got bytes.Buffer
 	enc := json.NewEncoder(&want)
 	enc.SetIndent("", "  ")
-	enc.Encode(empty.JSON())
-	empty.WriteJSON(&got)
+	enc.Encode(treeJSON(empty))
+	WriteTreeJSON(&got, empty)
 	if got.String() != want.String() {
 		t.Errorf("empty tree: %q, want %q", got.String(), want.String())
 	}
+}
+
+// treeJSON is the native JSON document of the tree built whole: what
+// WriteTreeJSON writes one file at a time.
+func treeJSON(t *loader.Tree) JSONTree {
+	idx := fileIndex(t)
+	out := JSONTree{Roots: []string{}, Files: []JSONFile{}, Diagnostics: []JSONDiag{}, Dump: t.Dump}
+	for _, r := range t.Roots {
+		out.Roots = append(out.Roots, r.Path)
+	}
+	for _, m := range t.Inferred {
+		out.Inferred = append(out.Inferred, JSONPathMap(m))
+	}
+	for _, f := range t.Files {
+		out.Files = append(out.Files, jsonFile(f, idx))
+	}
+	out.Diagnostics = jsonDiags(t.Diagnostics)
+	return out
 }
 
 // textdiffShort shows where two texts part.
@@ -79,7 +99,7 @@ func TestCrossplaneArgs(t *testing.T) {
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := Load(p, Options{})
+	tr, err := loader.Load(p, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +113,7 @@ func TestCrossplaneArgs(t *testing.T) {
 			}
 		}
 	}
-	walk(tr.Crossplane().Config[0].Parsed)
+	walk(Crossplane(tr).Config[0].Parsed)
 	want := map[string][]string{
 		"if@3":         {"$arg_fail"},
 		"if@4":         {"$request_method", "=", "POST"},

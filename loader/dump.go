@@ -1,4 +1,4 @@
-package parser
+package loader
 
 // Reading nginx -T output: the dump is split into the files it holds, and
 // the tree is loaded from them as from a directory.

@@ -1,4 +1,4 @@
-package parser
+package report
 
 import (
 	"bufio"
@@ -6,9 +6,12 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/nginxtune/nginxtune/loader"
+	"github.com/nginxtune/nginxtune/parser"
 )
 
-// JSON shapes for "nginxtune parse". The native shape keeps every position;
+// The tree encoders of "nginxtune parse": JSON shapes of a loaded tree. The native shape keeps every position;
 // the crossplane shape matches what `crossplane parse` prints so that tools
 // written for it can read nginxtune's output.
 
@@ -42,7 +45,7 @@ type JSONDirective struct {
 	Includes []int           `json:"includes,omitempty"`
 }
 
-// JSONHead is what a JSONDirective says before its block (WriteJSON
+// JSONHead is what a JSONDirective says before its block (WriteTreeJSON
 // writes a block one statement at a time after it).
 type JSONHead struct {
 	Name    string   `json:"name"`
@@ -71,36 +74,19 @@ type JSONDiag struct {
 	Message  string `json:"message"`
 }
 
-func (t *Tree) index() map[*File]int {
-	idx := map[*File]int{}
+func fileIndex(t *loader.Tree) map[*parser.File]int {
+	idx := map[*parser.File]int{}
 	for i, f := range t.Files {
 		idx[f] = i
 	}
 	return idx
 }
 
-// JSON returns the native JSON document of the tree.
-func (t *Tree) JSON() JSONTree {
-	idx := t.index()
-	out := JSONTree{Roots: []string{}, Files: []JSONFile{}, Diagnostics: []JSONDiag{}, Dump: t.Dump}
-	for _, r := range t.Roots {
-		out.Roots = append(out.Roots, r.Path)
-	}
-	for _, m := range t.Inferred {
-		out.Inferred = append(out.Inferred, JSONPathMap(m))
-	}
-	for _, f := range t.Files {
-		out.Files = append(out.Files, jsonFile(f, idx))
-	}
-	out.Diagnostics = jsonDiags(t.Diagnostics)
-	return out
-}
-
-// WriteJSON writes what JSON returns, as json.Encoder with two-space
+// WriteTreeJSON writes the tree's native JSON document (JSONTree), as json.Encoder with two-space
 // indentation would, one file at a time: a tree of hundreds of megabytes
 // of output is never held whole in memory.
-func (t *Tree) WriteJSON(w io.Writer) error {
-	idx := t.index()
+func WriteTreeJSON(w io.Writer, t *loader.Tree) error {
+	idx := fileIndex(t)
 	bw := bufio.NewWriterSize(w, 256<<10)
 	put := func(prefix string, v any) error {
 		b, err := json.MarshalIndent(v, prefix, "  ")
@@ -153,7 +139,7 @@ func (t *Tree) WriteJSON(w io.Writer) error {
 
 // writeJSONFile writes one file's JSONFile, its top-level directives one
 // at a time (a single large file is not held whole either).
-func writeJSONFile(bw *bufio.Writer, put func(string, any) error, f *File, idx map[*File]int) error {
+func writeJSONFile(bw *bufio.Writer, put func(string, any) error, f *parser.File, idx map[*parser.File]int) error {
 	bw.WriteString("{\n      \"path\": ")
 	if err := put("      ", f.Path); err != nil {
 		return err
@@ -189,7 +175,7 @@ func writeJSONFile(bw *bufio.Writer, put func(string, any) error, f *File, idx m
 	bw.WriteString("]")
 	if len(f.Comments) > 0 {
 		bw.WriteString(",\n      \"comments\": ")
-		if err := put("      ", jsonFile(&File{Comments: f.Comments}, idx).Comments); err != nil {
+		if err := put("      ", jsonFile(&parser.File{Comments: f.Comments}, idx).Comments); err != nil {
 			return err
 		}
 	}
@@ -200,7 +186,7 @@ func writeJSONFile(bw *bufio.Writer, put func(string, any) error, f *File, idx m
 // writeJSONDirective writes d as its JSONDirective encodes at prefix, a
 // block one statement at a time: a file whose whole content sits in one
 // http block is not held whole either.
-func writeJSONDirective(bw *bufio.Writer, put func(string, any) error, d *Directive, prefix string, idx map[*File]int) error {
+func writeJSONDirective(bw *bufio.Writer, put func(string, any) error, d *parser.Directive, prefix string, idx map[*parser.File]int) error {
 	jd := jsonDir(d, idx, false)
 	if len(d.Block) == 0 || jd.RawBody != "" || len(jd.Includes) > 0 {
 		return put(prefix, jsonDir(d, idx, true))
@@ -224,7 +210,7 @@ func writeJSONDirective(bw *bufio.Writer, put func(string, any) error, d *Direct
 	return nil
 }
 
-func jsonFile(f *File, idx map[*File]int) JSONFile {
+func jsonFile(f *parser.File, idx map[*parser.File]int) JSONFile {
 	jf := JSONFile{Path: f.Path, Context: f.Context, ContextSource: f.ContextSource,
 		Broken: f.Broken, Directives: jsonDirs(f.Directives, idx)}
 	for _, c := range f.Comments {
@@ -233,7 +219,7 @@ func jsonFile(f *File, idx map[*File]int) JSONFile {
 	return jf
 }
 
-func jsonDiags(ds []Diagnostic) []JSONDiag {
+func jsonDiags(ds []parser.Diagnostic) []JSONDiag {
 	out := []JSONDiag{}
 	for _, d := range ds {
 		out = append(out, JSONDiag{Kind: d.Kind, Severity: d.Severity.String(),
@@ -242,7 +228,7 @@ func jsonDiags(ds []Diagnostic) []JSONDiag {
 	return out
 }
 
-func jsonDirs(dirs []*Directive, idx map[*File]int) []JSONDirective {
+func jsonDirs(dirs []*parser.Directive, idx map[*parser.File]int) []JSONDirective {
 	out := make([]JSONDirective, 0, len(dirs))
 	for _, d := range dirs {
 		out = append(out, jsonDir(d, idx, true))
@@ -251,7 +237,7 @@ func jsonDirs(dirs []*Directive, idx map[*File]int) []JSONDirective {
 }
 
 // jsonDir is d's JSONDirective, with its block when block is set.
-func jsonDir(d *Directive, idx map[*File]int, block bool) JSONDirective {
+func jsonDir(d *parser.Directive, idx map[*parser.File]int, block bool) JSONDirective {
 	jd := JSONDirective{JSONHead: JSONHead{Name: d.Name, Args: d.ArgValues(), Line: int(d.Line), Col: int(d.Col),
 		EndLine: int(d.EndLine), Start: int(d.Start), End: int(d.End)}, RawBody: d.RawBody()}
 	for _, a := range d.Args {
@@ -300,13 +286,13 @@ type CPDir struct {
 	Block     *[]CPDir `json:"block,omitempty"`
 }
 
-// Crossplane returns the tree in crossplane's payload shape.
-func (t *Tree) Crossplane() CPPayload {
-	idx := t.index()
+// Crossplane returns a tree in crossplane's payload shape.
+func Crossplane(t *loader.Tree) CPPayload {
+	idx := fileIndex(t)
 	p := CPPayload{Status: "ok", Errors: []CPError{}, Config: []CPConfig{}}
 	byFile := map[string][]CPError{}
 	for _, d := range t.Diagnostics {
-		if d.Severity != SevError {
+		if d.Severity != parser.SevError {
 			continue
 		}
 		line := d.Line
@@ -325,7 +311,7 @@ func (t *Tree) Crossplane() CPPayload {
 	return p
 }
 
-func cpDirs(dirs []*Directive, idx map[*File]int) []CPDir {
+func cpDirs(dirs []*parser.Directive, idx map[*parser.File]int) []CPDir {
 	out := make([]CPDir, 0, len(dirs))
 	for _, d := range dirs {
 		c := CPDir{Directive: d.Name, Line: int(d.Line), Args: cpArgs(d)}
@@ -351,7 +337,7 @@ func cpDirs(dirs []*Directive, idx map[*File]int) []CPDir {
 // format keeps, turns it into a line feed), and the parentheses of an
 // "if" condition removed ("($arg_fail)" is "$arg_fail"), which crossplane's
 // builder puts back.
-func cpArgs(d *Directive) []string {
+func cpArgs(d *parser.Directive) []string {
 	args := make([]string, 0, len(d.Args))
 	for _, a := range d.Args {
 		raw := a.Raw
