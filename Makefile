@@ -48,11 +48,12 @@ vet:
 unit:
 	$(GO) test -race -count=1 ./...
 
-# A short, bounded fuzz run of the parser; longer runs: make fuzz FUZZTIME=2000000x
+# Short, bounded fuzz runs (the scanner, the loader, lint --fix, fmt); longer runs: make fuzz FUZZTIME=2000000x
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./parser
 	$(GO) test -run '^$$' -fuzz FuzzTree -fuzztime $(FUZZTIME_TREE) ./loader
 	$(GO) test -run '^$$' -fuzz FuzzLintFix -fuzztime $(FUZZTIME_FIX) ./rules
+	$(GO) test -run '^$$' -fuzz FuzzFormat -fuzztime $(FUZZTIME) ./format
 
 test: deps vet unit fuzz
 

@@ -357,8 +357,8 @@ func (p *printer) head(d *parser.Directive, level int) (string, bool) {
 		return "", false
 	}
 	nameEnd := min(int(d.Start)+len(d.Name), len(p.src))
-	if string(p.src[d.Start:nameEnd]) != d.Name {
-		return "", false // quoted or escaped
+	if string(p.src[d.Start:nameEnd]) != d.Name || !wordEnds(p.src, nameEnd) {
+		return "", false // quoted (an empty name too: '') or escaped
 	}
 	var b strings.Builder
 	b.WriteString(d.Name)
@@ -375,6 +375,19 @@ func (p *printer) head(d *parser.Directive, level int) (string, bool) {
 		prevEnd = int(a.Offset) + len(a.Raw)
 	}
 	return b.String(), true
+}
+
+// wordEnds reports whether an unquoted word that reaches up to off ends
+// there, as nginx reads words: at white space, ";", "{" or the end.
+func wordEnds(src []byte, off int) bool {
+	if off >= len(src) {
+		return true
+	}
+	switch src[off] {
+	case ' ', '\t', '\r', '\n', ';', '{':
+		return true
+	}
+	return false
 }
 
 // gap is what separates two words of a statement on one line: the spaces
