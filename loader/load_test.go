@@ -130,7 +130,7 @@ func find(t *testing.T, tr *Tree, name string, nth int) (*Directive, *Context) {
 	tr.Walk(func(d *Directive, c *Context) bool {
 		if d.Name == name && got == nil {
 			if n == nth {
-				got, gotCtx = d, c.Copy()
+				got, gotCtx = d, c // a walk's context stays valid after it
 			}
 			n++
 		}

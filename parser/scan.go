@@ -37,8 +37,6 @@ type token struct {
 // syntaxError stops the scan of one file.
 type syntaxError struct{ d Diagnostic }
 
-func (e *syntaxError) Error() string { return e.d.Message }
-
 type scanner struct {
 	f           *File
 	src         []byte
