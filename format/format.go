@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -83,10 +84,10 @@ func Source(f *parser.File, opt Options) ([]byte, error) {
 
 // RefusedError is a file nginx would refuse to read where it stands:
 // formatting it would only lay out the mistake.
-type RefusedError struct{ parser.Diagnostic }
+type RefusedError struct{ finding.Diagnostic }
 
 func (e *RefusedError) Error() string {
-	return e.Diagnostic.Error() + " (not formatted)"
+	return fmt.Sprintf("%s:%d:%d: %s (not formatted)", e.File, e.Line, e.Col, e.Message)
 }
 
 // Refused returns why nginx would refuse to read the file at the place
@@ -107,7 +108,7 @@ func Refused(f *parser.File) error {
 		if d.Block == nil {
 			msg = fmt.Sprintf("%q opens a block: nginx -t fails with 'directive \"%s\" has no opening \"{\"'", d.Name, d.Name)
 		}
-		return &RefusedError{parser.Diagnostic{Kind: "syntax", Severity: parser.SevError, File: f.Path,
+		return &RefusedError{finding.Diagnostic{Rule: parser.Syntax, Severity: finding.Error, File: f.Path,
 			Line: int(d.Line), Col: int(d.Col), Offset: int(d.Start), Message: msg}}
 	}
 	return nil

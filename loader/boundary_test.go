@@ -16,7 +16,7 @@ import (
 func messages(tr *Tree) string {
 	var b strings.Builder
 	for _, d := range tr.Diagnostics {
-		b.WriteString(d.Kind + ": " + d.Message + "\n")
+		b.WriteString(d.Rule + ": " + d.Message + "\n")
 	}
 	return b.String()
 }
@@ -171,7 +171,7 @@ func TestOutsideLinksOneFinding(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(tree, "nginx.conf"), []byte("include /etc/nginx/modules-enabled/*.conf;\nevents {}\nhttp {}\n"), 0o644)
 		tr := mustLoad(t, tree, Options{})
-		if len(tr.Diagnostics) != 1 || tr.Diagnostics[0].Kind != "include-outside-tree" || !strings.Contains(tr.Diagnostics[0].Message, "4 of the files") {
+		if len(tr.Diagnostics) != 1 || tr.Diagnostics[0].Rule != "include-outside-tree" || !strings.Contains(tr.Diagnostics[0].Message, "4 of the files") {
 			t.Errorf("exist=%v: want one include-outside-tree finding for the four links:\n%s", exist, messages(tr))
 		}
 		msgs = append(msgs, strings.ReplaceAll(messages(tr), filepath.Dir(outside), "X"))

@@ -28,7 +28,7 @@ func ExampleLoadFS() {
 		return true
 	})
 	for _, d := range t.Diagnostics {
-		fmt.Printf("%s:%d: %s\n", d.File, d.Line, d.Kind)
+		fmt.Printf("%s:%d: %s\n", d.File, d.Line, d.Rule)
 	}
 	// Output:
 	// app.example at /sites/app.conf:3 in [main http server]

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/parser"
@@ -317,7 +318,7 @@ func Templated(v string) bool {
 // matches. Problems become diagnostics.
 func (l *loader) resolve(d *parser.Directive) []string {
 	if len(d.Args) != 1 {
-		l.diag(d, "syntax", parser.SevError, "invalid number of arguments in \"include\" directive: want one path, have %d", len(d.Args))
+		l.diag(d, parser.Syntax, finding.Error, "invalid number of arguments in \"include\" directive: want one path, have %d", len(d.Args))
 		return nil
 	}
 	target := d.Arg(0)
@@ -345,11 +346,11 @@ func (l *loader) resolve(d *parser.Directive) []string {
 			return nil // "file[.]conf": meant to read nothing where the file is absent
 		}
 		if !glob && stockFiles[filepath.Base(target)] {
-			l.diag(d, "include-missing", parser.SevInfo, "include %q: %s is not in the linted tree; nginx packages ship this file in the configuration directory, so nginx on the server likely has it%s",
+			l.diag(d, IncludeMissing, finding.Info, "include %q: %s is not in the linted tree; nginx packages ship this file in the configuration directory, so nginx on the server likely has it%s",
 				untrusted.Clip(target), untrusted.Clip(l.display(local)), l.mapHint(target))
 			return nil
 		}
-		l.diag(d, "include-outside-tree", parser.SevInfo, "include %q: %s is outside the linted tree; not read%s; findings that depend on it are missing",
+		l.diag(d, IncludeOutsideTree, finding.Info, "include %q: %s is outside the linted tree; not read%s; findings that depend on it are missing",
 			untrusted.Clip(target), untrusted.Clip(l.display(local)), l.outsideHint(target, local))
 		return nil
 	}
@@ -359,19 +360,19 @@ func (l *loader) resolve(d *parser.Directive) []string {
 				return []string{alt}
 			}
 			if stockFiles[filepath.Base(target)] {
-				l.diag(d, "include-missing", parser.SevInfo, "include %q: %s is not here; nginx packages ship this file in the configuration directory, so nginx on the server likely has it%s",
+				l.diag(d, IncludeMissing, finding.Info, "include %q: %s is not here; nginx packages ship this file in the configuration directory, so nginx on the server likely has it%s",
 					untrusted.Clip(target), l.display(local), l.mapHint(target))
 				return nil
 			}
 			switch {
 			case placeholder(target):
-				l.diag(d, "include-missing", parser.SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", untrusted.Clip(target))
+				l.diag(d, IncludeMissing, finding.Info, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", untrusted.Clip(target))
 			case !filepath.IsAbs(target) && l.noMain && l.opt.Prefix == "":
-				l.diag(d, "include-missing", parser.SevInfo, "include %q: %s does not exist; nginx resolves it from its prefix (the directory of the main nginx.conf), and no nginx.conf above this file says where that is: lint from the main file, or give --prefix", untrusted.Clip(target), l.display(local))
+				l.diag(d, IncludeMissing, finding.Info, "include %q: %s does not exist; nginx resolves it from its prefix (the directory of the main nginx.conf), and no nginx.conf above this file says where that is: lint from the main file, or give --prefix", untrusted.Clip(target), l.display(local))
 			case filepath.IsAbs(target) && !l.opt.Live && !l.inside(local):
-				l.diag(d, "include-missing", parser.SevInfo, "include %q: %s is not in this copy of the configuration; nginx -t fails if it is missing on the server too%s", untrusted.Clip(target), l.display(local), l.mapHint(target))
+				l.diag(d, IncludeMissing, finding.Info, "include %q: %s is not in this copy of the configuration; nginx -t fails if it is missing on the server too%s", untrusted.Clip(target), l.display(local), l.mapHint(target))
 			default:
-				l.diag(d, "include-missing", parser.SevError, "include %q: %s does not exist; nginx -t fails with \"open() failed\"%s", untrusted.Clip(target), l.display(local), l.mapHint(target))
+				l.diag(d, IncludeMissing, finding.Error, "include %q: %s does not exist; nginx -t fails with \"open() failed\"%s", untrusted.Clip(target), l.display(local), l.mapHint(target))
 			}
 			return nil
 		}
@@ -389,21 +390,21 @@ func (l *loader) resolve(d *parser.Directive) []string {
 		var refused bool
 		matches, refused, err = l.globInside(local)
 		if refused {
-			l.diag(d, "include-outside-tree", parser.SevInfo, "include %q: the pattern reaches directories outside the linted tree (through a link); they are not listed%s",
+			l.diag(d, IncludeOutsideTree, finding.Info, "include %q: the pattern reaches directories outside the linted tree (through a link); they are not listed%s",
 				untrusted.Clip(target), l.outsideHint(target, local))
 		}
 	} else {
 		matches, err = l.src.glob(local)
 	}
 	if err != nil {
-		l.diag(d, "include-missing", parser.SevError, "include %q: bad pattern: %v", untrusted.Clip(target), err)
+		l.diag(d, IncludeMissing, finding.Error, "include %q: bad pattern: %v", untrusted.Clip(target), err)
 		return nil
 	}
 	if len(matches) == 0 && optionalInclude(target) {
 		return nil // "file[.]conf": an include meant to read nothing when the file is absent
 	}
 	if len(matches) == 0 && placeholder(target) {
-		l.diag(d, "include-missing", parser.SevInfo, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", untrusted.Clip(target))
+		l.diag(d, IncludeMissing, finding.Info, "include %q: the path holds a template placeholder; lint the rendered file, or map the path with --map", untrusted.Clip(target))
 		return nil
 	}
 	if len(matches) == 0 && !l.tree.Dump && !l.src.isDir(dirOf(local, l.tree.Dump)) {
@@ -417,12 +418,12 @@ func (l *loader) resolve(d *parser.Directive) []string {
 				matches, _ = l.src.glob(alt)
 			}
 		} else {
-			l.diag(d, "include-missing", parser.SevInfo, "include %q: directory %s does not exist, so the pattern matches nothing (nginx accepts that; check the path if files were meant to be read)%s", untrusted.Clip(target), l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
+			l.diag(d, IncludeMissing, finding.Info, "include %q: directory %s does not exist, so the pattern matches nothing (nginx accepts that; check the path if files were meant to be read)%s", untrusted.Clip(target), l.display(dirOf(local, l.tree.Dump)), l.mapHint(target))
 			return nil
 		}
 	}
 	if len(matches) > MaxGlobMatches {
-		l.diag(d, "include-missing", parser.SevError, "include %q matches %d paths, more than nginxtune reads for one include (%d); none read", untrusted.Clip(target), len(matches), MaxGlobMatches)
+		l.diag(d, IncludeMissing, finding.Error, "include %q matches %d paths, more than nginxtune reads for one include (%d); none read", untrusted.Clip(target), len(matches), MaxGlobMatches)
 		l.tree.Unreadable = append(l.tree.Unreadable, d.File.Path)
 		return nil
 	}

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/parser"
@@ -42,6 +43,14 @@ func ParsePathMap(s string) (PathMap, error) {
 	}
 	return PathMap{From: filepath.Clean(from), To: to}, nil
 }
+
+// The kinds of what loading finds besides a file's syntax (parser.Syntax),
+// in finding.Diagnostic.Rule: each is the id of the rule that reports it.
+const (
+	IncludeMissing     = "include-missing"      // a file or directory an include names is missing or unreadable, or the tree is cut
+	IncludeCycle       = "include-cycle"        // an include leads back to a file being read
+	IncludeOutsideTree = "include-outside-tree" // an include names files outside the tree, which are not read
+)
 
 // Options control Load.
 type Options struct {
@@ -77,7 +86,7 @@ type Options struct {
 type Tree struct {
 	Roots       []*parser.File
 	Files       []*parser.File
-	Diagnostics []parser.Diagnostic
+	Diagnostics []finding.Diagnostic
 	// Dump is set when the input was the output of nginx -T.
 	Dump bool
 	// Inferred lists path maps guessed for absolute includes that did not
@@ -265,7 +274,7 @@ type loader struct {
 // prefetched is a file read and parsed ahead of its turn.
 type prefetched struct {
 	f    *parser.File
-	diag *parser.Diagnostic
+	diag *finding.Diagnostic
 	err  error
 }
 
@@ -440,7 +449,7 @@ func confFiles(dir string) ([]string, error) {
 }
 
 // add registers a parsed file and its syntax error, if any.
-func (l *loader) add(f *parser.File, d *parser.Diagnostic) {
+func (l *loader) add(f *parser.File, d *finding.Diagnostic) {
 	l.tree.byPath[f.Path] = f
 	l.tree.Files = append(l.tree.Files, f)
 	if d != nil {
@@ -503,7 +512,7 @@ func (l *loader) file(p string) (*parser.File, error) {
 		return nil, ErrTooLarge
 	}
 	var f *parser.File
-	var diag *parser.Diagnostic
+	var diag *finding.Diagnostic
 	if pf != nil {
 		f, diag = pf.f, pf.diag
 		f.Path = real
@@ -611,7 +620,7 @@ func (l *loader) expand(f *parser.File) {
 			if len(outside) > 1 {
 				what = fmt.Sprintf("%d of the files it matches (%s, ...) are links", len(outside), untrusted.Clip(l.display(outside[0])))
 			}
-			l.diag(d, "include-outside-tree", parser.SevInfo, "include %q: %s to files outside the linted tree (in %s); not read: they name the server's files, which nginx reads there, and findings that depend on them are missing (\"# nginxtune:disable include-outside-tree -- the server's files\" above the include says so once)",
+			l.diag(d, IncludeOutsideTree, finding.Info, "include %q: %s to files outside the linted tree (in %s); not read: they name the server's files, which nginx reads there, and findings that depend on them are missing (\"# nginxtune:disable include-outside-tree -- the server's files\" above the include says so once)",
 				untrusted.Clip(d.Arg(0)), what, untrusted.Clip(strings.Join(list, ", ")))
 		}()
 		for _, p := range paths {
@@ -621,7 +630,7 @@ func (l *loader) expand(f *parser.File) {
 				outside = append(outside, p)
 				continue
 			case err != nil:
-				l.diag(d, "include-missing", parser.SevError, "include %q: cannot read %s: %v", untrusted.Clip(d.Arg(0)), untrusted.Clip(l.display(p)), unwrapPathErr(err))
+				l.diag(d, IncludeMissing, finding.Error, "include %q: cannot read %s: %v", untrusted.Clip(d.Arg(0)), untrusted.Clip(l.display(p)), unwrapPathErr(err))
 				l.tree.Unreadable = append(l.tree.Unreadable, p)
 				continue
 			}
@@ -629,7 +638,7 @@ func (l *loader) expand(f *parser.File) {
 				continue // a guessed map, not the configuration, leads back: the guess is wrong here
 			}
 			if l.state[inc] == 1 {
-				l.diag(d, "include-cycle", parser.SevError, "include %q leads back to %s, which is already being read: nginx would include it again and again", untrusted.Clip(d.Arg(0)), l.display(inc.Path))
+				l.diag(d, IncludeCycle, finding.Error, "include %q leads back to %s, which is already being read: nginx would include it again and again", untrusted.Clip(d.Arg(0)), l.display(inc.Path))
 				continue
 			}
 			d.SetIncludes(append(d.Includes(), inc))
@@ -639,18 +648,18 @@ func (l *loader) expand(f *parser.File) {
 	l.state[f] = 2
 }
 
-func (l *loader) diag(d *parser.Directive, kind string, sev parser.Severity, format string, args ...any) {
+func (l *loader) diag(d *parser.Directive, kind string, sev finding.Severity, format string, args ...any) {
 	// what an include left unread may set anything, unless nginx would
 	// refuse the tree anyway (an error) or it is a stock file whose content
 	// every package ships (mime.types, fastcgi_params)
-	if d.Name == "include" && (kind == "include-outside-tree" || kind == "include-missing" && sev == parser.SevInfo && !stockFiles[filepath.Base(d.Arg(0))]) {
+	if d.Name == "include" && (kind == IncludeOutsideTree || kind == IncludeMissing && sev == finding.Info && !stockFiles[filepath.Base(d.Arg(0))]) {
 		if l.tree.notRead == nil {
 			l.tree.notRead = map[*parser.Directive]bool{}
 		}
 		l.tree.notRead[d] = true
 	}
-	l.tree.Diagnostics = append(l.tree.Diagnostics, parser.Diagnostic{
-		Kind: kind, Severity: sev, File: d.File.Path, Line: int(d.Line), Col: int(d.Col), Offset: int(d.Start),
+	l.tree.Diagnostics = append(l.tree.Diagnostics, finding.Diagnostic{
+		Rule: kind, Severity: sev, File: d.File.Path, Line: int(d.Line), Col: int(d.Col), Offset: int(d.Start),
 		Message: fmt.Sprintf(format, args...),
 	})
 }
@@ -713,8 +722,8 @@ func (l *loader) checkEvents(r *parser.File) {
 	if !main || hasEvents {
 		return
 	}
-	l.tree.Diagnostics = append(l.tree.Diagnostics, parser.Diagnostic{
-		Kind: "syntax", Severity: parser.SevError, File: r.Path, Line: 1, Col: 1,
+	l.tree.Diagnostics = append(l.tree.Diagnostics, finding.Diagnostic{
+		Rule: parser.Syntax, Severity: finding.Error, File: r.Path, Line: 1, Col: 1,
 		Message: noEvents,
 	})
 }
@@ -724,7 +733,7 @@ const noEvents = `no "events" block in the main file: nginx -t fails with "no \"
 // NoEvents reports whether d is a main file's missing events block: an
 // error of the configuration, not of the file's text (which reads whole,
 // and fmt lays out).
-func NoEvents(d parser.Diagnostic) bool { return d.Kind == "syntax" && d.Message == noEvents }
+func NoEvents(d finding.Diagnostic) bool { return d.Rule == parser.Syntax && d.Message == noEvents }
 
 // boundVisits counts the directives a walk of the tree meets, a file once
 // per place that includes it, and when the count passes MaxDirectiveVisits
@@ -803,10 +812,10 @@ func (l *loader) boundVisits() {
 		})
 	}
 	if worst != nil && total <= MaxDirectiveVisits {
-		l.diag(worst, "include-missing", parser.SevError, "include %q: the tree expands to more than %d files when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", untrusted.Clip(worst.Arg(0)), MaxFileInstances)
+		l.diag(worst, IncludeMissing, finding.Error, "include %q: the tree expands to more than %d files when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", untrusted.Clip(worst.Arg(0)), MaxFileInstances)
 		l.tree.Unreadable = append(l.tree.Unreadable, worst.File.Path)
 	} else if worst != nil {
-		l.diag(worst, "include-missing", parser.SevError, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", untrusted.Clip(worst.Arg(0)), MaxDirectiveVisits)
+		l.diag(worst, IncludeMissing, finding.Error, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", untrusted.Clip(worst.Arg(0)), MaxDirectiveVisits)
 		l.tree.Unreadable = append(l.tree.Unreadable, worst.File.Path)
 	}
 }

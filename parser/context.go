@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/nginxtune/nginxtune/finding"
 )
 
 // SettleContext sets the context a root file's top level is read in
@@ -41,7 +43,7 @@ func SettleContext(f *File) {
 }
 
 // SortDiagnostics orders diagnostics by file, then by place in the file.
-func SortDiagnostics(ds []Diagnostic) {
+func SortDiagnostics(ds []finding.Diagnostic) {
 	sort.SliceStable(ds, func(i, j int) bool {
 		if ds[i].File != ds[j].File {
 			return ds[i].File < ds[j].File

@@ -10,7 +10,7 @@ import (
 // buffer.
 func ExampleParse() {
 	f, diag := parser.Parse("site.conf", []byte("server {\n    listen 80\n}\n"))
-	fmt.Println(len(f.Directives), diag)
+	fmt.Printf("%d %s:%d:%d: %s [%s]\n", len(f.Directives), diag.File, diag.Line, diag.Col, diag.Message, diag.Rule)
 	// Output:
-	// 1 site.conf:3:1: unexpected "}": the "listen" directive is not terminated by ";"
+	// 1 site.conf:3:1: unexpected "}": the "listen" directive is not terminated by ";" [syntax]
 }

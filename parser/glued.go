@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 )
 
@@ -15,8 +16,8 @@ import (
 // of a directive. nginx reads both lines as one directive and then either
 // fails with "invalid number of arguments" or, for directives that take any
 // number of arguments, silently misreads the configuration.
-func gluedStatements(f *File, known func(string) bool) []Diagnostic {
-	var out []Diagnostic
+func gluedStatements(f *File, known func(string) bool) []finding.Diagnostic {
+	var out []finding.Diagnostic
 	WalkFile(f.Directives, func(d *Directive) {
 		if d.Name == "if" || d.Parent != nil && IsDataBlock(d.Parent.Name) {
 			return
@@ -31,15 +32,15 @@ func gluedStatements(f *File, known func(string) bool) []Diagnostic {
 				for _, b := range d.Args[:i] {
 					before += " " + b.Raw
 				}
-				diag := Diagnostic{
-					Kind: "syntax", Severity: SevError, File: f.Path, Line: line, Col: col, Offset: prevEnd, NginxLine: int(d.EndLine),
+				diag := finding.Diagnostic{
+					Rule: Syntax, Severity: finding.Error, File: f.Path, Line: line, Col: col, Offset: prevEnd, EndLine: int(d.EndLine),
 					Message: fmt.Sprintf("missing \";\" after %q: nginx reads %q on line %d as one more argument of %q",
 						untrusted.CutAt(before, 40), a.Value, a.Line, d.Name),
 				}
 				if freeWords(d.Name) && d.Block == nil {
 					// nginx takes any number of any words here: the
 					// configuration loads, and the swallowed directive is lost
-					diag.Severity = SevWarning
+					diag.Severity = finding.Warning
 					diag.Message += fmt.Sprintf("; nginx accepts it (more %s), so %q is silently lost", freeWhat(d.Name), a.Value)
 				}
 				d.rareParts().glued = true
@@ -90,8 +91,8 @@ func freeWhat(name string) string {
 // blocksInData finds a block inside the body of a map, geo, types,
 // split_clients or charset_map, whose entries nginx reads as words: nginx
 // -t fails with 'unexpected "{"' there.
-func blocksInData(f *File) []Diagnostic {
-	var out []Diagnostic
+func blocksInData(f *File) []finding.Diagnostic {
+	var out []finding.Diagnostic
 	WalkFile(f.Directives, func(d *Directive) {
 		if d.Block == nil || !dataBlocks[d.Name] {
 			return
@@ -101,8 +102,8 @@ func blocksInData(f *File) []Diagnostic {
 				continue
 			}
 			line, col := f.Position(int(e.BlockOpen))
-			out = append(out, Diagnostic{
-				Kind: "syntax", Severity: SevError, File: f.Path, Line: line, Col: col, Offset: int(e.BlockOpen),
+			out = append(out, finding.Diagnostic{
+				Rule: Syntax, Severity: finding.Error, File: f.Path, Line: line, Col: col, Offset: int(e.BlockOpen),
 				Message: fmt.Sprintf("a block inside %q: its body is a list of entries, and nginx -t fails with 'unexpected \"{\"'", d.Name),
 			})
 		}
@@ -114,7 +115,7 @@ func blocksInData(f *File) []Diagnostic {
 // file shows (a missing ";" that glued two statements, a block inside a
 // map's body); known says which names are directives. The loader adds
 // them for every file it reads.
-func FileFindings(f *File, known func(string) bool) []Diagnostic {
+func FileFindings(f *File, known func(string) bool) []finding.Diagnostic {
 	return append(gluedStatements(f, known), blocksInData(f)...)
 }
 
@@ -122,10 +123,10 @@ func FileFindings(f *File, known func(string) bool) []Diagnostic {
 // it is read (a missing ";" that glued two statements, a block inside a
 // map's body), for a file read alone, as standard input is: nginx -t
 // refuses each. Names are looked up in the directive table alone.
-func FileErrors(f *File) []Diagnostic {
-	var out []Diagnostic
+func FileErrors(f *File) []finding.Diagnostic {
+	var out []finding.Diagnostic
 	for _, d := range FileFindings(f, Known) {
-		if d.Severity == SevError {
+		if d.Severity == finding.Error {
 			out = append(out, d)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 )
 
@@ -35,7 +36,7 @@ type token struct {
 }
 
 // syntaxError stops the scan of one file.
-type syntaxError struct{ d Diagnostic }
+type syntaxError struct{ d finding.Diagnostic }
 
 type scanner struct {
 	f           *File
@@ -98,9 +99,9 @@ func (s *slab[T]) push(run []T, v T) []T {
 	return s.arr[start:s.used:s.used]
 }
 
-// parseFile parses src into f. A syntax error is returned as a Diagnostic;
+// parseFile parses src into f. A syntax error is returned as a finding.Diagnostic;
 // the statements completed before it stay in f.Directives.
-func parseFile(f *File) *Diagnostic {
+func parseFile(f *File) *finding.Diagnostic {
 	f.newline = newlineOf(f.Src)
 	s := &scanner{f: f, src: f.Src, line: 1}
 	if len(s.src) >= 3 && s.src[0] == 0xEF && s.src[1] == 0xBB && s.src[2] == 0xBF {
@@ -118,8 +119,8 @@ func parseFile(f *File) *Diagnostic {
 
 func (s *scanner) errAt(off, line int, format string, args ...any) *syntaxError {
 	_, col := s.f.Position(off)
-	return &syntaxError{Diagnostic{
-		Kind: "syntax", Severity: SevError, File: s.f.Path,
+	return &syntaxError{finding.Diagnostic{
+		Rule: Syntax, Severity: finding.Error, File: s.f.Path,
 		Line: line, Col: col, Offset: off, Message: fmt.Sprintf(format, args...),
 	}}
 }
@@ -196,7 +197,7 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 		if i >= len(s.src) {
 			s.pos = i
 			e := s.errAt(start, line, "unexpected end of file, expecting %q or \"}\": the quote opened here is never closed", ";")
-			e.d.NginxLine = s.line
+			e.d.EndLine = s.line
 			return token{}, e
 		}
 		c := s.src[i]
@@ -217,7 +218,7 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 	}
 	if i-start-1 >= maxToken {
 		e := s.errAt(start, line, "too long parameter, probably missing terminating '%c' character", q)
-		e.d.NginxLine = s.line
+		e.d.EndLine = s.line
 		return token{}, e
 	}
 	s.pos = i + 1
@@ -263,7 +264,7 @@ func (s *scanner) word() (token, *syntaxError) {
 	}
 	if i-start >= maxToken {
 		e := s.errAt(start, line, "too long parameter %q... started", string(s.src[start:start+10]))
-		e.d.NginxLine = s.line
+		e.d.EndLine = s.line
 		return token{}, e
 	}
 	s.pos = i
@@ -332,7 +333,7 @@ func (s *scanner) block(parent *Directive, depth int) ([]*Directive, *syntaxErro
 			if parent != nil {
 				e := s.errAt(int(parent.BlockOpen), s.lineAt(int(parent.BlockOpen), parent),
 					"unexpected end of file, expecting \"}\": the %q block opened here is never closed", untrusted.Clip(parent.Name))
-				e.d.NginxLine = s.eofLine()
+				e.d.EndLine = s.eofLine()
 				return dirs(), e
 			}
 			return dirs(), nil
@@ -386,7 +387,7 @@ func (s *scanner) statement(d *Directive, depth int) *syntaxError {
 			return s.errAt(t.off, t.line, "unexpected \"}\": the %q directive is not terminated by \";\"", untrusted.Clip(d.Name))
 		case tEOF:
 			e := s.errAt(int(d.Start), int(d.Line), "unexpected end of file, expecting \";\" or \"}\": the %q directive is not terminated", untrusted.Clip(d.Name))
-			e.d.NginxLine = s.eofLine()
+			e.d.EndLine = s.eofLine()
 			return e
 		case tOpen:
 			d.BlockOpen = int32(t.off)
@@ -463,7 +464,7 @@ func (s *scanner) luaBody(d *Directive) *syntaxError {
 	}
 	s.pos = len(src)
 	e := s.errAt(int(d.BlockOpen), int(d.Line), "unexpected end of file, expecting \"}\": the %q block opened here is never closed", untrusted.Clip(d.Name))
-	e.d.NginxLine = s.line
+	e.d.EndLine = s.line
 	return e
 }
 
@@ -507,9 +508,9 @@ func srcString(b []byte) string {
 
 // Parse reads one file's source without following its includes: for a
 // formatter, an editor buffer, or a tool that keeps its files elsewhere. A
-// syntax error is returned as a Diagnostic, with the statements completed
+// syntax error is returned as a finding.Diagnostic, with the statements completed
 // before it in the file.
-func Parse(path string, src []byte) (*File, *Diagnostic) {
+func Parse(path string, src []byte) (*File, *finding.Diagnostic) {
 	f := &File{Path: path, Src: src}
 	d := parseFile(f)
 	return f, d

@@ -17,9 +17,6 @@ package parser
 
 import (
 	"bytes"
-	"strconv"
-
-	"github.com/nginxtune/nginxtune/finding"
 )
 
 // Arg is one parameter of a directive.
@@ -256,32 +253,11 @@ func columnOf(b []byte) int {
 	return n
 }
 
-// Severity of a finding: of a problem found while loading, and of a rule's
-// finding (finding.Severity, the one severity type).
-type Severity = finding.Severity
-
-const (
-	SevInfo    = finding.Info
-	SevWarning = finding.Warning
-	SevError   = finding.Error
-)
-
-// Diagnostic is a problem found while loading: a syntax error, a missing
-// include, an include cycle.
-type Diagnostic struct {
-	Kind     string // "syntax", "include-missing", "include-cycle"
-	Severity Severity
-	File     string
-	Line     int
-	Col      int
-	Offset   int
-	Message  string
-	// NginxLine is the line nginx -t names for the same error, where it
-	// differs from Line (nginx reports an unclosed quote or block at the end
-	// of the file; we point at where it was opened).
-	NginxLine int
-}
-
-func (d Diagnostic) Error() string {
-	return d.File + ":" + strconv.Itoa(d.Line) + ":" + strconv.Itoa(d.Col) + ": " + d.Message
-}
+// Syntax is the kind of the findings about a file's text: an unclosed
+// block or quote, a missing ";", a block where nginx reads words. A problem
+// found while reading is a finding.Diagnostic, the one type of a finding:
+// its Rule is its kind (Syntax, or one of package loader's, the id of the
+// rule that reports it), and its EndLine the line nginx -t names for the
+// same error where that differs from Line (nginx reports an unclosed quote
+// or block at the end of the file; we point at where it was opened), else 0.
+const Syntax = "syntax"

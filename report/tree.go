@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -219,10 +220,10 @@ func jsonFile(f *parser.File, idx map[*parser.File]int) JSONFile {
 	return jf
 }
 
-func jsonDiags(ds []parser.Diagnostic) []JSONDiag {
+func jsonDiags(ds []finding.Diagnostic) []JSONDiag {
 	out := []JSONDiag{}
 	for _, d := range ds {
-		out = append(out, JSONDiag{Kind: d.Kind, Severity: d.Severity.String(),
+		out = append(out, JSONDiag{Kind: d.Rule, Severity: d.Severity.String(),
 			File: d.File, Line: d.Line, Col: d.Col, Message: d.Message})
 	}
 	return out
@@ -292,7 +293,7 @@ func Crossplane(t *loader.Tree) CPPayload {
 	p := CPPayload{Status: "ok", Errors: []CPError{}, Config: []CPConfig{}}
 	byFile := map[string][]CPError{}
 	for _, d := range t.Diagnostics {
-		if d.Severity != parser.SevError {
+		if d.Severity != finding.Error {
 			continue
 		}
 		line := d.Line

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
+	"github.com/nginxtune/nginxtune/parser"
 )
 
 // FuzzLintFix lints a tree of two files (a main file that includes a
@@ -37,7 +38,7 @@ func FuzzLintFix(f *testing.F) {
 			}
 			broken := false
 			for _, d := range tr.Diagnostics {
-				broken = broken || d.Kind == "syntax"
+				broken = broken || d.Rule == parser.Syntax
 			}
 			return Run(tr, cfg), broken, []*loader.Tree{tr}, nil
 		}

@@ -5,11 +5,11 @@ package rules
 func fromLoader(kind string) func(*Pass) {
 	return func(p *Pass) {
 		for _, d := range p.Tree.Diagnostics {
-			if d.Kind != kind {
+			if d.Rule != kind {
 				continue
 			}
 			*p.diags = append(*p.diags, Diagnostic{Rule: p.rule.ID, Severity: d.Severity, File: d.File,
-				Line: d.Line, Col: d.Col, EndLine: max(d.Line, d.NginxLine), Offset: d.Offset, Message: d.Message})
+				Line: d.Line, Col: d.Col, EndLine: max(d.Line, d.EndLine), Offset: d.Offset, Message: d.Message})
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -215,7 +216,7 @@ func unknownVariables(p *Pass) {
 	}
 	// a missing include may hold the map or set that defines a name
 	for _, diag := range p.Tree.Diagnostics {
-		if diag.Kind == "include-missing" {
+		if diag.Rule == loader.IncludeMissing {
 			return
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/loader"
@@ -164,7 +165,7 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 		for _, d := range t.Diagnostics {
 			// a main file without events reads whole: nginx -t refuses the
 			// configuration, not the file's text
-			if d.Kind == "syntax" && d.Severity == parser.SevError && !loader.NoEvents(d) && (!f.changed || isRoot(t, d.File)) && !broken[d.File] {
+			if d.Rule == parser.Syntax && d.Severity == finding.Error && !loader.NoEvents(d) && (!f.changed || isRoot(t, d.File)) && !broken[d.File] {
 				broken[d.File] = true
 				refused.add(failf(ExitError, "%s:%d:%d: %s %s", relPath(d.File), d.Line, d.Col, d.Message, suffix))
 			}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
@@ -47,7 +48,7 @@ func loadExisting(dir string, layoutName string) (*existingTree, error) {
 		return nil, fmt.Errorf("--into: %v", err)
 	}
 	for _, d := range t.Diagnostics {
-		if d.Severity == parser.SevError {
+		if d.Severity == finding.Error {
 			return nil, fmt.Errorf("--into: %s:%d: %s: fix the configuration first (nginxtune lint %s)", untrusted.Escape(d.File), d.Line, untrusted.Escape(d.Message), untrusted.Escape(dir))
 		}
 	}

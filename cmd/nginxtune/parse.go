@@ -5,13 +5,12 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/report"
 
 	"github.com/spf13/cobra"
-
-	"github.com/nginxtune/nginxtune/parser"
 )
 
 // loadFlags are the flags every command that reads a configuration shares.
@@ -116,8 +115,8 @@ command exits 2.`,
 			}
 			code := ExitOK
 			for _, d := range t.Diagnostics {
-				fmt.Fprintf(c.ErrOrStderr(), "%s:%d:%d: %s: %s [%s]\n", untrusted.Escape(relPath(d.File)), d.Line, d.Col, d.Severity, untrusted.Escape(d.Message), d.Kind)
-				if d.Severity == parser.SevError {
+				fmt.Fprintf(c.ErrOrStderr(), "%s:%d:%d: %s: %s [%s]\n", untrusted.Escape(relPath(d.File)), d.Line, d.Col, d.Severity, untrusted.Escape(d.Message), d.Rule)
+				if d.Severity == finding.Error {
 					code = ExitError
 				}
 			}

@@ -10,14 +10,12 @@
 # Idempotent: run it again after a merge, from anywhere in the repository:
 #   bash scripts/refactor/loader.sh
 set -euo pipefail
-cd "$(git rev-parse --show-toplevel)"
+source "$(dirname "$0")/lib.sh"
 
 moved='Load|LoadFS|Options|Tree|PathMap|ParsePathMap|MapPath|NearestMain|Templated|EnvPlaceholder|TemplateSuffix|MaxTreeBytes|MaxDirectiveVisits|MaxFileInstances|MaxGlobMatches|ErrNoConfig|ErrNotRegular|ErrOutside|ErrRootOutside|ErrTooLarge'
 
-files=$(git ls-files -co --exclude-standard -- '*.go' | grep -v -e '^loader/' -e '^parser/' | while read -r f; do [ -f "$f" ] && echo "$f"; done)
-changed=()
-for f in $files; do
-	before=$(cksum < "$f")
+rewrite() {
+	local f=$1
 	sed -i -E \
 		-e "s/\bparser\.($moved)\b/loader.\1/g" \
 		-e 's/\b([A-Za-z_][A-Za-z0-9_]*)\.NoEvents\(\)/loader.NoEvents(\1)/g' \
@@ -29,11 +27,6 @@ for f in $files; do
 			-e 's/\b([A-Za-z_][A-Za-z0-9_]*)\.Crossplane\(\)/report.Crossplane(\1)/g' \
 			"$f" ;;
 	esac
-	if [ "$(cksum < "$f")" != "$before" ]; then
-		changed+=("$f")
-	fi
-done
-if [ ${#changed[@]} -gt 0 ]; then
-	go tool goimports -w -local github.com/nginxtune/nginxtune "${changed[@]}"
-	printf 'rewritten: %s\n' "${changed[@]}"
-fi
+}
+
+rewrite_go '^(loader|parser)/' rewrite

@@ -7,12 +7,10 @@
 # Idempotent: run it again after a merge (from the repository's root, or
 # anywhere inside it): bash scripts/refactor/untrusted.sh
 set -euo pipefail
-cd "$(git rev-parse --show-toplevel)"
+source "$(dirname "$0")/lib.sh"
 
-files=$(git ls-files -co --exclude-standard -- '*.go' | grep -v '^internal/untrusted/' | while read -r f; do [ -f "$f" ] && echo "$f"; done)
-changed=()
-for f in $files; do
-	before=$(cksum < "$f")
+rewrite() {
+	local f=$1
 	sed -i -E \
 		-e 's/\breport\.EscapeLines\b/untrusted.EscapeLines/g' \
 		-e 's/\breport\.Escape\b/untrusted.Escape/g' \
@@ -27,11 +25,6 @@ for f in $files; do
 		sed -i -E -e 's/(^|[^.A-Za-z0-9_])Clip\(/\1untrusted.Clip(/g' \
 			-e 's/(^|[^.A-Za-z0-9_])(CutAt|truncate)\(/\1untrusted.CutAt(/g' "$f" ;;
 	esac
-	if [ "$(cksum < "$f")" != "$before" ]; then
-		changed+=("$f")
-	fi
-done
-if [ ${#changed[@]} -gt 0 ]; then
-	go tool goimports -w -local github.com/nginxtune/nginxtune "${changed[@]}"
-	printf 'rewritten: %s\n' "${changed[@]}"
-fi
+}
+
+rewrite_go '^internal/untrusted/' rewrite
