@@ -12,18 +12,10 @@ import (
 	"github.com/nginxtune/nginxtune/parser"
 )
 
-// The tree encoders of "nginxtune parse": JSON shapes of a loaded tree. The native shape keeps every position;
-// the crossplane shape matches what `crossplane parse` prints so that tools
-// written for it can read nginxtune's output.
-
-// JSONTree is the native JSON document.
-type JSONTree struct {
-	Roots       []string      `json:"roots"`
-	Files       []JSONFile    `json:"files"`
-	Diagnostics []JSONDiag    `json:"diagnostics"`
-	Dump        bool          `json:"nginx_T_dump,omitempty"`
-	Inferred    []JSONPathMap `json:"inferred_maps,omitempty"`
-}
+// The tree encoders of "nginxtune parse": JSON shapes of a loaded tree.
+// The native shape keeps every position; the crossplane shape matches what
+// `crossplane parse` prints so that tools written for it can read
+// nginxtune's output.
 
 type JSONPathMap struct {
 	From string `json:"from"`
@@ -83,7 +75,8 @@ func fileIndex(t *loader.Tree) map[*parser.File]int {
 	return idx
 }
 
-// WriteTreeJSON writes the tree's native JSON document (JSONTree), as json.Encoder with two-space
+// WriteTreeJSON writes the tree's native JSON document (roots, files,
+// diagnostics, nginx_T_dump, inferred_maps), as json.Encoder with two-space
 // indentation would, one file at a time: a tree of hundreds of megabytes
 // of output is never held whole in memory.
 func WriteTreeJSON(w io.Writer, t *loader.Tree) error {

@@ -51,6 +51,15 @@ func TestWriteJSONMatchesEncoder(t *testing.T) {
 	}
 }
 
+// JSONTree is the native JSON document WriteTreeJSON streams, whole.
+type JSONTree struct {
+	Roots       []string      `json:"roots"`
+	Files       []JSONFile    `json:"files"`
+	Diagnostics []JSONDiag    `json:"diagnostics"`
+	Dump        bool          `json:"nginx_T_dump,omitempty"`
+	Inferred    []JSONPathMap `json:"inferred_maps,omitempty"`
+}
+
 // treeJSON is the native JSON document of the tree built whole: what
 // WriteTreeJSON writes one file at a time.
 func treeJSON(t *loader.Tree) JSONTree {
