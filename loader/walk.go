@@ -9,10 +9,40 @@ func (t *Tree) Walk(fn func(d *parser.Directive, c *parser.Context) bool) {
 }
 
 // Statements returns how many directives the tree's files hold, each file
-// counted once however often it is included (parser.Statements): what a
-// run read, for its summary.
-func (t *Tree) Statements() int { return parser.Statements(t.Files) }
+// counted once however often it is included (the entries of data blocks,
+// map and types, are not counted): what a run read, for its summary.
+func (t *Tree) Statements() int {
+	n := 0
+	for _, f := range t.Files {
+		n += countDirectives(f.Directives, false)
+	}
+	return n
+}
 
 // Visits returns how many directives Walk meets (a file included from
 // several places counted once per place), without building contexts.
-func (t *Tree) Visits() int { return parser.Visits(t.Roots) }
+func (t *Tree) Visits() int {
+	n := 0
+	for _, r := range t.Roots {
+		n += countDirectives(r.Directives, true)
+	}
+	return n
+}
+
+// countDirectives counts dirs and the blocks in them, and what their
+// includes read when throughIncludes is set.
+func countDirectives(dirs []*parser.Directive, throughIncludes bool) int {
+	n := 0
+	for _, d := range dirs {
+		n++
+		if throughIncludes {
+			for _, inc := range d.Includes() {
+				n += countDirectives(inc.Directives, true)
+			}
+		}
+		if d.Block != nil && !parser.IsDataBlock(d.Name) {
+			n += countDirectives(d.Block, throughIncludes)
+		}
+	}
+	return n
+}

@@ -41,10 +41,10 @@ func (c *Context) Enclosing(name string) *Directive {
 }
 
 // Walk calls fn for every directive reachable from the roots (files whose
-// includes a loader resolved), following
-// includes in place, in the order nginx reads them. A file included from
-// several places is visited once per place. Returning false from fn skips
-// the directive's block (and, for include, the included files).
+// includes a loader resolved), following includes in place, in the order
+// nginx reads them. A file included from several places is visited once
+// per place. Returning false from fn skips the directive's block (and, for
+// include, the included files).
 //
 // The directives of one block share one Context, which stays valid after
 // the walk: keep it, but do not modify it. The first block inside a context
@@ -84,46 +84,6 @@ func walk(dirs []*Directive, c *Context, fn func(*Directive, *Context) bool) {
 		}
 		walk(d.Block, &Context{Blocks: blocks, Names: names, Root: c.Root}, fn)
 	}
-}
-
-// Statements returns how many directives files hold, each file counted
-// once however often it is included (the entries of data blocks, map and
-// types, are not counted): what a run read, for its summary.
-func Statements(files []*File) int {
-	n := 0
-	for _, f := range files {
-		n += countDirectives(f.Directives, false)
-	}
-	return n
-}
-
-// Visits returns how many directives Walk meets from the roots (a file
-// included from several places counted once per place), without building
-// contexts.
-func Visits(roots []*File) int {
-	n := 0
-	for _, r := range roots {
-		n += countDirectives(r.Directives, true)
-	}
-	return n
-}
-
-// countDirectives counts dirs and the blocks in them, and what their
-// includes read when throughIncludes is set.
-func countDirectives(dirs []*Directive, throughIncludes bool) int {
-	n := 0
-	for _, d := range dirs {
-		n++
-		if throughIncludes {
-			for _, inc := range d.Includes() {
-				n += countDirectives(inc.Directives, true)
-			}
-		}
-		if d.Block != nil && !IsDataBlock(d.Name) {
-			n += countDirectives(d.Block, throughIncludes)
-		}
-	}
-	return n
 }
 
 // holdsBlocks reports whether a block may hold blocks: one of its own, or
