@@ -2,10 +2,7 @@ package parser
 
 import (
 	"path/filepath"
-	"sort"
 	"strings"
-
-	"github.com/nginxtune/nginxtune/finding"
 )
 
 // SettleContext sets the context a root file's top level is read in
@@ -40,14 +37,4 @@ func SettleContext(f *File) {
 		return
 	}
 	f.Context, f.ContextSource = inferred, "inferred"
-}
-
-// SortDiagnostics orders diagnostics by file, then by place in the file.
-func SortDiagnostics(ds []finding.Diagnostic) {
-	sort.SliceStable(ds, func(i, j int) bool {
-		if ds[i].File != ds[j].File {
-			return ds[i].File < ds[j].File
-		}
-		return ds[i].Offset < ds[j].Offset
-	})
 }

@@ -17,6 +17,9 @@ package parser
 
 import (
 	"bytes"
+	"sort"
+
+	"github.com/nginxtune/nginxtune/finding"
 )
 
 // Arg is one parameter of a directive.
@@ -261,3 +264,13 @@ func columnOf(b []byte) int {
 // same error where that differs from Line (nginx reports an unclosed quote
 // or block at the end of the file; we point at where it was opened), else 0.
 const Syntax = "syntax"
+
+// SortDiagnostics orders diagnostics by file, then by place in the file.
+func SortDiagnostics(ds []finding.Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].File != ds[j].File {
+			return ds[i].File < ds[j].File
+		}
+		return ds[i].Offset < ds[j].Offset
+	})
+}
