@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/internal/testkit/gentree"
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 // BenchmarkFormat formats every file of generated trees, the check by
@@ -14,7 +14,7 @@ import (
 func BenchmarkFormat(b *testing.B) {
 	for _, servers := range []int{1000, 20000} {
 		main, size := gentree.Write(b, b.TempDir(), servers, 100)
-		tr, err := parser.Load(main, parser.Options{})
+		tr, err := loader.Load(main, loader.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -33,7 +33,7 @@ func BenchmarkFormat(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()
 			for b.Loop() {
-				tr, err := parser.Load(main, parser.Options{})
+				tr, err := loader.Load(main, loader.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package parser
+package loader
 
 import (
 	"encoding/csv"
@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
+	"github.com/nginxtune/nginxtune/parser"
 )
 
 // corpusDir is the shared corpus of real-world configurations, next to the
@@ -71,9 +73,9 @@ func loadBounded(t *testing.T, p string) *Tree {
 
 // firstSyntax returns the first syntax error in the named file itself (not in
 // files it includes).
-func firstSyntax(tr *Tree, abs string) *Diagnostic {
+func firstSyntax(tr *Tree, abs string) *finding.Diagnostic {
 	for i, d := range tr.Diagnostics {
-		if d.Kind == "syntax" && d.Severity == SevError && d.File == abs {
+		if d.Rule == parser.Syntax && d.Severity == finding.Error && d.File == abs {
 			return &tr.Diagnostics[i]
 		}
 	}
@@ -115,8 +117,8 @@ func TestCorpusAgreesWithNginx(t *testing.T) {
 			got := 0
 			if ours != nil {
 				got = ours.Line
-				if ours.NginxLine != 0 {
-					got = ours.NginxLine
+				if ours.EndLine != 0 {
+					got = ours.EndLine
 				}
 			}
 			if got == want {

@@ -1,4 +1,4 @@
-package parser
+package loader
 
 import (
 	"fmt"
@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
+	"github.com/nginxtune/nginxtune/parser"
 )
 
 const fixtures = "../fixtures"
@@ -23,10 +25,10 @@ func mustLoad(t *testing.T, p string, opt Options) *Tree {
 	return tr
 }
 
-func syntaxDiags(tr *Tree) []Diagnostic {
-	var out []Diagnostic
+func syntaxDiags(tr *Tree) []finding.Diagnostic {
+	var out []finding.Diagnostic
 	for _, d := range tr.Diagnostics {
-		if d.Kind == "syntax" {
+		if d.Rule == parser.Syntax {
 			out = append(out, d)
 		}
 	}
@@ -86,11 +88,11 @@ func TestSyntaxFixtures(t *testing.T) {
 			}
 			// The line nginx names is the one we record for it.
 			gotNginx := d.Line
-			if d.NginxLine != 0 {
-				gotNginx = d.NginxLine
+			if d.EndLine != 0 {
+				gotNginx = d.EndLine
 			}
 			if !strings.HasPrefix(d.Message, "missing \";\"") && gotNginx != res.Line {
-				t.Errorf("%s: NginxLine %d, nginx -t says %d", abs, gotNginx, res.Line)
+				t.Errorf("%s: EndLine %d, nginx -t says %d", abs, gotNginx, res.Line)
 			}
 		})
 	}
@@ -122,12 +124,12 @@ func TestValidFixtures(t *testing.T) {
 	}
 }
 
-func find(t *testing.T, tr *Tree, name string, nth int) (*Directive, *Context) {
+func find(t *testing.T, tr *Tree, name string, nth int) (*parser.Directive, *parser.Context) {
 	t.Helper()
-	var got *Directive
-	var gotCtx *Context
+	var got *parser.Directive
+	var gotCtx *parser.Context
 	n := 0
-	tr.Walk(func(d *Directive, c *Context) bool {
+	tr.Walk(func(d *parser.Directive, c *parser.Context) bool {
 		if d.Name == name && got == nil {
 			if n == nth {
 				got, gotCtx = d, c // a walk's context stays valid after it
@@ -178,7 +180,7 @@ func TestPositionsAndValues(t *testing.T) {
 		}
 	}
 	// map bodies are data: their entries are not walked as directives.
-	tr.Walk(func(d *Directive, c *Context) bool {
+	tr.Walk(func(d *parser.Directive, c *parser.Context) bool {
 		if d.Name == "default" || d.Name == "50%" {
 			t.Errorf("walked into a data block: %s at %d", d.Name, d.Line)
 		}
@@ -233,7 +235,7 @@ func TestIncludeGlobSharedFile(t *testing.T) {
 	}
 	// the shared snippet is walked in both places, with each place's context
 	var places []string
-	tr.Walk(func(d *Directive, c *Context) bool {
+	tr.Walk(func(d *parser.Directive, c *parser.Context) bool {
 		if d.Name == "proxy_http_version" {
 			places = append(places, strings.Join(c.Names, "/")+"@"+filepath.Base(d.File.Path)+":"+strconv.Itoa(int(d.Line)))
 		}
@@ -267,7 +269,7 @@ func TestIncludeMissingAndCycle(t *testing.T) {
 	}
 	// the walk terminates and sees a.conf and b.conf once each
 	n := 0
-	tr.Walk(func(d *Directive, c *Context) bool {
+	tr.Walk(func(d *parser.Directive, c *parser.Context) bool {
 		if d.Name == "server_tokens" || d.Name == "sendfile" {
 			n++
 		}
@@ -281,7 +283,7 @@ func TestIncludeMissingAndCycle(t *testing.T) {
 func diagSummary(tr *Tree) string {
 	var parts []string
 	for _, d := range tr.Diagnostics {
-		parts = append(parts, d.Kind+" "+d.Severity.String()+" "+filepath.Base(d.File)+":"+strconv.Itoa(d.Line)+":"+strconv.Itoa(d.Col))
+		parts = append(parts, d.Rule+" "+d.Severity.String()+" "+filepath.Base(d.File)+":"+strconv.Itoa(d.Line)+":"+strconv.Itoa(d.Col))
 	}
 	return strings.Join(parts, " ")
 }
@@ -556,8 +558,21 @@ func TestPrefetchMatchesSequential(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		if err := tr.WriteJSON(&b); err != nil {
-			t.Fatal(err)
+		for _, r := range tr.Roots {
+			fmt.Fprintf(&b, "root %s\n", r.Path)
+		}
+		for _, f := range tr.Files {
+			fmt.Fprintf(&b, "file %s via %q broken %v context %v %s\n", f.Path, f.Via, f.Broken, f.Context, f.ContextSource)
+			parser.WalkFile(f.Directives, func(d *parser.Directive) {
+				fmt.Fprintf(&b, "  %d:%d-%d %d-%d %s %q", d.Line, d.Col, d.EndLine, d.Start, d.End, d.Name, d.ArgValues())
+				for _, inc := range d.Includes() {
+					fmt.Fprintf(&b, " %s", inc.Path)
+				}
+				b.WriteString("\n")
+			})
+		}
+		for _, d := range tr.Diagnostics {
+			fmt.Fprintf(&b, "%+v\n", d)
 		}
 		fmt.Fprintf(&b, "\n%d files %d diagnostics", len(tr.Files), len(tr.Diagnostics))
 		return b.String()
@@ -593,12 +608,12 @@ func TestLoadFSAgreesWithLoad(t *testing.T) {
 		}
 		show := func(tr *Tree, prefix string) string {
 			var b strings.Builder
-			tr.Walk(func(d *Directive, c *Context) bool {
+			tr.Walk(func(d *parser.Directive, c *parser.Context) bool {
 				fmt.Fprintf(&b, "%s:%d %s %s %v\n", strings.TrimPrefix(d.File.Path, prefix), d.Line, d.Name, strings.Join(d.ArgValues(), " "), c.Names)
 				return true
 			})
 			for _, dg := range tr.Diagnostics {
-				fmt.Fprintf(&b, "%s:%d %s\n", strings.TrimPrefix(dg.File, prefix), dg.Line, dg.Kind)
+				fmt.Fprintf(&b, "%s:%d %s\n", strings.TrimPrefix(dg.File, prefix), dg.Line, dg.Rule)
 			}
 			return b.String()
 		}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 )
@@ -14,14 +15,14 @@ type analysis struct {
 	gen   uint64
 	full  bool // the rules ran (diags is set)
 	text  string
-	tree  *parser.Tree
+	tree  *loader.Tree
 	file  *parser.File // the document's file in the tree
 	diags []rules.Diagnostic
 	cfg   rules.Config
 	ctx   []string // the context the document's top level is read in
 	// opt are the options the tree was loaded with: its path maps, the
 	// directories allowed outside it, whether it is the live one
-	opt parser.Options
+	opt loader.Options
 }
 
 // current returns the analysis of a document's present text, making it
@@ -71,7 +72,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 		// a buffer with no file on disk: read it alone
 		f, _ := parser.Parse("untitled", []byte(text))
 		a.file = f
-		a.tree = &parser.Tree{Roots: []*parser.File{f}, Files: []*parser.File{f}}
+		a.tree = &loader.Tree{Roots: []*parser.File{f}, Files: []*parser.File{f}}
 		f.Context = []string{"main"}
 		a.ctx = f.Context
 		s.store(uri, a)
@@ -79,7 +80,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 	}
 	// A file that is a link out of the workspace folder (else out of the
 	// directory it was opened in) is read as lint reads it when named so:
-	// parser.Load of the path as given, which refuses a link out of the
+	// loader.Load of the path as given, which refuses a link out of the
 	// tree unless the tree is the live one. No nginx.conf is looked for
 	// beside the link's target: its tree lies outside.
 	main := ""
@@ -87,22 +88,22 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 		if root != "" {
 			root = bound
 		}
-		main = parser.NearestMain(path, root)
+		main = loader.NearestMain(path, root)
 	} else {
 		path = given
 	}
 	// the settings of the tree the buffer is linted in: the main file's
 	// when it includes the buffer, else the buffer's own
-	var tree *parser.Tree
+	var tree *loader.Tree
 	var cfg rules.Config
-	var topt parser.Options
+	var topt loader.Options
 	if main != "" && main != path {
 		mcfg, mopt, err := s.settings(main)
 		if err != nil {
 			s.logf("%s: %v", main, err)
 		} else {
 			mopt.Overlay = overlay
-			if t, err := parser.Load(main, mopt); err == nil && t.File(path) != nil {
+			if t, err := loader.Load(main, mopt); err == nil && t.File(path) != nil {
 				tree, cfg, topt = t, mcfg, mopt
 			}
 		}
@@ -114,11 +115,11 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 		}
 		opt.Overlay = overlay
 		cfg, topt = fcfg, opt
-		t, err := parser.Load(path, opt)
+		t, err := loader.Load(path, opt)
 		if err != nil {
 			s.logf("%s: %v", path, err)
 			f, _ := parser.Parse(path, []byte(text))
-			t = &parser.Tree{Roots: []*parser.File{f}, Files: []*parser.File{f}}
+			t = &loader.Tree{Roots: []*parser.File{f}, Files: []*parser.File{f}}
 			f.Context = []string{"main"}
 		}
 		tree = t
@@ -164,7 +165,7 @@ func (s *Server) findings(uri string, a *analysis) []rules.Diagnostic {
 
 // safeRun runs the rules; a rule's panic costs its findings, not the
 // server.
-func (s *Server) safeRun(t *parser.Tree, cfg rules.Config) (out []rules.Diagnostic) {
+func (s *Server) safeRun(t *loader.Tree, cfg rules.Config) (out []rules.Diagnostic) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("internal error in the rules: %v", r)
@@ -194,7 +195,7 @@ func fileExists(p string) bool {
 
 // fileContext is the context a file's top level is read in: the root's
 // own, or that of the place that includes it first.
-func fileContext(t *parser.Tree, f *parser.File) []string {
+func fileContext(t *loader.Tree, f *parser.File) []string {
 	if f == nil {
 		return []string{"main"}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/lsp/protocol"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
@@ -61,7 +62,7 @@ func directiveItems(partial, key string, v knowledge.Version) []protocol.Complet
 // argumentItems are the arguments a directive takes: the tree's upstreams
 // after a proxy_pass-like one, its named locations after try_files and
 // error_page, on and off for a flag, the values of an enumeration.
-func argumentItems(t *parser.Tree, name, partial string) []protocol.CompletionItem {
+func argumentItems(t *loader.Tree, name, partial string) []protocol.CompletionItem {
 	var items []protocol.CompletionItem
 	switch {
 	case isPass(name):
@@ -171,7 +172,7 @@ func lineContext(text string, off int) (blocks []string, words []string, partial
 	return blocks, stmt, partial
 }
 
-func variableItems(t *parser.Tree, stream bool) []protocol.CompletionItem {
+func variableItems(t *loader.Tree, stream bool) []protocol.CompletionItem {
 	var items []protocol.CompletionItem
 	seen := map[string]bool{}
 	t.Walk(func(d *parser.Directive, c *parser.Context) bool {

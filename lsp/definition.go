@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/lsp/protocol"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -98,7 +99,7 @@ func (a *analysis) localFile(name string) (string, bool) {
 		path = filepath.Join(a.tree.Dir, path)
 	}
 	dirs := []string{a.tree.Dir}
-	path, to := parser.MapPath(a.opt.Maps, filepath.Clean(path))
+	path, to := loader.MapPath(a.opt.Maps, filepath.Clean(path))
 	if to != "" {
 		dirs = append(dirs, to)
 	}

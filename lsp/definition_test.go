@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/lsp/protocol"
-	"github.com/nginxtune/nginxtune/parser"
 )
 
 // TestLocalFileStaysInTheTree: going to a certificate's definition looks
@@ -22,27 +22,27 @@ func TestLocalFileStaysInTheTree(t *testing.T) {
 	os.Symlink(filepath.Join(outside, "secret.pem"), filepath.Join(tree, "certs/link.pem"))
 	os.Symlink(outside, filepath.Join(tree, "outdir"))
 	os.Symlink("site.pem", filepath.Join(tree, "certs/inner-link.pem"))
-	at := func(opt parser.Options) *analysis {
-		return &analysis{tree: &parser.Tree{Dir: tree}, opt: opt}
+	at := func(opt loader.Options) *analysis {
+		return &analysis{tree: &loader.Tree{Dir: tree}, opt: opt}
 	}
 	cases := []struct {
-		opt  parser.Options
+		opt  loader.Options
 		name string
 		want string // "" when nothing is answered
 	}{
-		{parser.Options{}, "certs/site.pem", filepath.Join(tree, "certs/site.pem")},
-		{parser.Options{}, filepath.Join(tree, "certs/site.pem"), filepath.Join(tree, "certs/site.pem")},
-		{parser.Options{}, "certs/inner-link.pem", filepath.Join(tree, "certs/inner-link.pem")},
-		{parser.Options{}, "certs/missing.pem", ""},
-		{parser.Options{}, "certs", ""},
-		{parser.Options{}, filepath.Join(outside, "secret.pem"), ""},
-		{parser.Options{}, "../" + filepath.Base(outside) + "/secret.pem", ""},
-		{parser.Options{}, "certs/link.pem", ""},
-		{parser.Options{}, "outdir/secret.pem", ""},
-		{parser.Options{Maps: []parser.PathMap{{From: "/etc/nginx", To: tree}}}, "/etc/nginx/certs/site.pem", filepath.Join(tree, "certs/site.pem")},
-		{parser.Options{Maps: []parser.PathMap{{From: "/etc/nginx", To: tree}}}, "/etc/nginx/certs/link.pem", ""},
-		{parser.Options{AllowOutside: []string{outside}}, filepath.Join(outside, "secret.pem"), filepath.Join(outside, "secret.pem")},
-		{parser.Options{Live: true}, filepath.Join(outside, "secret.pem"), filepath.Join(outside, "secret.pem")},
+		{loader.Options{}, "certs/site.pem", filepath.Join(tree, "certs/site.pem")},
+		{loader.Options{}, filepath.Join(tree, "certs/site.pem"), filepath.Join(tree, "certs/site.pem")},
+		{loader.Options{}, "certs/inner-link.pem", filepath.Join(tree, "certs/inner-link.pem")},
+		{loader.Options{}, "certs/missing.pem", ""},
+		{loader.Options{}, "certs", ""},
+		{loader.Options{}, filepath.Join(outside, "secret.pem"), ""},
+		{loader.Options{}, "../" + filepath.Base(outside) + "/secret.pem", ""},
+		{loader.Options{}, "certs/link.pem", ""},
+		{loader.Options{}, "outdir/secret.pem", ""},
+		{loader.Options{Maps: []loader.PathMap{{From: "/etc/nginx", To: tree}}}, "/etc/nginx/certs/site.pem", filepath.Join(tree, "certs/site.pem")},
+		{loader.Options{Maps: []loader.PathMap{{From: "/etc/nginx", To: tree}}}, "/etc/nginx/certs/link.pem", ""},
+		{loader.Options{AllowOutside: []string{outside}}, filepath.Join(outside, "secret.pem"), filepath.Join(outside, "secret.pem")},
+		{loader.Options{Live: true}, filepath.Join(outside, "secret.pem"), filepath.Join(outside, "secret.pem")},
 	}
 	for _, c := range cases {
 		got, ok := at(c.opt).localFile(c.name)

@@ -3,12 +3,13 @@ package lsp
 import (
 	"strings"
 
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
 // definitions lists where a variable is set in the tree: set, map, geo,
 // split_clients, perl_set, js_set, and named captures of regexes.
-func definitions(t *parser.Tree, name string) []*parser.Directive {
+func definitions(t *loader.Tree, name string) []*parser.Directive {
 	var out []*parser.Directive
 	want := "$" + strings.ToLower(name)
 	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
@@ -37,7 +38,7 @@ func definitions(t *parser.Tree, name string) []*parser.Directive {
 	return out
 }
 
-func upstreams(t *parser.Tree) []*parser.Directive {
+func upstreams(t *loader.Tree) []*parser.Directive {
 	var out []*parser.Directive
 	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
 		if d.Name == "upstream" && d.Block != nil && len(d.Args) == 1 {
@@ -48,7 +49,7 @@ func upstreams(t *parser.Tree) []*parser.Directive {
 	return out
 }
 
-func namedLocations(t *parser.Tree) []*parser.Directive {
+func namedLocations(t *loader.Tree) []*parser.Directive {
 	var out []*parser.Directive
 	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
 		if d.Name == "location" && len(d.Args) == 1 && strings.HasPrefix(d.Arg(0), "@") {

@@ -12,15 +12,15 @@ import (
 	"time"
 
 	"github.com/nginxtune/nginxtune/format"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/lsp/protocol"
-	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 )
 
 // Settings gives the rules' configuration and the loader's options for a
 // main file or a fragment, from its .nginxtune.yaml (the command line's
 // reading of it).
-type Settings func(path string) (rules.Config, parser.Options, error)
+type Settings func(path string) (rules.Config, loader.Options, error)
 
 // Options configure a server.
 type Options struct {
@@ -159,9 +159,9 @@ func (s *Server) logf(format string, args ...any) {
 	fmt.Fprintln(s.opt.Log, "nginxtune lsp:", escape(fmt.Sprintf(format, args...)))
 }
 
-func (s *Server) settings(path string) (rules.Config, parser.Options, error) {
+func (s *Server) settings(path string) (rules.Config, loader.Options, error) {
 	if s.opt.Settings == nil {
-		return rules.Config{}, parser.Options{}, nil
+		return rules.Config{}, loader.Options{}, nil
 	}
 	return s.opt.Settings(path)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/tufanbarisyildirim/gonginx/config"
 	gonginx "github.com/tufanbarisyildirim/gonginx/parser"
 
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 // corpusDir is the shared corpus of real-world configurations, next to the

@@ -26,6 +26,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -94,7 +95,7 @@ func (in *instrumenter) loopback(l Listen) string {
 }
 
 // instrument returns the new text of every file of the tree inside dir.
-func (in *instrumenter) instrument(t *parser.Tree) map[*parser.File][]byte {
+func (in *instrumenter) instrument(t *loader.Tree) map[*parser.File][]byte {
 	edits := map[*parser.File][]edit{}
 	done := map[*parser.Directive]bool{}
 	rel := func(f *parser.File) string {
@@ -338,7 +339,7 @@ func serveIn(t *testing.T, dir string, files map[string][]byte, ag *agreement) *
 	}
 	nginxtest.WriteSelfSigned(t, dir)
 	nginxcheck.StockFiles(dir)
-	orig, err := parser.Load(filepath.Join(dir, "nginx.conf"), parser.Options{})
+	orig, err := loader.Load(filepath.Join(dir, "nginx.conf"), loader.Options{})
 	if err != nil {
 		ag.skip("does not load: " + err.Error())
 		return nil
@@ -372,7 +373,7 @@ func serveIn(t *testing.T, dir string, files map[string][]byte, ag *agreement) *
 		ag.skip("nginx -t refuses the copy: " + why)
 		return nil
 	}
-	tree, err := parser.Load(filepath.Join(dir, "nginx.conf"), parser.Options{})
+	tree, err := loader.Load(filepath.Join(dir, "nginx.conf"), loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/internal/testkit/gentree"
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 // BenchmarkLint measures the rules alone over a loaded tree, and load plus
@@ -16,7 +16,7 @@ import (
 func BenchmarkLint(b *testing.B) {
 	for _, servers := range []int{1000, 10000, 50000} {
 		main, size := gentree.Write(b, b.TempDir(), servers, 100)
-		tr, err := parser.Load(main, parser.Options{})
+		tr, err := loader.Load(main, loader.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -32,7 +32,7 @@ func BenchmarkLint(b *testing.B) {
 			b.ReportAllocs()
 			var peak uint64
 			for b.Loop() {
-				tr, err := parser.Load(main, parser.Options{})
+				tr, err := loader.Load(main, loader.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}

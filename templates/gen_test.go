@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/loader"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
-	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 )
 
@@ -199,7 +199,7 @@ func TestGolden(t *testing.T) {
 					"http {\n    include /etc/nginx/mime.types;\n    include /etc/nginx/conf.d/*.conf;\n    include /etc/nginx/sites-enabled/*;\n}\n"), 0o644)
 				os.WriteFile(filepath.Join(dir, "mime.types"), []byte("types {\n    text/html html;\n}\n"), 0o644)
 			}
-			tr, err := parser.Load(filepath.Join(dir, "nginx.conf"), parser.Options{})
+			tr, err := loader.Load(filepath.Join(dir, "nginx.conf"), loader.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

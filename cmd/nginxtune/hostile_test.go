@@ -16,7 +16,8 @@ import (
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/rules"
 )
 
@@ -332,12 +333,12 @@ func TestFixNginxCheckAndRestore(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "conf.d"), 0o755)
 	os.WriteFile(p, []byte(good), 0o644)
 	os.WriteFile(filepath.Join(dir, "conf.d/a.conf"), []byte("server { listen 127.0.0.1:8080; }\n"), 0o644)
-	load := func() []*parser.Tree {
-		tr, err := parser.Load(p, parser.Options{})
+	load := func() []*loader.Tree {
+		tr, err := loader.Load(p, loader.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return []*parser.Tree{tr}
+		return []*loader.Tree{tr}
 	}
 	trees := load()
 	if res, checked := nginxTest(trees, rules.Version{}); !checked || !res.OK {
@@ -694,7 +695,7 @@ func TestFactsFileBounds(t *testing.T) {
 		for _, cmd := range [][]string{{"lint", "--no-config", "--facts", p, conf}, {"gen", "--profile", "static", "--facts", p}} {
 			out, errOut, code := runCLI(t, "", cmd...)
 			if code != ExitError || strings.Count(errOut, "\n") != 1 || len(errOut) > 400 {
-				t.Errorf("%s, %s: exit %d, want 2 with one short line:\n%s%s", name, cmd[0], code, out, parser.CutAt(errOut, 400))
+				t.Errorf("%s, %s: exit %d, want 2 with one short line:\n%s%s", name, cmd[0], code, out, untrusted.CutAt(errOut, 400))
 			}
 		}
 	}
