@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -62,11 +62,14 @@ func (st *state) variable(name string) value {
 	if v, ok := st.vars[lname]; ok {
 		return v
 	}
-	if v, ok := st.caps[name]; ok {
-		return value{s: v}
+	if name[0] >= '0' && name[0] <= '9' {
+		// "$0", "${1}": not a capture ("$1" to "$9" are, read by expand),
+		// and a name no regex group and no module defines; only "set $0"
+		// could, and nginx -t refuses it otherwise (knowledge.VarRefs)
+		return value{unknown: "$" + name + ` (no variable nginx defines: nginx -t fails with unknown "` + lname + `" variable)`}
 	}
-	if _, err := strconv.Atoi(name); err == nil {
-		return value{} // an unset capture is empty
+	if v, ok := st.caps[name]; ok {
+		return value{s: v} // a named capture
 	}
 	r := st.req
 	switch lname {
@@ -185,9 +188,6 @@ func cookieValue(h, name string) string {
 	return ""
 }
 
-// varRef is a variable reference in an argument: $name, ${name} or $1.
-var varRef = lazyre.New(`\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z_][A-Za-z0-9_]*|[0-9]))`)
-
 // route's bound on what one request expands. nginx builds a value as long
 // as memory lasts: each "set $e $e$e;" doubles one, so forty of them in a
 // 600-byte file ask for a terabyte, and a chain of maps each naming the
@@ -210,29 +210,26 @@ func (st *state) expand(s string) value {
 	out := value{}
 	var b strings.Builder
 	last := 0
-	for _, m := range varRef().FindAllStringSubmatchIndex(s, -1) {
-		name := ""
-		if m[2] >= 0 {
-			name = s[m[2]:m[3]]
-		} else {
-			name = s[m[4]:m[5]]
-		}
+	for _, r := range knowledge.VarRefs(s) {
 		if st.looked++; st.looked > maxExpandLookups {
 			return st.exhausted(s, strconv.Itoa(maxExpandLookups)+" variable look-ups")
 		}
-		v := st.variable(name)
+		v := value{s: st.caps[r.Name]} // an unset capture is empty
+		if r.Kind != knowledge.Capture {
+			v = st.variable(r.Name)
+		}
 		if st.over != "" {
 			return value{unknown: st.over}
 		}
-		if st.spent+b.Len()+m[0]-last+len(v.s) > maxExpandBytes {
+		if st.spent+b.Len()+r.Start-last+len(v.s) > maxExpandBytes {
 			return st.exhausted(s, strconv.Itoa(maxExpandBytes>>20)+" MiB of variable values")
 		}
-		b.WriteString(s[last:m[0]])
+		b.WriteString(s[last:r.Start])
 		if v.unknown != "" && out.unknown == "" {
 			out.unknown = v.unknown
 		}
 		b.WriteString(v.s)
-		last = m[1]
+		last = r.End
 	}
 	b.WriteString(s[last:])
 	out.s = b.String()

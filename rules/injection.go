@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -42,9 +43,9 @@ func backendOf(name, arg string) string {
 	if i := strings.IndexAny(rest, "/?"); i >= 0 {
 		end = i
 	}
-	for _, r := range varsIn(rest) {
-		if pathVars[r.name] && r.start < end {
-			end = r.start
+	for _, r := range knowledge.VarRefs(rest) {
+		if pathVars[r.Name] && r.Start < end {
+			end = r.Start
 		}
 	}
 	return prefix + rest[:end]
@@ -53,20 +54,20 @@ func backendOf(name, arg string) string {
 // pathCapture cuts part at the first capture whose group must start with
 // "/": such a capture begins the path, it cannot name the host.
 func pathCapture(part string, d *parser.Directive, c *parser.Context) string {
-	for _, r := range varsIn(part) {
+	for _, r := range knowledge.VarRefs(part) {
 		var src regexSource
 		n, ok := 0, false
-		if len(r.name) == 1 && r.name[0] >= '1' && r.name[0] <= '9' {
+		if r.Kind == knowledge.Capture {
 			src, ok = captureSource(d, c)
-			n = int(r.name[0] - '0')
+			n = int(r.Name[0] - '0')
 		} else {
-			src, n, ok = namedCapture(r.name, d, c)
+			src, n, ok = namedCapture(r.Name, d, c)
 		}
 		if !ok {
 			continue
 		}
 		if frag, found := groupPattern(src.re, n); found && (strings.HasPrefix(frag, "/") || strings.HasPrefix(frag, `\/`)) {
-			return part[:r.start]
+			return part[:r.Start]
 		}
 	}
 	return part
@@ -147,11 +148,11 @@ func checkSsrf(p *Pass) {
 
 // soleVar reports whether part is one variable and nothing else.
 func soleVar(part string) (string, bool) {
-	vs := varsIn(part)
-	if len(vs) != 1 || vs[0].start != 0 || vs[0].end != len(part) {
+	vs := knowledge.VarRefs(part)
+	if len(vs) != 1 || vs[0].Start != 0 || vs[0].End != len(part) {
 		return "", false
 	}
-	return vs[0].name, true
+	return vs[0].Name, true
 }
 
 // setBackends is the taint of the backend part of every value "set" gives

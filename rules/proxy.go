@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -1389,8 +1390,8 @@ func reportVariableProxy(p *Pass, ds []*parser.Directive, ups map[string]*parser
 		return
 	}
 	maps := p.taintScope().maps
-	for _, r := range varsIn(host) {
-		ms := maps[r.name]
+	for _, r := range knowledge.VarRefs(host) {
+		ms := maps[r.Name]
 		if len(ms) == 0 || !mapsToUpstreams(ms[len(ms)-1], ups) {
 			pool := "map the variable onto the names of upstream blocks with keepalive"
 			if p.AtLeast(vResolve) {

@@ -3,7 +3,6 @@ package rules
 import (
 	"strings"
 
-	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
@@ -137,9 +136,6 @@ func checkUndefinedReference(p *Pass) {
 	}, "log_format", "access_log", "limit_req", "limit_conn", "proxy_cache", "fastcgi_cache", "uwsgi_cache", "scgi_cache")
 }
 
-// namedGroupRe finds named capture groups in a regex.
-var namedGroupRe = lazyre.New(`\(\?(?:P?<|')([A-Za-z_][A-Za-z0-9_]*)[>']`)
-
 // regexArg reports whether argument i of d is a regular expression, where
 // "$" is an anchor, not a variable.
 func regexArg(d *parser.Directive, i int, c *parser.Context) bool {
@@ -193,19 +189,8 @@ func unknownVariables(p *Pass) {
 			thirdParty = k.known && k.foreign || !k.known && !parser.IsDataBlock(dParent(d))
 		}
 		// what the tree defines
-		switch {
-		case d.Name == "map" || d.Name == "split_clients":
-			if len(d.Args) >= 2 {
-				defined[strings.TrimPrefix(d.Arg(1), "$")] = true
-			}
-		case d.Name == "geo":
-			if n := len(d.Args); n > 0 {
-				defined[strings.TrimPrefix(d.Arg(n-1), "$")] = true
-			}
-		case d.Name == "set" || strings.HasPrefix(d.Name, "set_") || strings.HasSuffix(d.Name, "_set") || d.Name == "js_var" || d.Name == "auth_request_set":
-			if len(d.Args) > 0 {
-				defined[strings.TrimPrefix(d.Arg(0), "$")] = true
-			}
+		if i, ok := knowledge.DefinesVariable(d.Name, len(d.Args)); ok {
+			defined[strings.TrimPrefix(d.Arg(i), "$")] = true
 		}
 	})
 	for n := range p.namedGroups() {
@@ -232,8 +217,8 @@ func unknownVariables(p *Pass) {
 			if regexArg(d, i, c) || a.Quote == '\'' && d.Name == "log_format" && false {
 				continue
 			}
-			for _, r := range varsIn(a.Value) {
-				n := r.name
+			for _, r := range knowledge.VarRefs(a.Value) {
+				n := r.Name
 				if n == "" || n[0] >= '0' && n[0] <= '9' || defined[n] || knowledge.VariableKnown(n, inStream(c)) {
 					continue
 				}

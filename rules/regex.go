@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -417,8 +418,8 @@ func checkMapDefaultMissing(p *Pass) {
 				}
 				arg = d.Arg(1)
 			}
-			for _, r := range varsIn(arg) {
-				if m := maps[r.name]; m != nil && !guarded(c, r.name) {
+			for _, r := range knowledge.VarRefs(arg) {
+				if m := maps[r.Name]; m != nil && !guarded(c, r.Name) {
 					report(m, d, "has no target")
 					return
 				}

@@ -128,22 +128,22 @@ func locationRegex(loc *parser.Directive) (string, bool) {
 // request the compiled regex really matches that way.
 func checkRegexAlias(p *Pass, d, loc *parser.Directive, re, alias string) {
 	fold := loc.Arg(0) == "~*" || strings.HasPrefix(loc.Arg(0), "~*")
-	for _, r := range varsIn(alias) {
+	for _, r := range knowledge.VarRefs(alias) {
 		n := 0
-		if len(r.name) == 1 && r.name[0] >= '1' && r.name[0] <= '9' {
-			n = int(r.name[0] - '0')
-		} else if n = namedGroup(re, r.name); n == 0 {
+		if r.Kind == knowledge.Capture {
+			n = int(r.Name[0] - '0')
+		} else if n = namedGroup(re, r.Name); n == 0 {
 			continue
 		}
-		if r.start > 0 && alias[r.start-1] == '/' {
+		if r.Start > 0 && alias[r.Start-1] == '/' {
 			if regexAliasClimbs(p, d, re, fold, n, r, alias) {
 				return
 			}
 			continue
 		}
 		// glued to the last name of the alias, and the alias's last part
-		name := alias[strings.LastIndex(alias[:r.start], "/")+1 : r.start]
-		if name == "" || strings.Contains(name, "$") || r.end != len(alias) {
+		name := alias[strings.LastIndex(alias[:r.Start], "/")+1 : r.Start]
+		if name == "" || strings.Contains(name, "$") || r.End != len(alias) {
 			continue
 		}
 		u, found, _ := captureWitness(re, fold, n, []string{"-old/x.txt", "_old/x", "-old/", "old/x", "2/x"}, func(u string, lo, hi int) bool {
@@ -155,7 +155,7 @@ func checkRegexAlias(p *Pass, d, loc *parser.Directive, re, alias string) {
 		}
 		capt := capturedBy(re, fold, n, u)
 		diag := p.DiagArg(d, 0, "alias %s appends $%s to the name %s and the capture may start without a slash: %s reads %s, beside %s; put the slash in the regex before the capture",
-			clip(alias), r.name, clip(name), clip(u), clip(alias[:r.start]+capt), clip(alias[:r.start]))
+			clip(alias), r.Name, clip(name), clip(u), clip(alias[:r.Start]+capt), clip(alias[:r.Start]))
 		diag.Severity = Warning
 		p.Report(diag)
 		return
@@ -164,7 +164,7 @@ func checkRegexAlias(p *Pass, d, loc *parser.Directive, re, alias string) {
 
 // regexAliasClimbs reports (and says) whether capture n, which the alias
 // appends after a slash, can start with ".." after a character of a name.
-func regexAliasClimbs(p *Pass, d *parser.Directive, re string, fold bool, n int, r varRef, alias string) bool {
+func regexAliasClimbs(p *Pass, d *parser.Directive, re string, fold bool, n int, r knowledge.VarRef, alias string) bool {
 	u, found, known := captureWitness(re, fold, n, []string{"../secret.txt", "../secret", "../", ".."}, func(u string, lo, hi int) bool {
 		capt := u[lo:hi]
 		return lo > 0 && u[lo-1] != '/' && (capt == ".." || strings.HasPrefix(capt, "../"))
@@ -174,7 +174,7 @@ func regexAliasClimbs(p *Pass, d *parser.Directive, re string, fold bool, n int,
 			return false
 		}
 		p.ReportArgf(d, 0, "alias %s appends $%s after a slash, but the regex lets that capture start with \"..\" after a name: %s reads %s, outside %s; put the slash in the regex before the capture",
-			clip(alias), r.name, clip(u), clip(alias[:r.start]+capturedBy(re, fold, n, u)), clip(alias[:r.start]))
+			clip(alias), r.Name, clip(u), clip(alias[:r.Start]+capturedBy(re, fold, n, u)), clip(alias[:r.Start]))
 		return true
 	}
 	// a pattern Go cannot read (PCRE-only syntax): judged by its text. The
@@ -192,7 +192,7 @@ func regexAliasClimbs(p *Pass, d *parser.Directive, re string, fold bool, n int,
 		example = lit + "../secret"
 	}
 	p.ReportArgf(d, 0, "alias %s appends $%s after a slash, but the regex has no slash before that capture: %s reads %s; put the slash in the regex before the capture",
-		clip(alias), r.name, clip(example), clip(alias[:r.start]+"../secret"))
+		clip(alias), r.Name, clip(example), clip(alias[:r.Start]+"../secret"))
 	return true
 }
 
@@ -1090,11 +1090,11 @@ built from it quietly points somewhere else (often the root of the site).`,
 func checkRegexCaptureMissing(p *Pass) {
 	check := func(d *parser.Directive, groups int, values []parser.Arg, what string) {
 		for _, a := range values {
-			for _, r := range varsIn(a.Value) {
-				if r.end-r.start != 2 || r.name[0] < '1' || r.name[0] > '9' {
+			for _, r := range knowledge.VarRefs(a.Value) {
+				if r.Kind != knowledge.Capture {
 					continue // a named variable, or a capture written ${N}
 				}
-				if n := int(r.name[0] - '0'); n > groups {
+				if n := int(r.Name[0] - '0'); n > groups {
 					p.ReportArgf(d, argIndex(d, a), "$%d refers to group %d, but %s has %d; it is empty at run time", n, n, what, groups)
 					return
 				}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -61,44 +62,6 @@ func (t taint) or(u taint) taint {
 	t.decoded = t.decoded || u.decoded
 	t.encoded = t.encoded || u.encoded
 	return t
-}
-
-// varRef is one variable in a value: a name, or "1".."9" for a capture.
-type varRef struct {
-	name       string
-	start, end int // byte range of "$name" or "${name}" in the value
-}
-
-// varsIn lists the variables a value uses, as nginx's script compiler reads
-// them: "$name", "${name}", and "$1".."$9" (one digit).
-func varsIn(v string) []varRef {
-	var out []varRef
-	for i := 0; i < len(v); i++ {
-		if v[i] != '$' || i+1 >= len(v) {
-			continue
-		}
-		j := i + 1
-		switch {
-		case v[j] >= '1' && v[j] <= '9':
-			out = append(out, varRef{v[j : j+1], i, j + 1})
-			i = j
-		case v[j] == '{':
-			if k := strings.IndexByte(v[j:], '}'); k > 1 {
-				out = append(out, varRef{v[j+1 : j+k], i, j + k + 1})
-				i = j + k
-			}
-		default:
-			k := j
-			for k < len(v) && (v[k] == '_' || v[k] >= 'a' && v[k] <= 'z' || v[k] >= 'A' && v[k] <= 'Z' || v[k] >= '0' && v[k] <= '9') {
-				k++
-			}
-			if k > j {
-				out = append(out, varRef{v[j:k], i, k})
-				i = k - 1
-			}
-		}
-	}
-	return out
 }
 
 // requestVar is the taint of nginx's own variables.
@@ -435,8 +398,8 @@ func (p *Pass) taintOf(value string, d *parser.Directive, c *parser.Context) tai
 	if strings.IndexByte(value, '$') < 0 {
 		return t
 	}
-	for _, r := range varsIn(value) {
-		t = t.or(p.varTaint(r.name, d, c, 0))
+	for _, r := range knowledge.VarRefs(value) {
+		t = t.or(p.varTaint(r.Name, d, c, 0))
 	}
 	return t
 }
@@ -518,9 +481,9 @@ func (p *Pass) scriptTaint(value string, d *parser.Directive, c *parser.Context,
 	if strings.IndexByte(value, '$') < 0 {
 		return t
 	}
-	for _, r := range varsIn(value) {
-		u := p.varTaint(r.name, d, c, depth)
-		if len(r.name) == 1 && r.name[0] >= '1' && r.name[0] <= '9' {
+	for _, r := range knowledge.VarRefs(value) {
+		u := p.varTaint(r.Name, d, c, depth)
+		if r.Kind == knowledge.Capture {
 			u.newline, u.cr = false, false
 		}
 		t = t.or(u)
@@ -647,8 +610,8 @@ func (p *Pass) rewriteTaint(x *parser.Directive, c *parser.Context, depth int) t
 		repl = repl[:q] // the arguments, not the URI
 	}
 	var t taint
-	for _, r := range varsIn(repl) {
-		t = t.or(p.varTaint(r.name, x, c, depth))
+	for _, r := range knowledge.VarRefs(repl) {
+		t = t.or(p.varTaint(r.Name, x, c, depth))
 	}
 	return t
 }
@@ -689,12 +652,12 @@ func (p *Pass) mapTaint(m *parser.Directive, name string, depth int) taint {
 		default:
 			continue
 		}
-		for _, r := range varsIn(val) {
-			if len(r.name) == 1 && r.name[0] >= '1' && r.name[0] <= '9' {
+		for _, r := range knowledge.VarRefs(val) {
+			if r.Kind == knowledge.Capture {
 				if strings.HasPrefix(key, "~") {
 					re := strings.TrimPrefix(strings.TrimPrefix(key, "~"), "*")
 					srcVar := p.varTaint(source, m, &parser.Context{Names: []string{parser.CtxMain, parser.CtxHTTP}}, depth+1)
-					if frag, ok := groupPattern(re, int(r.name[0]-'0')); ok && srcVar.picks && !literalChoice(frag) {
+					if frag, ok := groupPattern(re, int(r.Name[0]-'0')); ok && srcVar.picks && !literalChoice(frag) {
 						t = t.or(taint{picks: true, newline: srcVar.newline && matchesNewline(frag, re) && repeats(frag),
 							cr: srcVar.cr && matchesCR(frag) && repeats(frag), decoded: srcVar.decoded,
 							reserved: srcVar.reserved && matchesReserved(frag),
@@ -703,7 +666,7 @@ func (p *Pass) mapTaint(m *parser.Directive, name string, depth int) taint {
 				}
 				continue
 			}
-			u := p.varTaint(r.name, m, &parser.Context{Names: []string{parser.CtxMain, parser.CtxHTTP}}, depth+1)
+			u := p.varTaint(r.Name, m, &parser.Context{Names: []string{parser.CtxMain, parser.CtxHTTP}}, depth+1)
 			if u.picks {
 				u.via = "$" + name + " (map value " + u.via + ")"
 			}

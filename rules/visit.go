@@ -2,9 +2,9 @@ package rules
 
 import (
 	"sort"
-	"strings"
 	"sync"
 
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -54,10 +54,8 @@ func (p *Pass) namedGroups() map[string]bool {
 	p.visits.namedOnce.Do(func() {
 		named := map[string]bool{}
 		add := func(s string) {
-			if strings.Contains(s, "(?") {
-				for _, m := range namedGroupRe().FindAllStringSubmatch(s, -1) {
-					named[m[1]] = true
-				}
+			for _, n := range knowledge.NamedCaptures(s) {
+				named[n] = true
 			}
 		}
 		for _, v := range p.visits.all {
