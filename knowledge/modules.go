@@ -115,12 +115,3 @@ func NeedOf(key string, inStream, inMail bool) (Need, bool) {
 	}
 	return Need{}, false
 }
-
-// Handlers are directives that produce the response of a location, so that
-// it does not serve files from disk.
-var Handlers = map[string]bool{
-	"proxy_pass": true, "fastcgi_pass": true, "uwsgi_pass": true, "scgi_pass": true,
-	"grpc_pass": true, "memcached_pass": true, "return": true, "content_by_lua": true,
-	"content_by_lua_block": true, "content_by_lua_file": true, "js_content": true,
-	"perl": true, "stub_status": true, "echo": true, "empty_gif": true, "api": true,
-}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -420,14 +421,6 @@ func (st *state) tryFiles(res *Result, d *parser.Directive) flow {
 	return flowDone
 }
 
-// moduleHandlers are content handlers of other modules, answering in
-// place of the static module.
-var moduleHandlers = map[string]bool{
-	"stub_status": true, "empty_gif": true, "js_content": true, "content_by_lua": true,
-	"content_by_lua_block": true, "content_by_lua_file": true, "perl": true, "flv": true,
-	"mp4": true, "hls": true,
-}
-
 // content runs the content handler; it reports whether the request goes
 // on (an internal redirect to an index file or an error_page).
 func (st *state) content(res *Result) bool {
@@ -444,9 +437,9 @@ func (st *state) content(res *Result) bool {
 		for _, lv := range from {
 			for _, d := range lv.dirs {
 				switch {
-				case handlers[d.Name]:
+				case knowledge.IsPassHandler(d.Name):
 					handler = d
-				case moduleHandlers[d.Name] && st.limit == nil:
+				case knowledge.IsContentHandler(d.Name) && st.limit == nil:
 					module = d
 				}
 			}

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -159,13 +160,6 @@ func (s *Server) Label() string {
 	return `(no name)`
 }
 
-// handlers are the directives that make a location's content handler and
-// give a prefix location ending in "/" its automatic redirect.
-var handlers = map[string]bool{
-	"proxy_pass": true, "fastcgi_pass": true, "uwsgi_pass": true, "scgi_pass": true,
-	"memcached_pass": true, "grpc_pass": true,
-}
-
 // Build reads the http servers of a loaded tree.
 func Build(t *loader.Tree) *Config {
 	c := &Config{Tree: t, maps: map[string]*parser.Directive{}, regexes: map[string]*compiled{}}
@@ -253,7 +247,7 @@ func (c *Config) locations(body []*parser.Directive, parent *Loc, s *Server) []*
 		}
 		if (l.Mod == "" || l.Mod == "^~" || l.Mod == "=") && strings.HasSuffix(l.Pattern, "/") {
 			for _, x := range l.Body {
-				if handlers[x.Name] {
+				if knowledge.IsPassHandler(x.Name) {
 					l.autoRedirect = true
 				}
 			}

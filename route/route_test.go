@@ -227,3 +227,19 @@ func answers(t *testing.T, cfg *Config, want map[string]string) {
 		}
 	}
 }
+
+// The echo module's echo and nginx Plus's api set their location's content
+// handler (knowledge.IsContentHandler): the location answers with them,
+// not with a file under its root, which route said before.
+func TestOtherModulesHandlersAnswer(t *testing.T) {
+	cfg := build(t, `events {}
+http {
+    server {
+        listen 80;
+        root /srv;
+        location /e { echo hi; }
+        location /api { api; }
+    }
+}`)
+	answers(t, cfg, map[string]string{"http://h/e": "echo at", "http://h/api": "api at"})
+}

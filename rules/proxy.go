@@ -121,7 +121,7 @@ const (
 )
 
 // passNames are the directives that send a request to a backend.
-var passNames = []string{protoHTTP, protoFastCGI, protoUWSGI, protoSCGI, protoGRPC, protoMemcached}
+var passNames = knowledge.PassHandlers()
 
 // passTarget returns the backend a *_pass directive names: an upstream
 // name or a literal address (host[:port] or unix:/path), with the URL's

@@ -70,7 +70,7 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 	if !certain {
 		// a *_pass only http has, or a proxy_pass with a scheme, is
 		// http's wherever the fragment is included
-		if httpPass[d.Name] || d.Name == "proxy_pass" && strings.Contains(d.Arg(0), "://") {
+		if knowledge.IsPassHandler(d.Name) && (d.Name != "proxy_pass" || strings.Contains(d.Arg(0), "://")) {
 			passPortAt(p, d, c, false)
 		}
 		if !contextFree[d.Name] {
@@ -594,9 +594,6 @@ func slotAt(p *Pass, d *parser.Directive, slot string) {
 		}
 	}
 }
-
-// httpPass are the *_pass directives only http has.
-var httpPass = map[string]bool{"fastcgi_pass": true, "uwsgi_pass": true, "scgi_pass": true, "grpc_pass": true, "memcached_pass": true}
 
 // contextFree are the names whose value checks in valuesAt judge alike in
 // every context nginx allows them: they run in a fragment read alone too,

@@ -25,8 +25,7 @@ func mainRoots(t *loader.Tree) []*parser.File {
 // proxies reports whether the tree passes requests to backends.
 func (p *Pass) proxies() bool {
 	found := false
-	p.each(func(d *parser.Directive, c *parser.Context) { found = true },
-		"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass")
+	p.each(func(d *parser.Directive, c *parser.Context) { found = true }, knowledge.PassHandlers()...)
 	return found
 }
 

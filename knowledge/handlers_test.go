@@ -1,0 +1,31 @@
+package knowledge
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestHandlers(t *testing.T) {
+	for _, n := range slices.Concat(passHandlers, fileHandlers, otherHandlers) {
+		if !IsContentHandler(n) {
+			t.Errorf("%s is no content handler", n)
+		}
+		// hls and api are nginx Plus's, which the table does not read
+		if n != "hls" && n != "api" && !Has(n) {
+			t.Errorf("the directive table does not know the handler %s", n)
+		}
+	}
+	for _, n := range []string{"proxy_pass", "grpc_pass", "memcached_pass"} {
+		if !IsPassHandler(n) || !Handlers[n] {
+			t.Errorf("%s passes to a backend", n)
+		}
+	}
+	for _, n := range []string{"mp4", "flv", "root", "try_files", "proxy_set_header"} {
+		if Handlers[n] || IsPassHandler(n) {
+			t.Errorf("%s: Handlers %v, IsPassHandler %v; it serves files or is no handler", n, Handlers[n], IsPassHandler(n))
+		}
+	}
+	if !Handlers["return"] || IsContentHandler("return") {
+		t.Error("return makes the response in the rewrite phase; it sets no content handler")
+	}
+}
