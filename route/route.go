@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -472,37 +473,25 @@ func (c *Config) levelsOf(s *Server, loc *Loc, ifDir *parser.Directive) []level 
 	return out
 }
 
-// notInherited are directives an inner level does not take from an outer
-// one: the rewrite module's statements, content handlers, try_files and
-// internal (ngx_http_core_merge_loc_conf merges neither).
-var notInherited = map[string]bool{
-	"rewrite": true, "return": true, "set": true, "break": true, "if": true,
-	"try_files": true, "internal": true, "listen": true, "server_name": true,
-	"proxy_pass": true, "fastcgi_pass": true, "uwsgi_pass": true, "scgi_pass": true,
-	"memcached_pass": true, "grpc_pass": true, "stub_status": true, "empty_gif": true,
-	"include": true, "location": true, "limit_except": true,
-}
-
-// effective returns the occurrences of name in effect across levels.
+// effective returns the occurrences of name in effect across levels
+// (parser.InEffect), and those of outer levels they replace.
 func effective(levels []level, name string) Setting {
-	var s Setting
-	for i, lv := range levels {
+	at := func(i int) []*parser.Directive {
 		var here []*parser.Directive
-		for _, d := range lv.dirs {
+		for _, d := range levels[i].dirs {
 			if d.Name == name && d.Block == nil {
 				here = append(here, d)
 			}
 		}
-		if len(here) == 0 {
-			continue
-		}
-		if notInherited[name] && i != len(levels)-1 {
-			continue
-		}
-		if s.Name != "" {
-			s.Replaces = append(s.Replaces, s.Dirs...)
-		}
-		s = Setting{Name: name, Dirs: here, Level: lv.label, Replaces: s.Replaces}
+		return here
+	}
+	dirs, i := parser.InEffect(len(levels), name, at)
+	if i < 0 {
+		return Setting{}
+	}
+	s := Setting{Name: name, Dirs: dirs, Level: levels[i].label}
+	for j := 0; j < i && knowledge.Inherited(name); j++ {
+		s.Replaces = append(s.Replaces, at(j)...)
 	}
 	return s
 }
@@ -522,7 +511,7 @@ func settings(levels []level) []Setting {
 	seen := map[string]bool{}
 	for i, lv := range levels {
 		for _, d := range lv.dirs {
-			if d.Block != nil || seen[d.Name] || d.Name == "include" || (notInherited[d.Name] && i != len(levels)-1) {
+			if d.Block != nil || seen[d.Name] || d.Name == "include" || (!knowledge.Inherited(d.Name) && i != len(levels)-1) {
 				continue
 			}
 			seen[d.Name] = true

@@ -243,3 +243,32 @@ http {
 }`)
 	answers(t, cfg, map[string]string{"http://h/e": "echo at", "http://h/api": "api at"})
 }
+
+// A content handler belongs to its own location: nginx's merge copies no
+// clcf->handler into a nested one (knowledge.Inherited), so a location
+// inside one with js_content or mp4 does not have it in effect, which
+// route's settings listed.
+func TestContentHandlersAreNotInherited(t *testing.T) {
+	cfg := build(t, `events {}
+http {
+    server {
+        listen 80;
+        root /srv;
+        location /a/ {
+            js_content app.main;
+            mp4;
+            gzip on;
+            location /a/b/ { }
+        }
+    }
+}`)
+	r, _ := ParseRequest("http://h/a/b/x")
+	res := cfg.Route(r, Options{})
+	var names []string
+	for _, s := range res.Settings {
+		names = append(names, s.Name)
+	}
+	if got := strings.Join(names, " "); got != "root gzip" {
+		t.Errorf("settings in effect at /a/b/x: %s, want root gzip", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -12,16 +13,7 @@ import (
 
 // arrayFamilies are the directives an inner block replaces as a whole, and
 // the handler that makes them matter ("" when they always do).
-var arrayFamilies = []struct{ name, handler string }{
-	{"add_header", ""},
-	{"add_trailer", ""},
-	{"proxy_set_header", protoHTTP},
-	{"proxy_hide_header", protoHTTP},
-	{"grpc_set_header", protoGRPC},
-	{"fastcgi_param", protoFastCGI},
-	{"uwsgi_param", protoUWSGI},
-	{"scgi_param", protoSCGI},
-}
+var arrayFamilies = knowledge.Arrays()
 
 // securityHeaders are named first when dropped.
 var securityHeaders = map[string]bool{
@@ -76,8 +68,8 @@ func checkHeaderInheritance(p *Pass) {
 	// between blocks (cleared) instead of made for each
 	have, seen := map[string]bool{}, map[string]bool{}
 	for i, f := range arrayFamilies {
-		names[i] = f.name
-		handler[f.name] = f.handler
+		names[i] = f.Name
+		handler[f.Name] = f.Handler
 	}
 	p.each(func(d *parser.Directive, c *parser.Context) {
 		n := len(c.Blocks)

@@ -109,15 +109,21 @@ func (s Setting) Last() *parser.Directive {
 // Effective returns the setting of name that applies inside the innermost
 // block of blocks (which may be empty: the top of the root file).
 func (p *Pass) Effective(blocks []*parser.Directive, root *parser.File, name string) Setting {
-	for i := len(blocks) - 1; i >= 0; i-- {
-		if ds := p.index.find(blocks[i].Block, name); len(ds) > 0 {
-			return Setting{Dirs: ds, Level: blocks[i], Complete: true}
-		}
-	}
+	// the levels: the top of the root file (when there is one), then blocks
+	top := 0
 	if root != nil {
-		if ds := p.index.find(root.Directives, name); len(ds) > 0 {
-			return Setting{Dirs: ds, Complete: true}
+		top = 1
+	}
+	ds, i := parser.InEffect(top+len(blocks), name, func(i int) []*parser.Directive {
+		if i < top {
+			return p.index.find(root.Directives, name)
 		}
+		return p.index.find(blocks[i-top].Block, name)
+	})
+	if i >= top {
+		return Setting{Dirs: ds, Level: blocks[i-top], Complete: true}
+	} else if i >= 0 {
+		return Setting{Dirs: ds, Complete: true}
 	}
 	complete := root == nil || root.ContextSource == "root"
 	// an include nginxtune did not read (outside the tree, missing from a
