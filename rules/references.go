@@ -219,7 +219,7 @@ func unknownVariables(p *Pass) {
 			}
 			for _, r := range knowledge.VarRefs(a.Value) {
 				n := r.Name
-				if n == "" || n[0] >= '0' && n[0] <= '9' || defined[n] || knowledge.VariableKnown(n, inStream(c)) {
+				if r.Kind == knowledge.Capture || defined[n] || knowledge.VariableKnown(n, inStream(c)) {
 					continue
 				}
 				p.ReportArgf(d, i, "$%s is not a variable nginx or a module knows, and nothing in this tree sets it: nginx -t fails with 'unknown \"%s\" variable'", clip(n), clip(n))
