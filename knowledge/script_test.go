@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/knowledge"
 )
 

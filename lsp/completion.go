@@ -65,7 +65,7 @@ func directiveItems(partial, key string, v knowledge.Version) []protocol.Complet
 func argumentItems(t *loader.Tree, name, partial string) []protocol.CompletionItem {
 	var items []protocol.CompletionItem
 	switch {
-	case isPass(name):
+	case knowledge.IsPassHandler(name):
 		prefix := ""
 		if i := strings.Index(partial, "://"); i >= 0 {
 			prefix = partial[:i+3]
@@ -177,11 +177,8 @@ func variableItems(t *loader.Tree, stream bool) []protocol.CompletionItem {
 	seen := map[string]bool{}
 	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
 		var v string
-		switch d.Name {
-		case "set", "perl_set", "js_set":
-			v = d.Arg(0)
-		case "map", "geo", "split_clients":
-			v = d.Arg(len(d.Args) - 1)
+		if i, ok := knowledge.DefinesVariable(d.Name, len(d.Args)); ok {
+			v = d.Arg(i)
 		}
 		if strings.HasPrefix(v, "$") && !seen[v] {
 			seen[v] = true

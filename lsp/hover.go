@@ -128,7 +128,7 @@ func variableDoc(a *analysis, name string) string {
 		}
 		return b.String()
 	}
-	if _, err := fmt.Sscanf(name, "%d", new(int)); err == nil {
+	if refs := knowledge.VarRefs("$" + name); len(refs) == 1 && refs[0].Kind == knowledge.Capture && refs[0].End == len(name)+1 {
 		b.WriteString(": a capture of the last regular expression that matched")
 		return b.String()
 	}

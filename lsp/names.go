@@ -1,34 +1,25 @@
 package lsp
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
-// definitions lists where a variable is set in the tree: set, map, geo,
-// split_clients, perl_set, js_set, and named captures of regexes.
+// definitions lists where a variable is set in the tree: the directives
+// that define one (knowledge.DefinesVariable), and named captures of regexes.
 func definitions(t *loader.Tree, name string) []*parser.Directive {
 	var out []*parser.Directive
 	want := "$" + strings.ToLower(name)
 	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
-		switch d.Name {
-		case "set", "perl_set", "js_set", "set_real_ip_from":
-			if strings.EqualFold(d.Arg(0), want) {
-				out = append(out, d)
-			}
-		case "map", "split_clients":
-			if strings.EqualFold(d.Arg(len(d.Args)-1), want) {
-				out = append(out, d)
-			}
-		case "geo":
-			if strings.EqualFold(d.Arg(len(d.Args)-1), want) {
-				out = append(out, d)
-			}
+		if i, ok := knowledge.DefinesVariable(d.Name, len(d.Args)); ok && strings.EqualFold(d.Arg(i), want) {
+			out = append(out, d)
 		}
 		for _, a := range d.Args {
-			if strings.Contains(a.Raw, "(?<"+name+">") || strings.Contains(a.Raw, "(?P<"+name+">") || strings.Contains(a.Raw, "(?'"+name+"'") {
+			if slices.Contains(knowledge.NamedCaptures(a.Raw), name) {
 				out = append(out, d)
 				break
 			}
@@ -60,20 +51,10 @@ func namedLocations(t *loader.Tree) []*parser.Directive {
 	return out
 }
 
-// isPass reports whether a directive passes requests to an address or an
-// upstream.
-func isPass(directive string) bool {
-	switch directive {
-	case "proxy_pass", "grpc_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "memcached_pass":
-		return true
-	}
-	return false
-}
-
 // upstreamName is the upstream a proxy_pass-like argument names, "" when
 // none.
 func upstreamName(directive, arg string) string {
-	if !isPass(directive) {
+	if !knowledge.IsPassHandler(directive) {
 		return ""
 	}
 	rest := arg

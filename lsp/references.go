@@ -1,8 +1,7 @@
 package lsp
 
 import (
-	"strings"
-
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/lsp/protocol"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -60,23 +59,10 @@ func referenceTest(sp spot, declaration bool) func(d *parser.Directive, arg pars
 
 // refersTo reports whether an argument names $name (or ${name}).
 func refersTo(raw, name string) bool {
-	for _, form := range []string{"$" + name, "${" + name + "}"} {
-		i := strings.Index(raw, form)
-		for i >= 0 {
-			end := i + len(form)
-			if form[1] == '{' || end == len(raw) || !isNameByte(raw[end]) {
-				return true
-			}
-			j := strings.Index(raw[end:], form)
-			if j < 0 {
-				break
-			}
-			i = end + j
+	for _, r := range knowledge.VarRefs(raw) {
+		if r.Name == name {
+			return true
 		}
 	}
 	return false
-}
-
-func isNameByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

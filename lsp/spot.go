@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/lsp/protocol"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -62,23 +63,10 @@ func innermost(dirs []*parser.Directive, off int) *parser.Directive {
 // offset in it is on or just after: the name and the byte range of the
 // whole reference (the later of two that touch), "" when none.
 func varAt(raw string, off int) (name string, start, end int) {
-	for j := 0; j < len(raw); j++ {
-		if raw[j] != '$' {
-			continue
+	for _, r := range knowledge.VarRefs(raw) {
+		if off >= r.Start && off <= r.End-boolInt(r.Kind == knowledge.Braced) {
+			name, start, end = r.Name, r.Start, r.End
 		}
-		k := j + 1
-		brace := k < len(raw) && raw[k] == '{'
-		if brace {
-			k++
-		}
-		n := k
-		for n < len(raw) && isNameByte(raw[n]) {
-			n++
-		}
-		if off >= j && off <= n && n > k {
-			name, start, end = raw[k:n], j, n+boolInt(brace)
-		}
-		j = n - 1
 	}
 	return name, start, end
 }

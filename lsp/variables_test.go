@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestEditorReadsVariablesAsNginx(t *testing.T) {
 	src := "events {}\nhttp {\n    server {\n        listen 80;\n        set_real_ip_from $x;\n        auth_request_set $x $upstream_http_x;\n" +
 		"        location ~ ^/(a)$ { return 200 \"$10 $1abc $0\"; }\n    }\n}\n"
-	tree, err := parser.LoadFS(fstest.MapFS{"nginx.conf": {Data: []byte(src)}}, "nginx.conf", parser.Options{})
+	tree, err := loader.LoadFS(fstest.MapFS{"nginx.conf": {Data: []byte(src)}}, "nginx.conf", loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

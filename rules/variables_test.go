@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/internal/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 )
 
 // undefined-reference reads a value's variables as nginx does
