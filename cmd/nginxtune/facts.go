@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,18 +12,6 @@ import (
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/report"
 )
-
-// readHost reads the facts of the machine at root: this one ("/"), whose
-// nginx answers nginx -V, or a filesystem such as a container's, whose
-// nginx binary is read, never run.
-func readHost(root string) *host.Facts {
-	r := &host.Reader{Root: root, Nginx: host.RunNginxV}
-	if abs, err := filepath.Abs(root); err != nil || abs != "/" {
-		r.Nginx = func() (string, error) { return host.NginxVFromBinary(root) }
-		r.NginxSource = "the nginx binary under " + root + " (read, not run)"
-	}
-	return r.Read()
-}
 
 // sayProblems tells once which facts could not be read.
 func sayProblems(w io.Writer, p []string) {
@@ -49,7 +36,7 @@ Save the output and give it to "nginxtune lint --facts FILE" or "nginxtune gen
 --facts FILE" to check or size a configuration for that host from elsewhere (CI).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			f := readHost(root)
+			f := host.ReadRoot(root)
 			sayProblems(c.ErrOrStderr(), f.Problems())
 			switch format {
 			case "yaml":

@@ -228,22 +228,9 @@ func TestGenVerifiesContainerNames(t *testing.T) {
 	}
 }
 
-// The workers' account: --user, else the one this machine's packages use
-// (www-data on Debian; nginx on RHEL, Alpine and the Docker image); a value
-// that is not an account name is refused.
+// The workers' account: --user (else the one this machine's packages use,
+// TestDefaultUser); a value that is not an account name is refused.
 func TestGenUser(t *testing.T) {
-	dir := t.TempDir()
-	for passwd, want := range map[string]string{
-		"root:x:0:0::/root:/bin/sh\nwww-data:x:33:33::/var/www:/usr/sbin/nologin\n":    "www-data",
-		"root:x:0:0::/root:/bin/sh\nnginx:x:101:101::/var/cache/nginx:/sbin/nologin\n": "nginx",
-		"root:x:0:0::/root:/bin/sh\n": "www-data",
-	} {
-		p := filepath.Join(dir, "passwd")
-		os.WriteFile(p, []byte(passwd), 0o644)
-		if got := defaultUser(p); got != want {
-			t.Errorf("defaultUser: %q, want %q", got, want)
-		}
-	}
 	out, errOut, code := runCLI(t, "", "gen", "--profile", "static", "--user", "nginx", "--verify=false", "--cpus", "2", "--memory", "2GiB")
 	if code != 0 || !strings.Contains(out, "\nuser nginx;\n") {
 		t.Errorf("--user nginx: exit %d %s\n%s", code, errOut, out)

@@ -1,4 +1,4 @@
-package main
+package generate
 
 // What gen checks before it writes: nginxtune's own reading of the tree
 // with the new files in it (always; nothing it reads runs), and nginx -t
@@ -36,7 +36,7 @@ import (
 // theirs are the tree's files as --tune-main changes them (paths relative
 // to dir): the tree's, not gen's, so nginx -t reads them only with the
 // rest of a trusted tree.
-func verifyOutput(w io.Writer, files, theirs []templates.File, v rules.Version, dir string, trusted bool, lay *templates.Layout, into bool) error {
+func verifyOutput(w io.Writer, files, theirs []templates.File, v knowledge.Version, dir string, trusted bool, lay *templates.Layout, into bool) error {
 	var conf []templates.File
 	for _, f := range files {
 		if !f.OS {
@@ -374,7 +374,7 @@ func putFile(root *os.Root, name, content, link string) error {
 // own parser (nothing outside the copy is read) and the rules whose errors
 // nginx -t reports too: two default servers for one port, one upstream
 // name twice, a duplicate map. It runs whether or not nginx is installed.
-func ownCheck(files []templates.File, v rules.Version, dir string, lay *templates.Layout) error {
+func ownCheck(files []templates.File, v knowledge.Version, dir string, lay *templates.Layout) error {
 	tmp, err := os.MkdirTemp("", "nginxtune-check-")
 	if err != nil {
 		return err
@@ -475,15 +475,15 @@ var brotliModuleRe = lazyre.New(`ngx_http_brotli_(filter|static)_module`)
 // host's nginx has the ngx_brotli filter module built in or loaded by the
 // layout's modules include (gen's complete prefix layout loads no dynamic
 // module), or, added to a tree, loaded by the tree.
-func brotliFor(f *genFlags, facts *host.Facts, lay *templates.Layout, ex *existingTree) (filter, static bool, why string, err error) {
-	switch f.brotli {
+func brotliFor(o *Options, facts *host.Facts, lay *templates.Layout, ex *existingTree) (filter, static bool, why string, err error) {
+	switch o.Brotli {
 	case "off":
 		return false, false, "", nil
 	case "on":
 		return true, true, "--brotli on", nil
-	case "auto":
+	case "auto", "":
 	default:
-		return false, false, "", fmt.Errorf("--brotli %q: want auto, on or off", f.brotli)
+		return false, false, "", fmt.Errorf("--brotli %q: want auto, on or off", o.Brotli)
 	}
 	for _, a := range facts.NginxConfigure.Value {
 		if strings.Contains(a, "brotli") {
@@ -507,7 +507,7 @@ func brotliFor(f *genFlags, facts *host.Facts, lay *templates.Layout, ex *existi
 	}
 	// the installed nginx runs what gen writes unless the facts are of
 	// another host (as for the version)
-	if lay.Modules == "" || f.factsFile != "" {
+	if lay.Modules == "" || o.FactsFile != "" {
 		return false, false, "", nil
 	}
 	matches, _ := filepath.Glob(lay.Modules)
@@ -569,4 +569,55 @@ func standInUser(conf, passwd string) string {
 		return ""
 	}
 	return name
+}
+
+// certPaths lists the certificate and key files the generated files name.
+func certPaths(files []templates.File) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		for _, l := range strings.Split(f.Content, "\n") {
+			t := strings.Fields(strings.TrimSuffix(strings.TrimSpace(l), ";"))
+			if len(t) == 2 && (t[0] == "ssl_certificate" || t[0] == "ssl_certificate_key") && !seen[t[1]] {
+				seen[t[1]] = true
+				out = append(out, t[1])
+			}
+		}
+	}
+	return out
+}
+
+// replaceDirective points every "NAME value;" line at path.
+func replaceDirective(content, name, path string) string {
+	lines := strings.Split(content, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, name) {
+			lines[i] = l[:len(l)-len(strings.TrimLeft(l, " \t"))] + name + path + ";"
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// upstreamServerRe reads an upstream's "server HOST[:PORT] ...;" line.
+var upstreamServerRe = lazyre.New(`(?m)^(\s*server\s+)([A-Za-z][A-Za-z0-9.-]*)((?::[0-9]+)?(?:\s[^;]*)?;)`)
+
+// standInUpstreams replaces, for nginx -t, the upstream servers named by a
+// host name with 127.0.0.1: nginx -t resolves every name, and one that
+// exists only where the configuration runs (a container network's
+// "app:3000") fails it with "host not found" although the configuration is
+// fine. No name is looked up here, by nginx -t or by gen. It returns the
+// names replaced.
+func standInUpstreams(content string) (string, []string) {
+	var names []string
+	out := upstreamServerRe().ReplaceAllStringFunc(content, func(m string) string {
+		sub := upstreamServerRe().FindStringSubmatch(m)
+		name := sub[2]
+		if name == "localhost" || strings.HasPrefix(name, "unix") || net.ParseIP(name) != nil {
+			return m
+		}
+		names = append(names, name)
+		return sub[1] + "127.0.0.1" + sub[3]
+	})
+	return out, names
 }

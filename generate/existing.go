@@ -1,4 +1,4 @@
-package main
+package generate
 
 // gen --into: adding a site to a configuration that exists (a
 // distribution's /etc/nginx, or a checkout of one), without replacing what
@@ -12,10 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nginxtune/nginxtune/finding"
-	"github.com/nginxtune/nginxtune/internal/untrusted"
-	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/templates"
 )
@@ -23,7 +21,7 @@ import (
 // existingTree is what gen reads of the tree it adds a site to.
 type existingTree struct {
 	dir    string
-	tree   *loader.Tree
+	tree   *parser.Tree
 	layout *templates.Layout
 	// why says how the layout was found
 	why   string
@@ -37,19 +35,20 @@ type existingTree struct {
 }
 
 // loadExisting reads the tree in dir with nginxtune's own parser: nothing
-// outside dir is read unless dir is the live configuration directory.
-func loadExisting(dir string, layoutName string) (*existingTree, error) {
+// outside dir is read unless dir is the live configuration directory
+// (live).
+func loadExisting(dir string, layoutName string, live bool) (*existingTree, error) {
 	conf := filepath.Join(dir, "nginx.conf")
 	if fi, err := os.Stat(conf); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("--into %s: no nginx.conf there (--into adds a site to an existing configuration; --out writes a complete one)", untrusted.Escape(dir))
+		return nil, fmt.Errorf("--into %s: no nginx.conf there (--into adds a site to an existing configuration; --out writes a complete one)", report.Escape(dir))
 	}
-	t, err := loader.Load(conf, loader.Options{Live: isLive(dir)})
+	t, err := parser.Load(conf, parser.Options{Live: live})
 	if err != nil {
 		return nil, fmt.Errorf("--into: %v", err)
 	}
 	for _, d := range t.Diagnostics {
-		if d.Severity == finding.Error {
-			return nil, fmt.Errorf("--into: %s:%d: %s: fix the configuration first (nginxtune lint %s)", untrusted.Escape(d.File), d.Line, untrusted.Escape(d.Message), untrusted.Escape(dir))
+		if d.Severity == parser.SevError {
+			return nil, fmt.Errorf("--into: %s:%d: %s: fix the configuration first (nginxtune lint %s)", report.Escape(d.File), d.Line, report.Escape(d.Message), report.Escape(dir))
 		}
 	}
 	// file names are related to the directory they are in: the loader
@@ -114,7 +113,7 @@ func loadExisting(dir string, layoutName string) (*existingTree, error) {
 		case has("sites/"):
 			e.layout, e.why = templates.Layouts["prefix"], "nginx.conf includes sites/ (gen's own layout)"
 		default:
-			return nil, fmt.Errorf("--into: %s includes none of sites-enabled/, conf.d/ or sites/ in its http block: gen cannot tell where a site is read from; give --layout", untrusted.Escape(conf))
+			return nil, fmt.Errorf("--into: %s includes none of sites-enabled/, conf.d/ or sites/ in its http block: gen cannot tell where a site is read from; give --layout", report.Escape(conf))
 		}
 	}
 	// the directories the layout reads sites from must be included
@@ -127,7 +126,7 @@ func loadExisting(dir string, layoutName string) (*existingTree, error) {
 		found = found || strings.Contains(inc, want+"/")
 	}
 	if !found {
-		return nil, fmt.Errorf("--into: %s does not include %s/ in its http block, where the %s layout puts sites: a site written there would not load", untrusted.Escape(conf), want, e.layout.Name)
+		return nil, fmt.Errorf("--into: %s does not include %s/ in its http block, where the %s layout puts sites: a site written there would not load", report.Escape(conf), want, e.layout.Name)
 	}
 	return e, nil
 }
@@ -199,7 +198,7 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 	// inconsistent, and adding it would set it twice
 	if (e.conns == nil || e.workers == nil) && len(e.unreadMain) > 0 {
 		d := e.unreadMain[0]
-		return nil, nil, fmt.Errorf("%s:%d: include %s is not read (outside the tree) and may set worker_processes or worker_connections: set them there", untrusted.Escape(relTo(e.dir, d.File.Path)), d.Line, untrusted.Escape(d.Arg(0)))
+		return nil, nil, fmt.Errorf("%s:%d: include %s is not read (outside the tree) and may set worker_processes or worker_connections: set them there", report.Escape(relTo(e.dir, d.File.Path)), d.Line, report.Escape(d.Arg(0)))
 	}
 	set := func(d *parser.Directive, name, value, why string) {
 		if d == nil {
@@ -210,7 +209,7 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 		}
 		a := d.Args[0]
 		edits[d.File] = append(edits[d.File], rules.Edit{Start: int(a.Offset), End: int(a.Offset) + len(a.Raw), New: value})
-		said = append(said, fmt.Sprintf("%s:%d: %s %s -> %s (%s)", untrusted.Escape(relTo(e.dir, d.File.Path)), d.Line, name, untrusted.Escape(d.Arg(0)), value, why))
+		said = append(said, fmt.Sprintf("%s:%d: %s %s -> %s (%s)", report.Escape(relTo(e.dir, d.File.Path)), d.Line, name, report.Escape(d.Arg(0)), value, why))
 	}
 	set(e.workers, "worker_processes", pl.Workers, pl.WorkersWhy)
 	set(e.conns, "worker_connections", strconv.Itoa(pl.WorkerConnections), pl.ConnectionsWhy)
@@ -218,10 +217,63 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 		set(e.rlimit, "worker_rlimit_nofile", strconv.Itoa(pl.RlimitNofile), pl.RlimitWhy)
 	} else if d := e.workers; d != nil {
 		edits[d.File] = append(edits[d.File], rules.Edit{Start: int(d.End), End: int(d.End), New: "\nworker_rlimit_nofile " + strconv.Itoa(pl.RlimitNofile) + ";"})
-		said = append(said, fmt.Sprintf("%s:%d: worker_rlimit_nofile %d added (%s)", untrusted.Escape(relTo(e.dir, d.File.Path)), d.Line+1, pl.RlimitNofile, pl.RlimitWhy))
+		said = append(said, fmt.Sprintf("%s:%d: worker_rlimit_nofile %d added (%s)", report.Escape(relTo(e.dir, d.File.Path)), d.Line+1, pl.RlimitNofile, pl.RlimitWhy))
 	}
 	for _, fe := range edits {
 		sort.Slice(fe, func(i, j int) bool { return fe[i].Start < fe[j].Start })
 	}
 	return edits, said, nil
+}
+
+// treeEdit is --tune-main's change to one file of the tree: the file that
+// holds the numbers it sets (nginx.conf, or a file it includes), as it was
+// read (its real path, device and inode: only that file is written), at
+// rel in the tree.
+type treeEdit struct {
+	file *parser.File
+	rel  string
+	data []byte
+}
+
+// tuneMain is the tree's files with the main numbers the plan sets, when
+// TuneMain asks for it (said either way); none when nothing changes. A
+// number set in a file outside the tree (a live configuration may include
+// one) is refused, saying where it is.
+func (g *generation) tuneMain(plan templates.Plan) ([]treeEdit, error) {
+	ex, o := g.ex, g.o
+	var out []treeEdit
+	if ex != nil {
+		edits, said, err := ex.mainEdits(plan)
+		switch {
+		case err != nil && o.TuneMain:
+			return nil, fmt.Errorf("--tune-main: %v; nothing written", err)
+		case err != nil:
+			fmt.Fprintf(g.notes, "nginxtune: nginx.conf left as it is; --tune-main would refuse: %v\n", err)
+		case len(edits) == 0:
+		case o.TuneMain:
+			for file, fe := range edits {
+				rel, err := filepath.Rel(ex.dir, file.Path)
+				if err != nil || !filepath.IsLocal(rel) {
+					return nil, fmt.Errorf("--tune-main: %s sets the worker numbers and is outside %s: change them there; nothing written", report.Escape(file.Path), report.Escape(o.Into))
+				}
+				b, err := rules.ApplyEdits(file.Src, fe)
+				if err != nil {
+					return nil, fmt.Errorf("--tune-main: %s: %v", report.Escape(rel), err)
+				}
+				out = append(out, treeEdit{file, rel, b})
+			}
+			sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+			for _, l := range said {
+				fmt.Fprintf(g.notes, "nginxtune: --tune-main: %s\n", report.Escape(l))
+			}
+		default:
+			for _, l := range said {
+				fmt.Fprintf(g.notes, "nginxtune: nginx.conf left as it is; --tune-main would set %s\n", report.Escape(l))
+			}
+		}
+		if ex.facts.Default80 != "" && len(o.ServerNames) > 0 {
+			fmt.Fprintf(g.notes, "nginxtune: %s is the default server for port 80 and answers names no site serves; no catch-all added (disable it to have unknown names closed)\n", report.Escape(ex.facts.Default80))
+		}
+	}
+	return out, nil
 }
