@@ -69,16 +69,41 @@ func loadExisting(dir string, layoutName string, live bool) (*existingTree, erro
 		e.layout, e.why = l, "--layout "+layoutName
 	}
 	// what the http block includes says where sites go
-	var httpIncludes []string
-	hasDefaultD, rhelModules := false, false
+	in := e.read()
+	if e.layout == nil {
+		if e.layout, e.why = in.layout(); e.layout == nil {
+			return nil, fmt.Errorf("--into: %s includes none of sites-enabled/, conf.d/ or sites/ in its http block: gen cannot tell where a site is read from; give --layout", report.Escape(conf))
+		}
+	}
+	// the directories the layout reads sites from must be included
+	want := e.layout.SiteDir
+	if e.layout.EnabledDir != "" {
+		want = e.layout.EnabledDir
+	}
+	if !in.has(want + "/") {
+		return nil, fmt.Errorf("--into: %s does not include %s/ in its http block, where the %s layout puts sites: a site written there would not load", report.Escape(conf), want, e.layout.Name)
+	}
+	return e, nil
+}
+
+// includes is what a tree's includes say of its layout.
+type includes struct {
+	http                     []string // the http block's, in nginx.conf
+	hasDefaultD, rhelModules bool
+}
+
+// read reads the main numbers, the user and the includes of the tree.
+func (e *existingTree) read() includes {
+	var in includes
+	t := e.tree
 	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
 		switch {
 		case d.Name == "include" && c.In() == "http" && d.File == t.Roots[0]:
-			httpIncludes = append(httpIncludes, d.Arg(0))
+			in.http = append(in.http, d.Arg(0))
 		case d.Name == "include" && strings.Contains(d.Arg(0), "default.d/"):
-			hasDefaultD = true
+			in.hasDefaultD = true
 		case d.Name == "include" && strings.HasPrefix(d.Arg(0), "/usr/share/nginx/modules"):
-			rhelModules = true
+			in.rhelModules = true
 		case d.Name == "include" && (c.In() == "main" || c.In() == "events") && t.NotRead(d):
 			e.unreadMain = append(e.unreadMain, d)
 		case d.Name == "user" && c.In() == "main" && len(d.Args) > 0:
@@ -94,41 +119,32 @@ func loadExisting(dir string, layoutName string, live bool) (*existingTree, erro
 		}
 		return true
 	})
-	if e.layout == nil {
-		has := func(part string) bool {
-			for _, inc := range httpIncludes {
-				if strings.Contains(inc, part) {
-					return true
-				}
-			}
-			return false
-		}
-		switch {
-		case has("sites-enabled/"):
-			e.layout, e.why = templates.Layouts["debian"], "nginx.conf includes sites-enabled/"
-		case has("conf.d/") && (hasDefaultD || rhelModules):
-			e.layout, e.why = templates.Layouts["rhel"], "nginx.conf includes conf.d/ and default.d/ or /usr/share/nginx/modules"
-		case has("conf.d/"):
-			e.layout, e.why = templates.Layouts["docker"], "nginx.conf includes conf.d/ only, as the official image's does"
-		case has("sites/"):
-			e.layout, e.why = templates.Layouts["prefix"], "nginx.conf includes sites/ (gen's own layout)"
-		default:
-			return nil, fmt.Errorf("--into: %s includes none of sites-enabled/, conf.d/ or sites/ in its http block: gen cannot tell where a site is read from; give --layout", report.Escape(conf))
+	return in
+}
+
+// has reports whether the http block includes something under part.
+func (in includes) has(part string) bool {
+	for _, inc := range in.http {
+		if strings.Contains(inc, part) {
+			return true
 		}
 	}
-	// the directories the layout reads sites from must be included
-	want := e.layout.SiteDir
-	if e.layout.EnabledDir != "" {
-		want = e.layout.EnabledDir
+	return false
+}
+
+// layout is the layout the includes say, and why; nil when they say none.
+func (in includes) layout() (*templates.Layout, string) {
+	switch {
+	case in.has("sites-enabled/"):
+		return templates.Layouts["debian"], "nginx.conf includes sites-enabled/"
+	case in.has("conf.d/") && (in.hasDefaultD || in.rhelModules):
+		return templates.Layouts["rhel"], "nginx.conf includes conf.d/ and default.d/ or /usr/share/nginx/modules"
+	case in.has("conf.d/"):
+		return templates.Layouts["docker"], "nginx.conf includes conf.d/ only, as the official image's does"
+	case in.has("sites/"):
+		return templates.Layouts["prefix"], "nginx.conf includes sites/ (gen's own layout)"
 	}
-	found := false
-	for _, inc := range httpIncludes {
-		found = found || strings.Contains(inc, want+"/")
-	}
-	if !found {
-		return nil, fmt.Errorf("--into: %s does not include %s/ in its http block, where the %s layout puts sites: a site written there would not load", report.Escape(conf), want, e.layout.Name)
-	}
-	return e, nil
+	return nil, ""
 }
 
 // survey fills what the tree has that a new site must not repeat: a

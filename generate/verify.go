@@ -23,10 +23,9 @@ import (
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
-	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/knowledge"
-	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/templates"
 )
@@ -49,154 +48,203 @@ func verifyOutput(w io.Writer, files, theirs []templates.File, v knowledge.Versi
 	if pk := packageFiles(conf, dir, lay.ConfDir); dir != "" && len(pk) > 0 {
 		fmt.Fprintf(w, "nginxtune: the tree includes %s, which nginx's package installs and gen does not write: install the tree in %s, beside them\n", strings.Join(pk, ", "), lay.ConfDir)
 	}
-	bin := nginxcheck.Binary()
+	bin, installed := nginxFor(w, v)
 	if bin == "" {
-		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: no nginx installed here")
 		return nil
 	}
-	if os.Geteuid() != 0 {
-		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: that needs root (the configuration names a user and system log files)")
-		return nil
-	}
-	installed := nginxcheck.Version(bin)
-	if installed == "" {
-		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: cannot read the installed nginx's version")
-		return nil
-	}
-	iv, err := knowledge.ParseVersion(installed)
-	if err != nil || (iv.Less(knowledge.HTTP2Directive) != v.Less(knowledge.HTTP2Directive)) {
-		fmt.Fprintf(w, "nginxtune: not verified with nginx -t: the installed nginx %s reads different syntax than %s\n", installed, v)
-		return nil
-	}
-	whole := dir != "" && trusted
-	checked := conf
-	if whole {
-		checked = append(append([]templates.File(nil), conf...), theirs...)
+	n := &nginxT{bin: bin, dir: dir, lay: lay, into: into, whole: dir != "" && trusted, conf: conf, checked: conf, seenNames: map[string]bool{}}
+	if n.whole {
+		n.checked = append(append([]templates.File(nil), conf...), theirs...)
 	}
 	if dir != "" && !trusted && hasFiles(dir) {
-		fmt.Fprintf(w, "nginxtune: nginx -t checks gen's files only, not the rest of %s: it is not the live configuration, and nginx -t would read every file it names and create its logs as root (--nginx-test if you trust it); nginxtune's own reading of the whole tree found nothing nginx refuses\n", untrusted.Escape(dir))
-	}
-	var standIns []string
-	seenNames := map[string]bool{}
-	userStandIn := ""
-	check := func(enableTLS bool) (bool, string, error) {
-		tmp, err := os.MkdirTemp("", "nginxtune-verify-")
-		if err != nil {
-			return false, "", err
-		}
-		defer os.RemoveAll(tmp)
-		if err := nginxcheck.WriteSelfSigned(tmp); err != nil {
-			return false, "", err
-		}
-		cert, key := filepath.Join(tmp, "cert.pem"), filepath.Join(tmp, "key.pem")
-		if whole {
-			if err := copyTree(dir, tmp, true, lay.ConfDir); err != nil {
-				return false, "", err
-			}
-		}
-		root, err := os.OpenRoot(tmp)
-		if err != nil {
-			return false, "", err
-		}
-		defer root.Close()
-		hasMain := whole && into
-		for _, file := range checked {
-			name := file.Path
-			if file.Enable != "" {
-				if !enableTLS {
-					continue
-				}
-				if lay.EnabledDir == "" {
-					name = file.Enable // renamed into place
-				}
-			}
-			hasMain = hasMain || name == "nginx.conf"
-			content, named := standInUpstreams(file.Content)
-			for _, n := range named {
-				if !seenNames[n] {
-					seenNames[n] = true
-					standIns = append(standIns, n)
-				}
-			}
-			if err := putFile(root, name, content, file.Link); err != nil {
-				return false, "", err
-			}
-		}
-		if enableTLS && lay.EnabledDir != "" {
-			// the deploy hook's link for the staged HTTPS site
-			for _, file := range conf {
-				if file.Enable != "" {
-					if err := putFile(root, file.Enable, "", filepath.Join("..", file.Path)); err != nil {
-						return false, "", err
-					}
-				}
-			}
-		}
-		if !hasMain {
-			// a site added to a tree nginx -t may not read: the layout's
-			// nginx.conf stands in for the tree's, with a stand-in for the
-			// tree's $connection_upgrade map where the site relies on it
-			stub := "events {}\nhttp {\n    include " + lay.MimeTypes + ";\n"
-			if into && usesUpgradeMap(conf) {
-				stub += "    map $http_upgrade $connection_upgrade {\n        default upgrade;\n        '' \"\";\n    }\n"
-			}
-			for _, inc := range lay.HTTPIncludes {
-				stub += "    include " + inc + ";\n"
-			}
-			stub += "}\n"
-			if lay.Modules != "" {
-				stub = "include " + lay.Modules + ";\n" + stub
-			}
-			if err := os.WriteFile(filepath.Join(tmp, "nginx.conf"), []byte(stub), 0o644); err != nil {
-				return false, "", err
-			}
-		}
-		nginxcheck.StockFiles(tmp)
-		linkModules(bin, tmp)
-		if err := pointInto(tmp, lay, cert, key, whole); err != nil {
-			return false, "", err
-		}
-		if u := standInUser(filepath.Join(tmp, "nginx.conf"), "/etc/passwd"); u != "" && !seenNames["user "+u] {
-			seenNames["user "+u] = true
-			userStandIn = u
-		}
-		res := nginxcheck.Run(bin, tmp, filepath.Join(tmp, "nginx.conf"))
-		msg := strings.Join(strings.Fields(res.Message+" "+res.File), " ")
-		return res.OK, strings.ReplaceAll(msg, tmp+"/", ""), nil
+		fmt.Fprintf(w, "nginxtune: nginx -t checks gen's files only, not the rest of %s: it is not the live configuration, and nginx -t would read every file it names and create its logs as root (--nginx-test if you trust it); nginxtune's own reading of the whole tree found nothing nginx refuses\n", report.Escape(dir))
 	}
 	staged := false
 	for _, file := range conf {
 		staged = staged || file.Enable != ""
 	}
-	certs := certPaths(conf)
 	if staged {
-		ok, msg, err := check(false)
+		ok, msg, err := n.check(false)
 		if err != nil {
-			fmt.Fprintf(w, "nginxtune: not verified: %s\n", untrusted.Escape(err.Error()))
+			fmt.Fprintf(w, "nginxtune: not verified: %s\n", report.Escape(err.Error()))
 			return nil
 		}
 		if !ok {
 			return fmt.Errorf("nginx -t rejects the generated configuration before the certificate exists: %s", msg)
 		}
 	}
-	ok, msg, err := check(true)
+	ok, msg, err := n.check(true)
 	if err != nil {
-		fmt.Fprintf(w, "nginxtune: not verified: %s\n", untrusted.Escape(err.Error()))
+		fmt.Fprintf(w, "nginxtune: not verified: %s\n", report.Escape(err.Error()))
 		return nil
 	}
 	if !ok {
 		return fmt.Errorf("nginx -t rejects the generated configuration: %s", msg)
 	}
-	if len(standIns) > 0 {
-		fmt.Fprintf(w, "nginxtune: nginx -t checked the configuration with 127.0.0.1 standing in for the upstream names %s, which may resolve only where nginx runs (a container network); they were not looked up\n", strings.Join(standIns, ", "))
+	n.say(w, installed, staged)
+	return nil
+}
+
+// nginxFor is the installed nginx binary and its version when nginx -t can
+// check a configuration for v here (installed, run as root, of the same
+// syntax); "" when it cannot, said.
+func nginxFor(w io.Writer, v knowledge.Version) (bin, installed string) {
+	bin = nginxcheck.Binary()
+	if bin == "" {
+		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: no nginx installed here")
+		return "", ""
 	}
-	if userStandIn != "" {
-		fmt.Fprintf(w, "nginxtune: nginx -t checked the configuration as root: the account %s does not exist on this machine (it does where nginx runs: create it there, or give --user)\n", untrusted.Escape(userStandIn))
+	if os.Geteuid() != 0 {
+		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: that needs root (the configuration names a user and system log files)")
+		return "", ""
+	}
+	installed = nginxcheck.Version(bin)
+	if installed == "" {
+		fmt.Fprintln(w, "nginxtune: not verified with nginx -t: cannot read the installed nginx's version")
+		return "", ""
+	}
+	iv, err := knowledge.ParseVersion(installed)
+	if err != nil || (iv.Less(knowledge.HTTP2Directive) != v.Less(knowledge.HTTP2Directive)) {
+		fmt.Fprintf(w, "nginxtune: not verified with nginx -t: the installed nginx %s reads different syntax than %s\n", installed, v)
+		return "", ""
+	}
+	return bin, installed
+}
+
+// nginxT checks gen's files with nginx -t, in a temporary prefix: with the
+// whole tree in dir when that is trusted (whole), else alone.
+type nginxT struct {
+	bin   string
+	dir   string
+	lay   *templates.Layout
+	into  bool // dir's nginx.conf is the tree's own
+	whole bool
+	// conf are gen's configuration files; checked those nginx -t reads
+	// (with the tree's own that --tune-main changes, when whole)
+	conf, checked []templates.File
+	// the upstream names and the account that stood in for what this
+	// machine lacks, said after the check
+	standIns    []string
+	seenNames   map[string]bool
+	userStandIn string
+}
+
+// check runs nginx -t once: with the HTTPS site of a staged pair enabled
+// (enableTLS) or as written. err says the check could not be made.
+func (n *nginxT) check(enableTLS bool) (bool, string, error) {
+	tmp, err := os.MkdirTemp("", "nginxtune-verify-")
+	if err != nil {
+		return false, "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := nginxcheck.WriteSelfSigned(tmp); err != nil {
+		return false, "", err
+	}
+	cert, key := filepath.Join(tmp, "cert.pem"), filepath.Join(tmp, "key.pem")
+	if n.whole {
+		if err := copyTree(n.dir, tmp, true, n.lay.ConfDir); err != nil {
+			return false, "", err
+		}
+	}
+	hasMain, err := n.put(tmp, enableTLS)
+	if err != nil {
+		return false, "", err
+	}
+	if !hasMain {
+		if err := n.mainStub(tmp); err != nil {
+			return false, "", err
+		}
+	}
+	nginxcheck.StockFiles(tmp)
+	linkModules(n.bin, tmp)
+	if err := pointInto(tmp, n.lay, cert, key, n.whole); err != nil {
+		return false, "", err
+	}
+	if u := standInUser(filepath.Join(tmp, "nginx.conf"), "/etc/passwd"); u != "" && !n.seenNames["user "+u] {
+		n.seenNames["user "+u] = true
+		n.userStandIn = u
+	}
+	res := nginxcheck.Run(n.bin, tmp, filepath.Join(tmp, "nginx.conf"))
+	msg := strings.Join(strings.Fields(res.Message+" "+res.File), " ")
+	return res.OK, strings.ReplaceAll(msg, tmp+"/", ""), nil
+}
+
+// put puts the checked files into the copy in tmp, with stand-ins for
+// upstream names; hasMain says the copy has its nginx.conf.
+func (n *nginxT) put(tmp string, enableTLS bool) (hasMain bool, err error) {
+	root, err := os.OpenRoot(tmp)
+	if err != nil {
+		return false, err
+	}
+	defer root.Close()
+	hasMain = n.whole && n.into
+	for _, file := range n.checked {
+		name := file.Path
+		if file.Enable != "" {
+			if !enableTLS {
+				continue
+			}
+			if n.lay.EnabledDir == "" {
+				name = file.Enable // renamed into place
+			}
+		}
+		hasMain = hasMain || name == "nginx.conf"
+		content, named := standInUpstreams(file.Content)
+		for _, nm := range named {
+			if !n.seenNames[nm] {
+				n.seenNames[nm] = true
+				n.standIns = append(n.standIns, nm)
+			}
+		}
+		if err := putFile(root, name, content, file.Link); err != nil {
+			return false, err
+		}
+	}
+	if enableTLS && n.lay.EnabledDir != "" {
+		// the deploy hook's link for the staged HTTPS site
+		for _, file := range n.conf {
+			if file.Enable != "" {
+				if err := putFile(root, file.Enable, "", filepath.Join("..", file.Path)); err != nil {
+					return false, err
+				}
+			}
+		}
+	}
+	return hasMain, nil
+}
+
+// mainStub writes the layout's nginx.conf into tmp for a site added to a
+// tree nginx -t may not read: it stands in for the tree's, with a stand-in
+// for the tree's $connection_upgrade map where the site relies on it.
+func (n *nginxT) mainStub(tmp string) error {
+	lay := n.lay
+	stub := "events {}\nhttp {\n    include " + lay.MimeTypes + ";\n"
+	if n.into && usesUpgradeMap(n.conf) {
+		stub += "    map $http_upgrade $connection_upgrade {\n        default upgrade;\n        '' \"\";\n    }\n"
+	}
+	for _, inc := range lay.HTTPIncludes {
+		stub += "    include " + inc + ";\n"
+	}
+	stub += "}\n"
+	if lay.Modules != "" {
+		stub = "include " + lay.Modules + ";\n" + stub
+	}
+	return os.WriteFile(filepath.Join(tmp, "nginx.conf"), []byte(stub), 0o644)
+}
+
+// say tells what nginx -t checked, and what stood in for what.
+func (n *nginxT) say(w io.Writer, installed string, staged bool) {
+	if len(n.standIns) > 0 {
+		fmt.Fprintf(w, "nginxtune: nginx -t checked the configuration with 127.0.0.1 standing in for the upstream names %s, which may resolve only where nginx runs (a container network); they were not looked up\n", strings.Join(n.standIns, ", "))
+	}
+	if n.userStandIn != "" {
+		fmt.Fprintf(w, "nginxtune: nginx -t checked the configuration as root: the account %s does not exist on this machine (it does where nginx runs: create it there, or give --user)\n", report.Escape(n.userStandIn))
 	}
 	scope := ""
-	if whole {
-		scope = " with the whole of " + untrusted.Escape(dir)
+	if n.whole {
+		scope = " with the whole of " + report.Escape(n.dir)
 	}
+	certs := certPaths(n.conf)
 	switch {
 	case staged:
 		fmt.Fprintf(w, "nginxtune: verified with nginx -t (nginx %s)%s as written, before the certificate exists (HTTP only: the challenge and the redirect), "+
@@ -206,7 +254,6 @@ func verifyOutput(w io.Writer, files, theirs []templates.File, v knowledge.Versi
 	default:
 		fmt.Fprintf(w, "nginxtune: verified with nginx -t (nginx %s)%s\n", installed, scope)
 	}
-	return nil
 }
 
 // usesUpgradeMap reports whether gen's files use $connection_upgrade
@@ -402,7 +449,7 @@ func ownCheck(files []templates.File, v knowledge.Version, dir string, lay *temp
 	if err := pointInto(tmp, lay, "cert.pem", "key.pem", false); err != nil {
 		return err
 	}
-	t, err := loader.Load(main, loader.Options{})
+	t, err := parser.Load(main, parser.Options{})
 	if err != nil {
 		return fmt.Errorf("nginxtune's own reading of the tree: %v", err)
 	}
@@ -425,7 +472,7 @@ func ownCheck(files []templates.File, v knowledge.Version, dir string, lay *temp
 		if dir != "" {
 			where = filepath.Join(dir, where)
 		}
-		return fmt.Errorf("with the new files the tree does not load: %s:%d: %s [%s]", untrusted.Escape(where), d.Line, untrusted.Escape(d.Message), d.Rule)
+		return fmt.Errorf("with the new files the tree does not load: %s:%d: %s [%s]", report.Escape(where), d.Line, report.Escape(d.Message), d.Rule)
 	}
 	return nil
 }
@@ -466,7 +513,7 @@ func stapling(certFile, resolvConf string) ([]string, string) {
 	if len(resolvers) == 0 {
 		return nil, "no OCSP stapling: the certificate names a responder, but " + resolvConf + " gives no resolver for nginx to reach it"
 	}
-	return resolvers, "OCSP stapling: the certificate names a responder (" + untrusted.Escape(untrusted.Clip(servers[0])) + "); the resolvers are " + resolvConf + "'s"
+	return resolvers, "OCSP stapling: the certificate names a responder (" + report.Escape(parser.Clip(servers[0])) + "); the resolvers are " + resolvConf + "'s"
 }
 
 var brotliModuleRe = lazyre.New(`ngx_http_brotli_(filter|static)_module`)
