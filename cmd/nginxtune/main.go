@@ -99,7 +99,8 @@ var commands = []struct {
 // newRoot builds the command tree for args. When args start with a
 // subcommand's name only that subcommand is built: its flags are all that
 // run parses, and building the others' flag sets cost the pre-commit hook
-// about 3 % of its run. Help, completion and a mistyped name get them all.
+// about 3 % of its run. Help, completion, a mistyped name and man (which
+// documents every command) get them all.
 func newRoot(stdin io.Reader, stdout, stderr io.Writer, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "nginxtune",
@@ -130,7 +131,7 @@ Exit codes:
 		return &exitError{code: ExitError, err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
 	for _, c := range commands {
-		if len(args) > 0 && args[0] == c.name {
+		if len(args) > 0 && args[0] == c.name && c.name != "man" {
 			// the command named first is the one that runs: the others,
 			// the completion commands and root's --version (the build
 			// information read and formatted) are not built for it

@@ -15,15 +15,10 @@ import (
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 )
 
-// buildRoot is newRoot, set in init: the man command builds the whole
-// tree, and a direct reference would make commands refer to itself.
-var buildRoot func(stdin io.Reader, stdout, stderr io.Writer, args []string) *cobra.Command
-
-func init() { buildRoot = newRoot }
-
 // newManCmd writes the manual pages, one per command, from the commands'
 // own help: what --help says and what man says cannot drift apart. Hidden:
-// packaging runs it (make deb).
+// packaging runs it (make deb). It documents the tree it is part of, which
+// newRoot builds whole for it.
 func newManCmd() *cobra.Command {
 	var dir string
 	c := &cobra.Command{
@@ -38,7 +33,7 @@ func newManCmd() *cobra.Command {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return failf(ExitError, "%v", err)
 			}
-			root := buildRoot(nil, c.OutOrStdout(), c.ErrOrStderr(), nil)
+			root := c.Root()
 			date := time.Now().UTC()
 			if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
 				if n, err := strconv.ParseInt(s, 10, 64); err == nil {
