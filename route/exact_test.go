@@ -65,7 +65,7 @@ func mustAgree(t *testing.T, s *served, r Request) bool {
 		t.Errorf("%s: nginx %s; route is not certain: %s\n%s", desc, got, strings.Join(res.Unknown, "; "), trace(res))
 		return true
 	}
-	if want := expectation(res); !agree(got, want) {
+	if want := s.expectation(res); !agree(got, want) {
 		t.Errorf("%s: nginx %s, route %s (%s)\n%s", desc, got, want, res.Answer, trace(res))
 	}
 	return true

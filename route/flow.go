@@ -24,9 +24,9 @@ func (st *state) locations(res *Result) {
 		var loc *Loc
 		if st.named != nil {
 			loc, st.named = st.named, nil
-			res.step("location", loc.Dir, "location %s at %s: the named location", loc.Label(), at(loc.Dir))
+			res.step("location", loc.Dir, "location %s at %s: the named location", loc.Label(), st.at(loc.Dir))
 		} else {
-			lr := findLocation(st.server.Locs, st.uri)
+			lr := findLocation(st.server.Locs, st.uri, st.opt.names())
 			for _, u := range lr.unknown {
 				res.unknown(u)
 			}
@@ -38,7 +38,7 @@ func (st *state) locations(res *Result) {
 				if st.args != "" {
 					target += "?" + st.args
 				}
-				res.Answer = fmt.Sprintf("301 redirect to %s (nginx adds the slash for %s at %s, which proxies)", target, lr.loc.Label(), at(lr.loc.Dir))
+				res.Answer = fmt.Sprintf("301 redirect to %s (nginx adds the slash for %s at %s, which proxies)", target, lr.loc.Label(), st.at(lr.loc.Dir))
 				res.step("location", lr.loc.Dir, "%s", res.Answer)
 				st.loc, st.levels = lr.loc, st.cfg.levelsOf(st.server, lr.loc, nil)
 				return
@@ -50,7 +50,7 @@ func (st *state) locations(res *Result) {
 			if loc == nil {
 				res.step("location", nil, "no location matches %s: the server's own configuration answers", strconv.Quote(st.uri))
 			} else {
-				res.step("location", loc.Dir, "location %s at %s: %s", loc.Label(), at(loc.Dir), lr.how)
+				res.step("location", loc.Dir, "location %s at %s: %s", loc.Label(), st.at(loc.Dir), lr.how)
 				st.lastHow = lr.how
 			}
 		}
@@ -76,7 +76,7 @@ func (st *state) locations(res *Result) {
 			// ngx_http_update_location_config: the block's configuration
 			// replaces the location's, and rewrite statements, if blocks
 			// and try_files are not inherited into it
-			res.step("limit_except", st.limit, "%s is not among the methods limit_except at %s lets through: nginx uses its block's configuration, where the location's rewrite statements, if blocks and try_files do not run", st.req.Method, at(st.limit))
+			res.step("limit_except", st.limit, "%s is not among the methods limit_except at %s lets through: nginx uses its block's configuration, where the location's rewrite statements, if blocks and try_files do not run", st.req.Method, st.at(st.limit))
 			st.levels = append(st.levels, level{label: "limit_except", dirs: parser.Level(st.limit.Block), block: st.limit})
 		}
 		st.uriChanged = false
@@ -225,7 +225,7 @@ func (st *state) followErrorPage(res *Result, d *parser.Directive, target string
 	st.errorPaged = true
 	v := st.expand(target)
 	if v.unknown != "" {
-		res.unknown(fmt.Sprintf("the error_page at %s names %s", at(d), v.unknown))
+		res.unknown(fmt.Sprintf("the error_page at %s names %s", st.at(d), v.unknown))
 	}
 	if strings.HasPrefix(v.s, "/") || strings.HasPrefix(v.s, "@") {
 		// the status the response after the redirect is sent with: the
@@ -245,7 +245,7 @@ func (st *state) followErrorPage(res *Result, d *parser.Directive, target string
 		if st.req.Method != "HEAD" {
 			st.req.Method = "GET"
 		}
-		return st.internalRedirect(res, v.s, d, fmt.Sprintf("error_page at %s catches %d", at(d), code))
+		return st.internalRedirect(res, v.s, d, fmt.Sprintf("error_page at %s catches %d", st.at(d), code))
 	}
 	res.Status = 302
 	for _, a := range d.ArgValues() {
@@ -255,7 +255,7 @@ func (st *state) followErrorPage(res *Result, d *parser.Directive, target string
 			}
 		}
 	}
-	res.Answer = fmt.Sprintf("%d redirect to %s (error_page at %s catches %d)", res.Status, v.s, at(d), code)
+	res.Answer = fmt.Sprintf("%d redirect to %s (error_page at %s catches %d)", res.Status, v.s, st.at(d), code)
 	res.step("error_page", d, "%s", res.Answer)
 	return false
 }
@@ -269,7 +269,7 @@ func (st *state) sent(res *Result, code int) {
 		return
 	}
 	res.Status = st.errStatus
-	how := fmt.Sprintf("the status error_page at %s keeps", at(st.errStatusAt))
+	how := fmt.Sprintf("the status error_page at %s keeps", st.at(st.errStatusAt))
 	if st.errStatusAt == nil {
 		how = "the status of the error nginx answers"
 	}
@@ -299,7 +299,7 @@ func (st *state) access(res *Result) int {
 	for _, d := range list {
 		operand := d.Arg(0)
 		if operand != "all" && st.req.Client == "" {
-			res.unknown(fmt.Sprintf("%s %s at %s depends on the client's address (give --client); route went on as if it did not match", d.Name, operand, at(d)))
+			res.unknown(fmt.Sprintf("%s %s at %s depends on the client's address (give --client); route went on as if it did not match", d.Name, operand, st.at(d)))
 			continue
 		}
 		if clientIn(st.req.Client, operand) {
@@ -314,22 +314,22 @@ func (st *state) access(res *Result) int {
 		auth = "401"
 		if _, ok := st.req.Headers["authorization"]; ok {
 			auth = "sent"
-			res.unknown(fmt.Sprintf("auth_basic at %s: whether the password is right depends on the user file", at(authDir)))
+			res.unknown(fmt.Sprintf("auth_basic at %s: whether the password is right depends on the user file", st.at(authDir)))
 		}
 	}
 	if ar := effective(levels, "auth_request"); len(ar.Dirs) > 0 && ar.Dirs[len(ar.Dirs)-1].Arg(0) != "off" {
-		res.unknown(fmt.Sprintf("auth_request at %s: the answer of the subrequest decides access", at(ar.Dirs[0])))
+		res.unknown(fmt.Sprintf("auth_request at %s: the answer of the subrequest decides access", st.at(ar.Dirs[0])))
 	}
 	if addrDir != nil {
-		res.step("access", addrDir, "%s %s at %s %s", addr, addrDir.Arg(0), at(addrDir), cond(addr == "deny", "refuses the client", "lets the client in"))
+		res.step("access", addrDir, "%s %s at %s %s", addr, addrDir.Arg(0), st.at(addrDir), cond(addr == "deny", "refuses the client", "lets the client in"))
 	}
 	deny := func() int {
-		res.Answer = fmt.Sprintf("403 (deny at %s)", at(addrDir))
+		res.Answer = fmt.Sprintf("403 (deny at %s)", st.at(addrDir))
 		return 403
 	}
 	unauthorized := func() int {
-		res.step("access", authDir, "auth_basic at %s asks for a password and the request has no Authorization header: 401", at(authDir))
-		res.Answer = fmt.Sprintf("401 (auth_basic at %s)", at(authDir))
+		res.step("access", authDir, "auth_basic at %s asks for a password and the request has no Authorization header: 401", st.at(authDir))
+		res.Answer = fmt.Sprintf("401 (auth_basic at %s)", st.at(authDir))
 		return 401
 	}
 	if satisfyAny(levels) {
@@ -372,12 +372,12 @@ func (st *state) tryFiles(res *Result, d *parser.Directive) flow {
 		dir := strings.HasSuffix(cand, "/")
 		v := st.expand(strings.TrimSuffix(cand, "/"))
 		if v.unknown != "" {
-			res.unknown(fmt.Sprintf("try_files at %s: the candidate %s depends on %s", at(d), cand, v.unknown))
+			res.unknown(fmt.Sprintf("try_files at %s: the candidate %s depends on %s", st.at(d), cand, v.unknown))
 			continue
 		}
 		path, why := st.filePath(v.s)
 		if why != "" {
-			res.unknown(fmt.Sprintf("try_files at %s: the path of %s depends on %s", at(d), cand, why))
+			res.unknown(fmt.Sprintf("try_files at %s: the path of %s depends on %s", st.at(d), cand, why))
 		}
 		ok, known := st.exists(path, dir)
 		if !known {
@@ -385,11 +385,11 @@ func (st *state) tryFiles(res *Result, d *parser.Directive) flow {
 			if dir {
 				what = "the directory " + path
 			}
-			res.unknown(fmt.Sprintf("try_files at %s: whether %s exists on the disk (route looks with --root-check); route went on as if it did not", at(d), what))
+			res.unknown(fmt.Sprintf("try_files at %s: whether %s exists on the disk (route looks with --root-check); route went on as if it did not", st.at(d), what))
 			continue
 		}
 		if ok {
-			res.step("try_files", d, "try_files at %s: %s exists, so the URI becomes %s", at(d), path, strconv.Quote(v.s))
+			res.step("try_files", d, "try_files at %s: %s exists, so the URI becomes %s", st.at(d), path, strconv.Quote(v.s))
 			uri, args, has := strings.Cut(v.s, "?")
 			st.uri = uri
 			if has {
@@ -397,13 +397,13 @@ func (st *state) tryFiles(res *Result, d *parser.Directive) flow {
 			}
 			return flowOn
 		}
-		res.step("try_files", d, "try_files at %s: %s does not exist", at(d), path)
+		res.step("try_files", d, "try_files at %s: %s does not exist", st.at(d), path)
 	}
 	last := args[len(args)-1]
 	if strings.HasPrefix(last, "=") {
 		code, err := strconv.Atoi(last[1:])
 		if err == nil {
-			res.Answer = fmt.Sprintf("%d (the last argument of try_files at %s)", code, at(d))
+			res.Answer = fmt.Sprintf("%d (the last argument of try_files at %s)", code, st.at(d))
 			res.step("try_files", d, "%s", res.Answer)
 			if st.respond(res, code) {
 				return flowRedirect
@@ -413,9 +413,9 @@ func (st *state) tryFiles(res *Result, d *parser.Directive) flow {
 	}
 	v := st.expand(last)
 	if v.unknown != "" {
-		res.unknown(fmt.Sprintf("try_files at %s: its fallback depends on %s", at(d), v.unknown))
+		res.unknown(fmt.Sprintf("try_files at %s: its fallback depends on %s", st.at(d), v.unknown))
 	}
-	if st.internalRedirect(res, v.s, d, fmt.Sprintf("try_files at %s falls back to its last argument", at(d))) {
+	if st.internalRedirect(res, v.s, d, fmt.Sprintf("try_files at %s falls back to its last argument", st.at(d))) {
 		return flowRedirect
 	}
 	return flowDone
@@ -449,10 +449,10 @@ func (st *state) content(res *Result) bool {
 			return false
 		}
 		if module != nil {
-			res.Answer = fmt.Sprintf("%s at %s answers", module.Name, at(module))
+			res.Answer = fmt.Sprintf("%s at %s answers", module.Name, st.at(module))
 			if module.Name == "stub_status" || module.Name == "empty_gif" {
 				if st.req.Method != "GET" && st.req.Method != "HEAD" {
-					res.Answer = fmt.Sprintf("405: %s at %s answers only GET and HEAD", module.Name, at(module))
+					res.Answer = fmt.Sprintf("405: %s at %s answers only GET and HEAD", module.Name, st.at(module))
 					res.step("content", module, "%s", res.Answer)
 					return st.respond(res, 405)
 				}
@@ -476,9 +476,9 @@ func boolInt(b bool) int {
 func (st *state) handler(res *Result, d *parser.Directive) {
 	target := st.expand(d.Arg(0))
 	if target.unknown != "" {
-		res.unknown(fmt.Sprintf("%s at %s names %s", d.Name, at(d), target.unknown))
+		res.unknown(fmt.Sprintf("%s at %s names %s", d.Name, st.at(d), target.unknown))
 	}
-	res.Answer = fmt.Sprintf("%s %s (at %s)", d.Name, target.s, at(d))
+	res.Answer = fmt.Sprintf("%s %s (at %s)", d.Name, target.s, st.at(d))
 	switch d.Name {
 	case "proxy_pass", "grpc_pass":
 		sent := st.upstreamURI(d, target.s)

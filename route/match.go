@@ -21,7 +21,7 @@ type addrConf struct {
 // pickAddress finds the address configuration a connection to addr:port
 // lands on. why explains the choice; unknown is set when the address the
 // client connects to was not given and the choice depends on it.
-func (c *Config) pickAddress(r *Request) (ac *addrConf, why, unknown string) {
+func (c *Config) pickAddress(r *Request, names namer) (ac *addrConf, why, unknown string) {
 	v6 := strings.Contains(r.Addr, ":")
 	var specific []string
 	seen := map[string]bool{}
@@ -91,9 +91,9 @@ func (c *Config) pickAddress(r *Request) (ac *addrConf, why, unknown string) {
 	ac.key = fmt.Sprintf("%s:%d", host, r.Port)
 	if ac.def == nil {
 		ac.def, ac.defAt = ac.servers[0], ac.listens[0]
-		why = fmt.Sprintf("the default server there (for names no server_name matches) is the first, %s at %s, as none is marked default_server", ac.def.Label(), at(ac.def.Dir))
+		why = fmt.Sprintf("the default server there (for names no server_name matches) is the first, %s at %s, as none is marked default_server", ac.def.Label(), names.at(ac.def.Dir))
 	} else {
-		why = fmt.Sprintf("the default server there (for names no server_name matches) is %s at %s, marked default_server", ac.def.Label(), at(ac.def.Dir))
+		why = fmt.Sprintf("the default server there (for names no server_name matches) is %s at %s, marked default_server", ac.def.Label(), names.at(ac.def.Dir))
 	}
 	return ac, why, unknown
 }
@@ -118,11 +118,11 @@ type nameMatch struct {
 // nginx's order: exact names, the longest leading wildcard, the longest
 // trailing wildcard, regular expressions in the order they appear, and
 // else the default server. unknown lists regexes route could not run.
-func (c *Config) findServer(ac *addrConf, host, hostname string) (m nameMatch, unknown []string) {
+func (c *Config) findServer(ac *addrConf, host, hostname string, names namer) (m nameMatch, unknown []string) {
 	for _, s := range ac.servers {
 		for i := range s.Names {
 			if s.Names[i].Value == "$hostname" && hostname == "" {
-				unknown = append(unknown, fmt.Sprintf("server_name $hostname at %s is the host name of the machine nginx runs on; route went on as if it were not %q", at(s.Names[i].Dir), host))
+				unknown = append(unknown, fmt.Sprintf("server_name $hostname at %s is the host name of the machine nginx runs on; route went on as if it were not %q", names.at(s.Names[i].Dir), host))
 			}
 		}
 	}
@@ -173,7 +173,7 @@ func (c *Config) findServer(ac *addrConf, host, hostname string) (m nameMatch, u
 			}
 			caps, ok, why := matchCaps(n.re, host)
 			if why != "" {
-				unknown = append(unknown, fmt.Sprintf("server_name %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", n.Value, at(n.Dir), why))
+				unknown = append(unknown, fmt.Sprintf("server_name %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", n.Value, names.at(n.Dir), why))
 				continue
 			}
 			if ok {
@@ -234,14 +234,14 @@ type locResult struct {
 }
 
 // findLocation searches locs for uri as ngx_http_core_find_location does.
-func findLocation(locs []*Loc, uri string) locResult {
-	res, _ := findIn(locs, uri)
+func findLocation(locs []*Loc, uri string, names namer) locResult {
+	res, _ := findIn(locs, uri, names)
 	return res
 }
 
 // findIn returns the result and whether it is final (an exact match, a
 // redirect or a regex), so outer levels do not test their regexes.
-func findIn(locs []*Loc, uri string) (locResult, bool) {
+func findIn(locs []*Loc, uri string, names namer) (locResult, bool) {
 	var prefix *Loc
 	var res locResult
 	for _, l := range locs {
@@ -275,7 +275,7 @@ func findIn(locs []*Loc, uri string) (locResult, bool) {
 			noregex = true
 		}
 		if len(prefix.Locs) > 0 {
-			inner, final := findIn(prefix.Locs, uri)
+			inner, final := findIn(prefix.Locs, uri, names)
 			res.unknown = append(res.unknown, inner.unknown...)
 			res.passed = append(res.passed, inner.passed...)
 			if final {
@@ -297,7 +297,7 @@ func findIn(locs []*Loc, uri string) (locResult, bool) {
 		}
 		caps, ok, why := matchCaps(l.re, uri)
 		if why != "" {
-			res.unknown = append(res.unknown, fmt.Sprintf("location %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", l.Label(), at(l.Dir), why))
+			res.unknown = append(res.unknown, fmt.Sprintf("location %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", l.Label(), names.at(l.Dir), why))
 			continue
 		}
 		if !ok {
@@ -306,10 +306,10 @@ func findIn(locs []*Loc, uri string) (locResult, bool) {
 		}
 		out := locResult{loc: l, how: "first matching regular expression", caps: caps, unknown: res.unknown, passed: res.passed}
 		if res.loc != nil {
-			out.how += fmt.Sprintf("; the prefix %s at %s matched too, but regexes win over prefixes not marked ^~", res.loc.Label(), at(res.loc.Dir))
+			out.how += fmt.Sprintf("; the prefix %s at %s matched too, but regexes win over prefixes not marked ^~", res.loc.Label(), names.at(res.loc.Dir))
 		}
 		if len(l.Locs) > 0 {
-			inner, _ := findIn(l.Locs, uri)
+			inner, _ := findIn(l.Locs, uri, names)
 			out.unknown = append(out.unknown, inner.unknown...)
 			if inner.loc != nil {
 				inner.how = "nested in " + l.Label() + ": " + inner.how

@@ -317,7 +317,14 @@ func (s *served) loopback(r Request) (Request, bool) {
 // route answers r as the agreement test asks route.
 func (s *served) route(r Request) *Result {
 	hostname, _ := os.Hostname()
-	return s.cfg.Route(r, Options{RootCheck: true, Prefix: s.dir, Hostname: hostname})
+	return s.cfg.Route(r, Options{RootCheck: true, Prefix: s.dir, Hostname: hostname, Name: s.name})
+}
+
+// name names a file relative to the copy, as the instrumented tree's
+// X-Route header names it.
+func (s *served) name(f *parser.File) string {
+	rel, _ := filepath.Rel(s.dir, f.Path)
+	return rel
 }
 
 // serveTree writes tr's files into a temporary prefix, instruments them
@@ -378,10 +385,6 @@ func serveIn(t *testing.T, dir string, files map[string][]byte, ag *agreement) *
 		t.Fatal(err)
 	}
 	cfg := Build(tree)
-	Display = func(f *parser.File) string {
-		rel, _ := filepath.Rel(dir, f.Path)
-		return rel
-	}
 	var anyAddr string
 	for _, s := range cfg.Servers {
 		for _, l := range s.Listens {
@@ -442,7 +445,7 @@ func runTree(t *testing.T, tr routeTree, rng *rand.Rand, ag *agreement, perTree 
 			continue
 		}
 		ag.certain++
-		want := expectation(res)
+		want := s.expectation(res)
 		if agree(got, want) {
 			ag.agreed++
 		} else if len(ag.disagreements) < 200 {
@@ -499,13 +502,14 @@ func (a answer) String() string {
 	return fmt.Sprintf("%d server=%s location=%s", a.status, a.server, a.location)
 }
 
-func expectation(res *Result) answer {
+func (s *served) expectation(res *Result) answer {
+	name := namer(s.name)
 	a := answer{closed: res.Closed, status: res.Status, location: "-"}
 	if res.Server != nil {
-		a.server = at(res.Server.Dir)
+		a.server = name.at(res.Server.Dir)
 	}
 	if res.Location != nil {
-		a.location = at(res.Location.Dir)
+		a.location = name.at(res.Location.Dir)
 	}
 	return a
 }

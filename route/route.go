@@ -23,6 +23,9 @@ type Options struct {
 	// Hostname is the host name of the machine nginx runs on, for
 	// "server_name $hostname" and $hostname ("" when unknown).
 	Hostname string
+	// Name names a file in the places the answer's steps and what it
+	// depends on cite; nil: FileName.
+	Name func(*parser.File) string
 }
 
 // Step is one thing that happened to the request, in order.
@@ -107,7 +110,7 @@ func (c *Config) Route(req Request, opt Options) *Result {
 	if h, ok := req.Headers["host"]; ok {
 		req.Host, req.HasHost = h, true
 	}
-	ac, why, unk := c.pickAddress(&req)
+	ac, why, unk := c.pickAddress(&req, opt.names())
 	if unk != "" {
 		res.unknown(unk)
 	}
@@ -149,7 +152,7 @@ func (c *Config) Route(req Request, opt Options) *Result {
 	if !req.HasHost && req.Scheme == "https" {
 		host = ""
 	}
-	m, unks := c.findServer(ac, host, opt.Hostname)
+	m, unks := c.findServer(ac, host, opt.Hostname, opt.names())
 	for _, u := range unks {
 		res.unknown(u)
 	}
@@ -158,7 +161,7 @@ func (c *Config) Route(req Request, opt Options) *Result {
 	if req.Scheme == "https" && c.flag(c.levelsOf(m.server, nil, nil), "ssl_reject_handshake", false) {
 		// the server the SNI name picks (the same name as Host here)
 		res.Closed = true
-		res.Answer = fmt.Sprintf("the TLS handshake is rejected (ssl_reject_handshake on in server %s at %s)", m.server.Label(), at(m.server.Dir))
+		res.Answer = fmt.Sprintf("the TLS handshake is rejected (ssl_reject_handshake on in server %s at %s)", m.server.Label(), st.at(m.server.Dir))
 		res.step("tls", m.server.Dir, "%s", res.Answer)
 		return res
 	}
@@ -168,9 +171,9 @@ func (c *Config) Route(req Request, opt Options) *Result {
 		if !req.HasHost {
 			shown = "no Host header"
 		}
-		res.step("server", m.server.Dir, "server %s at %s: no server_name matches %s, so the default server of %s answers", m.server.Label(), at(m.server.Dir), shown, ac.key)
+		res.step("server", m.server.Dir, "server %s at %s: no server_name matches %s, so the default server of %s answers", m.server.Label(), st.at(m.server.Dir), shown, ac.key)
 	default:
-		res.step("server", m.name.Dir, "server %s at %s: %s matches by %s", m.server.Label(), at(m.server.Dir), m.name.Value, m.how)
+		res.step("server", m.name.Dir, "server %s at %s: %s matches by %s", m.server.Label(), st.at(m.server.Dir), m.name.Value, m.how)
 	}
 	if !req.HasHost && req.Proto != "HTTP/1.0" {
 		// ngx_http_process_request_header, after the server is chosen
@@ -255,17 +258,30 @@ func cond(b bool, yes, no string) string {
 	return no
 }
 
+// namer names a file in route's messages (Options.Name).
+type namer func(*parser.File) string
+
 // at is a directive's place, "file:line".
-func at(d *parser.Directive) string {
+func (n namer) at(d *parser.Directive) string {
 	if d == nil || d.File == nil {
 		return "?"
 	}
-	return Display(d.File) + ":" + strconv.Itoa(int(d.Line))
+	return n(d.File) + ":" + strconv.Itoa(int(d.Line))
 }
 
-// Display names a file in messages; the command sets it to show paths
-// relative to the working directory.
-var Display = func(f *parser.File) string {
+// at is a directive's place as the options name it.
+func (st *state) at(d *parser.Directive) string { return st.opt.names().at(d) }
+
+func (o *Options) names() namer {
+	if o.Name != nil {
+		return o.Name
+	}
+	return FileName
+}
+
+// FileName is how route names a file unless Options.Name says otherwise:
+// by the path it was included by (a link's), else by its own.
+func FileName(f *parser.File) string {
 	if f.Via != "" {
 		return f.Via
 	}
@@ -294,7 +310,7 @@ func (st *state) script(res *Result, body []*parser.Directive, loc *Loc) scriptO
 				st.vars[name] = st.expand(d.Arg(1))
 			}
 		case "break":
-			res.step("rewrite", d, "break at %s stops the rewrite statements", at(d))
+			res.step("rewrite", d, "break at %s stops the rewrite statements", st.at(d))
 			out.brk = true
 			return out
 		case "return":
@@ -308,14 +324,14 @@ func (st *state) script(res *Result, body []*parser.Directive, loc *Loc) scriptO
 		case "if":
 			ok, why := st.condition(d)
 			if why != "" {
-				res.unknown(fmt.Sprintf("if (%s) at %s depends on %s; route went on as if it were false", Condition(d), at(d), why))
+				res.unknown(fmt.Sprintf("if (%s) at %s depends on %s; route went on as if it were false", Condition(d), st.at(d), why))
 				continue
 			}
 			if !ok {
-				res.step("if", d, "if (%s) at %s is false", Condition(d), at(d))
+				res.step("if", d, "if (%s) at %s is false", Condition(d), st.at(d))
 				continue
 			}
-			res.step("if", d, "if (%s) at %s is true", Condition(d), at(d))
+			res.step("if", d, "if (%s) at %s is true", Condition(d), st.at(d))
 			if loc != nil {
 				out.ifDir = d
 			}
@@ -339,7 +355,7 @@ func (st *state) rewrite(res *Result, d *parser.Directive, loc *Loc) (scriptOut,
 	}
 	caps, ok, why := matchCaps(st.cfg.compile(d.Arg(0), false), st.uri)
 	if why != "" {
-		res.unknown(fmt.Sprintf("rewrite at %s: %s; route went on as if it did not match", at(d), why))
+		res.unknown(fmt.Sprintf("rewrite at %s: %s; route went on as if it did not match", st.at(d), why))
 		return scriptOut{}, false
 	}
 	if !ok {
@@ -351,7 +367,7 @@ func (st *state) rewrite(res *Result, d *parser.Directive, loc *Loc) (scriptOut,
 	target := repl.s
 	redirect := strings.HasPrefix(d.Arg(1), "http://") || strings.HasPrefix(d.Arg(1), "https://") || strings.HasPrefix(d.Arg(1), "$scheme")
 	if repl.unknown != "" && !(flag == "redirect" || flag == "permanent" || redirect) {
-		res.unknown(fmt.Sprintf("the rewrite at %s builds its URI from %s", at(d), repl.unknown))
+		res.unknown(fmt.Sprintf("the rewrite at %s builds its URI from %s", st.at(d), repl.unknown))
 	}
 	if flag == "redirect" || flag == "permanent" || redirect {
 		code := 302
@@ -367,8 +383,8 @@ func (st *state) rewrite(res *Result, d *parser.Directive, loc *Loc) (scriptOut,
 		}
 		target = strings.TrimSuffix(target, "?")
 		res.Status = code
-		res.Answer = fmt.Sprintf("%d redirect to %s (rewrite at %s)%s", code, target, at(d), dependsNote(repl))
-		res.step("rewrite", d, "rewrite %s at %s matches %s: %s", d.Arg(0), at(d), strconv.Quote(st.uri), res.Answer)
+		res.Answer = fmt.Sprintf("%d redirect to %s (rewrite at %s)%s", code, target, st.at(d), dependsNote(repl))
+		res.step("rewrite", d, "rewrite %s at %s matches %s: %s", d.Arg(0), st.at(d), strconv.Quote(st.uri), res.Answer)
 		return scriptOut{stop: true}, true
 	}
 	newURI, newArgs, hasArgs := strings.Cut(target, "?")
@@ -383,7 +399,7 @@ func (st *state) rewrite(res *Result, d *parser.Directive, loc *Loc) (scriptOut,
 	}
 	old := st.uri
 	st.uri = newURI
-	res.step("rewrite", d, "rewrite %s at %s changes %s to %s%s", d.Arg(0), at(d), strconv.Quote(old), strconv.Quote(newURI), cond(flag == "", "", " ("+flag+")"))
+	res.step("rewrite", d, "rewrite %s at %s changes %s to %s%s", d.Arg(0), st.at(d), strconv.Quote(old), strconv.Quote(newURI), cond(flag == "", "", " ("+flag+")"))
 	switch flag {
 	case "last":
 		return scriptOut{last: true}, true
@@ -419,13 +435,13 @@ func (st *state) doReturn(res *Result, d *parser.Directive) (sent bool) {
 	switch {
 	case code == 444:
 		res.Closed = true
-		res.Answer = fmt.Sprintf("444: the connection is closed without a response (return at %s)", at(d))
+		res.Answer = fmt.Sprintf("444: the connection is closed without a response (return at %s)", st.at(d))
 	case code >= 301 && code <= 308 && code != 304 && code != 305 && code != 306:
-		res.Answer = fmt.Sprintf("%d redirect to %s (return at %s)%s", code, v.s, at(d), dependsNote(v))
+		res.Answer = fmt.Sprintf("%d redirect to %s (return at %s)%s", code, v.s, st.at(d), dependsNote(v))
 	case text != "":
-		res.Answer = fmt.Sprintf("%d with the body %s (return at %s)%s", code, strconv.Quote(untrusted.Clip(v.s)), at(d), dependsNote(v))
+		res.Answer = fmt.Sprintf("%d with the body %s (return at %s)%s", code, strconv.Quote(untrusted.Clip(v.s)), st.at(d), dependsNote(v))
 	default:
-		res.Answer = fmt.Sprintf("%d (return at %s)", code, at(d))
+		res.Answer = fmt.Sprintf("%d (return at %s)", code, st.at(d))
 	}
 	res.step("return", d, "%s", res.Answer)
 	if code == 444 || code >= 301 && code <= 308 || code >= 400 && text == "" {

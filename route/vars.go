@@ -318,7 +318,7 @@ func (st *state) evalMap(m *parser.Directive) value {
 		}
 		caps, ok, why := matchCaps(st.cfg.compile(pat, ci), s)
 		if why != "" {
-			return value{unknown: "the map regex " + e.Name + " at " + at(e) + " (" + why + ")"}
+			return value{unknown: "the map regex " + e.Name + " at " + st.at(e) + " (" + why + ")"}
 		}
 		if ok {
 			st.caps = caps
