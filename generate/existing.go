@@ -12,8 +12,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
-	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/templates"
 )
@@ -21,7 +23,7 @@ import (
 // existingTree is what gen reads of the tree it adds a site to.
 type existingTree struct {
 	dir    string
-	tree   *parser.Tree
+	tree   *loader.Tree
 	layout *templates.Layout
 	// why says how the layout was found
 	why   string
@@ -40,15 +42,15 @@ type existingTree struct {
 func loadExisting(dir string, layoutName string, live bool) (*existingTree, error) {
 	conf := filepath.Join(dir, "nginx.conf")
 	if fi, err := os.Stat(conf); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("--into %s: no nginx.conf there (--into adds a site to an existing configuration; --out writes a complete one)", report.Escape(dir))
+		return nil, fmt.Errorf("--into %s: no nginx.conf there (--into adds a site to an existing configuration; --out writes a complete one)", untrusted.Escape(dir))
 	}
-	t, err := parser.Load(conf, parser.Options{Live: live})
+	t, err := loader.Load(conf, loader.Options{Live: live})
 	if err != nil {
 		return nil, fmt.Errorf("--into: %v", err)
 	}
 	for _, d := range t.Diagnostics {
-		if d.Severity == parser.SevError {
-			return nil, fmt.Errorf("--into: %s:%d: %s: fix the configuration first (nginxtune lint %s)", report.Escape(d.File), d.Line, report.Escape(d.Message), report.Escape(dir))
+		if d.Severity == finding.Error {
+			return nil, fmt.Errorf("--into: %s:%d: %s: fix the configuration first (nginxtune lint %s)", untrusted.Escape(d.File), d.Line, untrusted.Escape(d.Message), untrusted.Escape(dir))
 		}
 	}
 	// file names are related to the directory they are in: the loader
@@ -72,7 +74,7 @@ func loadExisting(dir string, layoutName string, live bool) (*existingTree, erro
 	in := e.read()
 	if e.layout == nil {
 		if e.layout, e.why = in.layout(); e.layout == nil {
-			return nil, fmt.Errorf("--into: %s includes none of sites-enabled/, conf.d/ or sites/ in its http block: gen cannot tell where a site is read from; give --layout", report.Escape(conf))
+			return nil, fmt.Errorf("--into: %s includes none of sites-enabled/, conf.d/ or sites/ in its http block: gen cannot tell where a site is read from; give --layout", untrusted.Escape(conf))
 		}
 	}
 	// the directories the layout reads sites from must be included
@@ -81,7 +83,7 @@ func loadExisting(dir string, layoutName string, live bool) (*existingTree, erro
 		want = e.layout.EnabledDir
 	}
 	if !in.has(want + "/") {
-		return nil, fmt.Errorf("--into: %s does not include %s/ in its http block, where the %s layout puts sites: a site written there would not load", report.Escape(conf), want, e.layout.Name)
+		return nil, fmt.Errorf("--into: %s does not include %s/ in its http block, where the %s layout puts sites: a site written there would not load", untrusted.Escape(conf), want, e.layout.Name)
 	}
 	return e, nil
 }
@@ -214,7 +216,7 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 	// inconsistent, and adding it would set it twice
 	if (e.conns == nil || e.workers == nil) && len(e.unreadMain) > 0 {
 		d := e.unreadMain[0]
-		return nil, nil, fmt.Errorf("%s:%d: include %s is not read (outside the tree) and may set worker_processes or worker_connections: set them there", report.Escape(relTo(e.dir, d.File.Path)), d.Line, report.Escape(d.Arg(0)))
+		return nil, nil, fmt.Errorf("%s:%d: include %s is not read (outside the tree) and may set worker_processes or worker_connections: set them there", untrusted.Escape(relTo(e.dir, d.File.Path)), d.Line, untrusted.Escape(d.Arg(0)))
 	}
 	set := func(d *parser.Directive, name, value, why string) {
 		if d == nil {
@@ -225,7 +227,7 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 		}
 		a := d.Args[0]
 		edits[d.File] = append(edits[d.File], rules.Edit{Start: int(a.Offset), End: int(a.Offset) + len(a.Raw), New: value})
-		said = append(said, fmt.Sprintf("%s:%d: %s %s -> %s (%s)", report.Escape(relTo(e.dir, d.File.Path)), d.Line, name, report.Escape(d.Arg(0)), value, why))
+		said = append(said, fmt.Sprintf("%s:%d: %s %s -> %s (%s)", untrusted.Escape(relTo(e.dir, d.File.Path)), d.Line, name, untrusted.Escape(d.Arg(0)), value, why))
 	}
 	set(e.workers, "worker_processes", pl.Workers, pl.WorkersWhy)
 	set(e.conns, "worker_connections", strconv.Itoa(pl.WorkerConnections), pl.ConnectionsWhy)
@@ -233,7 +235,7 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 		set(e.rlimit, "worker_rlimit_nofile", strconv.Itoa(pl.RlimitNofile), pl.RlimitWhy)
 	} else if d := e.workers; d != nil {
 		edits[d.File] = append(edits[d.File], rules.Edit{Start: int(d.End), End: int(d.End), New: "\nworker_rlimit_nofile " + strconv.Itoa(pl.RlimitNofile) + ";"})
-		said = append(said, fmt.Sprintf("%s:%d: worker_rlimit_nofile %d added (%s)", report.Escape(relTo(e.dir, d.File.Path)), d.Line+1, pl.RlimitNofile, pl.RlimitWhy))
+		said = append(said, fmt.Sprintf("%s:%d: worker_rlimit_nofile %d added (%s)", untrusted.Escape(relTo(e.dir, d.File.Path)), d.Line+1, pl.RlimitNofile, pl.RlimitWhy))
 	}
 	for _, fe := range edits {
 		sort.Slice(fe, func(i, j int) bool { return fe[i].Start < fe[j].Start })
@@ -270,25 +272,25 @@ func (g *generation) tuneMain(plan templates.Plan) ([]treeEdit, error) {
 			for file, fe := range edits {
 				rel, err := filepath.Rel(ex.dir, file.Path)
 				if err != nil || !filepath.IsLocal(rel) {
-					return nil, fmt.Errorf("--tune-main: %s sets the worker numbers and is outside %s: change them there; nothing written", report.Escape(file.Path), report.Escape(o.Into))
+					return nil, fmt.Errorf("--tune-main: %s sets the worker numbers and is outside %s: change them there; nothing written", untrusted.Escape(file.Path), untrusted.Escape(o.Into))
 				}
 				b, err := rules.ApplyEdits(file.Src, fe)
 				if err != nil {
-					return nil, fmt.Errorf("--tune-main: %s: %v", report.Escape(rel), err)
+					return nil, fmt.Errorf("--tune-main: %s: %v", untrusted.Escape(rel), err)
 				}
 				out = append(out, treeEdit{file, rel, b})
 			}
 			sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
 			for _, l := range said {
-				fmt.Fprintf(g.notes, "nginxtune: --tune-main: %s\n", report.Escape(l))
+				fmt.Fprintf(g.notes, "nginxtune: --tune-main: %s\n", untrusted.Escape(l))
 			}
 		default:
 			for _, l := range said {
-				fmt.Fprintf(g.notes, "nginxtune: nginx.conf left as it is; --tune-main would set %s\n", report.Escape(l))
+				fmt.Fprintf(g.notes, "nginxtune: nginx.conf left as it is; --tune-main would set %s\n", untrusted.Escape(l))
 			}
 		}
 		if ex.facts.Default80 != "" && len(o.ServerNames) > 0 {
-			fmt.Fprintf(g.notes, "nginxtune: %s is the default server for port 80 and answers names no site serves; no catch-all added (disable it to have unknown names closed)\n", report.Escape(ex.facts.Default80))
+			fmt.Fprintf(g.notes, "nginxtune: %s is the default server for port 80 and answers names no site serves; no catch-all added (disable it to have unknown names closed)\n", untrusted.Escape(ex.facts.Default80))
 		}
 	}
 	return out, nil

@@ -18,8 +18,8 @@ import (
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/knowledge"
-	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -366,5 +366,5 @@ func distributionConf(p string) error {
 	if len(found) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s is not gen's: it includes %s, which gen's nginx.conf would drop with the modules and sites they load, even with --force; to add the site to this configuration, give --into %s instead of --out (--tune-main also sets its worker numbers)", p, report.Escape(strings.Join(found, ", ")), report.Escape(filepath.Dir(p)))
+	return fmt.Errorf("%s is not gen's: it includes %s, which gen's nginx.conf would drop with the modules and sites they load, even with --force; to add the site to this configuration, give --into %s instead of --out (--tune-main also sets its worker numbers)", p, untrusted.Escape(strings.Join(found, ", ")), untrusted.Escape(filepath.Dir(p)))
 }

@@ -23,9 +23,10 @@ import (
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
-	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/templates"
 )
@@ -57,7 +58,7 @@ func verifyOutput(w io.Writer, files, theirs []templates.File, v knowledge.Versi
 		n.checked = append(append([]templates.File(nil), conf...), theirs...)
 	}
 	if dir != "" && !trusted && hasFiles(dir) {
-		fmt.Fprintf(w, "nginxtune: nginx -t checks gen's files only, not the rest of %s: it is not the live configuration, and nginx -t would read every file it names and create its logs as root (--nginx-test if you trust it); nginxtune's own reading of the whole tree found nothing nginx refuses\n", report.Escape(dir))
+		fmt.Fprintf(w, "nginxtune: nginx -t checks gen's files only, not the rest of %s: it is not the live configuration, and nginx -t would read every file it names and create its logs as root (--nginx-test if you trust it); nginxtune's own reading of the whole tree found nothing nginx refuses\n", untrusted.Escape(dir))
 	}
 	staged := false
 	for _, file := range conf {
@@ -66,7 +67,7 @@ func verifyOutput(w io.Writer, files, theirs []templates.File, v knowledge.Versi
 	if staged {
 		ok, msg, err := n.check(false)
 		if err != nil {
-			fmt.Fprintf(w, "nginxtune: not verified: %s\n", report.Escape(err.Error()))
+			fmt.Fprintf(w, "nginxtune: not verified: %s\n", untrusted.Escape(err.Error()))
 			return nil
 		}
 		if !ok {
@@ -75,7 +76,7 @@ func verifyOutput(w io.Writer, files, theirs []templates.File, v knowledge.Versi
 	}
 	ok, msg, err := n.check(true)
 	if err != nil {
-		fmt.Fprintf(w, "nginxtune: not verified: %s\n", report.Escape(err.Error()))
+		fmt.Fprintf(w, "nginxtune: not verified: %s\n", untrusted.Escape(err.Error()))
 		return nil
 	}
 	if !ok {
@@ -238,11 +239,11 @@ func (n *nginxT) say(w io.Writer, installed string, staged bool) {
 		fmt.Fprintf(w, "nginxtune: nginx -t checked the configuration with 127.0.0.1 standing in for the upstream names %s, which may resolve only where nginx runs (a container network); they were not looked up\n", strings.Join(n.standIns, ", "))
 	}
 	if n.userStandIn != "" {
-		fmt.Fprintf(w, "nginxtune: nginx -t checked the configuration as root: the account %s does not exist on this machine (it does where nginx runs: create it there, or give --user)\n", report.Escape(n.userStandIn))
+		fmt.Fprintf(w, "nginxtune: nginx -t checked the configuration as root: the account %s does not exist on this machine (it does where nginx runs: create it there, or give --user)\n", untrusted.Escape(n.userStandIn))
 	}
 	scope := ""
 	if n.whole {
-		scope = " with the whole of " + report.Escape(n.dir)
+		scope = " with the whole of " + untrusted.Escape(n.dir)
 	}
 	certs := certPaths(n.conf)
 	switch {
@@ -449,7 +450,7 @@ func ownCheck(files []templates.File, v knowledge.Version, dir string, lay *temp
 	if err := pointInto(tmp, lay, "cert.pem", "key.pem", false); err != nil {
 		return err
 	}
-	t, err := parser.Load(main, parser.Options{})
+	t, err := loader.Load(main, loader.Options{})
 	if err != nil {
 		return fmt.Errorf("nginxtune's own reading of the tree: %v", err)
 	}
@@ -472,7 +473,7 @@ func ownCheck(files []templates.File, v knowledge.Version, dir string, lay *temp
 		if dir != "" {
 			where = filepath.Join(dir, where)
 		}
-		return fmt.Errorf("with the new files the tree does not load: %s:%d: %s [%s]", report.Escape(where), d.Line, report.Escape(d.Message), d.Rule)
+		return fmt.Errorf("with the new files the tree does not load: %s:%d: %s [%s]", untrusted.Escape(where), d.Line, untrusted.Escape(d.Message), d.Rule)
 	}
 	return nil
 }
@@ -513,7 +514,7 @@ func stapling(certFile, resolvConf string) ([]string, string) {
 	if len(resolvers) == 0 {
 		return nil, "no OCSP stapling: the certificate names a responder, but " + resolvConf + " gives no resolver for nginx to reach it"
 	}
-	return resolvers, "OCSP stapling: the certificate names a responder (" + report.Escape(parser.Clip(servers[0])) + "); the resolvers are " + resolvConf + "'s"
+	return resolvers, "OCSP stapling: the certificate names a responder (" + untrusted.Escape(untrusted.Clip(servers[0])) + "); the resolvers are " + resolvConf + "'s"
 }
 
 var brotliModuleRe = lazyre.New(`ngx_http_brotli_(filter|static)_module`)

@@ -19,7 +19,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
-	"github.com/nginxtune/nginxtune/report"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -87,7 +87,7 @@ func (g *generation) write(files []templates.File, edits []treeEdit) error {
 	}
 	if len(notWritten) > 0 {
 		fmt.Fprintf(w.notes, "nginxtune: not written (they belong outside %s): %s; give --os-root / to install them on this host, or see them with gen --layout %s --out DIR\n",
-			report.Escape(w.target), strings.Join(notWritten, ", "), g.lay.Name)
+			untrusted.Escape(w.target), strings.Join(notWritten, ", "), g.lay.Name)
 	}
 	return nil
 }
@@ -173,20 +173,20 @@ func (w *writing) diff(edits []treeEdit) {
 		p := filepath.Join(pf.dir, pf.file.Path)
 		if pf.file.Link != "" {
 			if old := w.readlink(pf); old != pf.file.Link {
-				fmt.Fprintf(out, "--- %s: a symbolic link to %s (now: %s)\n", report.Escape(p), report.Escape(pf.file.Link), report.Escape(orNone(old)))
+				fmt.Fprintf(out, "--- %s: a symbolic link to %s (now: %s)\n", untrusted.Escape(p), untrusted.Escape(pf.file.Link), untrusted.Escape(orNone(old)))
 			}
 			continue
 		}
 		if l := linkUnder(pf.dir, pf.file.Path); l != "" {
-			fmt.Fprintf(out, "--- %s: %s is a symbolic link; not read, not compared\n", report.Escape(p), report.Escape(l))
+			fmt.Fprintf(out, "--- %s: %s is a symbolic link; not read, not compared\n", untrusted.Escape(p), untrusted.Escape(l))
 			continue
 		}
 		// the file there is anybody's: its bytes reach the terminal escaped
-		fmt.Fprint(out, report.EscapeLines(textdiff.Unified(p, p+" (nginxtune gen)", string(w.current(pf)), pf.file.Content)))
+		fmt.Fprint(out, untrusted.EscapeLines(textdiff.Unified(p, p+" (nginxtune gen)", string(w.current(pf)), pf.file.Content)))
 	}
 	for _, e := range edits {
 		p := filepath.Join(w.target, e.rel)
-		fmt.Fprint(out, report.EscapeLines(textdiff.Unified(p, p+" (nginxtune gen --tune-main)", string(e.file.Src), string(e.data))))
+		fmt.Fprint(out, untrusted.EscapeLines(textdiff.Unified(p, p+" (nginxtune gen --tune-main)", string(e.file.Src), string(e.data))))
 	}
 }
 
@@ -235,13 +235,13 @@ func (w *writing) check() error {
 		}
 	}
 	if len(out) > 0 {
-		return fmt.Errorf("%s is a symbolic link inside %s that leads out of it; nothing written, even with --force", report.Escape(strings.Join(out, ", ")), w.where)
+		return fmt.Errorf("%s is a symbolic link inside %s that leads out of it; nothing written, even with --force", untrusted.Escape(strings.Join(out, ", ")), w.where)
 	}
 	if len(links) > 0 && !w.o.Force {
-		return fmt.Errorf("%s is a symbolic link inside %s; nothing written (--force writes through a link that stays inside %s)", report.Escape(strings.Join(links, ", ")), w.where, w.where)
+		return fmt.Errorf("%s is a symbolic link inside %s; nothing written (--force writes through a link that stays inside %s)", untrusted.Escape(strings.Join(links, ", ")), w.where, w.where)
 	}
 	if len(exists) > 0 && !w.o.Force {
-		return fmt.Errorf("%s exists and differs; nothing written (see --diff, or --force to replace)", report.Escape(strings.Join(exists, ", ")))
+		return fmt.Errorf("%s exists and differs; nothing written (see --diff, or --force to replace)", untrusted.Escape(strings.Join(exists, ", ")))
 	}
 	return nil
 }
@@ -338,7 +338,7 @@ func (w *writing) abort(err error) error {
 	for _, st := range w.theirs {
 		st.Discard()
 	}
-	return fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
+	return fmt.Errorf("%s; nothing written", untrusted.Escape(err.Error()))
 }
 
 // commit puts every staged file in place, saying each; a failure says how
@@ -351,18 +351,18 @@ func (w *writing) commit(edits []treeEdit) error {
 			for _, rest := range w.theirs {
 				rest.Discard()
 			}
-			return fmt.Errorf("%s (written before the failure: %d of %d files)", report.Escape(err.Error()), i, total)
+			return fmt.Errorf("%s (written before the failure: %d of %d files)", untrusted.Escape(err.Error()), i, total)
 		}
-		fmt.Fprintf(w.notes, "wrote %s\n", report.Escape(st.show))
+		fmt.Fprintf(w.notes, "wrote %s\n", untrusted.Escape(st.show))
 	}
 	for i, st := range w.theirs {
 		if _, err := st.Commit(); err != nil {
 			for _, rest := range w.theirs[i+1:] {
 				rest.Discard()
 			}
-			return fmt.Errorf("%s (written before the failure: %d of %d files)", report.Escape(err.Error()), len(w.done)+i, total)
+			return fmt.Errorf("%s (written before the failure: %d of %d files)", untrusted.Escape(err.Error()), len(w.done)+i, total)
 		}
-		fmt.Fprintf(w.notes, "wrote %s\n", report.Escape(filepath.Join(w.target, edits[i].rel)))
+		fmt.Fprintf(w.notes, "wrote %s\n", untrusted.Escape(filepath.Join(w.target, edits[i].rel)))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/route"
 )
@@ -20,7 +21,7 @@ func TestRouteNamesFilesAsAsked(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte("events {}\nhttp {\n    include sites/*.conf;\n}\n"), 0o644)
 	site := filepath.Join(dir, "sites/a.conf")
 	os.WriteFile(site, []byte("server {\n    listen 80;\n    server_name a.example;\n    location / {\n        return 200;\n    }\n}\n"), 0o644)
-	tree, err := parser.Load(filepath.Join(dir, "nginx.conf"), parser.Options{})
+	tree, err := loader.Load(filepath.Join(dir, "nginx.conf"), loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

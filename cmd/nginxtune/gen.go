@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nginxtune/nginxtune/generate"
-	"github.com/nginxtune/nginxtune/report"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -158,13 +158,13 @@ func printGen(w io.Writer, files []templates.File) {
 		// what gen prints holds text from flags and profile files: written
 		// as every output (a CI log runs no workflow command from it)
 		if file.Link != "" {
-			fmt.Fprintf(w, "# ==> %s -> %s (symbolic link) <==\n", report.Escape(file.Path), report.Escape(file.Link))
+			fmt.Fprintf(w, "# ==> %s -> %s (symbolic link) <==\n", untrusted.Escape(file.Path), untrusted.Escape(file.Link))
 			continue
 		}
 		if file.Stock {
-			fmt.Fprintf(w, "# ==> %s: nginxtune's own (%d lines), written with --out where the tree has none <==\n", report.Escape(file.Path), strings.Count(file.Content, "\n"))
+			fmt.Fprintf(w, "# ==> %s: nginxtune's own (%d lines), written with --out where the tree has none <==\n", untrusted.Escape(file.Path), strings.Count(file.Content, "\n"))
 			continue
 		}
-		fmt.Fprintf(w, "# ==> %s <==\n%s", report.Escape(file.Path), report.EscapeLines(file.Content))
+		fmt.Fprintf(w, "# ==> %s <==\n%s", untrusted.Escape(file.Path), untrusted.EscapeLines(file.Content))
 	}
 }

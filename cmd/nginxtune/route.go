@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/route"
@@ -146,7 +148,7 @@ func runRoute(c *cobra.Command, args []string, f *routeFlags) error {
 		return err
 	}
 	for _, d := range t.Diagnostics {
-		if d.Severity == parser.SevError && d.Kind == "syntax" {
+		if d.Severity == finding.Error && d.Rule == parser.Syntax {
 			return failf(ExitError, "%s:%d:%d: %s (nginx would not load this configuration)", relPath(d.File), d.Line, d.Col, d.Message)
 		}
 	}
@@ -163,7 +165,7 @@ func runRoute(c *cobra.Command, args []string, f *routeFlags) error {
 	}
 	res := cfg.Route(req, route.Options{RootCheck: f.rootCheck, Prefix: t.Dir, Hostname: hostname, Name: name})
 	for _, d := range t.Diagnostics {
-		if (d.Kind == "include-missing" || d.Kind == "include-cycle") && d.Severity >= parser.SevWarning {
+		if (d.Rule == loader.IncludeMissing || d.Rule == loader.IncludeCycle) && d.Severity >= finding.Warning {
 			res.Unknown = append(res.Unknown, fmt.Sprintf("%s:%d: %s", relPath(d.File), d.Line, d.Message))
 		}
 	}
