@@ -147,7 +147,7 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// writeJSON streams a JSONReport.
+// writeJSON streams the document JSON describes.
 func writeJSON(out io.Writer, diags []finding.Diagnostic, m Meta) error {
 	j := newJW(out)
 	j.raw("{\n")

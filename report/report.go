@@ -132,63 +132,13 @@ func Count(diags []finding.Diagnostic) map[finding.Severity]int {
 	return c
 }
 
-// JSONReport is the document --format json prints. Its shape is stable:
-// fields are added, never renamed or removed, within a schema version.
-type JSONReport struct {
-	Schema       int           `json:"schema"`
-	Tool         string        `json:"tool"`
-	ToolVersion  string        `json:"tool_version"`
-	NginxVersion string        `json:"nginx_version"`
-	Findings     []JSONFinding `json:"findings"`
-	Summary      JSONSummary   `json:"summary"`
-}
-
-// JSONFinding is one finding.
-type JSONFinding struct {
-	Rule     string   `json:"rule"`
-	Severity string   `json:"severity"`
-	File     string   `json:"file"`
-	Line     int      `json:"line"`
-	Column   int      `json:"column"`
-	EndLine  int      `json:"end_line"`
-	Message  string   `json:"message"`
-	Fix      *JSONFix `json:"fix,omitempty"`
-	// Via is the link path the configuration reads File through.
-	Via string `json:"via,omitempty"`
-	// Related are other places the message speaks of.
-	Related []JSONRelated `json:"related,omitempty"`
-}
-
-// JSONFix is a finding's fix: byte ranges of files and what replaces them.
-type JSONFix struct {
-	Description string     `json:"description"`
-	Edits       []JSONEdit `json:"edits"`
-}
-
-// JSONEdit replaces bytes Start to End of File with New.
-type JSONEdit struct {
-	File  string `json:"file"`
-	Start int    `json:"start"`
-	End   int    `json:"end"`
-	New   string `json:"new"`
-}
-
-// JSONRelated is another place a finding speaks of.
-type JSONRelated struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Col     int    `json:"column"`
-	Message string `json:"message"`
-}
-
-// JSONSummary counts findings by severity.
-type JSONSummary struct {
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-	Infos    int `json:"infos"`
-}
-
-// JSON writes the findings as a JSONReport, streamed (jsonw.go).
+// JSON writes the findings as the document --format json prints, streamed
+// (jsonw.go): schema, tool, tool_version, nginx_version, findings (rule,
+// severity, file, line, column, end_line, message, fix {description, edits
+// [{file, start, end, new}]}, via, related [{file, line, column,
+// message}]) and summary {errors, warnings, infos}, described in
+// docs/lint-output.schema.json. Its shape is stable: fields are added,
+// never renamed or removed, within a schema version.
 func JSON(w io.Writer, diags []finding.Diagnostic, m Meta) error { return writeJSON(w, diags, m) }
 
 // GitHub writes workflow commands that GitHub Actions shows as annotations

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -224,9 +225,10 @@ func TestRelatedLocations(t *testing.T) {
 	}
 }
 
-// The streamed JSON is byte for byte what encoding/json writes, also for
-// strings that need escaping (quotes, controls, HTML, invalid UTF-8, line
-// separators) and every optional part.
+// The streamed JSON is byte for byte what encoding/json writes of the
+// document it holds, also for strings that need escaping (quotes, controls,
+// HTML, invalid UTF-8, line separators) and every optional part, and that
+// document says what the findings say.
 func TestJSONStreamMatchesEncoding(t *testing.T) {
 	weird := []string{"", "plain", "q\"uo\\te", "ctl\x00\x01\x1f\t\r\n", "<html>&amp;", "bad\xff\xfeutf8", "sep\u2028\u2029", "é😀", strings.Repeat("x", 300),
 		"bidi\u202e\u2066\u200f", "c1\u009b\x7f", "###[error]##[", "::error::x"}
@@ -247,16 +249,15 @@ func TestJSONStreamMatchesEncoding(t *testing.T) {
 	}
 	for _, ds := range [][]finding.Diagnostic{nil, diags[:1], diags} {
 		for _, mm := range []Meta{meta, {ToolVersion: "v\"1<", NginxVersion: ""}} {
-			var got, want bytes.Buffer
+			var got bytes.Buffer
 			if err := JSON(&got, ds, mm); err != nil {
 				t.Fatal(err)
 			}
-			if err := jsonEncoded(&want, ds, mm); err != nil {
-				t.Fatal(err)
+			want := reencoded(t, got.Bytes())
+			if got.String() != want {
+				t.Fatalf("streamed JSON differs from encoding/json:\n%s", textdiff.Unified("encoding/json", "streamed", want, got.String()))
 			}
-			if got.String() != want.String() {
-				t.Fatalf("streamed JSON differs from encoding/json:\n%s", textdiff.Unified("encoding/json", "streamed", want.String(), got.String()))
-			}
+			checkJSONFindings(t, got.Bytes(), ds, mm)
 		}
 	}
 }
@@ -335,32 +336,170 @@ func TestSARIFStreamMatchesEncoding(t *testing.T) {
 	}
 }
 
-// jsonEncoded is JSON by encoding/json (through a JSONWriter, as every
-// JSON output): the reference the streamed output is checked against.
-func jsonEncoded(w io.Writer, diags []finding.Diagnostic, m Meta) error {
-	r := JSONReport{Schema: 1, Tool: "nginxtune", ToolVersion: m.ToolVersion, NginxVersion: m.NginxVersion,
-		Findings: []JSONFinding{}}
-	for _, d := range diags {
-		f := JSONFinding{Rule: d.Rule, Severity: d.Severity.String(), File: m.path(d.File), Line: d.Line,
-			Column: d.Col, EndLine: d.EndLine, Message: d.Message}
-		if d.Via != "" {
-			f.Via = m.path(d.Via)
+// jsonObject is a JSON object read back with its fields in their order.
+type jsonObject []jsonField
+
+type jsonField struct {
+	key string
+	val any
+}
+
+func (o jsonObject) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, f := range o {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		for _, rel := range d.Related {
-			f.Related = append(f.Related, JSONRelated{File: m.path(rel.File), Line: rel.Line, Col: rel.Col, Message: rel.Message})
+		k, err := json.Marshal(f.key)
+		if err != nil {
+			return nil, err
 		}
-		if d.Fix != nil {
-			fix := &JSONFix{Description: d.Fix.Description, Edits: make([]JSONEdit, len(d.Fix.Edits))}
-			for i, e := range d.Fix.Edits {
-				fix.Edits[i] = JSONEdit{File: m.path(e.File), Start: e.Start, End: e.End, New: e.New}
+		v, err := json.Marshal(f.val)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
+}
+
+// readJSONValue reads a value back, objects as jsonObject and every
+// other value as it was written.
+func readJSONValue(raw json.RawMessage) (any, error) {
+	if raw[0] != '{' && raw[0] != '[' {
+		return raw, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.Token()
+	o, a := jsonObject{}, []any{}
+	for dec.More() {
+		var key any
+		if raw[0] == '{' {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
 			}
-			f.Fix = fix
+			key = k
 		}
-		r.Findings = append(r.Findings, f)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		val, err := readJSONValue(v)
+		if err != nil {
+			return nil, err
+		}
+		if key == nil {
+			a = append(a, val)
+		} else {
+			o = append(o, jsonField{key.(string), val})
+		}
+	}
+	if raw[0] == '{' {
+		return o, nil
+	}
+	return a, nil
+}
+
+// reencoded is the streamed document read back and laid out again by
+// encoding/json (through a JSONWriter, as every JSON output), its fields in
+// the order read and its values as written: the reference the streamed
+// layout is checked against. checkJSONFindings checks the values.
+func reencoded(t *testing.T, out []byte) string {
+	t.Helper()
+	doc, err := readJSONValue(out)
+	if err != nil {
+		t.Fatalf("streamed JSON does not read back: %v\n%s", err, out)
+	}
+	var b bytes.Buffer
+	if err := EncodeJSON(&b, doc); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// checkJSONFindings reads the streamed document back and compares it with
+// the findings it was written from.
+func checkJSONFindings(t *testing.T, out []byte, diags []finding.Diagnostic, m Meta) {
+	t.Helper()
+	type edit struct {
+		File       string
+		Start, End int
+		New        string
+	}
+	type related struct {
+		File         string
+		Line, Column int
+		Message      string
+	}
+	var doc struct {
+		Schema   int
+		Findings []struct {
+			Rule, Severity, File string
+			Line, Column         int
+			EndLine              int `json:"end_line"`
+			Message, Via         string
+			Related              []related
+			Fix                  *struct {
+				Description string
+				Edits       []edit
+			}
+		}
+		Summary struct{ Errors, Warnings, Infos int }
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var head map[string]any
+	json.Unmarshal(out, &head)
+	if doc.Schema != 1 || head["tool"] != "nginxtune" || head["tool_version"] != m.ToolVersion || head["nginx_version"] != m.NginxVersion || len(doc.Findings) != len(diags) {
+		t.Fatalf("document: schema %d, %v, %d findings of %d", doc.Schema, head, len(doc.Findings), len(diags))
+	}
+	// what JSON carries of a string: each invalid byte reads back as U+FFFD
+	text := func(s string) string { return string([]rune(s)) }
+	for i, d := range diags {
+		// each string escaped as encoding/json escapes it
+		var enc bytes.Buffer
+		if err := EncodeJSON(&enc, d.Message); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(out, []byte(`"message": `+strings.TrimSuffix(enc.String(), "\n"))) {
+			t.Errorf("finding %d: message not written as encoding/json writes %s", i, enc.String())
+		}
+		f := doc.Findings[i]
+		want := []any{d.Rule, d.Severity.String(), text(m.path(d.File)), d.Line, d.Col, d.EndLine, text(d.Message), ""}
+		if d.Via != "" {
+			want[7] = text(m.path(d.Via))
+		}
+		got := []any{f.Rule, f.Severity, f.File, f.Line, f.Column, f.EndLine, f.Message, f.Via}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("finding %d: %v, want %v", i, got, want)
+		}
+		var wantRel []related
+		for _, r := range d.Related {
+			wantRel = append(wantRel, related{text(m.path(r.File)), r.Line, r.Col, text(r.Message)})
+		}
+		if fmt.Sprint(f.Related) != fmt.Sprint(wantRel) {
+			t.Errorf("finding %d: related %+v, want %+v", i, f.Related, wantRel)
+		}
+		if (f.Fix != nil) != (d.Fix != nil) {
+			t.Fatalf("finding %d: fix %v, want %v", i, f.Fix, d.Fix)
+		}
+		if d.Fix == nil {
+			continue
+		}
+		wantEdits := []edit{}
+		for _, e := range d.Fix.Edits {
+			wantEdits = append(wantEdits, edit{text(m.path(e.File)), e.Start, e.End, text(e.New)})
+		}
+		if f.Fix.Description != text(d.Fix.Description) || f.Fix.Edits == nil || fmt.Sprint(f.Fix.Edits) != fmt.Sprint(wantEdits) {
+			t.Errorf("finding %d: fix %+v, want %q %+v", i, *f.Fix, d.Fix.Description, wantEdits)
+		}
 	}
 	c := Count(diags)
-	r.Summary = JSONSummary{Errors: c[finding.Error], Warnings: c[finding.Warning], Infos: c[finding.Info]}
-	return EncodeJSON(w, r)
+	if doc.Summary.Errors != c[finding.Error] || doc.Summary.Warnings != c[finding.Warning] || doc.Summary.Infos != c[finding.Info] {
+		t.Errorf("summary %+v, want %v", doc.Summary, c)
+	}
 }
 
 // TestASCIIEscaped holds the bit masks to the comparisons they stand for.
