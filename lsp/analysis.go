@@ -82,31 +82,24 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 	// directory it was opened in) is read as lint reads it when named so:
 	// loader.Load of the path as given, which refuses a link out of the
 	// tree unless the tree is the live one. No nginx.conf is looked for
-	// beside the link's target: its tree lies outside.
-	main := ""
-	if bound := realDir(root, given); boundedread.Within(path, bound) {
-		if root != "" {
-			root = bound
-		}
-		main = loader.NearestMain(path, root)
-	} else {
-		path = given
-	}
-	// the settings of the tree the buffer is linted in: the main file's
-	// when it includes the buffer, else the buffer's own
+	// beside the link's target: its tree lies outside. Inside, the tree is
+	// that of the nginx.conf that includes it, never above the same bound
+	// (lint.IncludedBy), with the main file's settings.
 	var tree *loader.Tree
 	var cfg rules.Config
 	var topt loader.Options
-	if main != "" && main != path {
-		mcfg, mopt, err := s.settings(main)
-		if err != nil {
+	if bound := realDir(root, given); !boundedread.Within(path, bound) {
+		path = given
+	} else if _, t := lint.IncludedBy(path, bound, func(main string) (*loader.Tree, error) {
+		var err error
+		if cfg, topt, err = s.settings(main); err != nil {
 			s.logf("%s: %v", main, err)
-		} else {
-			mopt.Overlay = overlay
-			if t, err := loader.Load(main, mopt); err == nil && t.File(path) != nil {
-				tree, cfg, topt = t, mcfg, mopt
-			}
+			return nil, err
 		}
+		topt.Overlay = overlay
+		return loader.Load(main, topt)
+	}); t != nil {
+		tree = t
 	}
 	if tree == nil {
 		fcfg, opt, err := s.settings(path)

@@ -17,23 +17,14 @@ import (
 	"github.com/nginxtune/nginxtune/rules"
 )
 
-// Settings gives the rules' configuration and the loader's options for a
-// main file or a fragment, from its .nginxtune.yaml (the command line's
-// reading of it).
-type Settings func(path string) (rules.Config, loader.Options, error)
-
 // Options configure a server.
 type Options struct {
-	Settings Settings
 	// Delay is how long diagnostics wait for the next keystroke (default
 	// 40 ms).
 	Delay time.Duration
 	// Log receives one line per failure nginxtune survived (stderr by
 	// default).
 	Log io.Writer
-	// FmtSettings gives fmt's layout for a file from its .nginxtune.yaml,
-	// nil when it sets none (the editor's tab settings are used then).
-	FmtSettings func(path string) *format.Options
 }
 
 // document is an open buffer.
@@ -160,17 +151,14 @@ func (s *Server) logf(format string, args ...any) {
 }
 
 func (s *Server) settings(path string) (rules.Config, loader.Options, error) {
-	if s.opt.Settings == nil {
-		return rules.Config{}, loader.Options{}, nil
-	}
-	return s.opt.Settings(path)
+	return lint.ForFile(path, s.opt.Log)
 }
 
 // fmtSettings reads fmt's layout from the settings the command line uses
-// for this file, when the server was given a reader for them.
+// for this file (lint.FmtForFile).
 func (s *Server) fmtSettings(path string) *format.Options {
-	if s.opt.FmtSettings == nil || path == "" {
+	if path == "" {
 		return nil
 	}
-	return s.opt.FmtSettings(path)
+	return lint.FmtForFile(path)
 }

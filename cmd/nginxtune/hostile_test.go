@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
@@ -321,41 +320,6 @@ func TestFixFullDisk(t *testing.T) {
 	}
 }
 
-// The pieces of --fix's last check: nginx -t on a copy of the tree tells a
-// good tree from a broken one, and restore puts the originals back.
-func TestFixNginxCheckAndRestore(t *testing.T) {
-	if nginxcheck.Binary() == "" || os.Geteuid() != 0 {
-		t.Skip("needs nginx and root")
-	}
-	dir := t.TempDir()
-	p := filepath.Join(dir, "nginx.conf")
-	good := "events {}\nhttp {\n    include conf.d/*.conf;\n}\n"
-	os.MkdirAll(filepath.Join(dir, "conf.d"), 0o755)
-	os.WriteFile(p, []byte(good), 0o644)
-	os.WriteFile(filepath.Join(dir, "conf.d/a.conf"), []byte("server { listen 127.0.0.1:8080; }\n"), 0o644)
-	load := func() []*loader.Tree {
-		tr, err := loader.Load(p, loader.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return []*loader.Tree{tr}
-	}
-	trees := load()
-	if res, checked := nginxTest(trees, rules.Version{}); !checked || !res.OK {
-		t.Fatalf("good tree: checked %v, %s", checked, res.Output)
-	}
-	originals := map[string][]byte{trees[0].Files[1].Path: trees[0].Files[1].Src}
-	os.WriteFile(filepath.Join(dir, "conf.d/a.conf"), []byte("server { listen 127.0.0.1:8080; proxy_pass http://x; }\n"), 0o644)
-	if res, checked := nginxTest(load(), rules.Version{}); !checked || res.OK {
-		t.Fatalf("broken tree passed nginx -t")
-	}
-	f1 := trees[0].Files[1]
-	restore(map[string]atomicfile.Key{f1.Path: {Dev: f1.Dev, Ino: f1.Ino}}, originals)
-	if b, _ := os.ReadFile(filepath.Join(dir, "conf.d/a.conf")); !strings.Contains(string(b), "listen 127.0.0.1:8080; }") || strings.Contains(string(b), "proxy_pass") {
-		t.Errorf("not restored: %s", b)
-	}
-}
-
 // The hostile inputs, run by the real binary as a separate process: its
 // peak memory (the kernel's maximum resident set) stays bounded. The Go
 // runtime reserves address space up front, so a limit on virtual memory
@@ -406,63 +370,30 @@ func TestHostilePeakMemory(t *testing.T) {
 	}
 }
 
-// --changed fails on an error in any file of the tree, changed or not.
+// --changed fails on an error in any file of the tree, changed or not;
+// also in a checkout reached through a link (the working directory as the
+// shell names it), where the changed file, resolved, was compared with the
+// unresolved working directory, no nginx.conf was found, and the file was
+// linted alone.
 func TestChangedFailsOnErrorsElsewhere(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "conf.d"), 0o755)
 	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte("events {}\nhttp {\n    include conf.d/*.conf;\n}\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "conf.d/a.conf"), []byte("server { listen 80; }\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "conf.d/b.conf"), []byte("server { listen 81\n"), 0o644)
-	t.Chdir(dir)
-	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--changed", "conf.d/a.conf")
-	if code != ExitError || !strings.Contains(out, "b.conf") {
-		t.Errorf("exit %d:\n%s%s", code, out, errOut)
+	link := filepath.Join(t.TempDir(), "checkout")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
 	}
-}
-
-// --fix writes through the file it read: a file, or the directory holding
-// it, swapped for a link to a file outside between the read and the write
-// (as a second process with write access to a checkout could) leaves the
-// outside file as it was, and the run ends with exit 2.
-func TestFixSwapForLink(t *testing.T) {
-	site := "server {\n    listen 80;\n    location / { proxy_pass http://127.0.0.1:9000; }\n}\n"
-	for _, swap := range []string{"file", "directory"} {
-		t.Run(swap, func(t *testing.T) {
-			outside := t.TempDir()
-			victim := filepath.Join(outside, "site.conf")
-			os.WriteFile(victim, []byte(site), 0o644)
-			tree := t.TempDir()
-			os.MkdirAll(filepath.Join(tree, "conf.d"), 0o755)
-			os.WriteFile(filepath.Join(tree, "nginx.conf"), []byte("events {}\nhttp {\n    include conf.d/*.conf;\n}\n"), 0o644)
-			mine := filepath.Join(tree, "conf.d/site.conf")
-			os.WriteFile(mine, []byte(site), 0o644)
-			swapped := false
-			beforeFixWrite = func() {
-				if swapped {
-					return
-				}
-				swapped = true
-				if swap == "file" {
-					os.Remove(mine)
-					os.Symlink(victim, mine)
-					return
-				}
-				os.Rename(filepath.Join(tree, "conf.d"), filepath.Join(tree, "conf.d.old"))
-				os.Symlink(outside, filepath.Join(tree, "conf.d"))
+	for name, wd := range map[string]string{"directory": dir, "link": link} {
+		t.Run(name, func(t *testing.T) {
+			t.Chdir(wd)
+			if got, _ := os.Getwd(); got != wd {
+				t.Skipf("the working directory reads %s, not %s", got, wd)
 			}
-			defer func() { beforeFixWrite = nil }()
-			_, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--nginx-version", "1.22.1", "--fix", filepath.Join(tree, "nginx.conf"))
-			if !swapped {
-				t.Fatalf("no fix was about to be written: %s", errOut)
-			}
-			if b, _ := os.ReadFile(victim); string(b) != site {
-				t.Errorf("the outside file was rewritten:\n%s", b)
-			}
-			if code != ExitError || !strings.Contains(errOut, "changed while nginxtune was reading it") {
-				t.Errorf("exit %d, want 2 with the reason: %s", code, errOut)
-			}
-			if entries, _ := os.ReadDir(outside); len(entries) != 1 {
-				t.Errorf("files left outside: %v", entries)
+			out, errOut, code := runCLI(t, "", "lint", "--no-config", "--no-host", "--changed", "conf.d/a.conf")
+			if code != ExitError || !strings.Contains(out, "b.conf") {
+				t.Errorf("exit %d:\n%s%s", code, out, errOut)
 			}
 		})
 	}

@@ -5,11 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nginxtune/nginxtune/format"
-	"github.com/nginxtune/nginxtune/internal/config"
-	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/lsp"
-	"github.com/nginxtune/nginxtune/rules"
 )
 
 func newLSPCmd() *cobra.Command {
@@ -34,43 +30,11 @@ upstream or a variable, across the tree), an outline, quick fixes (the edits
 lint --fix makes) and formatting (nginxtune fmt).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			opt := lsp.Options{
-				Settings:    lspSettings(c),
-				Log:         c.ErrOrStderr(),
-				FmtSettings: lspFmtSettings,
-			}
+			opt := lsp.Options{Log: c.ErrOrStderr()}
 			if err := lsp.Serve(context.Background(), c.InOrStdin(), c.OutOrStdout(), opt); err != nil {
 				return failf(ExitError, "lsp: %v", err)
 			}
 			return nil
 		},
 	}
-}
-
-// lspSettings reads a file's settings as lint does for it.
-func lspSettings(c *cobra.Command) lsp.Settings {
-	return func(path string) (rules.Config, loader.Options, error) {
-		s, err := settings(c, &lintFlags{}, path)
-		if err != nil {
-			return rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, loader.Options{}, err
-		}
-		s.needVersion()
-		s.opt.Stdin = nil
-		return s.cfg, s.opt, nil
-	}
-}
-
-// lspFmtSettings reads fmt's layout from the .nginxtune.yaml above a file.
-func lspFmtSettings(path string) *format.Options {
-	// (a file passed over is said by lint's settings, which the server
-	// reads for every file as well)
-	p, _ := config.Find(path)
-	if p == "" {
-		return nil
-	}
-	f, err := config.LoadFound(p)
-	if err != nil || f.FmtIndent == 0 && !f.FmtTabs {
-		return nil
-	}
-	return &format.Options{Indent: f.FmtIndent, Tabs: f.FmtTabs}
 }

@@ -2,15 +2,13 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
-	"github.com/nginxtune/nginxtune/finding"
-	"github.com/nginxtune/nginxtune/internal/untrusted"
-	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/report"
 
 	"github.com/spf13/cobra"
+
+	"github.com/nginxtune/nginxtune/lint"
+	"github.com/nginxtune/nginxtune/parser"
 )
 
 // loadFlags are the flags every command that reads a configuration shares.
@@ -24,55 +22,31 @@ func (lf *loadFlags) register(c *cobra.Command) {
 	listVar(c.Flags(), &lf.maps, "map", "", nil, false, "read files under an absolute directory from a local one, `FROM=TO` (e.g. /etc/nginx=./deploy/nginx); repeatable")
 }
 
-func (lf *loadFlags) load(c *cobra.Command, path string) (*loader.Tree, error) {
+func (lf *loadFlags) load(c *cobra.Command, path string) (*parser.Tree, error) {
 	// the live configuration is read as lint reads it: as nginx does,
 	// including what its includes reach outside (Debian's modules-enabled
 	// links to /usr/share/nginx/modules-available)
-	opt := loader.Options{Prefix: lf.prefix, Stdin: c.InOrStdin(), Live: path != "-" && isLive(path)}
+	opt := parser.Options{Prefix: lf.prefix, Stdin: c.InOrStdin(), Live: path != "-" && isLive(path)}
 	for _, m := range lf.maps {
-		pm, err := loader.ParsePathMap(m)
+		pm, err := parser.ParsePathMap(m)
 		if err != nil {
 			return nil, failf(ExitError, "--map: %v", err)
 		}
 		opt.Maps = append(opt.Maps, pm)
 	}
-	t, err := loader.Load(path, opt)
+	t, err := parser.Load(path, opt)
 	if err != nil {
 		return nil, failf(ExitError, "%v", err)
 	}
 	return t, nil
 }
 
-// relPath shows a path relative to the working directory when it is below it.
-func relPath(p string) string {
-	if !filepath.IsAbs(p) {
-		return p
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return p
-	}
-	return relPathIn(wd)(p)
-}
+// relPath shows a path relative to the working directory when it is below
+// it (lint.RelPath).
+func relPath(p string) string { return lint.RelPath(p) }
 
-// relPathIn is relPath for a working directory read once: a report of
-// 20,000 findings asked the kernel for it 60,000 times (a third of the
-// time --format json took).
-func relPathIn(wd string) func(string) string {
-	return func(p string) string {
-		if !filepath.IsAbs(p) {
-			return p
-		}
-		if r, err := filepath.Rel(wd, p); err == nil && !startsWithDotDot(r) {
-			return r
-		}
-		return p
-	}
-}
-
-func startsWithDotDot(p string) bool {
-	return p == ".." || len(p) > 2 && p[:3] == "../"
-}
+// relPathIn is relPath for a working directory read once (lint.RelPathIn).
+func relPathIn(wd string) func(string) string { return lint.RelPathIn(wd) }
 
 func newParseCmd() *cobra.Command {
 	var lf loadFlags
@@ -101,12 +75,12 @@ command exits 2.`,
 			switch format {
 			case "json":
 				out := report.NewJSONWriter(c.OutOrStdout())
-				err = report.WriteTreeJSON(out, t) // streamed, file by file
+				err = t.WriteJSON(out) // streamed, file by file
 				if err == nil {
 					err = out.Flush()
 				}
 			case "crossplane":
-				err = report.EncodeJSON(c.OutOrStdout(), report.Crossplane(t))
+				err = report.EncodeJSON(c.OutOrStdout(), t.Crossplane())
 			default:
 				return failf(ExitError, "--format %q: want json or crossplane", format)
 			}
@@ -115,8 +89,8 @@ command exits 2.`,
 			}
 			code := ExitOK
 			for _, d := range t.Diagnostics {
-				fmt.Fprintf(c.ErrOrStderr(), "%s:%d:%d: %s: %s [%s]\n", untrusted.Escape(relPath(d.File)), d.Line, d.Col, d.Severity, untrusted.Escape(d.Message), d.Rule)
-				if d.Severity == finding.Error {
+				fmt.Fprintf(c.ErrOrStderr(), "%s:%d:%d: %s: %s [%s]\n", report.Escape(relPath(d.File)), d.Line, d.Col, d.Severity, report.Escape(d.Message), d.Kind)
+				if d.Severity == parser.SevError {
 					code = ExitError
 				}
 			}

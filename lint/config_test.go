@@ -1,4 +1,4 @@
-package config
+package lint
 
 import (
 	"os"
@@ -13,7 +13,7 @@ import (
 
 func write(t *testing.T, dir, text string) string {
 	t.Helper()
-	p := filepath.Join(dir, Name)
+	p := filepath.Join(dir, ConfigName)
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ prefix: deploy/nginx
 directives: [my_directive]
 roots: [deploy/nginx/nginx.conf]
 `)
-	f, err := Load(p)
+	f, err := LoadConfig(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +60,8 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		{"fmt:\n  indent: 0\n", ":2: fmt: indent"},
 	} {
 		p := write(t, t.TempDir(), c.text)
-		_, err := Load(p)
-		if err == nil || !strings.Contains(err.Error(), Name+c.want) {
+		_, err := LoadConfig(p)
+		if err == nil || !strings.Contains(err.Error(), ConfigName+c.want) {
 			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
 		}
 	}
@@ -74,7 +74,7 @@ func TestFindUpward(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, top), nil, 0o644)
 		sub := filepath.Join(dir, "a", "b")
 		os.MkdirAll(sub, 0o755)
-		if p, ignored := Find(sub); p != filepath.Join(dir, Name) || ignored != "" {
+		if p, ignored := FindConfig(sub); p != filepath.Join(dir, ConfigName) || ignored != "" {
 			t.Errorf("Find below %s: %q %q", top, p, ignored)
 		}
 	}
@@ -92,16 +92,16 @@ func TestFindStaysInTheTree(t *testing.T) {
 	sub := filepath.Join(repo, "sites")
 	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
 	os.MkdirAll(sub, 0o755)
-	if p, _ := Find(sub); p != "" {
+	if p, _ := FindConfig(sub); p != "" {
 		t.Errorf("above the repository: %q was used", p)
 	}
 	plain := filepath.Join(shared, "plain")
 	os.MkdirAll(filepath.Join(plain, "conf.d"), 0o755)
-	if p, _ := Find(plain); p != "" {
+	if p, _ := FindConfig(plain); p != "" {
 		t.Errorf("above the linted directory: %q was used", p)
 	}
 	os.WriteFile(filepath.Join(plain, "nginx.conf"), nil, 0o644)
-	if p, _ := Find(filepath.Join(plain, "conf.d")); p != "" {
+	if p, _ := FindConfig(filepath.Join(plain, "conf.d")); p != "" {
 		t.Errorf("above the tree's nginx.conf: %q was used", p)
 	}
 
@@ -110,27 +110,27 @@ func TestFindStaysInTheTree(t *testing.T) {
 	os.MkdirAll(open, 0o755)
 	os.Chmod(open, 0o777)
 	write(t, open, "fail-on: none\n")
-	if p, ignored := Find(open); p != "" || !strings.Contains(ignored, "writable by every user") {
+	if p, ignored := FindConfig(open); p != "" || !strings.Contains(ignored, "writable by every user") {
 		t.Errorf("world-writable directory: %q, %q", p, ignored)
 	}
 	// sticky: others cannot replace the user's own file
 	os.Chmod(open, 0o777|os.ModeSticky)
-	if p, ignored := Find(open); p == "" || ignored != "" {
+	if p, ignored := FindConfig(open); p == "" || ignored != "" {
 		t.Errorf("sticky directory: %q, %q", p, ignored)
 	}
 	if os.Geteuid() != 0 {
 		t.Skip("files of another user need root to make")
 	}
 	// another user's file, even in the repository's sticky directory
-	os.Chown(filepath.Join(open, Name), 65534, 65534)
-	if p, ignored := Find(open); p != "" || !strings.Contains(ignored, "owned by uid 65534") {
+	os.Chown(filepath.Join(open, ConfigName), 65534, 65534)
+	if p, ignored := FindConfig(open); p != "" || !strings.Contains(ignored, "owned by uid 65534") {
 		t.Errorf("another user's file: %q, %q", p, ignored)
 	}
 	// the user's file in a directory another user owns
-	os.Chown(filepath.Join(open, Name), 0, 0)
+	os.Chown(filepath.Join(open, ConfigName), 0, 0)
 	os.Chmod(open, 0o755)
 	os.Chown(open, 65534, 65534)
-	if p, ignored := Find(open); p != "" || !strings.Contains(ignored, "directory is owned by uid 65534") {
+	if p, ignored := FindConfig(open); p != "" || !strings.Contains(ignored, "directory is owned by uid 65534") {
 		t.Errorf("another user's directory: %q, %q", p, ignored)
 	}
 }

@@ -1,7 +1,8 @@
-// Package config reads .nginxtune.yaml, the per-project settings of
-// nginxtune lint. Unknown keys, rule ids and values are errors that name the
-// file and line, so a typo never silently turns a setting off.
-package config
+package lint
+
+// This file reads .nginxtune.yaml, the per-project settings of nginxtune
+// lint. Unknown keys, rule ids and values are errors that name the file and
+// line, so a typo never silently turns a setting off.
 
 import (
 	"errors"
@@ -23,11 +24,11 @@ import (
 	"github.com/nginxtune/nginxtune/rules"
 )
 
-// Name is the file name looked for.
-const Name = ".nginxtune.yaml"
+// ConfigName is the file name looked for.
+const ConfigName = ".nginxtune.yaml"
 
-// File is the content of a .nginxtune.yaml.
-type File struct {
+// ConfigFile is the content of a .nginxtune.yaml.
+type ConfigFile struct {
 	Path         string
 	NginxVersion rules.Version
 	FailOn       string   // error, warning, info or none
@@ -38,7 +39,7 @@ type File struct {
 	Prefix       string
 	Directives   []string // extra directive names
 	Roots        []string // main files that include the changed files (lint --changed)
-	Overrides    []Override
+	Overrides    []ConfigOverride
 	// FmtIndent and FmtTabs are fmt's layout: spaces per level (0: the
 	// default, 4) and whether to indent with tabs.
 	FmtIndent int
@@ -47,7 +48,7 @@ type File struct {
 	// paths, overrides and bounds are taken from.
 	Dir string
 	// Found is set for a file found beside the configuration rather than
-	// named with --config: it comes with the configuration (see LoadFound).
+	// named with --config: it comes with the configuration (see LoadFoundConfig).
 	Found bool
 }
 
@@ -65,14 +66,14 @@ var keys = map[string]string{
 	"overrides":     "a list of {paths: [GLOB...], disable: [RULE...], severity: {RULE: LEVEL}} for the files the globs match (relative to this file; ** for any depth)",
 }
 
-// Override is one entry of overrides: settings for some files only.
-type Override struct {
+// ConfigOverride is one entry of overrides: settings for some files only.
+type ConfigOverride struct {
 	Paths    []string
 	Disable  []string
 	Severity map[string]rules.Severity
 }
 
-// Find looks for the .nginxtune.yaml that applies to start (a file or a
+// FindConfig looks for the .nginxtune.yaml that applies to start (a file or a
 // directory): in start's directory and its parents, up to the top of the
 // repository (the directory holding .git) or, outside one, the linted tree
 // (the directory of the nearest nginx.conf at or above start, else start's
@@ -83,7 +84,7 @@ type Override struct {
 // sticky directory, such as /tmp, is enough: others cannot replace the
 // file there). Otherwise path is "" and ignored says which file was
 // passed over and why, for a notice.
-func Find(start string) (path, ignored string) {
+func FindConfig(start string) (path, ignored string) {
 	abs, err := filepath.Abs(start)
 	if err != nil {
 		return "", ""
@@ -93,7 +94,7 @@ func Find(start string) (path, ignored string) {
 	}
 	top := searchTop(abs)
 	for dir := abs; ; dir = filepath.Dir(dir) {
-		p := filepath.Join(dir, Name)
+		p := filepath.Join(dir, ConfigName)
 		if st, err := os.Lstat(p); err == nil && !st.IsDir() {
 			if why := writableByOthers(p, st); why != "" {
 				return "", fmt.Sprintf("%s not read: %s (name it with --config to use it)", p, why)
@@ -106,7 +107,7 @@ func Find(start string) (path, ignored string) {
 	}
 }
 
-// searchTop is the highest directory Find looks in for dir: the top of
+// searchTop is the highest directory FindConfig looks in for dir: the top of
 // its repository, else the directory of the nearest nginx.conf at or above
 // it, else dir.
 func searchTop(dir string) string {
@@ -180,30 +181,30 @@ type lineErr struct {
 
 func (e *lineErr) Error() string { return fmt.Sprintf("%s:%d: %s", e.path, e.line, e.msg) }
 
-// MaxSize bounds a settings file: it is a few lines of YAML.
-const MaxSize = 1 << 20
+// MaxConfigSize bounds a settings file: it is a few lines of YAML.
+const MaxConfigSize = 1 << 20
 
-// Load reads and checks a settings file the user named (--config).
-func Load(path string) (*File, error) { return load(path, false) }
+// LoadConfig reads and checks a settings file the user named (--config).
+func LoadConfig(path string) (*ConfigFile, error) { return loadConfig(path, false) }
 
-// LoadFound reads a settings file found beside the linted configuration
-// (Find). Such a file comes with the configuration, from whoever wrote it
+// LoadFoundConfig reads a settings file found beside the linted configuration
+// (FindConfig). Such a file comes with the configuration, from whoever wrote it
 // (a pull request): it may not be a link out of its directory, and it may
 // not widen what is read: its maps, prefix and roots must lie in its own
 // directory or below. Widening comes from the command line or a --config
 // the user names.
-func LoadFound(path string) (*File, error) { return load(path, true) }
+func LoadFoundConfig(path string) (*ConfigFile, error) { return loadConfig(path, true) }
 
-func load(path string, found bool) (*File, error) {
+func loadConfig(path string, found bool) (*ConfigFile, error) {
 	within := ""
 	if found {
 		within = filepath.Dir(path)
 	}
-	b, err := boundedread.File(path, MaxSize, within)
+	b, err := boundedread.File(path, MaxConfigSize, within)
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Path: path, Severity: map[string]rules.Severity{}, Maps: map[string]string{}, Found: found}
+	f := &ConfigFile{Path: path, Severity: map[string]rules.Severity{}, Maps: map[string]string{}, Found: found}
 	f.Dir, _ = filepath.Abs(filepath.Dir(path))
 	if r, err := filepath.EvalSymlinks(f.Dir); err == nil {
 		f.Dir = r
@@ -445,7 +446,7 @@ func severities(v *yaml.Node, what, want string, bad badFunc, into map[string]ru
 	return nil
 }
 
-func parseOverrides(v *yaml.Node, path string, f *File) error {
+func parseOverrides(v *yaml.Node, path string, f *ConfigFile) error {
 	var bad badFunc = func(n *yaml.Node, format string, args ...any) error {
 		return &lineErr{path, n.Line, fmt.Sprintf(format, args...)}
 	}
@@ -456,7 +457,7 @@ func parseOverrides(v *yaml.Node, path string, f *File) error {
 		if e.Kind != yaml.MappingNode {
 			return bad(e, "overrides: want %s", keys["overrides"])
 		}
-		o := Override{Severity: map[string]rules.Severity{}}
+		o := ConfigOverride{Severity: map[string]rules.Severity{}}
 		for i := 0; i+1 < len(e.Content); i += 2 {
 			k, val := e.Content[i], e.Content[i+1]
 			strs := func() ([]string, error) {

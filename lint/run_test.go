@@ -1,0 +1,81 @@
+package lint
+
+import (
+	"path/filepath"
+	"runtime/debug"
+	"testing"
+
+	"github.com/nginxtune/nginxtune/internal/nginxtest"
+)
+
+// TestTuneGCRestored: lint turns the collector off while it loads and to
+// GOGC 200 after; the process's setting is what it was once the run gives
+// it back.
+func TestTuneGCRestored(t *testing.T) {
+	t.Setenv("GOGC", "")
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+	conf := filepath.Join("..", "fixtures/mission/static-tuned.conf")
+	s, err := Resolve(Options{NoHost: true, NoConfig: true, NginxVersion: "1.22.1"}, conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore := s.TuneGC()
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Errorf("while loading: percent %d, want -1 (off)", got)
+	}
+	if _, err := s.Lint([]string{conf}); err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetGCPercent(GCPercent); got != GCPercent {
+		t.Errorf("after loading: percent %d, want %d", got, GCPercent)
+	}
+	restore()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("restored: percent %d, want 100", got)
+	}
+}
+
+// TestVersionAskedInTurnWhenCached: the installed nginx's version comes
+// from a goroutine while the tree is read only when nginx -V must run; with
+// its answer in the cache it is settled in turn (no goroutine: a hook's
+// short run pays more for a second thread than the reading costs), and
+// nginx runs once for the version and the host facts together.
+func TestVersionAskedInTurnWhenCached(t *testing.T) {
+	_, runs := nginxtest.FakeNginx(t, "1.24.0")
+	conf := filepath.Join("..", "fixtures/mission/static-tuned.conf")
+	settle := func() *Settings {
+		t.Helper()
+		s, err := Resolve(Options{Host: true, NoConfig: true}, conf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// a cold cache: nginx -V runs beside the reading
+	s := settle()
+	if s.versionDone == nil {
+		t.Fatal("with nginx -V to run, the version was settled in turn")
+	}
+	s.needVersion()
+	if got := s.Config.Version.String(); got != "1.24.0" {
+		t.Fatalf("version %q, want the fake nginx's 1.24.0", got)
+	}
+	if v := s.Config.Host.NginxVersion(); !v.Known() || v.Value != "1.24.0" {
+		t.Fatalf("host facts' version: %+v", v)
+	}
+	if runs() != 1 {
+		t.Fatalf("nginx ran %d times for one lint", runs())
+	}
+	// a warm one: in turn, and nginx not run again
+	s = settle()
+	if s.versionDone != nil {
+		t.Fatal("with nginx -V's answer in the cache, the version was asked in a goroutine")
+	}
+	if got := s.Config.Version.String(); got != "1.24.0" {
+		t.Fatalf("version from the cache %q", got)
+	}
+	if runs() != 1 {
+		t.Fatalf("nginx ran %d times, want 1 (the cache answered)", runs())
+	}
+}
