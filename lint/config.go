@@ -209,20 +209,6 @@ func loadConfig(path string, found bool) (*ConfigFile, error) {
 	if r, err := filepath.EvalSymlinks(f.Dir); err == nil {
 		f.Dir = r
 	}
-	// confined checks a path the file names against its directory
-	confined := func(n *yaml.Node, key, p string) error {
-		if !found {
-			return nil
-		}
-		real := filepath.Clean(p)
-		if r, err := filepath.EvalSymlinks(real); err == nil {
-			real = r
-		}
-		if !boundedread.Within(real, f.Dir) {
-			return &lineErr{path, n.Line, fmt.Sprintf("%s: %q is outside the directory of this file; a settings file found beside the configuration cannot widen what is read (give it on the command line, or name a settings file with --config)", key, p)}
-		}
-		return nil
-	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, strings.TrimPrefix(err.Error(), "yaml: "))
@@ -230,12 +216,10 @@ func loadConfig(path string, found bool) (*ConfigFile, error) {
 	if len(doc.Content) == 0 {
 		return f, nil
 	}
+	r := &configReader{f: f}
 	root := doc.Content[0]
-	bad := func(n *yaml.Node, format string, args ...any) error {
-		return &lineErr{path, n.Line, fmt.Sprintf(format, args...)}
-	}
 	if root.Kind != yaml.MappingNode {
-		return nil, bad(root, "want a mapping of settings (%s)", strings.Join(keyNames(), ", "))
+		return nil, r.bad(root, "want a mapping of settings (%s)", strings.Join(keyNames(), ", "))
 	}
 	if err := yamlstrict.NoDuplicateKeys(root, path); err != nil {
 		return nil, err
@@ -243,127 +227,199 @@ func loadConfig(path string, found bool) (*ConfigFile, error) {
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if _, ok := keys[k.Value]; !ok {
-			return nil, bad(k, "unknown key %q (known: %s)", k.Value, strings.Join(keyNames(), ", "))
+			return nil, r.bad(k, "unknown key %q (known: %s)", k.Value, strings.Join(keyNames(), ", "))
 		}
-		scalar := func() (string, error) {
-			if v.Kind != yaml.ScalarNode {
-				return "", bad(v, "%s: want %s", k.Value, keys[k.Value])
-			}
-			return v.Value, nil
-		}
-		list := func() ([]string, error) {
-			if v.Kind != yaml.SequenceNode {
-				return nil, bad(v, "%s: want %s", k.Value, keys[k.Value])
-			}
-			var out []string
-			for _, it := range v.Content {
-				if it.Kind != yaml.ScalarNode {
-					return nil, bad(it, "%s: want %s", k.Value, keys[k.Value])
-				}
-				out = append(out, it.Value)
-			}
-			return out, nil
-		}
-		pairs := func(fn func(key, val *yaml.Node) error) error {
-			if v.Kind != yaml.MappingNode {
-				return bad(v, "%s: want %s", k.Value, keys[k.Value])
-			}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				if err := fn(v.Content[j], v.Content[j+1]); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		var err error
-		switch k.Value {
-		case "nginx-version":
-			var s string
-			if s, err = scalar(); err == nil {
-				if f.NginxVersion, err = knowledge.ParseVersion(s); err != nil {
-					err = bad(v, "%v", err)
-				}
-			}
-		case "fail-on":
-			if f.FailOn, err = scalar(); err == nil {
-				if _, err2 := ParseFailOn(f.FailOn); err2 != nil {
-					err = bad(v, "fail-on: %v", err2)
-				}
-			}
-		case "disable":
-			f.Disable, err = ruleIDs(v, k.Value, keys[k.Value], bad, true)
-		case "enable":
-			f.Enable, err = ruleIDs(v, k.Value, keys[k.Value], bad, false)
-		case "severity":
-			err = severities(v, k.Value, keys[k.Value], bad, f.Severity)
-		case "map":
-			err = pairs(func(key, val *yaml.Node) error {
-				if !strings.HasPrefix(key.Value, "/") {
-					return bad(key, "map: %q is not an absolute path", key.Value)
-				}
-				to := val.Value
-				if !filepath.IsAbs(to) {
-					to = filepath.Join(filepath.Dir(path), to)
-				}
-				if err := confined(val, "map", to); err != nil {
-					return err
-				}
-				f.Maps[key.Value] = to
-				return nil
-			})
-		case "prefix":
-			if f.Prefix, err = scalar(); err == nil && !filepath.IsAbs(f.Prefix) {
-				f.Prefix = filepath.Join(filepath.Dir(path), f.Prefix)
-			}
-			if err == nil {
-				err = confined(v, "prefix", f.Prefix)
-			}
-		case "overrides":
-			err = parseOverrides(v, path, f)
-		case "fmt":
-			err = pairs(func(key, val *yaml.Node) error {
-				switch key.Value {
-				case "indent":
-					n, err := strconv.Atoi(val.Value)
-					if val.Kind != yaml.ScalarNode || err != nil || n < 1 || n > 8 {
-						return bad(val, "fmt: indent: want a number of spaces from 1 to 8")
-					}
-					f.FmtIndent = n
-				case "tabs":
-					if val.Kind != yaml.ScalarNode || (val.Value != "true" && val.Value != "false") {
-						return bad(val, "fmt: tabs: want true or false")
-					}
-					f.FmtTabs = val.Value == "true"
-				default:
-					return bad(key, "fmt: unknown key %q (known: indent, tabs)", key.Value)
-				}
-				return nil
-			})
-		case "directives":
-			f.Directives, err = list()
-		case "roots":
-			var rs []string
-			if rs, err = list(); err == nil {
-				for j, r := range rs {
-					if !filepath.IsAbs(r) {
-						r = filepath.Join(filepath.Dir(path), r)
-					}
-					if err = confined(v.Content[j], "roots", r); err != nil {
-						break
-					}
-					f.Roots = append(f.Roots, r)
-				}
-			}
-		}
-		if err != nil {
+		if err := r.key(k, v); err != nil {
 			var le *lineErr
 			if !errors.As(err, &le) {
-				err = bad(v, "%s: %v", k.Value, err)
+				err = r.bad(v, "%s: %v", k.Value, err)
 			}
 			return nil, err
 		}
 	}
 	return f, nil
+}
+
+// configReader reads the keys of a settings file into f.
+type configReader struct{ f *ConfigFile }
+
+// bad is an error at a node of the file.
+func (r *configReader) bad(n *yaml.Node, format string, args ...any) error {
+	return &lineErr{r.f.Path, n.Line, fmt.Sprintf(format, args...)}
+}
+
+// key reads one key's value v.
+func (r *configReader) key(k, v *yaml.Node) error {
+	f := r.f
+	var err error
+	switch k.Value {
+	case "nginx-version":
+		err = r.nginxVersion(k, v)
+	case "fail-on":
+		err = r.failOn(k, v)
+	case "disable":
+		f.Disable, err = ruleIDs(v, k.Value, keys[k.Value], r.bad, true)
+	case "enable":
+		f.Enable, err = ruleIDs(v, k.Value, keys[k.Value], r.bad, false)
+	case "severity":
+		err = severities(v, k.Value, keys[k.Value], r.bad, f.Severity)
+	case "map":
+		err = r.pairs(k, v, r.mapEntry)
+	case "prefix":
+		err = r.prefix(k, v)
+	case "overrides":
+		err = parseOverrides(v, f.Path, f)
+	case "fmt":
+		err = r.pairs(k, v, r.fmtEntry)
+	case "directives":
+		f.Directives, err = r.list(k, v)
+	case "roots":
+		err = r.roots(k, v)
+	}
+	return err
+}
+
+// want is the error of a value of the wrong kind.
+func (r *configReader) want(k, v *yaml.Node) error {
+	return r.bad(v, "%s: want %s", k.Value, keys[k.Value])
+}
+
+func (r *configReader) scalar(k, v *yaml.Node) (string, error) {
+	if v.Kind != yaml.ScalarNode {
+		return "", r.want(k, v)
+	}
+	return v.Value, nil
+}
+
+func (r *configReader) list(k, v *yaml.Node) ([]string, error) {
+	if v.Kind != yaml.SequenceNode {
+		return nil, r.want(k, v)
+	}
+	var out []string
+	for _, it := range v.Content {
+		if it.Kind != yaml.ScalarNode {
+			return nil, r.want(k, it)
+		}
+		out = append(out, it.Value)
+	}
+	return out, nil
+}
+
+// pairs calls fn with each key and value of the mapping v.
+func (r *configReader) pairs(k, v *yaml.Node, fn func(key, val *yaml.Node) error) error {
+	if v.Kind != yaml.MappingNode {
+		return r.want(k, v)
+	}
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		if err := fn(v.Content[j], v.Content[j+1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// local is a path the file names, relative to its directory.
+func (r *configReader) local(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(r.f.Path), p)
+}
+
+// confined checks a path the file names against its directory: a file
+// found beside the configuration cannot widen what is read.
+func (r *configReader) confined(n *yaml.Node, key, p string) error {
+	if !r.f.Found {
+		return nil
+	}
+	real := filepath.Clean(p)
+	if res, err := filepath.EvalSymlinks(real); err == nil {
+		real = res
+	}
+	if !boundedread.Within(real, r.f.Dir) {
+		return r.bad(n, "%s: %q is outside the directory of this file; a settings file found beside the configuration cannot widen what is read (give it on the command line, or name a settings file with --config)", key, p)
+	}
+	return nil
+}
+
+func (r *configReader) nginxVersion(k, v *yaml.Node) error {
+	s, err := r.scalar(k, v)
+	if err != nil {
+		return err
+	}
+	if r.f.NginxVersion, err = knowledge.ParseVersion(s); err != nil {
+		return r.bad(v, "%v", err)
+	}
+	return nil
+}
+
+func (r *configReader) failOn(k, v *yaml.Node) error {
+	var err error
+	if r.f.FailOn, err = r.scalar(k, v); err != nil {
+		return err
+	}
+	if _, err := ParseFailOn(r.f.FailOn); err != nil {
+		return r.bad(v, "fail-on: %v", err)
+	}
+	return nil
+}
+
+// mapEntry reads one entry of map: an absolute server directory and the
+// local one read for it.
+func (r *configReader) mapEntry(key, val *yaml.Node) error {
+	if !strings.HasPrefix(key.Value, "/") {
+		return r.bad(key, "map: %q is not an absolute path", key.Value)
+	}
+	to := r.local(val.Value)
+	if err := r.confined(val, "map", to); err != nil {
+		return err
+	}
+	r.f.Maps[key.Value] = to
+	return nil
+}
+
+func (r *configReader) prefix(k, v *yaml.Node) error {
+	p, err := r.scalar(k, v)
+	if err != nil {
+		return err
+	}
+	r.f.Prefix = r.local(p)
+	return r.confined(v, "prefix", r.f.Prefix)
+}
+
+// fmtEntry reads one key of fmt.
+func (r *configReader) fmtEntry(key, val *yaml.Node) error {
+	switch key.Value {
+	case "indent":
+		n, err := strconv.Atoi(val.Value)
+		if val.Kind != yaml.ScalarNode || err != nil || n < 1 || n > 8 {
+			return r.bad(val, "fmt: indent: want a number of spaces from 1 to 8")
+		}
+		r.f.FmtIndent = n
+	case "tabs":
+		if val.Kind != yaml.ScalarNode || (val.Value != "true" && val.Value != "false") {
+			return r.bad(val, "fmt: tabs: want true or false")
+		}
+		r.f.FmtTabs = val.Value == "true"
+	default:
+		return r.bad(key, "fmt: unknown key %q (known: indent, tabs)", key.Value)
+	}
+	return nil
+}
+
+func (r *configReader) roots(k, v *yaml.Node) error {
+	rs, err := r.list(k, v)
+	if err != nil {
+		return err
+	}
+	for j, root := range rs {
+		root = r.local(root)
+		if err := r.confined(v.Content[j], "roots", root); err != nil {
+			return err
+		}
+		r.f.Roots = append(r.f.Roots, root)
+	}
+	return nil
 }
 
 func keyNames() []string {
@@ -459,37 +515,7 @@ func parseOverrides(v *yaml.Node, path string, f *ConfigFile) error {
 		}
 		o := ConfigOverride{Severity: map[string]rules.Severity{}}
 		for i := 0; i+1 < len(e.Content); i += 2 {
-			k, val := e.Content[i], e.Content[i+1]
-			strs := func() ([]string, error) {
-				if val.Kind != yaml.SequenceNode {
-					return nil, bad(val, "overrides: %s: want a list", k.Value)
-				}
-				var out []string
-				for _, it := range val.Content {
-					if it.Kind != yaml.ScalarNode {
-						return nil, bad(it, "overrides: %s: want a list of strings", k.Value)
-					}
-					out = append(out, it.Value)
-				}
-				return out, nil
-			}
-			var err error
-			switch k.Value {
-			case "paths":
-				o.Paths, err = strs()
-				for j, p := range o.Paths {
-					if err == nil && (filepath.IsAbs(p) || strings.HasPrefix(p, "../") || p == "..") {
-						err = bad(val.Content[j], "overrides: paths: %q: want a pattern relative to this file's directory", p)
-					}
-				}
-			case "disable":
-				o.Disable, err = ruleIDs(val, "overrides: disable", "a list of rule ids", bad, true)
-			case "severity":
-				err = severities(val, "overrides: severity", "a map of rule id to error, warning or info", bad, o.Severity)
-			default:
-				err = bad(k, "overrides: unknown key %q (paths, disable, severity)", k.Value)
-			}
-			if err != nil {
+			if err := overrideKey(e.Content[i], e.Content[i+1], &o, bad); err != nil {
 				return err
 			}
 		}
@@ -499,4 +525,38 @@ func parseOverrides(v *yaml.Node, path string, f *ConfigFile) error {
 		f.Overrides = append(f.Overrides, o)
 	}
 	return nil
+}
+
+// overrideKey reads one key of an entry of overrides into o.
+func overrideKey(k, val *yaml.Node, o *ConfigOverride, bad badFunc) error {
+	strs := func() ([]string, error) {
+		if val.Kind != yaml.SequenceNode {
+			return nil, bad(val, "overrides: %s: want a list", k.Value)
+		}
+		var out []string
+		for _, it := range val.Content {
+			if it.Kind != yaml.ScalarNode {
+				return nil, bad(it, "overrides: %s: want a list of strings", k.Value)
+			}
+			out = append(out, it.Value)
+		}
+		return out, nil
+	}
+	var err error
+	switch k.Value {
+	case "paths":
+		o.Paths, err = strs()
+		for j, p := range o.Paths {
+			if err == nil && (filepath.IsAbs(p) || strings.HasPrefix(p, "../") || p == "..") {
+				err = bad(val.Content[j], "overrides: paths: %q: want a pattern relative to this file's directory", p)
+			}
+		}
+	case "disable":
+		o.Disable, err = ruleIDs(val, "overrides: disable", "a list of rule ids", bad, true)
+	case "severity":
+		err = severities(val, "overrides: severity", "a map of rule id to error, warning or info", bad, o.Severity)
+	default:
+		err = bad(k, "overrides: unknown key %q (paths, disable, severity)", k.Value)
+	}
+	return err
 }
