@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/nginxtune/nginxtune/parser"
-	"github.com/nginxtune/nginxtune/report"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/rules"
 )
 
@@ -16,7 +16,7 @@ import (
 // (so includes and inheritance are right) and keeps the findings in those
 // files. A changed file that no root includes is linted on its own, in the
 // context its directives (or a "# nginxtune: context=" comment) give it.
-func (s *Settings) lintChanged(files []string) ([]rules.Diagnostic, bool, []*parser.Tree, error) {
+func (s *Settings) lintChanged(files []string) ([]rules.Diagnostic, bool, []*loader.Tree, error) {
 	wd := getWorkDir()
 	order, err := changedFiles(files, wd)
 	if err != nil {
@@ -87,10 +87,10 @@ func changedFile(f string, wd workDir) (string, error) {
 		real = abs
 	}
 	if !wd.contains(abs) && !(IsLive(abs) && IsLive(real)) {
-		return "", fmt.Errorf("%s: outside the repository (the working directory); --changed lints the repository's files only", report.Escape(f))
+		return "", fmt.Errorf("%s: outside the repository (the working directory); --changed lints the repository's files only", untrusted.Escape(f))
 	}
 	if fi, err := os.Lstat(abs); err != nil || fi.IsDir() {
-		return "", fmt.Errorf("%s: not a file (--changed takes the changed files)", report.Escape(f))
+		return "", fmt.Errorf("%s: not a file (--changed takes the changed files)", untrusted.Escape(f))
 	}
 	// findings are filed at real paths: a changed link or a changed
 	// target of one (sites-enabled/x -> ../sites-available/x) is one
@@ -124,7 +124,7 @@ func nearestRoots(files []string, wd workDir) []string {
 type keeper struct {
 	s       *Settings
 	diags   []rules.Diagnostic
-	trees   []*parser.Tree
+	trees   []*loader.Tree
 	broken  bool
 	covered map[string]bool // changed files a root's tree read
 	seenErr map[string]bool // errors kept outside the changed files
@@ -132,7 +132,7 @@ type keeper struct {
 
 // hits are the files of t that are changed files (or links to them) no
 // tree before read, marking them covered.
-func (k *keeper) hits(t *parser.Tree, changed map[string]bool) map[string]bool {
+func (k *keeper) hits(t *loader.Tree, changed map[string]bool) map[string]bool {
 	hits := map[string]bool{}
 	for _, f := range t.Files {
 		for _, p := range []string{f.Path, f.Via} {
@@ -147,7 +147,7 @@ func (k *keeper) hits(t *parser.Tree, changed map[string]bool) map[string]bool {
 // keep runs the rules over t and keeps the findings in the files of only,
 // and errors anywhere: a change can break a file it includes or is
 // included by.
-func (k *keeper) keep(t *parser.Tree, only map[string]bool) {
+func (k *keeper) keep(t *loader.Tree, only map[string]bool) {
 	k.broken = k.broken || treeBroken(t)
 	k.s.needVersion()
 	cfg := k.s.Config
@@ -173,15 +173,15 @@ func (k *keeper) alone(f string) error {
 	}
 	s := k.s
 	t, err := s.load(f, s.Loader)
-	if errors.Is(err, parser.ErrRootOutside) {
-		fmt.Fprintf(s.stderr, "nginxtune: skipped %s: a link to a file outside the repository, and no nginx.conf here includes it\n", report.Escape(RelPath(f)))
+	if errors.Is(err, loader.ErrRootOutside) {
+		fmt.Fprintf(s.stderr, "nginxtune: skipped %s: a link to a file outside the repository, and no nginx.conf here includes it\n", untrusted.Escape(RelPath(f)))
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	if !LooksLikeNginx(f, t.File(f)) {
-		fmt.Fprintf(s.stderr, "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error, and nothing includes it)\n", report.Escape(RelPath(f)))
+		fmt.Fprintf(s.stderr, "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error, and nothing includes it)\n", untrusted.Escape(RelPath(f)))
 		return nil
 	}
 	k.keep(t, map[string]bool{f: true})
@@ -204,7 +204,7 @@ func (s *Settings) includedBy(file string) string {
 	if err != nil || !(wd.contains(abs) && wd.contains(real) || IsLive(abs) && IsLive(real)) {
 		return ""
 	}
-	root, _ := IncludedBy(abs, wd.bound(), func(root string) (*parser.Tree, error) {
+	root, _ := IncludedBy(abs, wd.bound(), func(root string) (*loader.Tree, error) {
 		opt := s.Loader
 		opt.Live = IsLive(root)
 		return s.load(root, opt)

@@ -14,9 +14,10 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
-	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
 )
 
@@ -79,7 +80,7 @@ func (s *Settings) Fix(paths []string, r *Result) (Fixed, error) {
 	if len(changed) > 0 && beforeOK.OK {
 		if after, checked := nginxTest(r.Trees, s.Config.Version); checked && !after.OK {
 			return Fixed{}, fmt.Errorf("nginx -t rejects the fixed configuration (%s); restored %s",
-				report.Escape(parser.CutAt(after.Message, 200)), restore(changed, originals))
+				untrusted.Escape(untrusted.CutAt(after.Message, 200)), restore(changed, originals))
 		}
 	}
 	return Fixed{Fixes: res.Fixes, Files: len(changed), NginxChecked: trusted}, nil
@@ -89,8 +90,8 @@ func (s *Settings) Fix(paths []string, r *Result) (Fixed, error) {
 // changed gathers the files written, with the identity of each.
 func (s *Settings) fixSession(paths []string, changed map[string]atomicfile.Key) rules.FixSession {
 	return rules.FixSession{
-		Lint: func() ([]rules.Diagnostic, bool, []*parser.Tree, error) { return s.lint(paths) },
-		Apply: func(set rules.FixSet, trees []*parser.Tree) ([]string, error) {
+		Lint: func() ([]rules.Diagnostic, bool, []*loader.Tree, error) { return s.lint(paths) },
+		Apply: func(set rules.FixSet, trees []*loader.Tree) ([]string, error) {
 			keys, err := s.applyFixes(set, trees)
 			var written []string
 			for name, k := range keys {
@@ -101,7 +102,7 @@ func (s *Settings) fixSession(paths []string, changed map[string]atomicfile.Key)
 			return written, err
 		},
 		Outside: func(file string) {
-			fmt.Fprintf(s.stderr, "nginxtune: not fixed: %s is outside the linted tree\n", report.Escape(file))
+			fmt.Fprintf(s.stderr, "nginxtune: not fixed: %s is outside the linted tree\n", untrusted.Escape(file))
 		},
 	}
 }
@@ -175,7 +176,7 @@ func lockDir(dir string) (unlock func(), err error) {
 // (after sorting), so a fix of a 20,000-server file is not quadratic.
 // written names the files now in place, with the identity of each (what
 // restore checks before writing the original back), also on an error.
-func (s *Settings) applyFixes(set rules.FixSet, trees []*parser.Tree) (written map[string]atomicfile.Key, err error) {
+func (s *Settings) applyFixes(set rules.FixSet, trees []*loader.Tree) (written map[string]atomicfile.Key, err error) {
 	source := map[string]*parser.File{}
 	for _, t := range trees {
 		for _, f := range t.Files {
@@ -207,14 +208,14 @@ func fixedTexts(set rules.FixSet, source map[string]*parser.File) (map[string][]
 	for _, name := range slices.Sorted(maps.Keys(set.Edits)) {
 		src, err := atomicfile.ReadVerified(name, keyOf(source[name]))
 		if err != nil {
-			return nil, fmt.Errorf("%s; nothing written", report.Escape(err.Error()))
+			return nil, fmt.Errorf("%s; nothing written", untrusted.Escape(err.Error()))
 		}
 		if !bytes.Equal(src, source[name].Src) {
-			return nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", report.Escape(name))
+			return nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", untrusted.Escape(name))
 		}
 		out, err := rules.ApplyEdits(src, set.Edits[name])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v; nothing written", report.Escape(name), err)
+			return nil, fmt.Errorf("%s: %v; nothing written", untrusted.Escape(name), err)
 		}
 		if !bytes.Equal(out, src) {
 			outs[name] = out
@@ -230,7 +231,7 @@ func (s *Settings) stage(outs map[string][]byte, source map[string]*parser.File)
 	var staged []atomicfile.Staged
 	for _, name := range slices.Sorted(maps.Keys(outs)) {
 		if atomicfile.ReadOnly(name) && !s.opt.Force {
-			fmt.Fprintf(s.stderr, "nginxtune: not fixed: %s is read-only (--force rewrites it, keeping its mode)\n", report.Escape(name))
+			fmt.Fprintf(s.stderr, "nginxtune: not fixed: %s is read-only (--force rewrites it, keeping its mode)\n", untrusted.Escape(name))
 			continue
 		}
 		st, err := atomicfile.Stage(name, keyOf(source[name]), outs[name])
@@ -238,7 +239,7 @@ func (s *Settings) stage(outs map[string][]byte, source map[string]*parser.File)
 			for _, st := range staged {
 				st.Discard()
 			}
-			return nil, fmt.Errorf("%s; nothing written (not written: %s)", report.Escape(err.Error()), report.Escape(strings.Join(slices.Sorted(maps.Keys(outs)), ", ")))
+			return nil, fmt.Errorf("%s; nothing written (not written: %s)", untrusted.Escape(err.Error()), untrusted.Escape(strings.Join(slices.Sorted(maps.Keys(outs)), ", ")))
 		}
 		staged = append(staged, st)
 	}
@@ -260,7 +261,7 @@ func commit(staged []atomicfile.Staged) (map[string]atomicfile.Key, error) {
 					r.Discard()
 				}
 			}
-			return written, fmt.Errorf("%s (not written: %s; files already fixed: %s)", report.Escape(err.Error()), report.Escape(strings.Join(rest, ", ")), report.Escape(strings.Join(done, ", ")))
+			return written, fmt.Errorf("%s (not written: %s; files already fixed: %s)", untrusted.Escape(err.Error()), untrusted.Escape(strings.Join(rest, ", ")), untrusted.Escape(strings.Join(done, ", ")))
 		}
 		done = append(done, st.Name)
 		written[st.Name] = key
@@ -305,7 +306,7 @@ func restore(changed map[string]atomicfile.Key, originals map[string][]byte) str
 // checked is false when it could not: no nginx, another version than the
 // one linted for, or a copy that could not be written (then nothing is
 // said against the fixes).
-func nginxTest(trees []*parser.Tree, target rules.Version) (res nginxcheck.Result, checked bool) {
+func nginxTest(trees []*loader.Tree, target rules.Version) (res nginxcheck.Result, checked bool) {
 	bin := nginxcheck.Binary()
 	if bin == "" || len(trees) != 1 || trees[0].Dump || len(trees[0].Roots) != 1 || trees[0].Dir == "" || !sameMinor(bin, target) {
 		return res, false
@@ -342,7 +343,7 @@ func sameMinor(bin string, target rules.Version) bool {
 
 // copyTree writes the files of t inside its directory to the same places
 // under dir.
-func copyTree(t *parser.Tree, dir string) bool {
+func copyTree(t *loader.Tree, dir string) bool {
 	for _, f := range t.Files {
 		rel, err := filepath.Rel(t.Dir, f.Path)
 		if err != nil || strings.HasPrefix(rel, "..") {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/rules"
 )
 
@@ -50,12 +50,12 @@ func TestFixNginxCheckAndRestore(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "conf.d"), 0o755)
 	os.WriteFile(p, []byte(good), 0o644)
 	os.WriteFile(filepath.Join(dir, "conf.d/a.conf"), []byte("server { listen 127.0.0.1:8080; }\n"), 0o644)
-	load := func() []*parser.Tree {
-		tr, err := parser.Load(p, parser.Options{})
+	load := func() []*loader.Tree {
+		tr, err := loader.Load(p, loader.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return []*parser.Tree{tr}
+		return []*loader.Tree{tr}
 	}
 	trees := load()
 	if res, checked := nginxTest(trees, rules.Version{}); !checked || !res.OK {

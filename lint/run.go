@@ -6,8 +6,8 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 
-	"github.com/nginxtune/nginxtune/parser"
-	"github.com/nginxtune/nginxtune/report"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/rules"
 )
 
@@ -16,7 +16,7 @@ import (
 type Result struct {
 	Diags  []rules.Diagnostic
 	Broken bool
-	Trees  []*parser.Tree
+	Trees  []*loader.Tree
 }
 
 // Lint loads the trees of paths and runs the rules over them: the trees
@@ -34,7 +34,7 @@ func (s *Settings) Lint(paths []string) (*Result, error) {
 }
 
 // lint is Lint, as a fix session reads the tree again after each round.
-func (s *Settings) lint(paths []string) ([]rules.Diagnostic, bool, []*parser.Tree, error) {
+func (s *Settings) lint(paths []string) ([]rules.Diagnostic, bool, []*loader.Tree, error) {
 	if s.opt.Changed {
 		return s.lintChanged(paths)
 	}
@@ -43,7 +43,7 @@ func (s *Settings) lint(paths []string) ([]rules.Diagnostic, bool, []*parser.Tre
 	// inheritance, upstreams and status pages
 	if len(paths) == 1 && !s.opt.Fix && len(s.Roots) == 0 {
 		if root := s.includedBy(paths[0]); root != "" {
-			fmt.Fprintf(s.stderr, "nginxtune: %s is included by %s: linted inside that tree, findings in %s only\n", report.Escape(RelPath(paths[0])), report.Escape(RelPath(root)), report.Escape(RelPath(paths[0])))
+			fmt.Fprintf(s.stderr, "nginxtune: %s is included by %s: linted inside that tree, findings in %s only\n", untrusted.Escape(RelPath(paths[0])), untrusted.Escape(RelPath(root)), untrusted.Escape(RelPath(paths[0])))
 			return s.lintChanged(paths)
 		}
 	}
@@ -52,7 +52,7 @@ func (s *Settings) lint(paths []string) ([]rules.Diagnostic, bool, []*parser.Tre
 
 // lintOnce loads every path and runs the rules. broken is set when a file
 // could not be parsed to its end.
-func (s *Settings) lintOnce(paths []string) (diags []rules.Diagnostic, broken bool, trees []*parser.Tree, err error) {
+func (s *Settings) lintOnce(paths []string) (diags []rules.Diagnostic, broken bool, trees []*loader.Tree, err error) {
 	for _, p := range paths {
 		t, err := s.load(p, s.Loader)
 		if err != nil {
@@ -67,7 +67,7 @@ func (s *Settings) lintOnce(paths []string) (diags []rules.Diagnostic, broken bo
 			if v := liveVersion(t.Roots[0].Path, s.nginx); v.Known() {
 				cfg.Version = v
 				s.dumpVersion = v
-				fmt.Fprintf(s.stderr, "nginxtune: linting for nginx %s, the installed nginx (the dump reads %s); give --nginx-version if it comes from another machine\n", v, report.Escape(t.Roots[0].Path))
+				fmt.Fprintf(s.stderr, "nginxtune: linting for nginx %s, the installed nginx (the dump reads %s); give --nginx-version if it comes from another machine\n", v, untrusted.Escape(t.Roots[0].Path))
 			}
 		}
 		trees = append(trees, t)
@@ -80,7 +80,7 @@ func (s *Settings) lintOnce(paths []string) (diags []rules.Diagnostic, broken bo
 
 // treeBroken reports whether a file of t could not be parsed to its end or
 // read at all.
-func treeBroken(t *parser.Tree) bool {
+func treeBroken(t *loader.Tree) bool {
 	for _, f := range t.Files {
 		if f.Broken {
 			return true
@@ -102,7 +102,7 @@ func treeBroken(t *parser.Tree) bool {
 // loading allocates is the tree itself, which stays, so the two or three
 // collections it made found next to nothing to free, and took a core
 // from the parsers for 50-100 ms on those trees. The tree's size is
-// bounded (parser.MaxTreeBytes, the visit bounds), and so is what loading
+// bounded (loader.MaxTreeBytes, the visit bounds), and so is what loading
 // leaves behind. GOGC in the environment is left to decide.
 const GCPercent = 200
 
@@ -125,10 +125,10 @@ func (s *Settings) TuneGC() (restore func()) {
 
 var gcTuned atomic.Bool
 
-// load is parser.Load for lint: once the first tree is read, the garbage
+// load is loader.Load for lint: once the first tree is read, the garbage
 // collector, off while it was (see TuneGC), is turned on.
-func (s *Settings) load(p string, opt parser.Options) (*parser.Tree, error) {
-	t, err := parser.Load(p, opt)
+func (s *Settings) load(p string, opt loader.Options) (*loader.Tree, error) {
+	t, err := loader.Load(p, opt)
 	if s.gcOff {
 		debug.SetGCPercent(GCPercent)
 		s.gcOff = false

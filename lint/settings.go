@@ -15,9 +15,9 @@ import (
 	"github.com/nginxtune/nginxtune/format"
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/knowledge"
-	"github.com/nginxtune/nginxtune/parser"
-	"github.com/nginxtune/nginxtune/report"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/rules"
 )
 
@@ -64,7 +64,7 @@ type Settings struct {
 	FailOn rules.Severity
 	// FailOnFromFile is set when the threshold came from a settings file.
 	FailOnFromFile bool
-	Loader         parser.Options
+	Loader         loader.Options
 	Roots          []string
 	// LiveHost is set when host facts are read from this machine as the
 	// rules ask for them: what could not be read is said after the run.
@@ -140,7 +140,7 @@ func SettingsFile(w io.Writer, configPath string, noConfig bool, first string) (
 	case !noConfig && first != "-":
 		p, ignored := FindConfig(first)
 		if ignored != "" {
-			fmt.Fprintf(w, "nginxtune: %s\n", report.Escape(ignored))
+			fmt.Fprintf(w, "nginxtune: %s\n", untrusted.Escape(ignored))
 		}
 		if p != "" {
 			return LoadFoundConfig(p)
@@ -165,7 +165,7 @@ func (s *Settings) fromFile(file *ConfigFile) error {
 		s.FailOnFromFile = true
 	}
 	for from, to := range file.Maps {
-		s.Loader.Maps = append(s.Loader.Maps, parser.PathMap{From: filepath.Clean(from), To: to})
+		s.Loader.Maps = append(s.Loader.Maps, loader.PathMap{From: filepath.Clean(from), To: to})
 	}
 	sort.Slice(s.Loader.Maps, func(i, j int) bool { return len(s.Loader.Maps[i].From) > len(s.Loader.Maps[j].From) })
 	s.Loader.Prefix = file.Prefix
@@ -323,11 +323,11 @@ func (s *Settings) loaderFlags(o Options, first string) error {
 		s.Loader.Prefix = o.Prefix
 	}
 	for _, m := range o.Maps {
-		pm, err := parser.ParsePathMap(m)
+		pm, err := loader.ParsePathMap(m)
 		if err != nil {
 			return fmt.Errorf("--map: %v", err)
 		}
-		s.Loader.Maps = append([]parser.PathMap{pm}, s.Loader.Maps...)
+		s.Loader.Maps = append([]loader.PathMap{pm}, s.Loader.Maps...)
 	}
 	s.Loader.Stdin = o.Stdin
 	s.Loader.Live = IsLive(first)
@@ -376,10 +376,10 @@ func (s *Settings) Fails(diags []rules.Diagnostic) bool {
 // ForFile are the rules' configuration and the loader's options a file is
 // linted with, read as lint reads them for it (the language server's
 // settings); notices go to log.
-func ForFile(path string, log io.Writer) (rules.Config, parser.Options, error) {
+func ForFile(path string, log io.Writer) (rules.Config, loader.Options, error) {
 	s, err := Resolve(Options{Stderr: log}, path)
 	if err != nil {
-		return rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, parser.Options{}, err
+		return rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, loader.Options{}, err
 	}
 	s.needVersion()
 	return s.Config, s.Loader, nil

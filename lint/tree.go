@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -28,14 +29,14 @@ func NearestMain(file, bound string) string {
 	if !boundedread.Within(dir, bound) {
 		return ""
 	}
-	return parser.NearestMain(filepath.Join(dir, filepath.Base(file)), bound)
+	return loader.NearestMain(filepath.Join(dir, filepath.Base(file)), bound)
 }
 
 // IncludedBy is the tree that includes file, and its main file: the one
 // NearestMain finds within bound, read by load, when the tree it reads
 // holds file (as named, or its links resolved). "" and nil when file is a
 // main file itself, or no nginx.conf within bound includes it.
-func IncludedBy(file, bound string, load func(main string) (*parser.Tree, error)) (string, *parser.Tree) {
+func IncludedBy(file, bound string, load func(main string) (*loader.Tree, error)) (string, *loader.Tree) {
 	main := NearestMain(file, bound)
 	if main == "" || filepath.Base(file) == "nginx.conf" {
 		return "", nil

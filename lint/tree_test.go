@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/loader"
 )
 
 // TestIncludedByOneBoundary: the command line and the language server ask
@@ -30,9 +30,9 @@ func TestIncludedByOneBoundary(t *testing.T) {
 		t.Fatal(err)
 	}
 	loads := 0
-	load := func(main string) (*parser.Tree, error) {
+	load := func(main string) (*loader.Tree, error) {
 		loads++
-		return parser.Load(main, parser.Options{})
+		return loader.Load(main, loader.Options{})
 	}
 	for _, c := range []struct {
 		name, file, bound, want string

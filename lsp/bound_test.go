@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/nginxtune/nginxtune/lsp/protocol"
 )
 
 // TestNoWorkspaceStaysInDirectory: without a workspace folder the tree of an
@@ -27,7 +29,7 @@ func TestNoWorkspaceStaysInDirectory(t *testing.T) {
 	}
 	uri := pathToURI(site)
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "nginx", "version": 1, "text": string(text)}})
-	ds := c.diagnostics(uri, func(ds []Diagnostic) bool { return hasCode(ds, "tcp-nodelay-off", 3) })
+	ds := c.diagnostics(uri, func(ds []protocol.Diagnostic) bool { return hasCode(ds, "tcp-nodelay-off", 3) })
 	if hasCode(ds, "proxy-keepalive-headers", -1) {
 		t.Errorf("linted inside the nginx.conf above the directory it was opened in: %+v", ds)
 	}

@@ -1,9 +1,10 @@
 package lsp
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/format"
 	"github.com/nginxtune/nginxtune/lsp/protocol"
 )
 
@@ -33,15 +34,18 @@ func TestFormatting(t *testing.T) {
 			t.Errorf("tab size %d, spaces %v: %+v %v", c.tabSize, c.spaces, edits, err)
 		}
 	}
-	var asked string
-	s.opt.FmtSettings = func(path string) *format.Options {
-		asked = path
-		return &format.Options{Indent: 3}
+	// a .nginxtune.yaml beside the file gives the layout, as lint reads it
+	withSettings := filepath.Join(dir, "set")
+	if err := os.MkdirAll(withSettings, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	if edits, err := formatting(uri, 2, true); err != nil || len(edits) != 1 || edits[0].NewText != "http {\n   server {\n      listen 80;\n   }\n}\n" || asked == "" {
-		t.Errorf("with the settings' layout: %+v %v (settings asked for %q)", edits, err, asked)
+	if err := os.WriteFile(filepath.Join(withSettings, ".nginxtune.yaml"), []byte("fmt:\n  indent: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	s.opt.FmtSettings = nil
+	set := openFile(t, s, withSettings, "f.conf", "http {\nserver {\nlisten 80;\n}\n}\n")
+	if edits, err := formatting(set, 2, true); err != nil || len(edits) != 1 || edits[0].NewText != "http {\n   server {\n      listen 80;\n   }\n}\n" {
+		t.Errorf("with the settings' layout: %+v %v", edits, err)
+	}
 	done := openFile(t, s, dir, "done.conf", "http {\n    gzip on;\n}\n")
 	broken := openFile(t, s, dir, "broken.conf", "http {\nserver {\n")
 	for _, u := range []string{done, broken} {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nginxtune/nginxtune/format"
+	"github.com/nginxtune/nginxtune/lint"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/lsp/protocol"
 	"github.com/nginxtune/nginxtune/rules"

@@ -12,7 +12,7 @@ import (
 // Override is a path-scoped part of the settings (.nginxtune.yaml's
 // overrides): for the files Match accepts, rules turned off and severities
 // changed. What nginx refuses is never turned off or lowered
-// (config.LoadFound checks it).
+// (lint.LoadFoundConfig checks it).
 type Override struct {
 	Match    func(file string) bool
 	Disabled map[string]bool

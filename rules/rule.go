@@ -493,7 +493,7 @@ var loaderRule = sync.OnceValue(func() map[string]bool {
 
 // nginxRefuses are the rules whose errors nginx -t reports too: the
 // configuration does not load. A settings file may not lower or disable
-// them (config.LoadFound), and a run they fire in fails whatever fail-on a
+// them (lint.LoadFoundConfig), and a run they fire in fails whatever fail-on a
 // settings file sets; the command line still may.
 var nginxRefuses = map[string]bool{"syntax": true, "include-missing": true, "include-cycle": true,
 	"directive-args": true, "directive-context": true, "directive-duplicate": true, "unknown-directive": true, "duplicate-definition": true, "undefined-reference": true,

@@ -10,6 +10,8 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/outbuf"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/loader"
 
 	"github.com/spf13/cobra"
 
@@ -179,14 +181,14 @@ func useColor(flag string, outputs []output, stdout io.Writer) (bool, error) {
 
 // sayLinted tells what the run could not read: host facts, files outside
 // the linted directory, files of the tree.
-func sayLinted(w io.Writer, s *lint.Settings, trees []*parser.Tree) {
+func sayLinted(w io.Writer, s *lint.Settings, trees []*loader.Tree) {
 	if s.LiveHost {
 		sayProblems(w, s.Config.Host.Problems())
 	}
 	sayOutside(w, trees)
 	for _, t := range trees {
 		for _, p := range t.Unreadable {
-			fmt.Fprintf(w, "nginxtune: %s could not be read: the tree was not linted whole (exit %d whatever --fail-on says)\n", report.Escape(relPath(p)), ExitError)
+			fmt.Fprintf(w, "nginxtune: %s could not be read: the tree was not linted whole (exit %d whatever --fail-on says)\n", untrusted.Escape(relPath(p)), ExitError)
 		}
 	}
 }
@@ -261,7 +263,7 @@ func lintExit(w io.Writer, s *lint.Settings, res *lint.Result) error {
 
 // sayRead says what the run read and found, and for which nginx
 // (report.Summary): a clean lint says something too.
-func sayRead(w io.Writer, trees []*parser.Tree, findings int, s *lint.Settings) {
+func sayRead(w io.Writer, trees []*loader.Tree, findings int, s *lint.Settings) {
 	files, directives := 0, 0
 	seen := map[string]bool{}
 	for _, t := range trees {
@@ -273,7 +275,7 @@ func sayRead(w io.Writer, trees []*parser.Tree, findings int, s *lint.Settings) 
 		}
 		directives += t.Statements()
 	}
-	fmt.Fprintln(w, report.Escape(report.Summary(files, directives, findings, s.Assumed())))
+	fmt.Fprintln(w, untrusted.Escape(report.Summary(files, directives, findings, s.Assumed())))
 }
 
 func validFormat(f string) bool {
@@ -311,7 +313,7 @@ func isTerminal(w io.Writer) bool {
 // sayOutside tells, once per lint, which files were read from outside the
 // linted directory: linting a copy of a server's tree must not silently
 // read this machine's /etc/nginx.
-func sayOutside(w io.Writer, trees []*parser.Tree) {
+func sayOutside(w io.Writer, trees []*loader.Tree) {
 	seen := map[string]bool{}
 	var files []string
 	dir := ""
@@ -335,10 +337,10 @@ func sayOutside(w io.Writer, trees []*parser.Tree) {
 		list, more = list[:3], fmt.Sprintf(" and %d more", len(files)-3)
 	}
 	for i := range list {
-		list[i] = report.Escape(list[i])
+		list[i] = untrusted.Escape(list[i])
 	}
 	fmt.Fprintf(w, "nginxtune: read %d file%s from outside %s: %s%s (linting a copy of a server's files? --map %s=DIR reads the copy's)\n",
-		len(files), pluralS(len(files)), report.Escape(relPath(dir)), strings.Join(list, ", "), more, report.Escape(filepath.Dir(files[0])))
+		len(files), pluralS(len(files)), untrusted.Escape(relPath(dir)), strings.Join(list, ", "), more, untrusted.Escape(filepath.Dir(files[0])))
 }
 
 // output is one --format: a format and the file it goes to ("" for

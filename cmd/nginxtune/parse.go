@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 
+	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/report"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nginxtune/nginxtune/lint"
-	"github.com/nginxtune/nginxtune/parser"
 )
 
 // loadFlags are the flags every command that reads a configuration shares.
@@ -22,19 +24,19 @@ func (lf *loadFlags) register(c *cobra.Command) {
 	listVar(c.Flags(), &lf.maps, "map", "", nil, false, "read files under an absolute directory from a local one, `FROM=TO` (e.g. /etc/nginx=./deploy/nginx); repeatable")
 }
 
-func (lf *loadFlags) load(c *cobra.Command, path string) (*parser.Tree, error) {
+func (lf *loadFlags) load(c *cobra.Command, path string) (*loader.Tree, error) {
 	// the live configuration is read as lint reads it: as nginx does,
 	// including what its includes reach outside (Debian's modules-enabled
 	// links to /usr/share/nginx/modules-available)
-	opt := parser.Options{Prefix: lf.prefix, Stdin: c.InOrStdin(), Live: path != "-" && isLive(path)}
+	opt := loader.Options{Prefix: lf.prefix, Stdin: c.InOrStdin(), Live: path != "-" && isLive(path)}
 	for _, m := range lf.maps {
-		pm, err := parser.ParsePathMap(m)
+		pm, err := loader.ParsePathMap(m)
 		if err != nil {
 			return nil, failf(ExitError, "--map: %v", err)
 		}
 		opt.Maps = append(opt.Maps, pm)
 	}
-	t, err := parser.Load(path, opt)
+	t, err := loader.Load(path, opt)
 	if err != nil {
 		return nil, failf(ExitError, "%v", err)
 	}
@@ -75,12 +77,12 @@ command exits 2.`,
 			switch format {
 			case "json":
 				out := report.NewJSONWriter(c.OutOrStdout())
-				err = t.WriteJSON(out) // streamed, file by file
+				err = report.WriteTreeJSON(out, t) // streamed, file by file
 				if err == nil {
 					err = out.Flush()
 				}
 			case "crossplane":
-				err = report.EncodeJSON(c.OutOrStdout(), t.Crossplane())
+				err = report.EncodeJSON(c.OutOrStdout(), report.Crossplane(t))
 			default:
 				return failf(ExitError, "--format %q: want json or crossplane", format)
 			}
@@ -89,8 +91,8 @@ command exits 2.`,
 			}
 			code := ExitOK
 			for _, d := range t.Diagnostics {
-				fmt.Fprintf(c.ErrOrStderr(), "%s:%d:%d: %s: %s [%s]\n", report.Escape(relPath(d.File)), d.Line, d.Col, d.Severity, report.Escape(d.Message), d.Kind)
-				if d.Severity == parser.SevError {
+				fmt.Fprintf(c.ErrOrStderr(), "%s:%d:%d: %s: %s [%s]\n", untrusted.Escape(relPath(d.File)), d.Line, d.Col, d.Severity, untrusted.Escape(d.Message), d.Rule)
+				if d.Severity == finding.Error {
 					code = ExitError
 				}
 			}
