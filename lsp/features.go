@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/format"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/knowledge"
@@ -157,7 +158,7 @@ func (s *Server) hover(p positionParams) *Hover {
 
 // findings are the rules' findings for the analysed text: those of a
 // full analysis of the same text, none while the rules have not run.
-func (s *Server) findings(uri string, a *analysis) []rules.Diagnostic {
+func (s *Server) findings(uri string, a *analysis) []finding.Diagnostic {
 	if a.full {
 		return a.diags
 	}

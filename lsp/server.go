@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/report"
 
 	"github.com/nginxtune/nginxtune/format"
@@ -58,7 +59,7 @@ type analysis struct {
 	text  string
 	tree  *parser.Tree
 	file  *parser.File // the document's file in the tree
-	diags []rules.Diagnostic
+	diags []finding.Diagnostic
 	cfg   rules.Config
 	ctx   []string // the context the document's top level is read in
 	// opt are the options the tree was loaded with: its path maps, the
@@ -558,7 +559,7 @@ func (s *Server) store(uri string, a *analysis) {
 
 // safeRun runs the rules; a rule's panic costs its findings, not the
 // server.
-func (s *Server) safeRun(t *parser.Tree, cfg rules.Config) (out []rules.Diagnostic) {
+func (s *Server) safeRun(t *parser.Tree, cfg rules.Config) (out []finding.Diagnostic) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("internal error in the rules: %v", r)
@@ -635,7 +636,7 @@ func (s *Server) publish(uri string, a *analysis) {
 	s.conn.notify("textDocument/publishDiagnostics", map[string]any{"uri": uri, "diagnostics": out})
 }
 
-func (s *Server) toDiagnostic(dg rules.Diagnostic, a *analysis, l *lines) Diagnostic {
+func (s *Server) toDiagnostic(dg finding.Diagnostic, a *analysis, l *lines) Diagnostic {
 	start := l.position(dg.Offset)
 	if dg.Offset == 0 && dg.Line > 1 {
 		start = Position{Line: dg.Line - 1, Character: max(0, dg.Col-1)}
@@ -643,9 +644,9 @@ func (s *Server) toDiagnostic(dg rules.Diagnostic, a *analysis, l *lines) Diagno
 	end := l.position(statementEnd(a.text, l.offset(start)))
 	sev := 3
 	switch dg.Severity {
-	case rules.Error:
+	case finding.Error:
 		sev = 1
-	case rules.Warning:
+	case finding.Warning:
 		sev = 2
 	}
 	out := Diagnostic{Range: Range{start, end}, Severity: sev, Code: dg.Rule, Source: "nginxtune", Message: dg.Message}

@@ -122,6 +122,16 @@ func TestValidFixtures(t *testing.T) {
 	}
 }
 
+// copyContext returns a snapshot of a walk's context that stays valid
+// after the walk.
+func copyContext(c *Context) *Context {
+	return &Context{
+		Blocks: append([]*Directive(nil), c.Blocks...),
+		Names:  append([]string(nil), c.Names...),
+		Root:   c.Root,
+	}
+}
+
 func find(t *testing.T, tr *Tree, name string, nth int) (*Directive, *Context) {
 	t.Helper()
 	var got *Directive
@@ -130,7 +140,7 @@ func find(t *testing.T, tr *Tree, name string, nth int) (*Directive, *Context) {
 	tr.Walk(func(d *Directive, c *Context) bool {
 		if d.Name == name && got == nil {
 			if n == nth {
-				got, gotCtx = d, c.Copy()
+				got, gotCtx = d, copyContext(c)
 			}
 			n++
 		}

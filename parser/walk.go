@@ -135,15 +135,6 @@ func holdsBlocks(d *Directive) bool {
 	return false
 }
 
-// Copy returns a snapshot of the context that stays valid after the walk.
-func (c *Context) Copy() *Context {
-	return &Context{
-		Blocks: append([]*Directive(nil), c.Blocks...),
-		Names:  append([]string(nil), c.Names...),
-		Root:   c.Root,
-	}
-}
-
 // Level returns the statements of one block level with each include
 // replaced by the statements of the files it read, in the order nginx
 // reads them. A level without such includes is returned as it is (its

@@ -3,6 +3,7 @@ package rules
 import (
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -20,7 +21,7 @@ the directory.`,
 		Fix:      `End the alias with a slash when the location ends with one ("location /static/ { alias /var/www/shop/static/; }"), or use root where the path maps one to one.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /static/ {\n            alias /var/www/shop/static;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /static/ {\n            alias /var/www/shop/static/;\n        }\n    }\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryCorrectness,
 		Since:    "0.6.0",
 		Versions: "all",
@@ -55,7 +56,7 @@ func checkAliasSlashMissing(p *Pass) {
 		}
 		diag := p.DiagArg(d, 0, "alias %s under \"location %s\" reads %sapp.css for %sapp.css (the rest of the URI glued to the name): every file 404s; write \"alias %s/\"",
 			clip(alias), clip(path), clip(alias), clip(path), clip(alias))
-		diag.Fix = &Fix{Description: "end the alias with a slash", Edits: []Edit{replaceArg(d, 0, quoteArg(alias+"/"))}}
+		diag.Fix = &finding.Fix{Description: "end the alias with a slash", Edits: []finding.Edit{replaceArg(d, 0, quoteArg(alias+"/"))}}
 		p.Report(diag)
 	}, "alias")
 }

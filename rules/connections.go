@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -28,7 +29,7 @@ configuration that still writes 100, the old default, keeps the old cost.`,
 		Fix:      `Remove the directive (the default 1000 suits most sites), or set 1000 or more.`,
 		Bad:      "events {}\nhttp {\n    keepalive_requests 10;\n}\n",
 		Good:     "events {}\nhttp {\n    keepalive_requests 1000;\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategoryPerformance,
 		Since:    "0.2.0",
 		Versions: "all (default 1000 since 1.19.10)",
@@ -51,7 +52,7 @@ func checkKeepaliveRequestsLow(p *Pass) {
 			who = "nginx reconnects to the backend"
 		}
 		diag := p.DiagArg(d, 0, "keepalive_requests %d closes each connection after %d request%s: %s each time; the default is 1000 (since nginx 1.19.10)", n, n, pluralS(n), who)
-		diag.Fix = &Fix{Description: "raise keepalive_requests to 1000", Edits: []Edit{replaceArg(d, 0, "1000")}}
+		diag.Fix = &finding.Fix{Description: "raise keepalive_requests to 1000", Edits: []finding.Edit{replaceArg(d, 0, "1000")}}
 		p.Report(diag)
 	}, "keepalive_requests")
 }
@@ -68,7 +69,7 @@ tcp_nopush, nginx already sends full packets; tcp_nodelay on costs nothing there
 		Fix:      `Remove "tcp_nodelay off;" (the default is on).`,
 		Bad:      "events {}\nhttp {\n    tcp_nodelay off;\n}\n",
 		Good:     "events {}\nhttp {\n    tcp_nodelay on;\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategoryPerformance,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -83,7 +84,7 @@ func checkTcpNodelayOff(p *Pass) {
 			return
 		}
 		diag := p.DiagArg(d, 0, "tcp_nodelay off lets the kernel hold back the last packet of each response on kept-alive, TLS and websocket connections (up to about 40 ms on Linux); remove it (the default is on)")
-		diag.Fix = &Fix{Description: "turn tcp_nodelay on", Edits: []Edit{replaceArg(d, 0, "on")}}
+		diag.Fix = &finding.Fix{Description: "turn tcp_nodelay on", Edits: []finding.Edit{replaceArg(d, 0, "on")}}
 		p.Report(diag)
 	}, "tcp_nodelay")
 }
@@ -99,7 +100,7 @@ that closes a kept-alive connection. It is a troubleshooting setting.`,
 		Fix:      `Use "error_log /var/log/nginx/error.log warn;" (or error, the default) outside troubleshooting; for one client, "debug_connection" in the events block logs only that one.`,
 		Bad:      "error_log /var/log/nginx/error.log debug;\nevents {}\n",
 		Good:     "error_log /var/log/nginx/error.log warn;\nevents {}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategoryPerformance,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -113,7 +114,7 @@ func checkErrorLogDebug(p *Pass) {
 		for i, a := range d.Args {
 			if i > 0 && strings.EqualFold(a.Value, "debug") {
 				diag := p.DiagArg(d, i, "error_log at the debug level logs every event of every request (with --with-debug) or every info message: a troubleshooting setting; write \"warn\" or \"error\", and debug_connection for one client")
-				diag.Fix = &Fix{Description: "log at warn", Edits: []Edit{replaceArg(d, i, "warn")}}
+				diag.Fix = &finding.Fix{Description: "log at warn", Edits: []finding.Edit{replaceArg(d, i, "warn")}}
 				p.Report(diag)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/nginxtest"
 	"github.com/nginxtune/nginxtune/knowledge"
 
@@ -113,7 +114,7 @@ func TestCorpusLanguageAgreement(t *testing.T) {
 		diags := Run(tr, cfg)
 		if ok {
 			for _, d := range diags {
-				if d.Severity == Error && d.Rule != "syntax" && d.File == tr.Roots[0].Path {
+				if d.Severity == finding.Error && d.Rule != "syntax" && d.File == tr.Roots[0].Path {
 					falseErrors = append(falseErrors, path+":"+strconv.Itoa(d.Line)+": "+d.Message)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -238,7 +239,7 @@ directive, or load the module that provides it. Directives of in-house modules c
 in .nginxtune.yaml ("directives: [name, ...]").`,
 		Bad:      "events {}\nhttp {\n    sendfil on;\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all (table: the nginx versions `nginxtune version` lists, and Debian's third-party modules)",
@@ -343,7 +344,7 @@ fragment is included (limit_req_zone in a server block).`,
 		Fix:      `Move the directive into a block the message names.`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 80;\n        proxy_pass http://127.0.0.1:8080;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        listen 80;\n        location / {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -379,7 +380,7 @@ short by a syntax error has the directives before it checked, as nginx reads the
 		Fix:      `Add the missing ";", or write the arguments the message names.`,
 		Bad:      "events {}\nhttp {\n    sendfile yes;\n    keepalive_timeout;\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n    keepalive_timeout 30s;\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -399,7 +400,7 @@ in.`,
 		Fix:      `Keep one of them; the message points at the first.`,
 		Bad:      "events {}\nhttp {\n    sendfile on;\n    sendfile off;\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -465,7 +466,7 @@ func runLanguage(p *Pass) {
 			k := blockKey{c, in}
 			if f, ok := firsts[k]; ok {
 				diag := dup.Diag(d, "%q is duplicate: nginx -t fails; the first is at %s", d.Name, where(f))
-				diag.Related = []Related{relatedTo(f, "the first "+d.Name)}
+				diag.Related = []finding.Related{relatedTo(f, "the first "+d.Name)}
 				dup.Report(diag)
 				continue
 			}
@@ -479,7 +480,7 @@ func runLanguage(p *Pass) {
 				k := zoneKey{c, d.Name, z}
 				if f, ok := zoneFirsts[k]; ok {
 					diag := dup.Diag(d, "%q is duplicate for zone %q: nginx -t fails; the first is at %s", d.Name, clip(z), where(f))
-					diag.Related = []Related{relatedTo(f, "the first "+d.Name+" of the zone")}
+					diag.Related = []finding.Related{relatedTo(f, "the first "+d.Name+" of the zone")}
 					dup.Report(diag)
 					continue
 				}
@@ -539,7 +540,7 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 	ds, known, certain, where := in.all, in.known, in.certain, in.where
 	if known {
 		if in.lack != "" {
-			p.ReportSeverityf(Info, d, "%q is in nginx %s but not %s, of the versions nginxtune knows: nginx -t fails there with \"unknown directive\"", d.Name, in.has, in.lack)
+			p.ReportSeverityf(finding.Info, d, "%q is in nginx %s but not %s, of the versions nginxtune knows: nginx -t fails there with \"unknown directive\"", d.Name, in.has, in.lack)
 		}
 		return
 	}
@@ -557,15 +558,15 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 		last, _ := knowledge.NewestCore()
 		switch {
 		case strings.HasPrefix(d.Name, "js_"):
-			p.ReportSeverityf(Warning, d, "%s; js_* directives come from njs (libnginx-mod-js), whose source nginxtune's table lacks: list it under directives: in .nginxtune.yaml", msg)
+			p.ReportSeverityf(finding.Warning, d, "%s; js_* directives come from njs (libnginx-mod-js), whose source nginxtune's table lacks: list it under directives: in .nginxtune.yaml", msg)
 		case p.loadsUnknownModule():
-			p.ReportSeverityf(Warning, d, "%s%s; if a module loaded with load_module provides it, list it under directives: in .nginxtune.yaml", msg, hint)
+			p.ReportSeverityf(finding.Warning, d, "%s%s; if a module loaded with load_module provides it, list it under directives: in .nginxtune.yaml", msg, hint)
 		case p.Version.Known() && knowledge.MustVersion(last).Less(p.Version):
-			p.ReportSeverityf(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; a directive added since is not in it)%s", msg, last, hint)
+			p.ReportSeverityf(finding.Warning, d, "%s on nginx up to %s (nginxtune's table ends there; a directive added since is not in it)%s", msg, last, hint)
 		case hint == "":
 			// far from every name nginx and the known modules have: a
 			// module nginxtune does not know is likelier than a typo
-			p.ReportSeverityf(Warning, d, "%s, unless a module nginxtune does not know provides it (no known directive is near the name): list third-party directives under directives: in .nginxtune.yaml", msg)
+			p.ReportSeverityf(finding.Warning, d, "%s, unless a module nginxtune does not know provides it (no known directive is near the name): list third-party directives under directives: in .nginxtune.yaml", msg)
 		default:
 			p.Reportf(d, "%s%s", msg, hint)
 		}
@@ -585,14 +586,14 @@ func contextAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 		// no version given: some of the table's versions allow it here,
 		// those that have it and do not refuse it
 		if has, lack := in.versionsAllowing(lc.bit | 1<<31); lack != "" {
-			p.ReportSeverityf(Info, d, "%q is allowed in %s in nginx %s but not %s, of the versions nginxtune knows: nginx -t fails there with \"directive is not allowed here\"",
+			p.ReportSeverityf(finding.Info, d, "%q is allowed in %s in nginx %s but not %s, of the versions nginxtune knows: nginx -t fails there with \"directive is not allowed here\"",
 				d.Name, contextTitle[ctx], has, lack)
 		}
 		return
 	}
 	list := in.contextList()
 	if beyond, newest := p.beyondTable(); beyond && p.Version.Known() {
-		p.ReportSeverityf(Warning, d, "%q is not allowed in %s up to nginx %s (nginx -t fails with \"directive is not allowed here\"); it belongs in %s; newer versions may allow it",
+		p.ReportSeverityf(finding.Warning, d, "%q is not allowed in %s up to nginx %s (nginx -t fails with \"directive is not allowed here\"); it belongs in %s; newer versions may allow it",
 			d.Name, contextTitle[ctx], newest, strings.Join(list, ", "))
 		return
 	}
@@ -672,7 +673,7 @@ func blockContextAt(p *Pass, d *parser.Directive, c *parser.Context, in *nameInf
 	}
 	list := strings.Join(in.contextList(), ", ")
 	if beyond, newest := p.beyondTable(); beyond && p.Version.Known() {
-		p.ReportSeverityf(Warning, d, "%q is not allowed in a %s block up to nginx %s (nginx -t fails with \"directive is not allowed here\" wherever this file is included); it belongs in %s; newer versions may allow it",
+		p.ReportSeverityf(finding.Warning, d, "%q is not allowed in a %s block up to nginx %s (nginx -t fails with \"directive is not allowed here\" wherever this file is included); it belongs in %s; newer versions may allow it",
 			d.Name, b.Name, newest, list)
 		return
 	}

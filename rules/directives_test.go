@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/nginxtest"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
 	"github.com/nginxtune/nginxtune/knowledge"
@@ -40,7 +41,7 @@ func TestDirectiveFixturesAgainstNginx(t *testing.T) {
 		}
 		found := false
 		for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1")}) {
-			if !langRuleIDs[d.Rule] && !NginxRefuses(d.Rule) || d.Severity != Error {
+			if !langRuleIDs[d.Rule] && !NginxRefuses(d.Rule) || d.Severity != finding.Error {
 				continue
 			}
 			// nginx stops at its first error: a syntax error after
@@ -169,7 +170,7 @@ func TestFragmentAloneAgainstNginx(t *testing.T) {
 		}
 		found := false
 		for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1")}) {
-			if NginxRefuses(d.Rule) && d.Severity == Error && d.Line <= res.Line && res.Line <= max(d.EndLine, d.Line) {
+			if NginxRefuses(d.Rule) && d.Severity == finding.Error && d.Line <= res.Line && res.Line <= max(d.EndLine, d.Line) {
 				found = true
 			}
 		}

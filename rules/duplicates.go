@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -22,7 +23,7 @@ and "127.0.0.1:80" are others. Regex and named locations may repeat, and "locati
 		Fix:      `Keep one: remove default_server from all but one server of the address (disable the distribution's default site), merge the listens, rename or remove the second upstream or location.`,
 		Bad:      "events {}\nhttp {\n    server { listen 80 default_server; }\n    server { listen 80 default_server; server_name a.example; }\n}\n",
 		Good:     "events {}\nhttp {\n    server { listen 80 default_server; }\n    server { listen 80; server_name a.example; }\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryCorrectness,
 		Since:    "0.4.0",
 		Versions: "all",
@@ -88,7 +89,7 @@ func checkDuplicateDefinition(p *Pass) {
 		case first != d && !reported[d]:
 			reported[d] = true
 			diag := p.Diag(d, "%s is defined twice (first at %s): nginx -t fails with %q; %s", what, where(first), nginxSays, advice)
-			diag.Related = []Related{relatedTo(first, "the first "+what)}
+			diag.Related = []finding.Related{relatedTo(first, "the first "+what)}
 			p.Report(diag)
 		}
 	}
@@ -128,7 +129,7 @@ func checkDuplicateDefinition(p *Pass) {
 					if first, ok := options[scope+k]; ok && first != l && !reported[l] {
 						reported[l] = true
 						diag := p.Diag(l, "socket options for %s are given again (first at %s): nginx -t fails with \"duplicate listen options for %s\"; give backlog=, reuseport and the like on one listen of the address only", clip(l.Arg(0)), where(first), clip(k))
-						diag.Related = []Related{relatedTo(first, "the listen that gives them first")}
+						diag.Related = []finding.Related{relatedTo(first, "the listen that gives them first")}
 						p.Report(diag)
 					} else if !ok {
 						options[scope+k] = l
@@ -140,7 +141,7 @@ func checkDuplicateDefinition(p *Pass) {
 				if first, ok := defaults[scope+k]; ok && first != l && !reported[l] {
 					reported[l] = true
 					diag := p.Diag(l, "a second default server for %s (the first is marked at %s): nginx -t fails with \"a duplicate default server for %s\"; keep default_server on one server of the address (Debian: disable the stock default site)", clip(l.Arg(0)), where(first), clip(k))
-					diag.Related = []Related{relatedTo(first, "the first default_server for "+clip(k))}
+					diag.Related = []finding.Related{relatedTo(first, "the first default_server for "+clip(k))}
 					p.Report(diag)
 				} else if !ok {
 					defaults[scope+k] = l
@@ -234,13 +235,13 @@ func listensTwice(p *Pass, dirs []*parser.Directive, stream bool, reported map[*
 			reported[l] = true
 			addr := clip(strings.TrimPrefix(k, "udp "))
 			diag := p.Diag(l, "this stream server listens on %s twice (first at %s): nginx -t fails (nginx 1.22.1: \"duplicate \"%s\" address and port pair\"); keep one listen per address", clip(l.Arg(0)), where(first), addr)
-			diag.Related = []Related{relatedTo(first, "the first listen on "+addr)}
+			diag.Related = []finding.Related{relatedTo(first, "the first listen on "+addr)}
 			p.Report(diag)
 			continue
 		default:
 			reported[l] = true
 			diag := p.Diag(l, "this server listens on %s twice (first at %s): nginx -t fails with \"a duplicate listen %s\"; keep one listen per address", clip(l.Arg(0)), where(first), clip(k))
-			diag.Related = []Related{relatedTo(first, "the first listen on "+clip(k))}
+			diag.Related = []finding.Related{relatedTo(first, "the first listen on "+clip(k))}
 			p.Report(diag)
 			continue
 		}
@@ -271,7 +272,7 @@ func checkDuplicateLocations(p *Pass, b *parser.Directive, reported map[*parser.
 			if first, ok := seen[key]; ok && first != l && !reported[l] {
 				reported[l] = true
 				diag := p.Diag(l, "location %s is defined twice in this block (first at %s): nginx -t fails with \"duplicate location\"; merge them", clip(path), where(first))
-				diag.Related = []Related{relatedTo(first, "the first location "+clip(path))}
+				diag.Related = []finding.Related{relatedTo(first, "the first location "+clip(path))}
 				p.Report(diag)
 			} else if !ok {
 				seen[key] = l

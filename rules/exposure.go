@@ -4,6 +4,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 
 	"github.com/nginxtune/nginxtune/parser"
@@ -23,7 +24,7 @@ nothing to hide.`,
 		Fix:      `"server_tokens off;" in http.`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 80;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server_tokens off;\n    server {\n        listen 80;\n    }\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
@@ -93,7 +94,7 @@ https:// only, for max-age seconds, before any request leaves it.`,
 		Fix:      `add_header Strict-Transport-Security "max-age=63072000" always; in the TLS server (add includeSubDomains once every subdomain serves HTTPS).`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        root /srv/www;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        root /srv/www;\n        add_header Strict-Transport-Security \"max-age=63072000\" always;\n    }\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
@@ -160,7 +161,7 @@ corruption in the resolver reachable through forged answers (CVE-2021-23017).`,
 		Fix:      `Point resolver at a caching resolver on the host or the local network (systemd-resolved: "resolver 127.0.0.53 valid=300s;", or unbound/dnsmasq), which validates and is not reachable for spoofing.`,
 		Bad:      "events {}\nhttp {\n    resolver 8.8.8.8;\n}\n",
 		Good:     "events {}\nhttp {\n    resolver 127.0.0.53 valid=300s;\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all (CVE-2021-23017 before 1.20.1)",
@@ -216,7 +217,7 @@ a resolver. Before: put the name in a variable ("set $api api.example.com; proxy
 https://$api;") with a resolver, which re-resolves as the record's TTL (or valid=) says.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            proxy_pass https://api.example.com;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    resolver 127.0.0.53 valid=30s;\n    server {\n        location / {\n            set $api api.example.com;\n            proxy_pass https://$api;\n        }\n    }\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategoryCorrectness,
 		Since:    "0.3.0",
 		Versions: "all (the upstream server's resolve parameter from 1.27.3)",

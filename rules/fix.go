@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+
+	"github.com/nginxtune/nginxtune/finding"
 )
 
 // Applying fixes: which of the findings' fixes go together, and what a file
@@ -12,8 +14,8 @@ import (
 
 // FixSet is the fixes chosen from one run's findings, by file.
 type FixSet struct {
-	Edits map[string][]Edit // sorted by Start, not overlapping
-	Fixes int               // findings whose fix was taken
+	Edits map[string][]finding.Edit // sorted by Start, not overlapping
+	Fixes int                       // findings whose fix was taken
 	// Outside names files a fix would have written that are not part of
 	// the linted tree; those fixes are left out.
 	Outside []string
@@ -24,10 +26,10 @@ type FixSet struct {
 // creates (the same Key), and one that would write a file inTree refuses.
 // Linear in the edits of a file after sorting, so fixing a 20,000-server
 // file is not quadratic.
-func SelectFixes(diags []Diagnostic, inTree func(file string) bool) FixSet {
+func SelectFixes(diags []finding.Diagnostic, inTree func(file string) bool) FixSet {
 	type span struct{ start, end int }
 	taken := map[string][]span{} // sorted by start, not overlapping
-	overlaps := func(e Edit) bool {
+	overlaps := func(e finding.Edit) bool {
 		sp := taken[e.File]
 		i := sort.Search(len(sp), func(i int) bool { return sp[i].end > e.Start || sp[i].end == e.Start && sp[i].start == sp[i].end })
 		for ; i < len(sp) && sp[i].start <= e.End; i++ {
@@ -38,7 +40,7 @@ func SelectFixes(diags []Diagnostic, inTree func(file string) bool) FixSet {
 		}
 		return false
 	}
-	take := func(e Edit) {
+	take := func(e finding.Edit) {
 		sp := taken[e.File]
 		i := sort.Search(len(sp), func(i int) bool { return sp[i].start > e.Start })
 		sp = append(sp, span{})
@@ -46,7 +48,7 @@ func SelectFixes(diags []Diagnostic, inTree func(file string) bool) FixSet {
 		sp[i] = span{e.Start, e.End}
 		taken[e.File] = sp
 	}
-	set := FixSet{Edits: map[string][]Edit{}}
+	set := FixSet{Edits: map[string][]finding.Edit{}}
 	keys, warned := map[string]bool{}, map[string]bool{}
 	for _, d := range diags {
 		if d.Fix == nil || (d.Fix.Key != "" && keys[d.Fix.Key]) {
@@ -85,7 +87,7 @@ func SelectFixes(diags []Diagnostic, inTree func(file string) bool) FixSet {
 
 // ApplyEdits returns src with edits (sorted by Start, not overlapping)
 // applied.
-func ApplyEdits(src []byte, edits []Edit) ([]byte, error) {
+func ApplyEdits(src []byte, edits []finding.Edit) ([]byte, error) {
 	var out bytes.Buffer
 	out.Grow(len(src) + 64*len(edits))
 	at := 0

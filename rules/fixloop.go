@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -21,7 +22,7 @@ var ErrFixBroke = errors.New("the fixes left the configuration unreadable")
 // linted and how a round's edits are written.
 type FixSession struct {
 	// Lint reads the tree again and runs the rules.
-	Lint func() (diags []Diagnostic, broken bool, trees []*parser.Tree, err error)
+	Lint func() (diags []finding.Diagnostic, broken bool, trees []*parser.Tree, err error)
 	// Apply writes one round's edits (chosen by SelectFixes, not
 	// overlapping) all or nothing, and returns the files it changed; the
 	// command's writes atomically through the file that was read.
@@ -36,7 +37,7 @@ type FixResult struct {
 	Fixes   int      // findings whose fix was applied
 	Written []string // files changed, in the order first written
 	// the tree and findings after the last round
-	Diags  []Diagnostic
+	Diags  []finding.Diagnostic
 	Trees  []*parser.Tree
 	Broken bool
 }
@@ -47,7 +48,7 @@ type FixResult struct {
 // follow-up rules of those (FollowUpOf); anything else a fix brings up is
 // left for the report. The written files are in the result also when an
 // error ends the run, for the caller to restore.
-func (s FixSession) Run(diags []Diagnostic, trees []*parser.Tree, broken bool) (FixResult, error) {
+func (s FixSession) Run(diags []finding.Diagnostic, trees []*parser.Tree, broken bool) (FixResult, error) {
 	res := FixResult{Diags: diags, Trees: trees, Broken: broken}
 	shown, shownRule := map[string]bool{}, map[string]bool{}
 	for _, d := range diags {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -45,7 +46,7 @@ func TestOneFixRunLeavesNothingFixable(t *testing.T) {
 // fixes the copy as lint --fix does, with every rule the fixture's header
 // leaves on and the host facts of spec (the fixture's own when empty); it
 // returns the findings a second lint can still fix in the tree's files.
-func fixOnce(t *testing.T, fixture, spec string) []Diagnostic {
+func fixOnce(t *testing.T, fixture, spec string) []finding.Diagnostic {
 	t.Helper()
 	tmp := t.TempDir()
 	target := filepath.Join(tmp, "nginx.conf")
@@ -78,7 +79,7 @@ func fixOnce(t *testing.T, fixture, spec string) []Diagnostic {
 		t.Fatal(err)
 	}
 	in := inTrees(trees)
-	var left []Diagnostic
+	var left []finding.Diagnostic
 	for _, d := range diags {
 		if d.Fix == nil {
 			continue
@@ -96,8 +97,8 @@ func fixOnce(t *testing.T, fixture, spec string) []Diagnostic {
 
 // linterOf is FixSession's Lint for the tree of main: read again, linted
 // with cfg.
-func linterOf(main string, cfg Config) func() ([]Diagnostic, bool, []*parser.Tree, error) {
-	return func() ([]Diagnostic, bool, []*parser.Tree, error) {
+func linterOf(main string, cfg Config) func() ([]finding.Diagnostic, bool, []*parser.Tree, error) {
+	return func() ([]finding.Diagnostic, bool, []*parser.Tree, error) {
 		tr, err := parser.Load(main, parser.Options{})
 		if err != nil {
 			return nil, false, nil, err

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 
 	"github.com/nginxtune/nginxtune/parser"
@@ -31,7 +32,7 @@ func FuzzLintFix(f *testing.F) {
 		os.WriteFile(p, main, 0o644)
 		os.WriteFile(filepath.Join(dir, "snippet.conf"), snippet, 0o644)
 		cfg := Config{Version: knowledge.MustVersion("1.22.1")}
-		lint := func() ([]Diagnostic, bool, []*parser.Tree, error) {
+		lint := func() ([]finding.Diagnostic, bool, []*parser.Tree, error) {
 			tr, err := parser.Load(p, parser.Options{})
 			if err != nil {
 				return nil, false, nil, err

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -16,7 +17,7 @@ import (
 type Override struct {
 	Match    func(file string) bool
 	Disabled map[string]bool
-	Severity map[string]Severity
+	Severity map[string]finding.Severity
 }
 
 // GlobMatcher returns a matcher of absolute file paths against patterns

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -35,7 +36,7 @@ worker_processes auto;
 worker_rlimit_nofile 4160;
 events { worker_connections 4096; }
 `,
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -107,7 +108,7 @@ per-process limit is reached.`,
 		Fix:      `Raise fs.file-max in /etc/sysctl.d (nginxtune gen writes the file), or lower worker_rlimit_nofile or the worker count.`,
 		Bad:      "# nginxtune-facts: cpus=4 file-max=100000\nworker_processes auto;\nworker_rlimit_nofile 65536;\nevents { worker_connections 16384; }\n",
 		Good:     "# nginxtune-facts: cpus=4 file-max=9223372036854775807\nworker_processes auto;\nworker_rlimit_nofile 65536;\nevents { worker_connections 16384; }\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -158,7 +159,7 @@ default is cut to 128: bursts beyond it are dropped or reset.`,
 		Fix:      `Raise net.core.somaxconn in /etc/sysctl.d to at least the backlog, or lower backlog=.`,
 		Bad:      "# nginxtune-facts: somaxconn=128\nevents {}\nhttp { server { listen 80 backlog=4096; } }\n",
 		Good:     "# nginxtune-facts: somaxconn=4096\nevents {}\nhttp { server { listen 80 backlog=4096; } }\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -231,7 +232,7 @@ ports for loopback backends only, so a backend on another host is exposed.`,
 		Fix:      `Use an upstream block with keepalive (see upstream-keepalive). Only if that is impossible, widen net.ipv4.ip_local_port_range.`,
 		Bad:      "# nginxtune-facts: port-range=32768-60999 tw-reuse=2\nevents {}\nhttp { server { listen 80; location / { proxy_pass http://10.0.0.5:8080; proxy_http_version 1.1; } } }\n",
 		Good:     "# nginxtune-facts: port-range=32768-60999 tw-reuse=2\nevents {}\nhttp {\n  upstream app { server 10.0.0.5:8080; keepalive 32; }\n  server { listen 80; location / { proxy_pass http://app; proxy_http_version 1.1; proxy_set_header Connection \"\"; } }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",

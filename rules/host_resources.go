@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
@@ -25,7 +26,7 @@ get OOM-killed together with a large worker_connections).`,
 		Fix:      `Set worker_processes to the usable CPU count (the quota rounded up) where auto overshoots it.`,
 		Bad:      "# nginxtune-facts: cpus=64 quota=2\nworker_processes auto;\nevents {}\n",
 		Good:     "# nginxtune-facts: cpus=64 quota=2\nworker_processes 2;\nevents {}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -53,11 +54,11 @@ func checkHostWorkers(p *Pass) {
 		case m.auto && m.workers > usable:
 			diag := p.DiagArg(m.workersDir, 0, "worker_processes auto starts %d workers (the online CPUs), but only %d CPU(s) are usable here (%s); write worker_processes %d",
 				m.workers, usable, why, usable)
-			diag.Fix = &Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
+			diag.Fix = &finding.Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []finding.Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
 			p.Report(diag)
 		case !m.auto && m.workers > usable:
 			diag := p.DiagArg(m.workersDir, 0, "worker_processes %d is more than the %d CPU(s) usable here (%s)", m.workers, usable, why)
-			diag.Fix = &Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
+			diag.Fix = &finding.Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []finding.Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
 			p.Report(diag)
 		}
 	}
@@ -90,7 +91,7 @@ OOM killer ends nginx under exactly the load it was tuned for.`,
 		Fix:      `Lower worker_connections (or the worker count) until workers x connections x per-connection memory fits in half the memory, or give the host more.`,
 		Bad:      "# nginxtune-facts: cpus=4 mem=1GiB\nworker_processes auto;\nevents { worker_connections 65535; }\nhttp { gzip on; server { listen 443 ssl; } }\n",
 		Good:     "# nginxtune-facts: cpus=4 mem=1GiB\nworker_processes auto;\nevents { worker_connections 256; }\nhttp { gzip on; server { listen 443 ssl; } }\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -159,7 +160,7 @@ binary lacks the module: a configuration written for another build breaks the re
 		Fix:      `Install a build with the module (Debian: nginx-full or nginx-extras, or the libnginx-mod-* package), load the dynamic module with load_module, or remove the directive.`,
 		Bad:      "# nginxtune-facts: configure=--with-http_ssl_module\nevents {}\nhttp { server { listen 443 ssl http2; } }\n",
 		Good:     "# nginxtune-facts: configure=--with-http_ssl_module,--with-http_v2_module\nevents {}\nhttp { server { listen 443 ssl http2; } }\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -212,7 +213,7 @@ func checkHostModuleMissing(p *Pass) {
 		if dynamic {
 			msg := fmt.Sprintf("%s needs %s.so, a dynamic module of this nginx (%s) that no load_module in the tree loads: nginx -t fails with \"unknown directive\". Debian: install its libnginx-mod-* package, which enables it in modules-enabled", what, n.SO, p.Host.NginxConfigure().Source)
 			if p.Tree.HasUnread() {
-				p.ReportSeverityf(Warning, d, "%s, unless an include nginxtune did not read loads it", msg)
+				p.ReportSeverityf(finding.Warning, d, "%s, unless an include nginxtune did not read loads it", msg)
 				return
 			}
 			p.Reportf(d, "%s", msg)
@@ -275,7 +276,7 @@ func moduleNotLoaded(p *Pass) {
 		if n.Source != "" {
 			what = "the third-party " + n.Source + " module (" + n.Module + ")"
 		}
-		p.ReportSeverityf(Warning, d, "%s comes from %s, which no load_module here loads. Unless this build has it (OpenResty, a custom build), nginx -t fails with \"unknown directive\"; load %s.so (Debian: its libnginx-mod-* package)", d.Name, what, n.SO)
+		p.ReportSeverityf(finding.Warning, d, "%s comes from %s, which no load_module here loads. Unless this build has it (OpenResty, a custom build), nginx -t fails with \"unknown directive\"; load %s.so (Debian: its libnginx-mod-* package)", d.Name, what, n.SO)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -53,7 +54,7 @@ nginx reports nothing. From nginx 1.29.3 "add_header_inherit merge;" makes add_h
 or, with nginx 1.29.3 or later, "add_header_inherit merge;".`,
 		Bad:      "events {}\nhttp {\n    server {\n        add_header X-Frame-Options DENY;\n        location /static/ {\n            add_header Cache-Control \"max-age=3600\";\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        add_header X-Frame-Options DENY;\n        location /static/ {\n            add_header X-Frame-Options DENY;\n            add_header Cache-Control \"max-age=3600\";\n        }\n    }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all (add_header_inherit from 1.29.3)",
@@ -184,7 +185,7 @@ pass $request_uri (rewriting the prefix with a map or rewrite) when the backend 
 client's encoding.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location ~ ^/api/(.*)$ {\n            proxy_pass http://127.0.0.1:8080/$1;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /api/ {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
@@ -211,7 +212,7 @@ func checkProxyPassNormalized(p *Pass) {
 				}
 				if t := p.rewriteTaint(x, c, 0); t.encoded {
 					diag := p.DiagArg(x, 1, "rewrite to %s, which holds the client's percent-escapes as written: nginx encodes the rewritten URI again for %s, so %%2F reaches the backend as %%252F (measured); pass it as \"proxy_pass %s%s;\" instead", t.via, d.Name, clip(backendPart(d)), clip(x.Arg(1)))
-					diag.Severity = Warning
+					diag.Severity = finding.Warning
 					p.Report(diag)
 					return
 				}
@@ -223,7 +224,7 @@ func checkProxyPassNormalized(p *Pass) {
 		if strings.Contains(uri, "$") {
 			t := p.taintOf(uri, d, c)
 			if t.decoded && !t.newline && t.reserved { // with a line break, header-injection reports it
-				p.ReportSeverityf(Warning, d, "proxy_pass passes %s, the decoded path: %%3F becomes a \"?\" that starts a query string and %%2F a \"/\" the backend routes on; pass $request_uri, or no URI part", t.via)
+				p.ReportSeverityf(finding.Warning, d, "proxy_pass passes %s, the decoded path: %%3F becomes a \"?\" that starts a query string and %%2F a \"/\" the backend routes on; pass $request_uri, or no URI part", t.via)
 			}
 			return
 		}
@@ -266,7 +267,7 @@ Redirects and error codes are usually harmless; a 2xx with content is the guarde
 		Fix:      `Move the answer into a handler that runs after access (a file, or proxy_pass), or check the client in the rewrite phase too ("if ($remote_addr != ...) { return 403; }", or a geo/map).`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /health {\n            allow 10.0.0.0/8;\n            deny all;\n            return 200 \"db=ok queue=12\";\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    geo $internal { default 0; 10.0.0.0/8 1; }\n    server {\n        location /health {\n            if ($internal = 0) { return 403; }\n            return 200 \"db=ok queue=12\";\n        }\n    }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
@@ -291,7 +292,7 @@ func checkReturnBypassesAccess(p *Pass) {
 			}
 			diag := p.Diag(d, "return %s answers in the rewrite phase, before the %s at %s is checked: everyone gets this answer; check the client in the rewrite phase (geo/map + if) or serve it from a handler",
 				code, name, where(s.Last()))
-			diag.Related = []Related{relatedTo(s.Last(), "the "+name+" this return bypasses")}
+			diag.Related = []finding.Related{relatedTo(s.Last(), "the "+name+" this return bypasses")}
 			p.Report(diag)
 			return
 		}

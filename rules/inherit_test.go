@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 )
 
@@ -25,7 +26,7 @@ http {
     }
 }
 `
-	var got *Diagnostic
+	var got *finding.Diagnostic
 	for _, d := range lintText(t, text, Config{}) {
 		if d.Rule == "header-inheritance" {
 			d := d
@@ -56,7 +57,7 @@ func TestHTTP2AdviceNamesTheBoundary(t *testing.T) {
 		if v != "" {
 			cfg.Version = knowledge.MustVersion(v)
 		}
-		var got *Diagnostic
+		var got *finding.Diagnostic
 		for _, d := range lintText(t, text, cfg) {
 			if d.Rule == "listen-http2-deprecated" {
 				d := d
@@ -66,9 +67,9 @@ func TestHTTP2AdviceNamesTheBoundary(t *testing.T) {
 		switch {
 		case got == nil:
 			t.Errorf("%q: no finding", v)
-		case v == "" && (got.Severity != Info || got.Fix != nil || !strings.Contains(got.Message, "1.25.1 and later")):
+		case v == "" && (got.Severity != finding.Info || got.Fix != nil || !strings.Contains(got.Message, "1.25.1 and later")):
 			t.Errorf("no version: %s %q fix=%v, want information naming 1.25.1 and no fix", got.Severity, got.Message, got.Fix != nil)
-		case v != "" && (got.Severity != Warning || got.Fix == nil):
+		case v != "" && (got.Severity != finding.Warning || got.Fix == nil):
 			t.Errorf("%s: %s fix=%v, want a warning with a fix", v, got.Severity, got.Fix != nil)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -85,7 +86,7 @@ $backend { app1 10.0.0.1:8080; default 10.0.0.2:8080; }"), or constrain the capt
 anchored regex of the allowed names; keep request data in the path, after a fixed host.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location ~ ^/fetch/([^/]+)/(.*)$ {\n            proxy_pass http://$1/$2;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location ~ ^/fetch/(app1|app2)/(.*)$ {\n            proxy_pass http://$1.internal:8080/$2;\n        }\n    }\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
@@ -127,7 +128,7 @@ func checkSsrf(p *Pass) {
 			if host := hostPart[:i]; !p.taintOf(host, d, c).picks {
 				diag := p.DiagArg(d, 0, "%s takes the port of %s from %s, which the client sends: it can reach any service listening on that host; map the allowed values to fixed ports",
 					d.Name, clip(host), t.via)
-				diag.Severity = Warning
+				diag.Severity = finding.Warning
 				p.Report(diag)
 				return
 			}
@@ -136,7 +137,7 @@ func checkSsrf(p *Pass) {
 			// reached only through a redirect of nginx's own, or a
 			// backend's X-Accel-Redirect, which the tree does not show
 			diag := p.DiagArg(d, 0, "%s takes its backend from %s in an internal location: clients reach it only through an internal redirect (X-Accel-Redirect, error_page, try_files); if that route carries what they send, it can make nginx connect anywhere", d.Name, t.via)
-			diag.Severity = Info
+			diag.Severity = finding.Info
 			p.Report(diag)
 			return
 		}
@@ -240,7 +241,7 @@ some clients and proxies end a header line there, so it is reported as a warning
 a class that excludes line breaks ("[^/\r\n]+", "[^\r\n]*") instead of "[^/]+" or "(.*)".`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /old/ {\n            return 301 https://example.com$uri;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /old/ {\n            return 301 https://example.com$request_uri;\n        }\n    }\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
@@ -261,7 +262,7 @@ func checkHeaderInjection(p *Pass) {
 				p.ReportArgf(d, 0, "proxy_pass sends %s, which holds the decoded path and can carry %%0d%%0a, in the request line to the backend (request splitting); use $request_uri, or a capture that excludes line breaks", t.via)
 			case t.cr:
 				diag := p.DiagArg(d, 0, "proxy_pass sends %s, which holds the decoded path and can carry a carriage return (%%0d), raw, in the request line to the backend; a backend that ends lines at it reads a second request; use $request_uri, or a capture that excludes \\r", t.via)
-				diag.Severity = Warning
+				diag.Severity = finding.Warning
 				p.Report(diag)
 			}
 			return
@@ -285,7 +286,7 @@ func checkHeaderInjection(p *Pass) {
 			p.ReportArgf(d, i, "%s puts %s into %s; it can carry %%0d%%0a and add headers of the client's choosing; use $request_uri or a capture that excludes line breaks", d.Name, t.via, what)
 		case t.cr:
 			diag := p.DiagArg(d, i, "%s puts %s into %s; it can carry a carriage return (%%0d), which nginx sends raw and some clients and proxies take as a line end; use $request_uri or a capture that excludes \\r and \\n ([^\\r\\n]*)", d.Name, t.via, what)
-			diag.Severity = Warning
+			diag.Severity = finding.Warning
 			p.Report(diag)
 		}
 	}, "add_header", "add_trailer", "proxy_set_header", "grpc_set_header", "more_set_headers", "more_set_input_headers", "return", "rewrite", protoHTTP)
@@ -304,7 +305,7 @@ a link into one to evil.example. X-Forwarded-Host is a header the client writes 
 		Fix:      `"proxy_set_header Host $host;" and build URLs from $host (or the literal name); pass the port separately if the backend needs it ($server_port).`,
 		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            proxy_set_header Host $http_host;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location / {\n            proxy_set_header Host $host;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
@@ -479,7 +480,7 @@ public-suffix list). $http_referrer, a header no browser sends, is reported as a
 		Fix:      `Anchor both ends and escape the dots: "^https://(www\.)?example\.com$" (for Referer, end with "(/|$)").`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /api/ {\n            if ($http_origin ~* \"https://example\\.com\") {\n                add_header Access-Control-Allow-Origin $http_origin;\n            }\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /api/ {\n            if ($http_origin ~* \"^https://example\\.com$\") {\n                add_header Access-Control-Allow-Origin $http_origin;\n            }\n        }\n    }\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
@@ -502,13 +503,13 @@ func checkOriginRegex(p *Pass) {
 			found = referrer(d.Args[i].Value)
 		}
 		if found {
-			p.ReportSeverityf(Warning, d, "$http_referrer is always empty: the header is Referer, one r (browsers never send \"Referrer\"); write $http_referer")
+			p.ReportSeverityf(finding.Warning, d, "$http_referrer is always empty: the header is Referer, one r (browsers never send \"Referrer\"); write $http_referer")
 		}
 	}
 	report := func(d *parser.Directive, i int, header, pattern, attack string) {
-		sev := Error
+		sev := finding.Error
 		if header != "Origin" {
-			sev = Warning // a referer check guards less than a CORS answer
+			sev = finding.Warning // a referer check guards less than a CORS answer
 		}
 		diag := p.DiagSev(sev, d, "the %s regex %s also accepts %q; anchor it (^...$) and escape the dots", header, clip(pattern), attack)
 		if i < len(d.Args) {

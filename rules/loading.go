@@ -1,5 +1,7 @@
 package rules
 
+import "github.com/nginxtune/nginxtune/finding"
+
 // Rules that report what the parser found while reading the tree.
 
 func fromLoader(kind string) func(*Pass) {
@@ -8,7 +10,7 @@ func fromLoader(kind string) func(*Pass) {
 			if d.Kind != kind {
 				continue
 			}
-			*p.diags = append(*p.diags, Diagnostic{Rule: p.rule.ID, Severity: d.Severity, File: d.File,
+			*p.diags = append(*p.diags, finding.Diagnostic{Rule: p.rule.ID, Severity: d.Severity, File: d.File,
 				Line: d.Line, Col: d.Col, EndLine: max(d.Line, d.NginxLine), Offset: d.Offset, Message: d.Message})
 		}
 	}
@@ -25,7 +27,7 @@ accepts that silently and serves something else than was written.`,
 		Fix:      `Correct the text at the position given: close the quote or block, add the missing ";".`,
 		Bad:      "events {}\nhttp {\n    index index.html\n    sendfile on;\n}\n",
 		Good:     "events {}\nhttp {\n    index index.html;\n    sendfile on;\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryInput,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -45,7 +47,7 @@ wrong path: the configuration that was meant to be read is not.`,
 directory onto the copy with --map /etc/nginx=./deploy/nginx (or "map:" in .nginxtune.yaml).`,
 		Bad:      "events {}\nhttp {\n    include sites/missing.conf;\n}\n",
 		Good:     "events {}\nhttp {\n    include conf.d/*.conf;\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryInput,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -62,7 +64,7 @@ var includeCycle = &Rule{
 		Fix:      `Remove the include that leads back to a file that is already being read.`,
 		Bad:      "events {}\nhttp {\n    include nginx.conf;\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryInput,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -79,7 +81,7 @@ silently hide a real finding the day someone moves a directive under it.`,
 		Fix:      `Remove the comment, or correct the rule id it names.`,
 		Bad:      "events {}\nhttp {\n    # nginxtune:disable gzip-comp-level -- not needed\n    gzip_comp_level 5;\n}\n",
 		Good:     "events {}\nhttp {\n    # nginxtune:disable gzip-comp-level -- our CPU is idle\n    gzip_comp_level 9;\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryInput,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -101,7 +103,7 @@ that depend on the file are missing.`,
 onto a copy with --map, or allow the directory with --allow-outside DIR.`,
 		Bad:      "events {}\nhttp {\n    include /proc/self/environ;\n}\n",
 		Good:     "events {}\nhttp {\n    include conf.d/*.conf;\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategoryInput,
 		Since:    "0.2.0",
 		Versions: "all",

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -42,10 +43,10 @@ func TestOnlyKeepsWhatAFullRunKeeps(t *testing.T) {
 
 // kept is what lintChanged keeps of a run: findings in the given files,
 // errors anywhere (every finding when only is nil).
-func kept(ds []Diagnostic, only map[string]bool) []string {
+func kept(ds []finding.Diagnostic, only map[string]bool) []string {
 	var out []string
 	for _, d := range ds {
-		if only == nil || only[d.File] || d.Severity == Error {
+		if only == nil || only[d.File] || d.Severity == finding.Error {
 			out = append(out, fmt.Sprintf("%s:%d:%d %s %s", filepath.Base(d.File), d.Line, d.Col, d.Rule, d.Message))
 		}
 	}

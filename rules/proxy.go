@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -94,7 +95,7 @@ http {
     }
 }
 `,
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all (upstream blocks without keepalive: before 1.29.7)",
@@ -259,7 +260,7 @@ func checkUpstreamKeepalive(p *Pass) {
 			return // an upstream's name with a port: nginx -t fails (directive-args)
 		}
 		if literalLooksLikeUpstream(p, host, c) {
-			p.ReportSeverityf(Info, d, "%s %s: if %q is an upstream block defined in a file nginxtune did not read, this is fine; "+
+			p.ReportSeverityf(finding.Info, d, "%s %s: if %q is an upstream block defined in a file nginxtune did not read, this is fine; "+
 				"if it is a host name, each request opens a new backend connection (lint the tree from its nginx.conf to know)", d.Name, d.Arg(0), host)
 			return
 		}
@@ -278,7 +279,7 @@ func checkUpstreamKeepalive(p *Pass) {
 			}
 			g.uses = append(g.uses, literalUse{d, c, scheme, rest})
 		case protoFastCGI:
-			p.ReportSeverityf(Info, d, "fastcgi_pass to the address %s connects anew for every request; to keep connections, "+
+			p.ReportSeverityf(finding.Info, d, "fastcgi_pass to the address %s connects anew for every request; to keep connections, "+
 				"pass to an upstream block with \"keepalive N;\" and set \"fastcgi_keep_conn on;\", where workers x N stays at most half "+
 				"of php-fpm's pm.max_children: each kept connection holds a php-fpm child even while idle", host)
 		default:
@@ -344,12 +345,12 @@ func reportLiteralProxy(p *Pass, ups map[string]*parser.Directive, g *literalGro
 	}
 	msg := fmt.Sprintf("proxy_pass to the address %s opens a new backend connection for every request: only an upstream block keeps idle ones%s", host, more)
 	// the fix for every use, built first: the message says what it writes
-	var fix *Fix
+	var fix *finding.Fix
 	var keepFirst []string
 	if sameName {
 		fix = upstreamFix(p, d, c, ups, name, server, nil, g.files() > 1)
 	} else {
-		var edits []Edit
+		var edits []finding.Edit
 		for i, u := range g.uses {
 			keep, stmts, ok := p.keepHostEdits(u.d, u.c, viewOf(u.scheme, host, u.d.Arg(0), u.rest))
 			if !ok {
@@ -686,12 +687,12 @@ func checkUpstreamBlock(p *Pass, d *parser.Directive, use upstreamUse, closing s
 			"\"keepalive N;\" (\"keepalive %d;\" is a start; size it to the concurrent requests per worker)%s%s",
 			d.Arg(0), pool, p.versionNote("before 1.29.7"), also)
 		if !use[protoFastCGI] && also == "" {
-			diag.Fix = &Fix{Description: fmt.Sprintf("add keepalive %d; to upstream %s", pool, d.Arg(0)),
-				Edits: []Edit{insertInBlock(d, fmt.Sprintf("keepalive %d;", pool))}}
+			diag.Fix = &finding.Fix{Description: fmt.Sprintf("add keepalive %d; to upstream %s", pool, d.Arg(0)),
+				Edits: []finding.Edit{insertInBlock(d, fmt.Sprintf("keepalive %d;", pool))}}
 		}
 		p.Report(diag)
 	case use[protoFastCGI]:
-		p.ReportSeverityf(Info, d, "upstream %q (FastCGI) keeps no idle connections, so each request connects anew; a pool needs "+
+		p.ReportSeverityf(finding.Info, d, "upstream %q (FastCGI) keeps no idle connections, so each request connects anew; a pool needs "+
 			"\"keepalive N;\" here and \"fastcgi_keep_conn on;\" where it is passed to, with workers x N at most half of php-fpm's "+
 			"pm.max_children: a kept connection holds a php-fpm child even while idle (nginxtune gen --profile php --fpm-max-children sizes it)%s",
 			d.Arg(0), p.versionNote("before 1.29.7"))
@@ -775,7 +776,7 @@ http {
     }
 }
 `,
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "before 1.29.7",
@@ -814,7 +815,7 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 			if h.websocket {
 				desc = "set proxy_http_version 1.1 and the Connection header of the websocket map"
 			}
-			diag.Fix = &Fix{Description: desc, Edits: h.edits, Key: h.key}
+			diag.Fix = &finding.Fix{Description: desc, Edits: h.edits, Key: h.key}
 		}
 		p.Report(diag)
 	}, "proxy_pass")
@@ -824,7 +825,7 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 // before nginx 1.29.7 to use the pool: HTTP/1.1 and no "Connection: close".
 type keepaliveNeeds struct {
 	problems []string
-	edits    []Edit
+	edits    []finding.Edit
 	// complete is true when the edits give both: a fix that left either
 	// to chance (an include nginxtune did not read) would leave a pool
 	// that is never used, and a quiet lint (measured with nginx 1.22.1:
@@ -847,7 +848,7 @@ type keepaliveNeeds struct {
 // variable is defined otherwise, where an unread include may define it, or
 // where up's file is included from several places (one of them may set a
 // Connection header of its own).
-func (p *Pass) connectionUpgradeEdits(up *parser.Directive, c *parser.Context, maps map[string]closeMap) ([]Edit, string, bool) {
+func (p *Pass) connectionUpgradeEdits(up *parser.Directive, c *parser.Context, maps map[string]closeMap) ([]finding.Edit, string, bool) {
 	const v = "$connection_upgrade"
 	http := c.Enclosing(parser.CtxHTTP)
 	if http == nil || len(http.Block) == 0 || p.Tree == nil || p.Tree.HasUnread() || len(p.Tree.Unreadable) > 0 || p.places(up) > 1 {
@@ -870,7 +871,7 @@ func (p *Pass) connectionUpgradeEdits(up *parser.Directive, c *parser.Context, m
 		if _, closes := maps[v]; closes || len(defined) > 1 || m.Name != "map" || m.Arg(0) != "$http_upgrade" || !emptyGivesEmpty(m) {
 			return nil, "", false
 		}
-		return []Edit{header}, "", true
+		return []finding.Edit{header}, "", true
 	}
 	at := http.Block[0]
 	ls := lineStart(at)
@@ -882,7 +883,7 @@ func (p *Pass) connectionUpgradeEdits(up *parser.Directive, c *parser.Context, m
 		ind + "    default upgrade;" + nl +
 		ind + "    '' \"\";" + nl +
 		ind + "}" + nl + nl
-	return []Edit{{File: at.File.Path, Start: ls, End: ls, New: block}, header}, "map:" + v, true
+	return []finding.Edit{{File: at.File.Path, Start: ls, End: ls, New: block}, header}, "map:" + v, true
 }
 
 // emptyGivesEmpty reports whether a map gives "" for an empty source value.
@@ -1013,7 +1014,7 @@ func upstreamNameFor(host string) string {
 // its name), or only those edits when a previous fix wrote the block.
 // Before nginx 1.29.7 the next pass adds the proxy headers
 // (proxy-keepalive-headers).
-func upstreamFix(p *Pass, d *parser.Directive, c *parser.Context, ups map[string]*parser.Directive, name, server string, edits []Edit, shared bool) *Fix {
+func upstreamFix(p *Pass, d *parser.Directive, c *parser.Context, ups map[string]*parser.Directive, name, server string, edits []finding.Edit, shared bool) *finding.Fix {
 	http := c.Enclosing(parser.CtxHTTP)
 	if up, exists := ups[name]; exists {
 		// only an upstream every user sees: in this file, or at the http
@@ -1022,7 +1023,7 @@ func upstreamFix(p *Pass, d *parser.Directive, c *parser.Context, ups map[string
 		if up.File != d.File && (http == nil || up.File != http.File) || len(edits) == 0 {
 			return nil
 		}
-		return &Fix{Description: "proxy to upstream " + name, Edits: edits}
+		return &finding.Fix{Description: "proxy to upstream " + name, Edits: edits}
 	}
 	// an address one file uses: the upstream goes before its server, so
 	// the site stays whole (enabled or disabled with its file); one several
@@ -1051,9 +1052,9 @@ func upstreamFix(p *Pass, d *parser.Directive, c *parser.Context, ups map[string
 	if len(edits) == 0 {
 		desc = "define upstream " + name + " with keepalive (" + where + "), named after the address the proxy_passes name"
 	}
-	return &Fix{
+	return &finding.Fix{
 		Description: desc,
-		Edits:       append([]Edit{{File: at.File.Path, Start: ls, End: ls, New: block}}, edits...),
+		Edits:       append([]finding.Edit{{File: at.File.Path, Start: ls, End: ls, New: block}}, edits...),
 		Key:         "upstream:" + name,
 	}
 }
@@ -1073,7 +1074,7 @@ func upstreamFix(p *Pass, d *parser.Directive, c *parser.Context, ups map[string
 // safely: an enclosing file nginxtune has not seen may set them, the value
 // is in a file included into the block, or the inherited ones differ
 // between the places d's file is included.
-func (p *Pass) keepHostEdits(d *parser.Directive, c *parser.Context, v backendView) (edits []Edit, stmts []string, ok bool) {
+func (p *Pass) keepHostEdits(d *parser.Directive, c *parser.Context, v backendView) (edits []finding.Edit, stmts []string, ok bool) {
 	var own *parser.Directive
 	if len(c.Blocks) > 0 {
 		own = c.Blocks[len(c.Blocks)-1]
@@ -1399,7 +1400,7 @@ func reportVariableProxy(p *Pass, ds []*parser.Directive, ups map[string]*parser
 			if len(ds) > 1 {
 				more = fmt.Sprintf(" (%d proxy_passes)", len(ds))
 			}
-			diag := p.DiagSev(Info, d, "proxy_pass %s%s takes its backend from variables: nginx resolves it per request and keeps no idle connections to it; to keep a pool, %s", d.Arg(0), more, pool)
+			diag := p.DiagSev(finding.Info, d, "proxy_pass %s%s takes its backend from variables: nginx resolves it per request and keeps no idle connections to it; to keep a pool, %s", d.Arg(0), more, pool)
 			for _, x := range ds[1:] {
 				diag.Related = append(diag.Related, relatedTo(x, "another proxy_pass "+x.Arg(0)))
 			}

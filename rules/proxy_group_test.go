@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -52,7 +53,7 @@ func TestUpstreamKeepaliveOnePerTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var literal, variable []Diagnostic
+	var literal, variable []finding.Diagnostic
 	for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1"), Disabled: map[string]bool{}}) {
 		if d.Rule != "upstream-keepalive" {
 			continue

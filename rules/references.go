@@ -3,6 +3,7 @@ package rules
 import (
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
@@ -28,7 +29,7 @@ directive'. Judged only on a whole tree, read from its nginx.conf with every inc
 		Fix:      `Declare the zone or format (limit_req_zone $binary_remote_addr zone=NAME:10m rate=10r/s; log_format NAME ...; before its access_log), or correct the name.`,
 		Bad:      "events {}\nhttp {\n    access_log /var/log/nginx/access.log main;\n    log_format main '$remote_addr $request';\n}\n",
 		Good:     "events {}\nhttp {\n    log_format main '$remote_addr $request';\n    access_log /var/log/nginx/access.log main;\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryCorrectness,
 		Since:    "0.4.0",
 		Versions: "all",
@@ -84,7 +85,7 @@ func checkUndefinedReference(p *Pass) {
 		}
 		// nginx names the server's line when it finds the certificate missing
 		diag := p.Diag(d, "this server listens on %s with ssl and has no ssl_certificate in effect: nginx -t fails with 'no \"ssl_certificate\" is defined for the \"listen ... ssl\" directive'; give it (or http) a certificate, or ssl_reject_handshake on for a catch-all", clip(sslListen.Arg(0)))
-		diag.Related = []Related{relatedTo(sslListen, "the listen with ssl")}
+		diag.Related = []finding.Related{relatedTo(sslListen, "the listen with ssl")}
 		p.Report(diag)
 	}, "server")
 	unknownVariables(p)

@@ -3,6 +3,7 @@ package rules
 import (
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -53,7 +54,7 @@ path keyed "~\.php" misclassifies the same way.`,
 		Fix:      `End it with "$" ("location ~ \.php$"), or "(/|$)" where PATH_INFO is wanted.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location ~ \\.php {\n            fastcgi_pass unix:/run/php/php-fpm.sock;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location ~ \\.php$ {\n            fastcgi_pass unix:/run/php/php-fpm.sock;\n        }\n    }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
@@ -271,7 +272,7 @@ of that worker waits. The client chooses the input: it is the path, a header or 
 		Fix:      `Make the repetition unambiguous: require a separator in each round ("(\w+/)+" instead of "(\w+/?)+"), or repeat a single class ("[\w/]+").`,
 		Bad:      "events {}\nhttp {\n    server {\n        location ~ ^/(\\w+/?)+\\.html$ {\n            root /srv/www;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location ~ ^/[\\w/]+\\.html$ {\n            root /srv/www;\n        }\n    }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
@@ -331,7 +332,7 @@ empty, not 0, and is let through.`,
 		Fix:      `Add the value you mean for everything else: "default 0;" (or the fallback backend).`,
 		Bad:      "events {}\nhttp {\n    map $http_x_api_key $key_ok {\n        \"k-7f3a\" 1;\n        \"k-legacy\" 0;\n    }\n    server {\n        location /api/ {\n            if ($key_ok = 0) {\n                return 403;\n            }\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    map $http_x_api_key $key_ok {\n        default 0;\n        \"k-7f3a\" 1;\n    }\n    server {\n        location /api/ {\n            if ($key_ok = 0) {\n                return 403;\n            }\n        }\n    }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
@@ -386,7 +387,7 @@ func checkMapDefaultMissing(p *Pass) {
 		reported[m] = true
 		v := m.Arg(len(m.Args) - 1)
 		diag := p.Diag(m, "%s %s has no default: a value it does not list gives an empty string, and %s at %s then %s; add \"default ...;\"", m.Name, v, use.Name, where(use), how)
-		diag.Related = []Related{relatedTo(use, "where "+v+" is used")}
+		diag.Related = []finding.Related{relatedTo(use, "where "+v+" is used")}
 		p.Report(diag)
 	}
 	p.each(func(d *parser.Directive, c *parser.Context) {

@@ -4,6 +4,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -25,7 +26,7 @@ uwsgi_hide_header... for the other protocols) beside the add_header, with "alway
 responses should carry it too (without it they then carry no Content-Type).`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /feed {\n            add_header Content-Type application/json;\n            return 200 \"{}\";\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /feed {\n            default_type application/json;\n            return 200 \"{}\";\n        }\n    }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryCorrectness,
 		Since:    "0.5.0",
 		Versions: "all",
@@ -74,14 +75,14 @@ func checkAddHeaderContentType(p *Pass) {
 			// written in the location, where it replaces the inherited
 			// ones: only where there are none, or it sets its own
 			if always && (hidden.Complete && !hidden.Found() || hidden.Found() && hidden.Level == loc) {
-				diag.Fix = &Fix{Description: "hide the backend's Content-Type", Edits: []Edit{insertBefore(d, hide+" Content-Type;")}}
+				diag.Fix = &finding.Fix{Description: "hide the backend's Content-Type", Edits: []finding.Edit{insertBefore(d, hide+" Content-Type;")}}
 			}
 			p.Report(diag)
 			return
 		}
 		diag := p.DiagArg(d, 0, "add_header Content-Type sends a second Content-Type beside nginx's own (measured: two headers); set the type with default_type (or types) instead")
 		if len(d.Args) >= 2 && !strings.Contains(d.Arg(1), "$") && len(p.index.find(loc.Block, "default_type")) == 0 {
-			diag.Fix = &Fix{Description: "use default_type", Edits: []Edit{replaceStmt(d, "default_type "+d.Args[1].Raw+";")}}
+			diag.Fix = &finding.Fix{Description: "use default_type", Edits: []finding.Edit{replaceStmt(d, "default_type "+d.Args[1].Raw+";")}}
 		}
 		p.Report(diag)
 	}, "add_header")
@@ -102,7 +103,7 @@ stays on for the rest.`,
 		Fix:      `Remove "proxy_buffering off;" and let the streaming responses send "X-Accel-Buffering: no", or keep it only in the location that streams.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            proxy_buffering off;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /events/ {\n            proxy_buffering off;\n            proxy_pass http://127.0.0.1:8080;\n        }\n        location / {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategoryPerformance,
 		Since:    "0.5.0",
 		Versions: "all",
@@ -149,7 +150,7 @@ $1 last; }" answers /c with 500; "rewrite ^ $request_uri;" followed by "return 2
 		Fix:      `Use "break" to stay in the location (the raw-path idiom: "rewrite ^ $request_uri break;" before proxy_pass), or rewrite to a URI another location serves.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /app/ {\n            rewrite ^ $request_uri;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /app/ {\n            rewrite ^ $request_uri break;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryCorrectness,
 		Since:    "0.5.0",
 		Versions: "all",
@@ -210,7 +211,7 @@ nginx -t does not notice.`,
 		Fix:      `Add a resolver (your DNS server, e.g. "resolver 127.0.0.53 valid=30s;"), define the name as an upstream, or write the address.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            set $b backend.internal;\n            proxy_pass http://$b:8080;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    resolver 127.0.0.53 valid=30s;\n    server {\n        location / {\n            set $b backend.internal;\n            proxy_pass http://$b:8080;\n        }\n    }\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryCorrectness,
 		Since:    "0.5.0",
 		Versions: "all",

@@ -21,51 +21,20 @@ import (
 	"github.com/nginxtune/nginxtune/parser"
 )
 
-// Severity of a finding: the one severity type, finding.Severity.
-type Severity = finding.Severity
-
-const (
-	Info    = finding.Info
-	Warning = finding.Warning
-	Error   = finding.Error
-)
-
-// The finding types are the leaf package's: the rules, the output formats
-// and the language server share them.
-type (
-	Diagnostic = finding.Diagnostic
-	Fix        = finding.Fix
-	Edit       = finding.Edit
-	Related    = finding.Related
-)
-
-// ParseSeverity reads "error", "warning" or "info".
-func ParseSeverity(s string) (Severity, error) {
-	switch strings.ToLower(s) {
-	case "error":
-		return Error, nil
-	case "warning", "warn":
-		return Warning, nil
-	case "info", "note":
-		return Info, nil
-	}
-	return 0, fmt.Errorf("unknown severity %q (want error, warning or info)", s)
-}
-
 // Doc is everything a user reads about a rule. `nginxtune explain`,
 // docs/rules.md and SARIF rule metadata are all generated from it.
 type Doc struct {
-	ID       string   // kebab-case, part of the contract
-	Title    string   // one line
-	Why      string   // what it costs, with measured figures where we have them
-	Fix      string   // what to write instead
-	Bad      string   // a configuration that must trigger the rule
-	Good     string   // the same configuration fixed, which must not
-	Severity Severity // default severity
-	Category Category // what kind of problem it finds
-	Since    string   // nginxtune version that introduced the rule
-	Versions string   // nginx versions the advice applies to ("all" or a range)
-	Sources  []string // where the facts come from
+	ID       string           // kebab-case, part of the contract
+	Title    string           // one line
+	Why      string           // what it costs, with measured figures where we have them
+	Fix      string           // what to write instead
+	Bad      string           // a configuration that must trigger the rule
+	Good     string           // the same configuration fixed, which must not
+	Severity finding.Severity // default severity
+	Category Category         // what kind of problem it finds
+	Since    string           // nginxtune version that introduced the rule
+	Versions string           // nginx versions the advice applies to ("all" or a range)
+	Sources  []string         // where the facts come from
 }
 
 // Category is the kind of problem a rule finds: code scanning (SARIF tags,
@@ -146,15 +115,17 @@ type Pass struct {
 	// ("directives:" in .nginxtune.yaml): never unknown, never checked.
 	Extra map[string]bool
 
-	rule   *Rule
-	diags  *[]Diagnostic
+	rule *Rule
+	// the rules of the run, enabled or not (IsRule)
+	rules  []*Rule
+	diags  *[]finding.Diagnostic
 	index  *levelIndex
 	visits *visits
 	lang   *langCache
 	// what the caller keeps (Config.Only) and the severity the rule's
 	// findings get, for wanted
 	only     map[string]bool
-	severity Severity
+	severity finding.Severity
 	dropped  *int // findings past MaxFindings, counted by Report
 	// what a variable's set and map definitions bring (definedTaint):
 	// worked out once, cycles cut
@@ -171,6 +142,16 @@ type Pass struct {
 	upstreams map[upstreamsKey]map[string]*parser.Directive
 }
 
+// IsRule reports whether a rule of the run has the id.
+func (p *Pass) IsRule(id string) bool {
+	for _, r := range p.rules {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 // wanted reports whether the caller keeps a finding of this rule at d: any
 // finding, unless Config.Only names the files it keeps; then one at those
 // files, or anywhere when the rule's findings are errors (as configured, or
@@ -179,13 +160,13 @@ type Pass struct {
 // nginx.conf's worker_connections, a finding it would drop. It is right
 // for rules that report at the severity they declare.
 func (p *Pass) wanted(d *parser.Directive) bool {
-	return p.only == nil || p.severity == Error || d != nil && p.only[d.File.Path]
+	return p.only == nil || p.severity == finding.Error || d != nil && p.only[d.File.Path]
 }
 
 // Report records a finding. It takes a value: what the rule changes in its
 // copy afterwards does not reach the report, and no report can lose a fix
 // set through a pointer into a slice that has since grown.
-func (p *Pass) Report(d Diagnostic) {
+func (p *Pass) Report(d finding.Diagnostic) {
 	if d.Rule == "" {
 		d.Rule = p.rule.ID
 	}
@@ -203,15 +184,15 @@ func (p *Pass) Report(d Diagnostic) {
 
 // Diag builds a finding at a directive with the rule's severity, for the
 // rule to complete (a fix, related places) and Report.
-func (p *Pass) Diag(d *parser.Directive, format string, args ...any) Diagnostic {
-	return Diagnostic{
+func (p *Pass) Diag(d *parser.Directive, format string, args ...any) finding.Diagnostic {
+	return finding.Diagnostic{
 		Rule: p.rule.ID, Severity: p.rule.Severity, File: d.File.Path, Line: int(d.Line), Col: int(d.Col),
 		EndLine: int(d.EndLine), Offset: int(d.Start), Message: fmt.Sprintf(format, args...),
 	}
 }
 
 // DiagArg is Diag at one argument of a directive.
-func (p *Pass) DiagArg(d *parser.Directive, i int, format string, args ...any) Diagnostic {
+func (p *Pass) DiagArg(d *parser.Directive, i int, format string, args ...any) finding.Diagnostic {
 	diag := p.Diag(d, format, args...)
 	if i < len(d.Args) {
 		diag.Line, diag.Col, diag.Offset = int(d.Args[i].Line), int(d.Args[i].Col), int(d.Args[i].Offset)
@@ -231,21 +212,21 @@ func (p *Pass) ReportArgf(d *parser.Directive, i int, format string, args ...any
 
 // ReportSeverityf records a finding with a severity other than the rule's
 // default (for example an error where nginx -t would fail).
-func (p *Pass) ReportSeverityf(sev Severity, d *parser.Directive, format string, args ...any) {
+func (p *Pass) ReportSeverityf(sev finding.Severity, d *parser.Directive, format string, args ...any) {
 	diag := p.Diag(d, format, args...)
 	diag.Severity = sev
 	p.Report(diag)
 }
 
 // relatedTo names a directive as a related place.
-func relatedTo(d *parser.Directive, what string) Related {
-	return Related{File: d.File.Path, Line: int(d.Line), Col: int(d.Col), Message: what}
+func relatedTo(d *parser.Directive, what string) finding.Related {
+	return finding.Related{File: d.File.Path, Line: int(d.Line), Col: int(d.Col), Message: what}
 }
 
 // Config selects and tunes rules.
 type Config struct {
 	Disabled map[string]bool
-	Severity map[string]Severity
+	Severity map[string]finding.Severity
 	Version  Version
 	Host     *host.Source
 	// Extra names directives of in-house modules.
@@ -263,7 +244,7 @@ type Config struct {
 // Run runs every enabled rule over the tree, applies suppressions written
 // in the configuration's comments, and returns the findings sorted by file
 // and position. A file included from several places is reported once.
-func Run(t *parser.Tree, cfg Config) []Diagnostic {
+func Run(t *parser.Tree, cfg Config) []finding.Diagnostic {
 	out, _ := RunCounted(t, cfg)
 	return out
 }
@@ -271,18 +252,18 @@ func Run(t *parser.Tree, cfg Config) []Diagnostic {
 // RunCounted is Run, and how many findings past MaxFindings it left out: a
 // bound of one run, like the tree's bounds, that the command reports (and
 // exits 2 for).
-func RunCounted(t *parser.Tree, cfg Config) ([]Diagnostic, int) {
+func RunCounted(t *parser.Tree, cfg Config) ([]finding.Diagnostic, int) {
 	vs := collect(t)
 	lang := &langCache{names: map[string]*nameInfo{}, disabled: cfg.Disabled}
 	// Rules run in parallel on a tree of parallelMin directives or more,
 	// one worker per processor, each with a level index of its own; every
 	// rule reports into a slot of its own and the slots are joined in the
 	// order of All, so the output does not depend on the schedule.
-	slots := make([][]Diagnostic, len(All))
+	slots := make([][]finding.Diagnostic, len(All))
 	dropped := make([]int, len(All))
 	check := func(i int, index *levelIndex) {
 		r := All[i]
-		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, Extra: cfg.Extra, rule: r, diags: &slots[i], dropped: &dropped[i], index: index, visits: vs, lang: lang, only: cfg.Only, severity: r.Severity}
+		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, Extra: cfg.Extra, rule: r, rules: All, diags: &slots[i], dropped: &dropped[i], index: index, visits: vs, lang: lang, only: cfg.Only, severity: r.Severity}
 		if s, ok := cfg.Severity[r.ID]; ok {
 			p.severity = s
 		}
@@ -340,7 +321,7 @@ func RunCounted(t *parser.Tree, cfg Config) ([]Diagnostic, int) {
 	}
 	seen := make(map[findingKey]bool, n)
 	gens := map[string]generator{}
-	out := make([]Diagnostic, 0, n)
+	out := make([]finding.Diagnostic, 0, n)
 	// a broken file's first syntax error: nginx reads the directives
 	// before it one by one and stops at the first it refuses, so those are
 	// judged as nginx judges them
@@ -352,7 +333,7 @@ func RunCounted(t *parser.Tree, cfg Config) ([]Diagnostic, int) {
 	}
 	for _, slot := range slots {
 		for _, d := range slot {
-			if l, ok := broken[d.File]; ok && d.Rule == "syntax" && d.Severity == Error && (l == 0 || d.Line < l) {
+			if l, ok := broken[d.File]; ok && d.Rule == "syntax" && d.Severity == finding.Error && (l == 0 || d.Line < l) {
 				broken[d.File] = d.Line
 			}
 		}
@@ -457,11 +438,11 @@ func longRank(id string) int {
 // variable so that tests can run small trees in parallel too.)
 var parallelMin = 5000
 
-// MaxFindings bounds the findings of one run. (A variable so that a test
-// can pass the bound without making 100,000 findings.)
-var MaxFindings = 100_000
+// MaxFindings bounds the findings of one run. A test passes it with
+// 100,000 one-line findings, which lint in under a second.
+const MaxFindings = 100_000
 
-func sortDiags(out []Diagnostic) {
+func sortDiags(out []finding.Diagnostic) {
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].File != out[j].File {
 			return out[i].File < out[j].File
@@ -542,7 +523,7 @@ func clip(s string) string {
 func cutAt(s string, n int) string { return parser.CutAt(s, n) }
 
 // DiagSev is Diag with a severity other than the rule's default.
-func (p *Pass) DiagSev(sev Severity, d *parser.Directive, format string, args ...any) Diagnostic {
+func (p *Pass) DiagSev(sev finding.Severity, d *parser.Directive, format string, args ...any) finding.Diagnostic {
 	diag := p.Diag(d, format, args...)
 	diag.Severity = sev
 	return diag
@@ -550,7 +531,7 @@ func (p *Pass) DiagSev(sev Severity, d *parser.Directive, format string, args ..
 
 // envLine reports whether the line of a finding holds an envsubst
 // placeholder.
-func envLine(t *parser.Tree, d Diagnostic) bool {
+func envLine(t *parser.Tree, d finding.Diagnostic) bool {
 	f := t.File(d.File)
 	if f == nil || d.Offset < 0 || d.Offset > len(f.Src) {
 		return false

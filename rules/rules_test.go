@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 
 	"github.com/nginxtune/nginxtune/host"
@@ -50,7 +51,7 @@ func TestRuleList(t *testing.T) {
 
 // lintText lints one configuration written to nginx.conf in a fresh
 // directory that also holds an empty conf.d/.
-func lintText(t *testing.T, text string, cfg Config) []Diagnostic {
+func lintText(t *testing.T, text string, cfg Config) []finding.Diagnostic {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "conf.d"), 0o755); err != nil {
@@ -86,7 +87,7 @@ func factsHeader(t *testing.T, src []byte) *host.Facts {
 	return f
 }
 
-func ruleIDs(ds []Diagnostic) string {
+func ruleIDs(ds []finding.Diagnostic) string {
 	var ids []string
 	for _, d := range ds {
 		ids = append(ids, fmt.Sprintf("%s@%d", d.Rule, d.Line))
@@ -456,7 +457,7 @@ func checkFixed(t *testing.T, path string, cfg Config, valid bool) {
 	mine := map[string]bool{} // the files of this fixture's tree
 	// the loop lint --fix runs (FixSession), writing plainly to the copy
 	linted := linterOf(target, cfg)
-	lint := func() ([]Diagnostic, bool, []*parser.Tree, error) {
+	lint := func() ([]finding.Diagnostic, bool, []*parser.Tree, error) {
 		diags, broken, trees, err := linted()
 		if err != nil {
 			return nil, false, nil, err
@@ -542,15 +543,15 @@ func applyPlainly(set FixSet, _ []*parser.Tree) ([]string, error) {
 func TestWantCommentIsAReason(t *testing.T) {
 	for _, c := range []struct {
 		comment string
-		want    Severity
+		want    finding.Severity
 	}{
-		{"# want it off: the disk is ZFS", Info},
-		{"# VirtualBox shared folder", Info},
-		{"# want sendfile-off", Warning},
-		{`# want sendfile-off "copied"`, Warning},
+		{"# want it off: the disk is ZFS", finding.Info},
+		{"# VirtualBox shared folder", finding.Info},
+		{"# want sendfile-off", finding.Warning},
+		{`# want sendfile-off "copied"`, finding.Warning},
 	} {
 		src := "events {}\nhttp {\n    sendfile off; " + c.comment + "\n    server { listen 80; root /srv; }\n}\n"
-		var got []Diagnostic
+		var got []finding.Diagnostic
 		for _, d := range lintText(t, src, Config{}) {
 			if d.Rule == "sendfile-off" {
 				got = append(got, d)

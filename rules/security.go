@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -52,7 +53,7 @@ matches that way.`,
 		Fix:      `End the location with a slash when the alias does ("location /static/ { alias /srv/static/; }"); in a regex, put the slash before the capture ("^/assets/(.*)$"); or use root where the path maps one to one.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /static {\n            alias /srv/static/;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /static/ {\n            alias /srv/static/;\n        }\n    }\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -87,14 +88,14 @@ func checkAliasTraversal(p *Pass) {
 			}
 			diag := p.DiagArg(d, 0, "alias %s under \"location %s\" serves %s_old/x from %s_old/x: every directory beside %s whose name starts the same is exposed; end both with a slash",
 				clip(alias), clip(path), clip(path), clip(alias), clip(alias))
-			diag.Severity = Warning
+			diag.Severity = finding.Warning
 			p.Report(diag)
 			return
 		}
 		diag := p.DiagArg(d, 0, "alias %s under \"location %s\" lets %s../ reach the directory above %s; write \"location %s/\"",
 			clip(alias), clip(path), clip(path), clip(alias), clip(path))
 		if i := len(loc.Args) - 1; i >= 0 {
-			diag.Fix = &Fix{Description: "end the location with a slash", Edits: []Edit{replaceArg(loc, i, loc.Args[i].Raw+"/")}}
+			diag.Fix = &finding.Fix{Description: "end the location with a slash", Edits: []finding.Edit{replaceArg(loc, i, loc.Args[i].Raw+"/")}}
 		}
 		p.Report(diag)
 	}, "alias")
@@ -156,7 +157,7 @@ func checkRegexAlias(p *Pass, d, loc *parser.Directive, re, alias string) {
 		capt := capturedBy(re, fold, n, u)
 		diag := p.DiagArg(d, 0, "alias %s appends $%s to the name %s and the capture may start without a slash: %s reads %s, beside %s; put the slash in the regex before the capture",
 			clip(alias), r.name, clip(name), clip(u), clip(alias[:r.start]+capt), clip(alias[:r.start]))
-		diag.Severity = Warning
+		diag.Severity = finding.Warning
 		p.Report(diag)
 		return
 	}
@@ -242,7 +243,7 @@ looks, and the errors that explain an outage are lost to the people who need the
 		Fix:      `To keep the log small, raise the level ("error_log /var/log/nginx/error.log crit;"); to discard it, "error_log /dev/null crit;".`,
 		Bad:      "error_log off;\nevents {}\n",
 		Good:     "error_log /var/log/nginx/error.log crit;\nevents {}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -270,7 +271,7 @@ a script, curl).`,
 		Fix:      `Remove "none" where the check protects something; keep it only where it guards nothing but bandwidth.`,
 		Bad:      "events {}\nhttp {\n    server {\n        valid_referers none server_names;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        valid_referers server_names;\n    }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -297,7 +298,7 @@ from parts of the request becomes header injection.`,
 		Fix:      `Write the value on one line.`,
 		Bad:      "events {}\nhttp {\n    add_header Content-Security-Policy \"default-src 'self';\n        img-src *\";\n}\n",
 		Good:     "events {}\nhttp {\n    add_header Content-Security-Policy \"default-src 'self'; img-src *\";\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -333,7 +334,7 @@ meant, it is usually meant for some people only.`,
 		Fix:      `Turn it off, or limit the location with allow/deny or auth_basic.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /files/ {\n            autoindex on;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /files/ {\n            autoindex on;\n            auth_basic \"files\";\n            auth_basic_user_file /etc/nginx/htpasswd;\n        }\n    }\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -418,7 +419,7 @@ restricts too.`,
 		Fix:      `Allow the monitoring hosts and deny the rest ("allow 127.0.0.1; deny all;"), or require auth.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location = /nginx_status {\n            stub_status;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location = /nginx_status {\n            stub_status;\n            allow 127.0.0.1;\n            deny all;\n        }\n    }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -444,12 +445,12 @@ func checkStatusPageExposed(p *Pass) {
 			switch {
 			case !fragmentAlone(p, c):
 			case p.openHere(c):
-				p.ReportSeverityf(Warning, d, "%s answers anyone who asks, unless the block that includes this file restricts access (nothing here does); add \"allow <monitoring host>; deny all;\" or auth", d.Name)
+				p.ReportSeverityf(finding.Warning, d, "%s answers anyone who asks, unless the block that includes this file restricts access (nothing here does); add \"allow <monitoring host>; deny all;\" or auth", d.Name)
 			case !p.accessClosed(c) && !guardedHere(c):
 				// the fragment's own allow/deny list decides (a level's list
 				// replaces the inherited one), and it lets everyone in; only
 				// auth from the including block could still keep clients out
-				p.ReportSeverityf(Warning, d, "%s answers anyone (the first allow/deny that matches applies): here %s, unless the including block requires auth; list the monitoring hosts first and end with \"deny all;\"", d.Name, openList(c))
+				p.ReportSeverityf(finding.Warning, d, "%s answers anyone (the first allow/deny that matches applies): here %s, unless the including block requires auth; list the monitoring hosts first and end with \"deny all;\"", d.Name, openList(c))
 			}
 			return
 		}
@@ -570,7 +571,7 @@ site happens to be first, with its certificate.`,
 		Fix:      `Mark one server of the address "default_server" — often a catch-all that answers 444 or rejects the TLS handshake.`,
 		Bad:      "events {}\nhttp {\n    server { listen 80; server_name a.example; }\n    server { listen 80; server_name b.example; }\n}\n",
 		Good:     "events {}\nhttp {\n    server { listen 80 default_server; server_name _; return 444; }\n    server { listen 80; server_name a.example; }\n    server { listen 80; server_name b.example; }\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -662,7 +663,7 @@ or files that were never meant to be public.`,
 		Fix:      `Send the fallback of try_files to a named location that proxies ("try_files $uri @app; location @app { proxy_pass ...; }").`,
 		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            try_files $uri $uri/ =404;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location / {\n            try_files $uri @app;\n        }\n        location @app {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -679,7 +680,7 @@ func checkTryFilesProxy(p *Pass) {
 		loc := c.Blocks[len(c.Blocks)-1]
 		if pp := findIn(loc.Block, "proxy_pass"); len(pp) > 0 {
 			diag := p.Diag(d, "try_files serves any matching file from disk before proxy_pass at %s sees the request; send the fallback to a named location that proxies", where(pp[0]))
-			diag.Related = []Related{relatedTo(pp[0], "the proxy_pass")}
+			diag.Related = []finding.Related{relatedTo(pp[0], "the proxy_pass")}
 			p.Report(diag)
 		}
 	}, "try_files")
@@ -705,7 +706,7 @@ OpenSSL refuses TLS 1.0 and 1.1 at its default security level anyway).`,
 		Fix:      `"ssl_protocols TLSv1.2 TLSv1.3;" and Mozilla's intermediate cipher list (nginxtune gen writes both).`,
 		Bad:      "events {}\nhttp {\n    ssl_protocols TLSv1 TLSv1.1 TLSv1.2;\n}\n",
 		Good:     "events {}\nhttp {\n    ssl_protocols TLSv1.2 TLSv1.3;\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all (TLSv1 and TLSv1.1 are off by default since 1.27.3)",
@@ -761,7 +762,7 @@ func checkWeakTLS(p *Pass) {
 				// no server of the tree terminates TLS: the value is used by
 				// none, and Debian's stock http-level line is no risk yet
 				if weakTLSValue(d) != "" {
-					p.ReportSeverityf(Info, d, "%s; no server in this tree uses TLS yet, so nothing offers it now, but the first one that does will inherit it", weakTLSValue(d))
+					p.ReportSeverityf(finding.Info, d, "%s; no server in this tree uses TLS yet, so nothing offers it now, but the first one that does will inherit it", weakTLSValue(d))
 				}
 				return
 			case u.inherit == 0:
@@ -863,7 +864,7 @@ system's; an application's directory below them (/etc/nginx/errors, /run/app/fil
 		Fix:      `Point root at the directory that holds the site and nothing else (/var/www/site).`,
 		Bad:      "events {}\nhttp {\n    server {\n        root /;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        root /var/www/site;\n    }\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -901,7 +902,7 @@ defined to resolve ..." and staples nothing, so clients check revocation themsel
 		Fix:      `Add "resolver 127.0.0.53 valid=300s;" (or your DNS server) where stapling is on, or ssl_stapling_file.`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        ssl_stapling on;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    resolver 127.0.0.53 valid=300s;\n    server {\n        listen 443 ssl;\n        ssl_stapling on;\n    }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -944,7 +945,7 @@ help: an inner block's own allow/deny list replaces the inherited one.`,
 		Fix:      `End the list with "deny all;".`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /admin/ {\n            allow 10.0.0.0/8;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /admin/ {\n            allow 10.0.0.0/8;\n            deny all;\n        }\n    }\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -980,7 +981,7 @@ func checkAllowWithoutDeny(p *Pass) {
 			}
 		}
 		outer := ""
-		var related []Related
+		var related []finding.Related
 		if len(c.Blocks) > 0 {
 			if s := p.Effective(c.Blocks[:len(c.Blocks)-1], c.Root, "deny"); s.Found() {
 				outer = fmt.Sprintf(" (the deny at %s does not help: this block's own allow list replaces the inherited one)", where(s.Last()))
@@ -1012,7 +1013,7 @@ set $a 1; } }" answers /missing?x=1 with 404, /missing with index.html).`,
 		Fix:      `Keep only return, rewrite or set inside "if"; move the rest into a location of its own, a map, or the directives' own conditions.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            if ($arg_debug) {\n                add_header X-Debug on;\n            }\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location / {\n            if ($arg_debug) {\n                return 403;\n            }\n        }\n    }\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -1078,7 +1079,7 @@ built from it quietly points somewhere else (often the root of the site).`,
 		Fix:      `Add the missing group to the expression, or use the number it has.`,
 		Bad:      "events {}\nhttp {\n    server {\n        rewrite ^/old/(.*)$ /new/$2 permanent;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        rewrite ^/old/(.*)$ /new/$1 permanent;\n    }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",

@@ -3,6 +3,7 @@ package rules
 import (
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -22,7 +23,7 @@ nginx 1.22.1 -t.`,
 		Fix:      `Remove the name from one of the servers (Debian: disable the stock default site, whose server_name is "_"), or give each server its own names.`,
 		Bad:      "events {}\nhttp {\n    server { listen 80; server_name shop.example; root /srv/old; }\n    server { listen 80; server_name shop.example; root /srv/shop; }\n}\n",
 		Good:     "events {}\nhttp {\n    server { listen 80; server_name old.example; root /srv/old; }\n    server { listen 80; server_name shop.example; root /srv/shop; }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryCorrectness,
 		Since:    "0.6.0",
 		Versions: "all",
@@ -83,7 +84,7 @@ func checkServerNameConflict(p *Pass) {
 					reported[s] = true
 					diag := p.Diag(s, "this server and the one at %s have no server_name (the name \"\") on %s: nginx warns \"conflicting server name \"\" on %s, ignored\"; give each a server_name",
 						where(f), clip(g.addr), clip(nginxAddr(g.addr)))
-					diag.Related = []Related{relatedTo(f, "the first server without server_name")}
+					diag.Related = []finding.Related{relatedTo(f, "the first server without server_name")}
 					p.Report(diag)
 				} else if !ok {
 					first[""] = s
@@ -108,7 +109,7 @@ func checkServerNameConflict(p *Pass) {
 						reported[sn] = true
 						diag := p.DiagArg(sn, i, "server name %q on %s is taken by the server at %s: nginx warns \"conflicting server name %q on %s, ignored\"; requests for it go there: remove it from one of them",
 							clip(k), clip(g.addr), where(f), clip(k), clip(nginxAddr(g.addr)))
-						diag.Related = []Related{relatedTo(f, "the first server named "+clip(k))}
+						diag.Related = []finding.Related{relatedTo(f, "the first server named "+clip(k))}
 						p.Report(diag)
 					}
 				}

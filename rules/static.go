@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
@@ -15,7 +16,7 @@ import (
 // lacks it, naming the first such server, or at the directive that turns it
 // off. skip leaves out servers where the setting does not matter.
 func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) bool, skip func(s *parser.Directive, c *parser.Context) bool,
-	missing func(at *parser.Directive, first *parser.Directive, n int) Diagnostic, off func(d *parser.Directive) Diagnostic) {
+	missing func(at *parser.Directive, first *parser.Directive, n int) finding.Diagnostic, off func(d *parser.Directive) finding.Diagnostic) {
 	type group struct {
 		at, first *parser.Directive
 		n         int
@@ -93,13 +94,13 @@ func tlsOnly(p *Pass, s *parser.Directive, c *parser.Context) bool {
 
 // commented reports whether a directive carries a comment, on its line or
 // on the line before: an informed choice, with its reason written down.
-func commented(d *parser.Directive) bool {
+func commented(p *Pass, d *parser.Directive) bool {
 	for _, c := range d.File.Comments {
 		if c.Line == int(d.EndLine) && c.Trailing || c.Line == int(d.Line)-1 && !c.Trailing {
 			// nginxtune's own comments (suppressions, and the "want"
 			// expectations of its fixtures) give no reason
 			t := strings.TrimSpace(c.Text)
-			if !strings.HasPrefix(t, "nginxtune:") && !fixtureExpectation(t) {
+			if !strings.HasPrefix(t, "nginxtune:") && !fixtureExpectation(p, t) {
 				return true
 			}
 		}
@@ -110,7 +111,7 @@ func commented(d *parser.Directive) bool {
 // fixtureExpectation reports whether a comment is a fixture's expectation:
 // "want" and then only rule ids, each with an optional quoted pattern. A
 // user's "# want it off: the disk is ZFS" is a reason, not fixture syntax.
-func fixtureExpectation(text string) bool {
+func fixtureExpectation(p *Pass, text string) bool {
 	rest, ok := strings.CutPrefix(text, "want ")
 	if !ok {
 		return false
@@ -120,18 +121,12 @@ func fixtureExpectation(text string) bool {
 		return false
 	}
 	for _, id := range ruleIDRe().FindAllString(expectationPatternRe().ReplaceAllString(m[0], ""), -1) {
-		if !isRuleID(id) {
+		if !p.IsRule(id) {
 			return false
 		}
 	}
 	return true
 }
-
-// isRuleID reports whether a rule has the id; set in init, after All
-// (a rule's check reading All would make an initialization cycle).
-var isRuleID = func(string) bool { return false }
-
-func init() { isRuleID = func(id string) bool { return ByID(id) != nil } }
 
 var (
 	expectationRe        = lazyre.New(`^[a-z0-9-]+(?:\s+"(?:[^"\\]|\\.)*")?(?:\s+[a-z0-9-]+(?:\s+"(?:[^"\\]|\\.)*")?)*$`)
@@ -151,7 +146,7 @@ with OpenSSL 3), so servers that only listen with ssl or quic are left out.`,
 		Fix:      `Write "sendfile on;" in the http block (and "tcp_nopush on;" with it). On FreeBSD with ZFS keep it off.`,
 		Bad:      "events {}\nhttp {\n    tcp_nopush on;\n    server {\n        listen 80;\n        root /srv/www;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n    tcp_nopush on;\n    server {\n        listen 80;\n        root /srv/www;\n    }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -163,19 +158,19 @@ with OpenSSL 3), so servers that only listen with ssl or quic are left out.`,
 func checkSendfileOff(p *Pass) {
 	isOff := func(d *parser.Directive) bool { return d.Arg(0) != "on" }
 	reportStaticSetting(p, "sendfile", isOff, func(s *parser.Directive, c *parser.Context) bool { return tlsOnly(p, s, c) },
-		func(at, first *parser.Directive, n int) Diagnostic {
+		func(at, first *parser.Directive, n int) finding.Diagnostic {
 			d := p.Diag(at, "files are served without sendfile (%s); it is off by default, so each file is copied through nginx's buffers; write \"sendfile on;\"", serversNote(first, n))
 			if at.Name == parser.CtxHTTP {
-				d.Fix = &Fix{Description: "add sendfile on; to the http block", Edits: []Edit{insertFirst(at, "sendfile on;")}}
+				d.Fix = &finding.Fix{Description: "add sendfile on; to the http block", Edits: []finding.Edit{insertFirst(at, "sendfile on;")}}
 			}
 			return d
 		},
-		func(d *parser.Directive) Diagnostic {
-			if commented(d) {
-				return p.DiagSev(Info, d, "sendfile is off where files are served, with a comment giving the reason (shared folders of VirtualBox or Vagrant, FreeBSD with ZFS need it off); if the reason no longer holds, write \"sendfile on;\"")
+		func(d *parser.Directive) finding.Diagnostic {
+			if commented(p, d) {
+				return p.DiagSev(finding.Info, d, "sendfile is off where files are served, with a comment giving the reason (shared folders of VirtualBox or Vagrant, FreeBSD with ZFS need it off); if the reason no longer holds, write \"sendfile on;\"")
 			}
 			diag := p.Diag(d, "sendfile is off where files are served: each one is copied through nginx's buffers instead of sent by the kernel")
-			diag.Fix = &Fix{Description: "turn sendfile on", Edits: []Edit{replaceArg(d, 0, "on")}}
+			diag.Fix = &finding.Fix{Description: "turn sendfile on", Edits: []finding.Edit{replaceArg(d, 0, "on")}}
 			return diag
 		})
 	p.each(func(d *parser.Directive, c *parser.Context) {
@@ -188,7 +183,7 @@ func checkSendfileOff(p *Pass) {
 }
 
 // insertFirst adds a statement as the first one of block b.
-func insertFirst(b *parser.Directive, stmt string) Edit {
+func insertFirst(b *parser.Directive, stmt string) finding.Edit {
 	if len(b.Block) > 0 {
 		return insertBefore(b.Block[0], stmt)
 	}
@@ -215,7 +210,7 @@ or systemd's 1024) leaves beside a socket and a file per connection and 64 spare
 and none when nothing is left; raise worker_rlimit_nofile first (worker-fd-limit).`,
 		Bad:      "events {}\nhttp {\n    sendfile on;\n    server {\n        listen 80;\n        root /srv/www;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n    open_file_cache max=10000 inactive=20s;\n    open_file_cache_valid 1s;\n    server {\n        listen 80;\n        root /srv/www;\n    }\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -230,7 +225,7 @@ const openFileCacheEntries = 10000
 
 func checkOpenFileCache(p *Pass) {
 	reportStaticSetting(p, "open_file_cache", func(d *parser.Directive) bool { return d.Arg(0) == "off" }, nil,
-		func(at, first *parser.Directive, n int) Diagnostic {
+		func(at, first *parser.Directive, n int) finding.Diagnostic {
 			// the entries are descriptors each worker keeps open: sized,
 			// as gen sizes them, within the limit the workers get beside a
 			// socket and a file per connection (host-fd-limit and
@@ -248,11 +243,11 @@ func checkOpenFileCache(p *Pass) {
 				if len(p.index.find(at.Block, "open_file_cache_valid")) == 0 {
 					stmts = append(stmts, "open_file_cache_valid 1s;")
 				}
-				d.Fix = &Fix{Description: "add open_file_cache, with a validity of 1 s, to the http block", Edits: []Edit{insertFirstAll(at, stmts...)}}
+				d.Fix = &finding.Fix{Description: "add open_file_cache, with a validity of 1 s, to the http block", Edits: []finding.Edit{insertFirstAll(at, stmts...)}}
 			}
 			return d
 		},
-		func(d *parser.Directive) Diagnostic {
+		func(d *parser.Directive) finding.Diagnostic {
 			return p.Diag(d, "open_file_cache is off where files are served: every request opens and stats them again")
 		})
 }
@@ -297,7 +292,7 @@ uncompressed to 3,291 at level 1 on our machine). "gzip_types *" compresses all 
 		Fix:      `List only text-like types: text/css, application/javascript, application/json, image/svg+xml, ... (text/html is always included).`,
 		Bad:      "events {}\nhttp {\n    gzip on;\n    gzip_types text/css image/jpeg application/javascript;\n}\n",
 		Good:     "events {}\nhttp {\n    gzip on;\n    gzip_types text/css application/javascript image/svg+xml;\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -312,7 +307,7 @@ func checkGzipCompressedTypes(p *Pass) {
 			return
 		}
 		var bad []string
-		var edits []Edit
+		var edits []finding.Edit
 		for i, a := range d.Args {
 			if a.Value == "*" {
 				p.ReportArgf(d, i, "gzip_types * compresses every response, including images, fonts, archives and video that are compressed already; list the text types instead")
@@ -328,7 +323,7 @@ func checkGzipCompressedTypes(p *Pass) {
 		}
 		diag := p.Diag(d, "gzip_types lists %s, compressed already: gzip spends CPU on them for no gain", strings.Join(bad, ", "))
 		if len(bad) < len(d.Args) {
-			diag.Fix = &Fix{Description: "remove " + strings.Join(bad, ", ") + " from gzip_types", Edits: edits}
+			diag.Fix = &finding.Fix{Description: "remove " + strings.Join(bad, ", ") + " from gzip_types", Edits: edits}
 		}
 		p.Report(diag)
 	}, "gzip_types")
@@ -345,7 +340,7 @@ gzip is already the most expensive step per request: on our machine a 40 KB resp
 		Fix:      `Use gzip_comp_level 5 or lower (h5bp uses 5, the default is 1), and gzip_static on for files you can compress ahead of time.`,
 		Bad:      "events {}\nhttp {\n    gzip on;\n    gzip_comp_level 9;\n}\n",
 		Good:     "events {}\nhttp {\n    gzip on;\n    gzip_comp_level 5;\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -364,7 +359,7 @@ func checkGzipCompLevel(p *Pass) {
 			return
 		}
 		diag := p.DiagArg(d, 0, "gzip_comp_level %d costs several times the CPU of level 5 for output barely smaller (measured on 40 KB: 3,291 rps at level 1, 714 at level 6); write \"gzip_comp_level 5;\", and \"gzip_static on;\" for files compressed ahead of time", n)
-		diag.Fix = &Fix{Description: "set gzip_comp_level 5", Edits: []Edit{replaceArg(d, 0, "5")}}
+		diag.Fix = &finding.Fix{Description: "set gzip_comp_level 5", Edits: []finding.Edit{replaceArg(d, 0, "5")}}
 		p.Report(diag)
 	}, "gzip_comp_level")
 }
@@ -380,7 +375,7 @@ kept-alive HTTPS.`,
 		Fix:      `Use a timeout of 15-75s (the default is 75s; 20-30s suits busy static servers).`,
 		Bad:      "events {}\nhttp {\n    keepalive_timeout 0;\n}\n",
 		Good:     "events {}\nhttp {\n    keepalive_timeout 30s;\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -412,7 +407,7 @@ var accessLogUnbuffered = &Rule{
 		Fix:      `Add "buffer=64k flush=5s" after the log format (write the format, e.g. combined, when it is not given).`,
 		Bad:      "events {}\nhttp {\n    access_log /var/log/nginx/access.log;\n}\n",
 		Good:     "events {}\nhttp {\n    access_log /var/log/nginx/access.log combined buffer=64k flush=5s;\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -440,7 +435,7 @@ func checkAccessLogUnbuffered(p *Pass) {
 			add = "combined " + add
 		}
 		diag := p.Diag(d, "access_log %s writes each request's line with its own write(); add \"buffer=64k flush=5s\" to batch them", path)
-		diag.Fix = &Fix{Description: fmt.Sprintf("add %s", add), Edits: []Edit{appendArgs(d, add)}}
+		diag.Fix = &finding.Fix{Description: fmt.Sprintf("add %s", add), Edits: []finding.Edit{appendArgs(d, add)}}
 		p.Report(diag)
 	}, "access_log")
 }
@@ -455,7 +450,7 @@ turns gzip on and leaves its gzip_types line commented out.`,
 		Fix:      `Add "gzip_types ` + knowledge.GzipTypes + `;" next to "gzip on;" (text/html is always compressed).`,
 		Bad:      "events {}\nhttp {\n    gzip on;\n}\n",
 		Good:     "events {}\nhttp {\n    gzip on;\n    gzip_types text/css application/javascript application/json image/svg+xml;\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategoryPerformance,
 		Since:    "0.2.0",
 		Versions: "all",
@@ -481,7 +476,7 @@ func checkGzipTypesMissing(p *Pass) {
 			return
 		}
 		diag := p.Diag(d, "gzip is on but gzip_types is not set, so only text/html is compressed; add \"gzip_types %s;\"", knowledge.GzipTypes)
-		diag.Fix = &Fix{Description: "add gzip_types", Edits: []Edit{insertAfter(d, "gzip_types "+knowledge.GzipTypes+";")}}
+		diag.Fix = &finding.Fix{Description: "add gzip_types", Edits: []finding.Edit{insertAfter(d, "gzip_types "+knowledge.GzipTypes+";")}}
 		p.Report(diag)
 	}, "gzip")
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -98,7 +99,7 @@ func nextDirective(dirs []*parser.Directive, off int) *parser.Directive {
 	return nil
 }
 
-func applySuppressions(t *parser.Tree, diags []Diagnostic, cfg Config) []Diagnostic {
+func applySuppressions(t *parser.Tree, diags []finding.Diagnostic, cfg Config) []finding.Diagnostic {
 	var sups []*suppression
 	for _, f := range t.Files {
 		sups = append(sups, parseSuppressions(f)...)
@@ -146,7 +147,7 @@ func applySuppressions(t *parser.Tree, diags []Diagnostic, cfg Config) []Diagnos
 			}
 		}
 	}
-	var kept []Diagnostic
+	var kept []finding.Diagnostic
 	for _, d := range diags {
 		k := key{d.File, d.Rule}
 		suppressed := false
@@ -190,7 +191,7 @@ func applySuppressions(t *parser.Tree, diags []Diagnostic, cfg Config) []Diagnos
 			if sv, ok := cfg.Severity[unusedSuppression.ID]; ok {
 				sev = sv
 			}
-			kept = append(kept, Diagnostic{Rule: unusedSuppression.ID, Severity: sev, File: s.file.Path,
+			kept = append(kept, finding.Diagnostic{Rule: unusedSuppression.ID, Severity: sev, File: s.file.Path,
 				Line: s.comment.Line, Col: s.comment.Col, EndLine: s.comment.Line, Offset: s.comment.Offset, Message: msg})
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -45,7 +46,7 @@ sessions per megabyte.`,
 		Fix:      `Write "ssl_session_cache shared:SSL:10m;" (about 40,000 sessions) and "ssl_session_timeout 1d;" in the http block.`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    ssl_session_cache shared:SSL:10m;\n    server {\n        listen 443 ssl;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n    }\n}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all (warning with ssl_session_tickets off)",
@@ -76,9 +77,9 @@ func checkSslSessionCache(p *Pass) {
 		}
 		tickets := p.EffectiveIn(c, s, "ssl_session_tickets")
 		ticketsOff := tickets.Found() && tickets.Last().Arg(0) == "off"
-		sev, cost := Info, "returning clients resume with session tickets (on by default), but a reload changes their keys and clients without tickets pay a full handshake"
+		sev, cost := finding.Info, "returning clients resume with session tickets (on by default), but a reload changes their keys and clients without tickets pay a full handshake"
 		if ticketsOff {
-			sev, cost = Warning, fmt.Sprintf("with ssl_session_tickets off (%s) every returning client pays a full handshake", where(tickets.Last()))
+			sev, cost = finding.Warning, fmt.Sprintf("with ssl_session_tickets off (%s) every returning client pays a full handshake", where(tickets.Last()))
 		}
 		set := p.EffectiveIn(c, s, "ssl_session_cache")
 		if !set.Found() {
@@ -87,8 +88,8 @@ func checkSslSessionCache(p *Pass) {
 			}
 			diag := p.DiagSev(sev, s, "this TLS server has no ssl_session_cache; %s; write \"ssl_session_cache %s;\"", cost, clip(zone))
 			if http := c.Enclosing(parser.CtxHTTP); http != nil {
-				diag.Fix = &Fix{Description: "add a shared session cache to the http block (" + clip(zone) + ", the zone the tree already declares where it does)",
-					Edits: []Edit{insertFirst(http, "ssl_session_cache "+zone+";")}}
+				diag.Fix = &finding.Fix{Description: "add a shared session cache to the http block (" + clip(zone) + ", the zone the tree already declares where it does)",
+					Edits: []finding.Edit{insertFirst(http, "ssl_session_cache "+zone+";")}}
 			}
 			p.Report(diag)
 			return
@@ -119,7 +120,7 @@ unknown directive "ssl" from then on. TLS is a property of the listening socket:
 		Fix:      `Delete "ssl on;" and add "ssl" to the listen directives of the server.`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 443;\n        ssl on;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n        ssl_session_cache shared:SSL:10m;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n        ssl_session_cache shared:SSL:10m;\n    }\n}\n",
-		Severity: Error,
+		Severity: finding.Error,
 		Category: CategoryCorrectness,
 		Since:    "0.1.0",
 		Versions: "deprecated since 1.15.0, removed in 1.25.1",
@@ -133,25 +134,25 @@ func checkSslDirectiveRemoved(p *Pass) {
 		if d.Name != "ssl" || (d.Arg(0) != "on" && d.Arg(0) != "off") {
 			return
 		}
-		sev := Error
+		sev := finding.Error
 		msg := `"ssl %s" was removed in nginx 1.25.1 (nginx -t fails with unknown directive "ssl")`
 		switch {
 		case p.Version.Known() && p.Version.Less(vHTTP2Directive):
-			sev = Warning
+			sev = finding.Warning
 			msg = `"ssl %s" is deprecated since nginx 1.15.0 and removed in 1.25.1`
 		case !p.Version.Known():
 			// no version given: the versions nginxtune knows differ
-			sev = Info
+			sev = finding.Info
 			msg = `"ssl %s" is deprecated, and nginx 1.25.1 removed it (from then on nginx -t fails with unknown directive "ssl")`
 		}
-		fix := &Fix{Description: `remove "ssl ` + d.Arg(0) + `;"`, Edits: []Edit{removeStatement(d)}}
+		fix := &finding.Fix{Description: `remove "ssl ` + d.Arg(0) + `;"`, Edits: []finding.Edit{removeStatement(d)}}
 		if d.Arg(0) == "on" {
 			listens := 0
 			if len(c.Blocks) > 0 {
 				for _, l := range findIn(c.Blocks[len(c.Blocks)-1].Block, "listen") {
 					listens++
 					if hasArg(l, "ssl") < 0 && hasArg(l, "quic") < 0 && len(l.Args) > 0 {
-						fix.Edits = append(fix.Edits, Edit{File: l.File.Path, Start: int(l.Args[0].Offset) + len(l.Args[0].Raw),
+						fix.Edits = append(fix.Edits, finding.Edit{File: l.File.Path, Start: int(l.Args[0].Offset) + len(l.Args[0].Raw),
 							End: int(l.Args[0].Offset) + len(l.Args[0].Raw), New: " ssl"})
 					}
 				}
@@ -182,7 +183,7 @@ a shared address:port applies to every server on it whatever each one says.`,
 		Fix:      `Remove http2 from the listen directive and write "http2 on;" in the server. On nginx before 1.25.1 keep "listen ... http2": "http2 on" does not exist there.`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 443 ssl http2;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n        ssl_session_cache shared:SSL:10m;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        http2 on;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n        ssl_session_cache shared:SSL:10m;\n    }\n}\n",
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryCorrectness,
 		Since:    "0.1.0",
 		Versions: "1.25.1 and later",
@@ -208,16 +209,16 @@ func checkListenHTTP2Deprecated(p *Pass) {
 			if !p.Version.Known() {
 				// information, with no fix: nothing says which side of 1.25.1
 				// the tree is for, and "http2 on;" breaks nginx before it
-				diag.Severity = Info
+				diag.Severity = finding.Info
 				p.Report(diag)
 				continue
 			}
-			edits := []Edit{removeArg(l, i)}
+			edits := []finding.Edit{removeArg(l, i)}
 			if first && !hasDirective {
 				edits = append(edits, insertAfter(l, "http2 on;"))
 			}
 			first = false
-			diag.Fix = &Fix{Description: "move http2 from listen to http2 on;", Edits: edits}
+			diag.Fix = &finding.Fix{Description: "move http2 from listen to http2 on;", Edits: edits}
 			p.Report(diag)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -363,7 +364,7 @@ func paramsAt(p *Pass, d *parser.Directive, table string, from int) {
 					}
 				}
 				diag := p.DiagArg(d, i, "parameter %q of %q came with nginx %s: nginx %s, of the versions nginxtune knows, fail with \"invalid parameter\"", clip(a.Value), d.Name, added, strings.Join(older, ", "))
-				diag.Severity = Info
+				diag.Severity = finding.Info
 				p.Report(diag)
 				return
 			}

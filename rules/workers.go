@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -50,12 +51,12 @@ const softLimit = 1024
 
 // rlimitFix adds worker_rlimit_nofile before the events block of the root,
 // or returns nil when the events block is in another file.
-func (p *Pass) rlimitFix(r *parser.File, need int) *Fix {
-	var fix *Fix
+func (p *Pass) rlimitFix(r *parser.File, need int) *finding.Fix {
+	var fix *finding.Fix
 	for _, ev := range p.index.find(r.Directives, "events") {
 		if ev.File == r {
-			fix = &Fix{Description: fmt.Sprintf("add worker_rlimit_nofile %d;", need),
-				Edits: []Edit{insertBefore(ev, fmt.Sprintf("worker_rlimit_nofile %d;", need))}}
+			fix = &finding.Fix{Description: fmt.Sprintf("add worker_rlimit_nofile %d;", need),
+				Edits: []finding.Edit{insertBefore(ev, fmt.Sprintf("worker_rlimit_nofile %d;", need))}}
 		}
 	}
 	return fix
@@ -97,7 +98,7 @@ http {
     upstream app { server 127.0.0.1:8080; keepalive 32; }
 }
 `,
-		Severity: Warning,
+		Severity: finding.Warning,
 		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
@@ -145,8 +146,8 @@ func checkWorkerFDLimit(p *Pass) {
 		}
 		diag := p.Diag(m.rlimitDir, "worker_rlimit_nofile %d is below the %d descriptors worker_connections %d%s takes when every slot is open; write %d (a socket and a file per slot)%s",
 			m.rlimit, floor, m.wc, cacheNote(m.cacheMax), need, m.proxyNote())
-		diag.Fix = &Fix{Description: fmt.Sprintf("raise worker_rlimit_nofile to %d", need),
-			Edits: []Edit{replaceArg(m.rlimitDir, 0, strconv.Itoa(need))}}
+		diag.Fix = &finding.Fix{Description: fmt.Sprintf("raise worker_rlimit_nofile to %d", need),
+			Edits: []finding.Edit{replaceArg(m.rlimitDir, 0, strconv.Itoa(need))}}
 		p.Report(diag)
 	}
 }
@@ -163,7 +164,7 @@ number equal to the quota is right: nginxtune lint --host checks that.)`,
 		Fix:      `Write "worker_processes auto;" unless the host's CPU quota calls for a smaller number.`,
 		Bad:      "worker_processes 1;\nevents {}\n",
 		Good:     "worker_processes auto;\nevents {}\n",
-		Severity: Info,
+		Severity: finding.Info,
 		Category: CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all (auto since 1.3.8 / 1.2.5)",
@@ -182,7 +183,7 @@ func checkWorkerProcesses(p *Pass) {
 				value = strconv.Itoa(n) // what host-workers asks for where auto counts too many
 			}
 			diag := p.Diag(ev, "no worker_processes: nginx starts one worker, which uses one core whatever the host has (measured: 0.73-0.92x of auto on 1 KB files); add \"worker_processes %s;\"", value)
-			diag.Fix = &Fix{Description: "add worker_processes " + value, Edits: []Edit{insertBefore(ev, "worker_processes "+value+";")}}
+			diag.Fix = &finding.Fix{Description: "add worker_processes " + value, Edits: []finding.Edit{insertBefore(ev, "worker_processes "+value+";")}}
 			p.Report(diag)
 		}
 		for _, d := range findIn(r.Directives, "worker_processes") {
@@ -198,7 +199,7 @@ func checkWorkerProcesses(p *Pass) {
 				msg = "worker_processes 1 uses one core whatever the host has (measured: 0.73-0.92x of auto on 1 KB files); write \"auto\""
 			}
 			diag := p.Diag(d, "%s", msg)
-			diag.Fix = &Fix{Description: "use worker_processes auto", Edits: []Edit{replaceArg(d, 0, "auto")}}
+			diag.Fix = &finding.Fix{Description: "use worker_processes auto", Edits: []finding.Edit{replaceArg(d, 0, "auto")}}
 			p.Report(diag)
 		}
 	}

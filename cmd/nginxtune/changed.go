@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/report"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
@@ -20,7 +21,7 @@ import (
 // (so includes and inheritance are right) and keeps the findings in those
 // files. A changed file that no root includes is linted on its own, in the
 // context its directives (or a "# nginxtune: context=" comment) give it.
-func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*parser.Tree, error) {
+func lintChanged(files []string, s *lintSettings) ([]finding.Diagnostic, bool, []*parser.Tree, error) {
 	wd := getWorkDir()
 	changed := map[string]bool{}
 	var order []string
@@ -67,7 +68,7 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		}
 		sort.Strings(roots)
 	}
-	var diags []rules.Diagnostic
+	var diags []finding.Diagnostic
 	var trees []*parser.Tree
 	broken := false
 	covered := map[string]bool{}
@@ -87,7 +88,7 @@ func lintChanged(files []string, s *lintSettings) ([]rules.Diagnostic, bool, []*
 		for _, d := range found {
 			// errors anywhere in the tree fail the run: a change can break
 			// a file it includes or is included by
-			if only[d.File] || d.Severity == rules.Error && !seenErr[d.File+"\x00"+d.Message] {
+			if only[d.File] || d.Severity == finding.Error && !seenErr[d.File+"\x00"+d.Message] {
 				if !only[d.File] {
 					seenErr[d.File+"\x00"+d.Message] = true
 				}

@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
-	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -189,8 +189,8 @@ func relTo(dir, p string) string {
 // or a file it includes, as events.conf), or added after
 // worker_processes; nothing else in those files changes. The edits of a
 // file are in order.
-func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Edit, []string, error) {
-	edits := map[*parser.File][]rules.Edit{}
+func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]finding.Edit, []string, error) {
+	edits := map[*parser.File][]finding.Edit{}
 	var said []string
 	// a number the files read do not set may be set by an include they
 	// could not read: changing the rest would leave the numbers
@@ -207,7 +207,7 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 			return
 		}
 		a := d.Args[0]
-		edits[d.File] = append(edits[d.File], rules.Edit{Start: int(a.Offset), End: int(a.Offset) + len(a.Raw), New: value})
+		edits[d.File] = append(edits[d.File], finding.Edit{Start: int(a.Offset), End: int(a.Offset) + len(a.Raw), New: value})
 		said = append(said, fmt.Sprintf("%s:%d: %s %s -> %s (%s)", report.Escape(relTo(e.dir, d.File.Path)), d.Line, name, report.Escape(d.Arg(0)), value, why))
 	}
 	set(e.workers, "worker_processes", pl.Workers, pl.WorkersWhy)
@@ -215,7 +215,7 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 	if e.rlimit != nil {
 		set(e.rlimit, "worker_rlimit_nofile", strconv.Itoa(pl.RlimitNofile), pl.RlimitWhy)
 	} else if d := e.workers; d != nil {
-		edits[d.File] = append(edits[d.File], rules.Edit{Start: int(d.End), End: int(d.End), New: "\nworker_rlimit_nofile " + strconv.Itoa(pl.RlimitNofile) + ";"})
+		edits[d.File] = append(edits[d.File], finding.Edit{Start: int(d.End), End: int(d.End), New: "\nworker_rlimit_nofile " + strconv.Itoa(pl.RlimitNofile) + ";"})
 		said = append(said, fmt.Sprintf("%s:%d: worker_rlimit_nofile %d added (%s)", report.Escape(relTo(e.dir, d.File.Path)), d.Line+1, pl.RlimitNofile, pl.RlimitWhy))
 	}
 	for _, fe := range edits {

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
@@ -417,7 +418,7 @@ func ownCheck(files []templates.File, v rules.Version, dir string, lay *template
 	cfg.Disabled["unknown-directive"] = true
 	cfg.Disabled["host-module-missing"] = true
 	for _, d := range rules.Run(t, cfg) {
-		if d.Severity < rules.Error || !rules.NginxRefuses(d.Rule) {
+		if d.Severity < finding.Error || !rules.NginxRefuses(d.Rule) {
 			continue
 		}
 		where := strings.TrimPrefix(d.File, tmp+"/")

@@ -775,13 +775,11 @@ func TestGenRefusesInjection(t *testing.T) {
 // More findings than one run reports is a bound like the tree's: the first
 // rules.MaxFindings are printed, stderr says how many more, exit 2.
 func TestFindingsCapExits2(t *testing.T) {
-	defer func(n int) { rules.MaxFindings = n }(rules.MaxFindings)
-	rules.MaxFindings = 1000
 	p := filepath.Join(t.TempDir(), "nginx.conf")
 	src := "events {}\nhttp {\n" + strings.Repeat("    sendfil on;\n", rules.MaxFindings+5) + "}\n"
 	os.WriteFile(p, []byte(src), 0o644)
 	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--format", "json", p)
-	if code != ExitError || !strings.Contains(errOut, "more findings not shown: nginxtune reports at most 1000 per run") {
+	if code != ExitError || !strings.Contains(errOut, fmt.Sprintf("more findings not shown: nginxtune reports at most %d per run", rules.MaxFindings)) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var j struct {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/outbuf"
 
@@ -107,7 +108,7 @@ a tree not read whole), 3 internal error.`,
 // lintSettings are the flags and the config file merged.
 type lintSettings struct {
 	cfg    rules.Config
-	failOn rules.Severity
+	failOn finding.Severity
 	opt    parser.Options
 	roots  []string
 	stderr io.Writer
@@ -180,7 +181,7 @@ func settingsFile(w io.Writer, configPath string, noConfig bool, first string) (
 }
 
 func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, error) {
-	s := &lintSettings{cfg: rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, failOn: rules.Warning,
+	s := &lintSettings{cfg: rules.Config{Disabled: map[string]bool{}, Severity: map[string]finding.Severity{}}, failOn: finding.Warning,
 		nginx: &nginxcheck.Installed{}}
 	file, err := settingsFile(c.ErrOrStderr(), f.configPath, f.noConfig, first)
 	if err != nil {
@@ -376,7 +377,7 @@ func liveVersion(path string, nginx *nginxcheck.Installed) rules.Version {
 
 // lintOnce loads every path and runs the rules. broken is set when a file
 // could not be parsed to its end.
-func lintOnce(paths []string, s *lintSettings) (diags []rules.Diagnostic, broken bool, trees []*parser.Tree, err error) {
+func lintOnce(paths []string, s *lintSettings) (diags []finding.Diagnostic, broken bool, trees []*parser.Tree, err error) {
 	for _, p := range paths {
 		t, err := s.load(p, s.opt)
 		if err != nil {
@@ -498,7 +499,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 			defer unlock()
 		}
 	}
-	lint := func() ([]rules.Diagnostic, bool, []*parser.Tree, error) {
+	lint := func() ([]finding.Diagnostic, bool, []*parser.Tree, error) {
 		if f.changed {
 			return lintChanged(args, s)
 		}
@@ -639,7 +640,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 	for _, d := range diags {
 		// a settings file's fail-on cannot pass a configuration nginx
 		// refuses to load; --fail-on on the command line can
-		if d.Severity >= s.failOn || s.failOnFromFile && d.Severity == rules.Error && rules.NginxRefuses(d.Rule) {
+		if d.Severity >= s.failOn || s.failOnFromFile && d.Severity == finding.Error && rules.NginxRefuses(d.Rule) {
 			return &exitError{code: ExitFindings}
 		}
 	}
@@ -958,7 +959,7 @@ func parseOutputs(values []string) ([]output, error) {
 
 // writeReportFile writes one report to its file: a temporary file beside
 // it renamed into place, so that a failed run leaves the old report whole.
-func writeReportFile(o output, diags []rules.Diagnostic, m report.Meta) error {
+func writeReportFile(o output, diags []finding.Diagnostic, m report.Meta) error {
 	err := atomicfile.Write(o.path, 0o644, func(w io.Writer) error { return report.Write(w, o.format, diags, m, false) })
 	if err != nil {
 		return failf(ExitError, "--format %s=%s: %v", o.format, o.path, err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/format"
 	"github.com/nginxtune/nginxtune/internal/config"
 	"github.com/nginxtune/nginxtune/lsp"
@@ -52,7 +53,7 @@ func lspSettings(c *cobra.Command) lsp.Settings {
 	return func(path string) (rules.Config, parser.Options, error) {
 		s, err := settings(c, &lintFlags{}, path)
 		if err != nil {
-			return rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, parser.Options{}, err
+			return rules.Config{Disabled: map[string]bool{}, Severity: map[string]finding.Severity{}}, parser.Options{}, err
 		}
 		s.needVersion()
 		s.opt.Stdin = nil

@@ -32,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
@@ -327,14 +328,14 @@ func judge(bin, tmp string, b base, m mutant, cfg rules.Config) outcome {
 	lint := filepath.Join(tmp, "lint.conf")
 	os.WriteFile(lint, withContext(b, m.src), 0o644)
 	t, err := parser.Load(lint, parser.Options{})
-	var errs, warns []rules.Diagnostic
+	var errs, warns []finding.Diagnostic
 	if err == nil {
 		for _, d := range rules.Run(t, cfg) {
 			switch {
 			case d.File != t.Roots[0].Path:
-			case d.Severity == rules.Error:
+			case d.Severity == finding.Error:
 				errs = append(errs, d)
-			case d.Severity == rules.Warning:
+			case d.Severity == finding.Warning:
 				warns = append(warns, d)
 			}
 		}
@@ -352,7 +353,7 @@ func judge(bin, tmp string, b base, m mutant, cfg rules.Config) outcome {
 	} else if mm := lineRe.FindStringSubmatch(res.File + ":" + strconv.Itoa(res.Line)); mm != nil && res.File != main {
 		want = res.Line
 	}
-	at := func(d rules.Diagnostic) bool {
+	at := func(d finding.Diagnostic) bool {
 		end := d.Line
 		if d.EndLine > end {
 			end = d.EndLine
