@@ -225,29 +225,6 @@ func (p *Pass) knownIn(name string, ds []knowledge.Directive) (known, certain bo
 	return true, false, strings.Join(core, ", ")
 }
 
-var unknownDirective = &Rule{
-	Doc: Doc{
-		ID:    "unknown-directive",
-		Title: "A directive nginx does not know",
-		Why: `nginx refuses to start with "unknown directive" for a name that neither nginx nor a loaded
-module defines, one error per reload attempt. The table nginxtune checks against is generated
-from the source of nginx itself and of the third-party modules Debian packages
-(docs/directives.md), per nginx version, so a directive added in a later version is named
-with the version that has it.`,
-		Fix: `Correct the name (the message suggests the nearest known one), upgrade nginx for a newer
-directive, or load the module that provides it. Directives of in-house modules can be listed
-in .nginxtune.yaml ("directives: [name, ...]").`,
-		Bad:      "events {}\nhttp {\n    sendfil on;\n}\n",
-		Good:     "events {}\nhttp {\n    sendfile on;\n}\n",
-		Severity: finding.Error,
-		Category: CategoryCorrectness,
-		Since:    "0.2.0",
-		Versions: "all (table: the nginx versions `nginxtune version` lists, and Debian's third-party modules)",
-		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: unknown directive)", "docs/directives.md"},
-	},
-	Check: runLanguage,
-}
-
 // loadsUnknownModule reports whether the tree loads a dynamic module whose
 // directives the table may not have.
 func (p *Pass) loadsUnknownModule() bool {
@@ -329,84 +306,6 @@ func editDistance(a, b string, limit int) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-var directiveContext = &Rule{
-	Doc: Doc{
-		ID:    "directive-context",
-		Title: "A directive in a block where nginx does not allow it",
-		Why: `Each directive is allowed in some contexts only (proxy_pass in location, not in server;
-worker_connections in events): nginx -t fails with "directive is not allowed here". A snippet
-is checked in the context it is included in; one linted on its own where its context is
-declared ("# nginxtune: context=location"), never by a guess, except by the blocks it opens
-itself: a directive no server, location, upstream or if block allows is refused wherever the
-fragment is included (limit_req_zone in a server block).`,
-		Fix:      `Move the directive into a block the message names.`,
-		Bad:      "events {}\nhttp {\n    server {\n        listen 80;\n        proxy_pass http://127.0.0.1:8080;\n    }\n}\n",
-		Good:     "events {}\nhttp {\n    server {\n        listen 80;\n        location / {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
-		Severity: finding.Error,
-		Category: CategoryCorrectness,
-		Since:    "0.2.0",
-		Versions: "all",
-		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: is not allowed here)", "docs/directives.md"},
-	},
-	Check: runLanguage,
-}
-
-var directiveArgs = &Rule{
-	Doc: Doc{
-		ID:    "directive-args",
-		Title: "A directive with the wrong number of arguments, or an argument value nginx refuses",
-		Why: `nginx checks the argument count of every directive and fails with "invalid number of
-arguments". The most common cause is a missing ";": nginx reads the next line as more
-arguments of the directive before it. A flag directive takes "on" or "off" only, and a block
-directive needs its braces. Values are checked as nginx's handlers check them: the words of
-enumerations ("gzip_static always", "ssl_protocols TLSv1.3", from nginx's source), the
-parameters of listen, an upstream's server, access_log and the *_cache_path directives (a
-parameter a newer nginx added is named with that version), the flag of a rewrite, the third
-argument of add_header ("always") and of *_param ("if_not_empty"), error_page's codes
-(300-599), expires, ssl_session_cache and error_log's level, sizes, times and numbers of the
-standard slots (client_max_body_size 10X), location modifiers, if conditions and operators,
-return codes; a proxy_pass with a URI part and no
-variables in a regex or named location or inside if or limit_except ("cannot have URI part"),
-and a stream access_log without a format. Values nginx parses at load are checked too: the
-port of an upstream's server ("invalid port in upstream"), its weight=, max_fails=,
-max_conns= and fail_timeout=, proxy_cache_valid's codes and time ("invalid time value"), a
-*_pass to an upstream's name with a port ("upstream ... may not have port"), an if
-condition with an operator and no value, and disable_symlinks' words; a value that looks like a template's placeholder
-(CACHE_MAX_AGE, __port__, ${PORT}) is named so, and is still an error. A fragment read alone
-has its values checked wherever the check does not depend on the context, and a file cut
-short by a syntax error has the directives before it checked, as nginx reads them.`,
-		Fix:      `Add the missing ";", or write the arguments the message names.`,
-		Bad:      "events {}\nhttp {\n    sendfile yes;\n    keepalive_timeout;\n}\n",
-		Good:     "events {}\nhttp {\n    sendfile on;\n    keepalive_timeout 30s;\n}\n",
-		Severity: finding.Error,
-		Category: CategoryCorrectness,
-		Since:    "0.2.0",
-		Versions: "all",
-		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: invalid number of arguments)", "nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot, _enum_slot, _bitmask_slot)", "nginx 1.22.1-1.30.4: ngx_http_core_listen, ngx_stream_core_listen, ngx_http_upstream_server, ngx_http_log_set_log, ngx_http_file_cache_set_slot, ngx_http_rewrite, ngx_http_headers_expires; each refusal measured with nginx -t (fixtures/nginx-t/values-*.conf)"},
-	},
-	Check: runLanguage,
-}
-
-var directiveDuplicate = &Rule{
-	Doc: Doc{
-		ID:    "directive-duplicate",
-		Title: "A directive that may appear once per block appears twice",
-		Why: `Most directives that set one value (sendfile, root, proxy_pass, keepalive_timeout, ...)
-are refused a second time in the same block: nginx -t fails with "is duplicate"; so is a
-second limit_req or limit_conn of one zone. An include counts as part of the block it stands
-in.`,
-		Fix:      `Keep one of them; the message points at the first.`,
-		Bad:      "events {}\nhttp {\n    sendfile on;\n    sendfile off;\n}\n",
-		Good:     "events {}\nhttp {\n    sendfile on;\n}\n",
-		Severity: finding.Error,
-		Category: CategoryCorrectness,
-		Since:    "0.2.0",
-		Versions: "all",
-		Sources:  []string{"nginx src/core/ngx_conf_file.c (the ngx_conf_set_*_slot handlers: is duplicate)", "docs/directives.md"},
-	},
-	Check: runLanguage,
 }
 
 // runLanguage runs the four language rules in one walk of the tree: the

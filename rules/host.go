@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/knowledge"
@@ -121,4 +122,25 @@ func (p *Pass) workersLimit(m *mainSettings) (int, string) {
 		return int(nf.Soft), "the soft limit nginx gets, " + p.Host.NoFile().Source
 	}
 	return softLimit, "without worker_rlimit_nofile, the limit nginx commonly starts with"
+}
+
+// loadedModules lists the modules the tree's load_module lines load, by
+// file name without ".so" (ngx_http_js_module).
+func (p *Pass) loadedModules() []string {
+	var out []string
+	p.each(func(d *parser.Directive, c *parser.Context) {
+		base := d.Arg(0)
+		if i := strings.LastIndex(base, "/"); i >= 0 {
+			base = base[i+1:]
+		}
+		out = append(out, strings.TrimSuffix(base, ".so"))
+	}, "load_module")
+	return out
+}
+
+func cacheNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" with %d open_file_cache entries", n)
 }

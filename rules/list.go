@@ -1,7 +1,10 @@
 package rules
 
 // All is every rule nginxtune has, sorted by id. Adding a rule means adding
-// it here; docs/rules.md is generated from this list.
+// it here, its value (Doc and check) in the file named after its id
+// (upstream-keepalive: upstream_keepalive.go) and its cases in
+// fixtures/rules/<id>/ (TestRuleFilesAndFixtures); docs/rules.md is
+// generated from this list.
 var All = []*Rule{
 	accessLogUnbuffered,
 	addHeaderContentType,

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
-	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -136,9 +135,6 @@ func checkUndefinedReference(p *Pass) {
 		}
 	}, "log_format", "access_log", "limit_req", "limit_conn", "proxy_cache", "fastcgi_cache", "uwsgi_cache", "scgi_cache")
 }
-
-// namedGroupRe finds named capture groups in a regex.
-var namedGroupRe = lazyre.New(`\(\?(?:P?<|')([A-Za-z_][A-Za-z0-9_]*)[>']`)
 
 // regexArg reports whether argument i of d is a regular expression, where
 // "$" is an anchor, not a variable.

@@ -1,155 +1,13 @@
 package rules
 
-// Host rules about what the machine offers: CPUs, memory, the modules the
-// installed nginx was built with.
-
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
-	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
-
-var hostWorkers = &Rule{
-	Doc: Doc{
-		ID:    "host-workers",
-		Title: "More workers than the CPUs this host lets nginx use",
-		Why: `Workers beyond the usable CPUs only add context switches and memory. "auto" counts the
-online CPUs and ignores a cgroup CPU quota and the CPU affinity mask: in a container limited
-to 2 CPUs on a 64-CPU host, auto starts 64 workers (one report had a 2-CPU pod start 128 and
-get OOM-killed together with a large worker_connections).`,
-		Fix:      `Set worker_processes to the usable CPU count (the quota rounded up) where auto overshoots it.`,
-		Bad:      "# nginxtune-facts: cpus=64 quota=2\nworker_processes auto;\nevents {}\n",
-		Good:     "# nginxtune-facts: cpus=64 quota=2\nworker_processes 2;\nevents {}\n",
-		Severity: finding.Warning,
-		Category: CategoryHost,
-		Since:    "0.1.0",
-		Versions: "all",
-		Sources:  []string{"nginx src/os/unix/ngx_posix_init.c (auto = _SC_NPROCESSORS_ONLN)", "nginx-gateway-fabric#5374"},
-	},
-	Check: checkHostWorkers,
-}
-
-func checkHostWorkers(p *Pass) {
-	if p.Host == nil {
-		return
-	}
-	for _, r := range mainRoots(p.Tree) {
-		m := p.mainSettings(r)
-		if m.workersDir == nil || !p.wanted(m.workersDir) {
-			continue
-		}
-		usable := p.Host.UsableCPUs()
-		if usable == 0 {
-			return
-		}
-		p.countWorkers(&m)
-		why := cpuWhy(p.Host.CPUs())
-		switch {
-		case m.auto && m.workers > usable:
-			diag := p.DiagArg(m.workersDir, 0, "worker_processes auto starts %d workers (the online CPUs), but only %d CPU(s) are usable here (%s); write worker_processes %d",
-				m.workers, usable, why, usable)
-			diag.Fix = &finding.Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []finding.Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
-			p.Report(diag)
-		case !m.auto && m.workers > usable:
-			diag := p.DiagArg(m.workersDir, 0, "worker_processes %d is more than the %d CPU(s) usable here (%s)", m.workers, usable, why)
-			diag.Fix = &finding.Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []finding.Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
-			p.Report(diag)
-		}
-	}
-}
-
-func cpuWhy(f *host.Facts) string {
-	var parts []string
-	if f.CPUOnline.Known() {
-		parts = append(parts, fmt.Sprintf("%d online", f.CPUOnline.Value))
-	}
-	if f.CPUAffinity.Known() {
-		parts = append(parts, fmt.Sprintf("affinity %d", f.CPUAffinity.Value))
-	}
-	if f.CPUQuota.Known() && f.CPUQuota.Value > 0 {
-		parts = append(parts, fmt.Sprintf("cgroup quota %.2g CPUs from %s", f.CPUQuota.Value, f.CPUQuota.Source))
-	}
-	return strings.Join(parts, ", ")
-}
-
-var hostMemory = &Rule{
-	Doc: Doc{
-		ID:    "host-memory",
-		Title: "Connection slots and buffers can outgrow the host's memory",
-		Why: `Each worker preallocates worker_connections slots (416 bytes each on x86-64) at start,
-and every busy connection adds pools, header buffers, a 16 KiB TLS buffer, proxy buffers and,
-while gzip compresses a response, about 392 KiB of zlib state and buffers (counted for one
-busy connection in four: only text is compressed, and only while it is produced). Workers times
-connections times that must fit in memory with room to spare, or the host swaps or the
-OOM killer ends nginx under exactly the load it was tuned for.`,
-		Fix:      `Lower worker_connections (or the worker count) until workers x connections x per-connection memory fits in half the memory, or give the host more.`,
-		Bad:      "# nginxtune-facts: cpus=4 mem=1GiB\nworker_processes auto;\nevents { worker_connections 65535; }\nhttp { gzip on; server { listen 443 ssl; } }\n",
-		Good:     "# nginxtune-facts: cpus=4 mem=1GiB\nworker_processes auto;\nevents { worker_connections 256; }\nhttp { gzip on; server { listen 443 ssl; } }\n",
-		Severity: finding.Warning,
-		Category: CategoryHost,
-		Since:    "0.1.0",
-		Versions: "all",
-		Sources:  []string{"docs/cost-model.md (slot size measured against nginx source; module buffer defaults; gzip state from ngx_http_gzip_filter_module.c)"},
-	},
-	Check: checkHostMemory,
-}
-
-func checkHostMemory(p *Pass) {
-	if p.Host == nil {
-		return
-	}
-	for _, r := range mainRoots(p.Tree) {
-		m := p.mainSettings(r)
-		if m.wcDir == nil || !p.wanted(m.wcDir) {
-			continue
-		}
-		if p.Host.Memory() == 0 {
-			return
-		}
-		p.countWorkers(&m)
-		tls, gzip := false, false
-		p.each(func(d *parser.Directive, c *parser.Context) {
-			switch {
-			case d.Name == "listen" && (hasArg(d, "ssl") >= 0 || hasArg(d, "quic") >= 0):
-				tls = true
-			case d.Name == "gzip" && d.Arg(0) == "on":
-				gzip = true
-			}
-		}, "listen", "gzip")
-		per, parts := knowledge.MemoryPerConnection(tls, gzip, m.proxying)
-		total := float64(m.workers) * float64(m.wc) * float64(per)
-		mem := float64(p.Host.Memory())
-		if total <= mem*knowledge.MemoryShare {
-			continue
-		}
-		p.Reportf(m.wcDir, "%d workers x %d connections x %s = %s when every slot is busy, more than half of the %s this host has (%s); per slot: %s; lower worker_connections to about %d",
-			m.workers, m.wc, human(float64(per)), human(total), human(mem),
-			memSource(p.Host.MemoryFacts()), strings.Join(parts, ", "), int(math.Floor(mem*knowledge.MemoryShare/float64(m.workers)/float64(per))))
-	}
-}
-
-func memSource(f *host.Facts) string {
-	if f.MemLimit.Known() && f.MemLimit.Value > 0 && f.MemLimit.Value == f.Memory() {
-		return f.MemLimit.Source
-	}
-	return f.MemTotal.Source
-}
-
-func human(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", b/(1<<20))
-	}
-	return fmt.Sprintf("%.1f KiB", b/1024)
-}
 
 var hostModuleMissing = &Rule{
 	Doc: Doc{
@@ -287,20 +145,6 @@ func moduleNotLoaded(p *Pass) {
 var dynamicModule = map[string]bool{
 	"ngx_http_perl_module": true, "ngx_http_image_filter_module": true, "ngx_http_xslt_filter_module": true,
 	"ngx_http_geoip_module": true, "ngx_stream_geoip_module": true,
-}
-
-// loadedModules lists the modules the tree's load_module lines load, by
-// file name without ".so" (ngx_http_js_module).
-func (p *Pass) loadedModules() []string {
-	var out []string
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		base := d.Arg(0)
-		if i := strings.LastIndex(base, "/"); i >= 0 {
-			base = base[i+1:]
-		}
-		out = append(out, strings.TrimSuffix(base, ".so"))
-	}, "load_module")
-	return out
 }
 
 // loads reports whether one of the loaded modules is the one n needs: its

@@ -32,46 +32,6 @@ and "127.0.0.1:80" are others. Regex and named locations may repeat, and "locati
 	Check: checkDuplicateDefinition,
 }
 
-// listenKey writes a listen address the way nginx compares them: a port
-// alone, "*:port" and "0.0.0.0:port" are one IPv4 wildcard; "" for an
-// address nginx would resolve (a host name), which is not judged.
-func listenKey(a string) string {
-	if a == "" || strings.Contains(a, "$") {
-		return ""
-	}
-	if strings.HasPrefix(a, "unix:") {
-		return a
-	}
-	if !strings.Contains(a, ":") {
-		if strings.Trim(a, "0123456789") != "" {
-			return "" // a host name alone (port 80), resolved by nginx
-		}
-		return "0.0.0.0:" + a
-	}
-	if strings.HasPrefix(a, "[") {
-		return strings.ToLower(a)
-	}
-	host, port, _ := strings.Cut(a, ":")
-	switch {
-	case host == "*" || host == "0.0.0.0":
-		return "0.0.0.0:" + port
-	case strings.Trim(host, "0123456789.") == "":
-		return host + ":" + port
-	}
-	return ""
-}
-
-// socketKey is listenKey for a listen directive: a quic listen is a UDP
-// socket, which nginx keeps apart from the TCP one of the same address
-// ("listen 443 ssl; listen 443 quic;" is one server's HTTP/3 setup).
-func socketKey(l *parser.Directive) string {
-	k := listenKey(l.Arg(0))
-	if k != "" && hasArg(l, "quic") > 0 {
-		return "quic " + k
-	}
-	return k
-}
-
 func checkDuplicateDefinition(p *Pass) {
 	whole := len(mainRoots(p.Tree)) > 0
 	// default servers and upstreams, per http block of a whole tree
