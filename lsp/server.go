@@ -21,12 +21,13 @@ import (
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Settings gives the rules' configuration and the loader's options for a
 // main file or a fragment, from its .nginxtune.yaml (the command line's
 // reading of it).
-type Settings func(path string) (rules.Config, parser.Options, error)
+type Settings func(path string) (engine.Config, parser.Options, error)
 
 // Options configure a server.
 type Options struct {
@@ -60,7 +61,7 @@ type analysis struct {
 	tree  *parser.Tree
 	file  *parser.File // the document's file in the tree
 	diags []finding.Diagnostic
-	cfg   rules.Config
+	cfg   engine.Config
 	ctx   []string // the context the document's top level is read in
 	// opt are the options the tree was loaded with: its path maps, the
 	// directories allowed outside it, whether it is the live one
@@ -503,7 +504,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 	// the settings of the tree the buffer is linted in: the main file's
 	// when it includes the buffer, else the buffer's own
 	var tree *parser.Tree
-	var cfg rules.Config
+	var cfg engine.Config
 	var topt parser.Options
 	if main != "" && main != path {
 		mcfg, mopt, err := s.settings(main)
@@ -559,7 +560,7 @@ func (s *Server) store(uri string, a *analysis) {
 
 // safeRun runs the rules; a rule's panic costs its findings, not the
 // server.
-func (s *Server) safeRun(t *parser.Tree, cfg rules.Config) (out []finding.Diagnostic) {
+func (s *Server) safeRun(t *parser.Tree, cfg engine.Config) (out []finding.Diagnostic) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("internal error in the rules: %v", r)
@@ -575,9 +576,9 @@ func (s *Server) logf(format string, args ...any) {
 	fmt.Fprintln(s.opt.Log, "nginxtune lsp:", report.Escape(fmt.Sprintf(format, args...)))
 }
 
-func (s *Server) settings(path string) (rules.Config, parser.Options, error) {
+func (s *Server) settings(path string) (engine.Config, parser.Options, error) {
 	if s.opt.Settings == nil {
-		return rules.Config{}, parser.Options{}, nil
+		return engine.Config{}, parser.Options{}, nil
 	}
 	return s.opt.Settings(path)
 }

@@ -6,10 +6,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var accessLogUnbuffered = &Rule{
-	Doc: Doc{
+var accessLogUnbuffered = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "access-log-unbuffered",
 		Title: "An access log written to a file without a buffer",
 		Why: `Without buffer=, nginx writes one log line per request with its own write() call. With
@@ -19,17 +20,17 @@ var accessLogUnbuffered = &Rule{
 		Bad:      "events {}\nhttp {\n    access_log /var/log/nginx/access.log;\n}\n",
 		Good:     "events {}\nhttp {\n    access_log /var/log/nginx/access.log combined buffer=64k flush=5s;\n}\n",
 		Severity: finding.Info,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_log_module access_log", "docs/measurements.md: buffered access log"},
 	},
-	Check: checkAccessLogUnbuffered,
+	Check: check(checkAccessLogUnbuffered),
 }
 
 func checkAccessLogUnbuffered(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Name != "access_log" || inStream(c) || len(d.Args) == 0 {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name != "access_log" || engine.InStream(c) || len(d.Args) == 0 {
 			return
 		}
 		path := d.Arg(0)
@@ -46,7 +47,7 @@ func checkAccessLogUnbuffered(p *Pass) {
 			add = "combined " + add
 		}
 		diag := p.Diag(d, "access_log %s writes each request's line with its own write(); add \"buffer=64k flush=5s\" to batch them", path)
-		diag.Fix = &finding.Fix{Description: fmt.Sprintf("add %s", add), Edits: []finding.Edit{appendArgs(d, add)}}
+		diag.Fix = &finding.Fix{Description: fmt.Sprintf("add %s", add), Edits: []finding.Edit{engine.AppendArgs(d, add)}}
 		p.Report(diag)
 	}, "access_log")
 }

@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var addHeaderContentType = &Rule{
-	Doc: Doc{
+var addHeaderContentType = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "add-header-content-type",
 		Title: "add_header Content-Type adds a second Content-Type",
 		Why: `nginx sets Content-Type itself (from types and default_type); add_header does not replace it
@@ -23,12 +24,12 @@ responses should carry it too (without it they then carry no Content-Type).`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /feed {\n            add_header Content-Type application/json;\n            return 200 \"{}\";\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /feed {\n            default_type application/json;\n            return 200 \"{}\";\n        }\n    }\n}\n",
 		Severity: finding.Warning,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.5.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_headers_module add_header, ngx_http_core_module default_type", "measured with nginx 1.22.1 (docs/security.md)"},
 	},
-	Check: checkAddHeaderContentType,
+	Check: check(checkAddHeaderContentType),
 }
 
 // hideHeaderOf names, for each directive that passes a request to a
@@ -39,8 +40,8 @@ var hideHeaderOf = map[string]string{
 }
 
 func checkAddHeaderContentType(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) || !strings.EqualFold(d.Arg(0), "Content-Type") {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) || !strings.EqualFold(d.Arg(0), "Content-Type") {
 			return
 		}
 		loc := c.Enclosing(parser.CtxLocation)
@@ -55,7 +56,7 @@ func checkAddHeaderContentType(p *Pass) {
 		// the only one
 		for _, pass := range passNames {
 			hide := hideHeaderOf[pass]
-			if hide == "" || len(p.index.find(loc.Block, pass)) == 0 {
+			if hide == "" || len(p.Find(loc.Block, pass)) == 0 {
 				continue
 			}
 			hidden := p.Effective(c.Blocks, c.Root, hide)
@@ -71,14 +72,14 @@ func checkAddHeaderContentType(p *Pass) {
 			// written in the location, where it replaces the inherited
 			// ones: only where there are none, or it sets its own
 			if always && (hidden.Complete && !hidden.Found() || hidden.Found() && hidden.Level == loc) {
-				diag.Fix = &finding.Fix{Description: "hide the backend's Content-Type", Edits: []finding.Edit{insertBefore(d, hide+" Content-Type;")}}
+				diag.Fix = &finding.Fix{Description: "hide the backend's Content-Type", Edits: []finding.Edit{engine.InsertBefore(d, hide+" Content-Type;")}}
 			}
 			p.Report(diag)
 			return
 		}
 		diag := p.DiagArg(d, 0, "add_header Content-Type sends a second Content-Type beside nginx's own (measured: two headers); set the type with default_type (or types) instead")
-		if len(d.Args) >= 2 && !strings.Contains(d.Arg(1), "$") && len(p.index.find(loc.Block, "default_type")) == 0 {
-			diag.Fix = &finding.Fix{Description: "use default_type", Edits: []finding.Edit{replaceStmt(d, "default_type "+d.Args[1].Raw+";")}}
+		if len(d.Args) >= 2 && !strings.Contains(d.Arg(1), "$") && len(p.Find(loc.Block, "default_type")) == 0 {
+			diag.Fix = &finding.Fix{Description: "use default_type", Edits: []finding.Edit{engine.ReplaceStmt(d, "default_type "+d.Args[1].Raw+";")}}
 		}
 		p.Report(diag)
 	}, "add_header")

@@ -62,7 +62,7 @@ func hasArg(d *parser.Directive, v string) int {
 
 // isTLSServer reports whether a server block terminates TLS.
 func isTLSServer(s *parser.Directive) bool {
-	for _, d := range level(s.Block) {
+	for _, d := range parser.Level(s.Block) {
 		switch {
 		case d.Name == "listen" && (hasArg(d, "ssl") >= 0 || hasArg(d, "quic") >= 0):
 			return true
@@ -94,8 +94,8 @@ func (g *listenGroup) defaultServer() *parser.Directive {
 // no listen directive (nginx puts them on *:80, or *:8000 without root).
 func (p *Pass) listenGroups() (groups []*listenGroup, noListen []*parser.Directive) {
 	byAddr := map[string]*listenGroup{}
-	p.httpServers(func(s *parser.Directive, c *parser.Context) {
-		listens := p.index.find(s.Block, "listen")
+	p.HTTPServers(func(s *parser.Directive, c *parser.Context) {
+		listens := p.Find(s.Block, "listen")
 		if len(listens) == 0 {
 			noListen = append(noListen, s)
 		}

@@ -6,10 +6,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var aliasTraversal = &Rule{
-	Doc: Doc{
+var aliasTraversal = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "alias-traversal",
 		Title: "alias under a location that does not end where the alias does (path traversal)",
 		Why: `With "location /static { alias /srv/static/; }" a request for /static../secret.txt
@@ -30,21 +31,21 @@ matches that way.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /static {\n            alias /srv/static/;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /static/ {\n            alias /srv/static/;\n        }\n    }\n}\n",
 		Severity: finding.Error,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module alias", "gixy: alias_traversal (the check's idea; written anew here)"},
 	},
-	Check: checkAliasTraversal,
+	Check: check(checkAliasTraversal),
 }
 
 func checkAliasTraversal(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) || c.In() != parser.CtxLocation || len(d.Args) == 0 {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) || c.In() != parser.CtxLocation || len(d.Args) == 0 {
 			return
 		}
 		loc := c.Enclosing(parser.CtxLocation)
-		if len(findIn(loc.Block, "return")) > 0 {
+		if len(engine.FindIn(loc.Block, "return")) > 0 {
 			return // a return answers before any file is read
 		}
 		alias := d.Arg(0)
@@ -63,15 +64,15 @@ func checkAliasTraversal(p *Pass) {
 				return
 			}
 			diag := p.DiagArg(d, 0, "alias %s under \"location %s\" serves %s_old/x from %s_old/x: every directory beside %s whose name starts the same is exposed; end both with a slash",
-				clip(alias), clip(path), clip(path), clip(alias), clip(alias))
+				engine.Clip(alias), engine.Clip(path), engine.Clip(path), engine.Clip(alias), engine.Clip(alias))
 			diag.Severity = finding.Warning
 			p.Report(diag)
 			return
 		}
 		diag := p.DiagArg(d, 0, "alias %s under \"location %s\" lets %s../ reach the directory above %s; write \"location %s/\"",
-			clip(alias), clip(path), clip(path), clip(alias), clip(path))
+			engine.Clip(alias), engine.Clip(path), engine.Clip(path), engine.Clip(alias), engine.Clip(path))
 		if i := len(loc.Args) - 1; i >= 0 {
-			diag.Fix = &finding.Fix{Description: "end the location with a slash", Edits: []finding.Edit{replaceArg(loc, i, loc.Args[i].Raw+"/")}}
+			diag.Fix = &finding.Fix{Description: "end the location with a slash", Edits: []finding.Edit{engine.ReplaceArg(loc, i, loc.Args[i].Raw+"/")}}
 		}
 		p.Report(diag)
 	}, "alias")
@@ -121,7 +122,7 @@ func checkRegexAlias(p *Pass, d, loc *parser.Directive, re, alias string) {
 		}
 		capt := capturedBy(re, fold, n, u)
 		diag := p.DiagArg(d, 0, "alias %s appends $%s to the name %s and the capture may start without a slash: %s reads %s, beside %s; put the slash in the regex before the capture",
-			clip(alias), r.name, clip(name), clip(u), clip(alias[:r.start]+capt), clip(alias[:r.start]))
+			engine.Clip(alias), r.name, engine.Clip(name), engine.Clip(u), engine.Clip(alias[:r.start]+capt), engine.Clip(alias[:r.start]))
 		diag.Severity = finding.Warning
 		p.Report(diag)
 		return
@@ -140,7 +141,7 @@ func regexAliasClimbs(p *Pass, d *parser.Directive, re string, fold bool, n int,
 			return false
 		}
 		p.ReportArgf(d, 0, "alias %s appends $%s after a slash, but the regex lets that capture start with \"..\" after a name: %s reads %s, outside %s; put the slash in the regex before the capture",
-			clip(alias), r.name, clip(u), clip(alias[:r.start]+capturedBy(re, fold, n, u)), clip(alias[:r.start]))
+			engine.Clip(alias), r.name, engine.Clip(u), engine.Clip(alias[:r.start]+capturedBy(re, fold, n, u)), engine.Clip(alias[:r.start]))
 		return true
 	}
 	// a pattern Go cannot read (PCRE-only syntax): judged by its text. The
@@ -158,7 +159,7 @@ func regexAliasClimbs(p *Pass, d *parser.Directive, re string, fold bool, n int,
 		example = lit + "../secret"
 	}
 	p.ReportArgf(d, 0, "alias %s appends $%s after a slash, but the regex has no slash before that capture: %s reads %s; put the slash in the regex before the capture",
-		clip(alias), r.name, clip(example), clip(alias[:r.start]+"../secret"))
+		engine.Clip(alias), r.name, engine.Clip(example), engine.Clip(alias[:r.start]+"../secret"))
 	return true
 }
 

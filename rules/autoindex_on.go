@@ -3,10 +3,11 @@ package rules
 import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var autoindexOn = &Rule{
-	Doc: Doc{
+var autoindexOn = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "autoindex-on",
 		Title: "Directory listings for anyone",
 		Why: `"autoindex on" answers a request for a directory with the list of its files: backups,
@@ -16,16 +17,16 @@ meant, it is usually meant for some people only.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location /files/ {\n            autoindex on;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /files/ {\n            autoindex on;\n            auth_basic \"files\";\n            auth_basic_user_file /etc/nginx/htpasswd;\n        }\n    }\n}\n",
 		Severity: finding.Info,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_autoindex_module"},
 	},
-	Check: checkAutoindexOn,
+	Check: check(checkAutoindexOn),
 }
 
 func checkAutoindexOn(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		if d.Arg(0) != "on" || p.restricted(c) {
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/nginxtest"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/rules/engine"
 
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -34,7 +35,7 @@ func TestCorpusLints(t *testing.T) {
 			return nil
 		}
 		files++
-		for _, d := range Run(tr, Config{}) {
+		for _, d := range Run(tr, engine.Config{}) {
 			perRule[d.Rule]++
 			if len(samples[d.Rule]) < 3 {
 				rel, _ := filepath.Rel(dir, d.File)
@@ -77,7 +78,7 @@ func TestCorpusLanguageAgreement(t *testing.T) {
 	}
 	wraps := map[string]string{"http": "main,http", "server": "main,http,server", "location": "main,http,server,location"}
 	lineRe := regexp.MustCompile(`:(\d+)"?$`)
-	cfg := Config{Version: knowledge.MustVersion("1.22.1"), Disabled: map[string]bool{}}
+	cfg := engine.Config{Version: knowledge.MustVersion("1.22.1"), Disabled: map[string]bool{}}
 	for _, r := range All {
 		if !langRuleIDs[r.ID] || r.ID == "syntax" {
 			cfg.Disabled[r.ID] = true

@@ -2,10 +2,11 @@ package rules
 
 import (
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var defaultServerMissing = &Rule{
-	Doc: Doc{
+var defaultServerMissing = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "default-server-missing",
 		Title: "Several servers on one address, none marked default_server",
 		Why: `A request whose Host matches no server_name goes to the default server of its address and
@@ -16,12 +17,12 @@ site happens to be first, with its certificate.`,
 		Bad:      "events {}\nhttp {\n    server { listen 80; server_name a.example; }\n    server { listen 80; server_name b.example; }\n}\n",
 		Good:     "events {}\nhttp {\n    server { listen 80 default_server; server_name _; return 444; }\n    server { listen 80; server_name a.example; }\n    server { listen 80; server_name b.example; }\n}\n",
 		Severity: finding.Info,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: How nginx processes a request (default server)", "nginx docs: ngx_http_core_module listen default_server"},
 	},
-	Check: checkDefaultServerMissing,
+	Check: check(checkDefaultServerMissing),
 }
 
 func checkDefaultServerMissing(p *Pass) {

@@ -2,10 +2,11 @@ package rules
 
 import (
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var directiveArgs = &Rule{
-	Doc: Doc{
+var directiveArgs = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "directive-args",
 		Title: "A directive with the wrong number of arguments, or an argument value nginx refuses",
 		Why: `nginx checks the argument count of every directive and fails with "invalid number of
@@ -32,10 +33,12 @@ short by a syntax error has the directives before it checked, as nginx reads the
 		Bad:      "events {}\nhttp {\n    sendfile yes;\n    keepalive_timeout;\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n    keepalive_timeout 30s;\n}\n",
 		Severity: finding.Error,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: invalid number of arguments)", "nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot, _enum_slot, _bitmask_slot)", "nginx 1.22.1-1.30.4: ngx_http_core_listen, ngx_stream_core_listen, ngx_http_upstream_server, ngx_http_log_set_log, ngx_http_file_cache_set_slot, ngx_http_rewrite, ngx_http_headers_expires; each refusal measured with nginx -t (fixtures/nginx-t/values-*.conf)"},
 	},
-	Check: runLanguage,
+	Check:      check(runLanguage),
+	Slow:       6,
+	LineByLine: true,
 }

@@ -2,10 +2,11 @@ package rules
 
 import (
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var directiveContext = &Rule{
-	Doc: Doc{
+var directiveContext = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "directive-context",
 		Title: "A directive in a block where nginx does not allow it",
 		Why: `Each directive is allowed in some contexts only (proxy_pass in location, not in server;
@@ -18,10 +19,11 @@ fragment is included (limit_req_zone in a server block).`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 80;\n        proxy_pass http://127.0.0.1:8080;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        listen 80;\n        location / {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
 		Severity: finding.Error,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: is not allowed here)", "docs/directives.md"},
 	},
-	Check: runLanguage,
+	Check:      check(runLanguage),
+	LineByLine: true,
 }

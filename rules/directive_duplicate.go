@@ -2,10 +2,11 @@ package rules
 
 import (
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var directiveDuplicate = &Rule{
-	Doc: Doc{
+var directiveDuplicate = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "directive-duplicate",
 		Title: "A directive that may appear once per block appears twice",
 		Why: `Most directives that set one value (sendfile, root, proxy_pass, keepalive_timeout, ...)
@@ -16,10 +17,11 @@ in.`,
 		Bad:      "events {}\nhttp {\n    sendfile on;\n    sendfile off;\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n}\n",
 		Severity: finding.Error,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (the ngx_conf_set_*_slot handlers: is duplicate)", "docs/directives.md"},
 	},
-	Check: runLanguage,
+	Check:      check(runLanguage),
+	LineByLine: true,
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // The language rules: every directive checked against the table generated
@@ -19,9 +20,19 @@ import (
 // name, shared by the four rules of one lint: a large tree has few
 // distinct blocks and names but many directives.
 type langCache struct {
-	once     sync.Once // the first language rule to run does the walk
-	disabled map[string]bool
-	names    map[string]*nameInfo
+	once  sync.Once // the first language rule to run does the walk
+	names map[string]*nameInfo
+}
+
+// langKey keys the run's langCache (Pass.Shared).
+type langKey struct{}
+
+// lang is the run's langCache.
+func (p *Pass) lang() *langCache {
+	if p.langc == nil {
+		p.langc = p.Shared(langKey{}, func() any { return &langCache{names: map[string]*nameInfo{}} }).(*langCache)
+	}
+	return p.langc
 }
 
 // nameInfo is what the table says of one name, looked up once per lint.
@@ -50,7 +61,7 @@ type nameInfo struct {
 }
 
 func (p *Pass) info(name string) *nameInfo {
-	if i, ok := p.lang.names[name]; ok {
+	if i, ok := p.lang().names[name]; ok {
 		return i
 	}
 	all := knowledge.Lookup(name)
@@ -92,7 +103,7 @@ func (p *Pass) info(name string) *nameInfo {
 			}
 		}
 	}
-	p.lang.names[name] = i
+	p.lang().names[name] = i
 	return i
 }
 
@@ -103,59 +114,6 @@ func (i *nameInfo) once(bit uint32, certain bool) bool {
 	}
 	b := bit | 1<<31
 	return i.onceMask&b != 0 && i.manyMask&b == 0
-}
-
-// contextKey names the context a directive stands in, as the table's type
-// flags do; "" inside blocks nginxtune cannot place (an unknown module's).
-func contextKey(c *parser.Context) string {
-	names := c.Names
-	last := names[len(names)-1]
-	switch last {
-	case "main", "events", "http", "stream", "mail", "rtmp":
-		return last
-	}
-	family := ""
-	for _, n := range names {
-		switch n {
-		case "http", "stream", "mail", "rtmp":
-			family = n
-		}
-	}
-	switch family {
-	case "http":
-		switch last {
-		case "server", "location", "upstream", "limit_except":
-			return last
-		case "if":
-			if len(names) >= 2 && names[len(names)-2] == "server" {
-				return "if-server"
-			}
-			if len(names) >= 2 && names[len(names)-2] == "location" {
-				return "if-location"
-			}
-		}
-	case "stream":
-		switch last {
-		case "server":
-			return "stream-server"
-		case "upstream":
-			return "stream-upstream"
-		}
-	case "mail":
-		if last == "server" {
-			return "mail-server"
-		}
-	case "rtmp":
-		switch last {
-		case "server":
-			return "rtmp-server"
-		case "application":
-			return "rtmp-application"
-		case "recorder":
-			return "rtmp-recorder"
-		}
-	}
-	return ""
 }
 
 // contextTitle names a context key for messages.
@@ -312,26 +270,12 @@ func editDistance(a, b string, limit int) int {
 // first of them to run checks every directive for all that are enabled,
 // so a large tree is walked once, not four times.
 func runLanguage(p *Pass) {
-	if p.lang == nil {
-		return
-	}
 	first := false
-	p.lang.once.Do(func() { first = true })
+	p.lang().once.Do(func() { first = true })
 	if !first {
 		return
 	}
-	pass := func(id string) *Pass {
-		if p.lang.disabled[id] {
-			return nil
-		}
-		q := *p
-		q.rule = languageRules[id]
-		return &q
-	}
-	unknown, context, args, dup := pass("unknown-directive"), pass("directive-context"), pass("directive-args"), pass("directive-duplicate")
-	if p.visits == nil {
-		p.visits = collect(p.Tree)
-	}
+	unknown, context, args, dup := p.For("unknown-directive"), p.For("directive-context"), p.For("directive-args"), p.For("directive-duplicate")
 	type blockKey struct {
 		c  *parser.Context
 		in *nameInfo
@@ -340,11 +284,11 @@ func runLanguage(p *Pass) {
 	zoneFirsts := map[zoneKey]*parser.Directive{}
 	var lastC *parser.Context
 	var lc langCtx
-	for _, v := range p.visits.all {
-		d, c := v.d, v.c
+	for _, v := range p.Visits() {
+		d, c := v.D, v.C
 		if c != lastC {
 			lastC = c
-			lc.key = contextKey(c)
+			lc.key = engine.ContextKey(c)
 			lc.bit = knowledge.ContextBit(lc.key)
 			lc.certain = certainContext(c)
 		}
@@ -365,7 +309,7 @@ func runLanguage(p *Pass) {
 			k := blockKey{c, in}
 			if f, ok := firsts[k]; ok {
 				diag := dup.Diag(d, "%q is duplicate: nginx -t fails; the first is at %s", d.Name, where(f))
-				diag.Related = []finding.Related{relatedTo(f, "the first "+d.Name)}
+				diag.Related = []finding.Related{engine.RelatedTo(f, "the first "+d.Name)}
 				dup.Report(diag)
 				continue
 			}
@@ -378,8 +322,8 @@ func runLanguage(p *Pass) {
 			if z := limitZone(d); z != "" {
 				k := zoneKey{c, d.Name, z}
 				if f, ok := zoneFirsts[k]; ok {
-					diag := dup.Diag(d, "%q is duplicate for zone %q: nginx -t fails; the first is at %s", d.Name, clip(z), where(f))
-					diag.Related = []finding.Related{relatedTo(f, "the first "+d.Name+" of the zone")}
+					diag := dup.Diag(d, "%q is duplicate for zone %q: nginx -t fails; the first is at %s", d.Name, engine.Clip(z), where(f))
+					diag.Related = []finding.Related{engine.RelatedTo(f, "the first "+d.Name+" of the zone")}
 					dup.Report(diag)
 					continue
 				}
@@ -449,7 +393,7 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 	case len(ds) > 0:
 	case !certain:
 	default:
-		msg := fmt.Sprintf("unknown directive %q: nginx -t fails with \"unknown directive\"", clip(d.Name))
+		msg := fmt.Sprintf("unknown directive %q: nginx -t fails with \"unknown directive\"", engine.Clip(d.Name))
 		hint := ""
 		if s := suggest(d.Name); s != "" {
 			hint = fmt.Sprintf("; did you mean %q?", s)
@@ -669,16 +613,5 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 		p.ReportArgf(d, 0, "invalid value %q in %q: it must be \"on\" or \"off\"", d.Arg(0), d.Name)
 	default:
 		valuesAt(p, d, c, rows, certain)
-	}
-}
-
-// languageRules are the rules runLanguage reports for, set in init: the
-// rules' own Check refers to runLanguage.
-var languageRules map[string]*Rule
-
-func init() {
-	languageRules = map[string]*Rule{}
-	for _, r := range []*Rule{unknownDirective, directiveContext, directiveArgs, directiveDuplicate} {
-		languageRules[r.ID] = r
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/rules/engine"
+
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/nginxtest"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
@@ -40,7 +42,7 @@ func TestDirectiveFixturesAgainstNginx(t *testing.T) {
 			t.Fatal(err)
 		}
 		found := false
-		for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1")}) {
+		for _, d := range Run(tr, engine.Config{Version: knowledge.MustVersion("1.22.1")}) {
 			if !langRuleIDs[d.Rule] && !NginxRefuses(d.Rule) || d.Severity != finding.Error {
 				continue
 			}
@@ -71,7 +73,7 @@ func TestDirectiveVersions(t *testing.T) {
 	tr, _ := parser.Load(p, parser.Options{})
 	only := func(v string) []string {
 		var out []string
-		for _, d := range Run(tr, Config{Version: knowledge.MustVersion(v)}) {
+		for _, d := range Run(tr, engine.Config{Version: knowledge.MustVersion(v)}) {
 			if d.Rule == "unknown-directive" {
 				out = append(out, strings.Fields(d.Message)[2])
 			}
@@ -169,7 +171,7 @@ func TestFragmentAloneAgainstNginx(t *testing.T) {
 			t.Fatal(err)
 		}
 		found := false
-		for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1")}) {
+		for _, d := range Run(tr, engine.Config{Version: knowledge.MustVersion("1.22.1")}) {
 			if NginxRefuses(d.Rule) && d.Severity == finding.Error && d.Line <= res.Line && res.Line <= max(d.EndLine, d.Line) {
 				found = true
 			}

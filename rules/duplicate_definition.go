@@ -6,10 +6,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var duplicateDefinition = &Rule{
-	Doc: Doc{
+var duplicateDefinition = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "duplicate-definition",
 		Title: "A default server, listen, upstream or location defined twice where nginx allows one",
 		Why: `nginx -t refuses a second "listen ... default_server" for one address and port ("a duplicate
@@ -24,12 +25,13 @@ and "127.0.0.1:80" are others. Regex and named locations may repeat, and "locati
 		Bad:      "events {}\nhttp {\n    server { listen 80 default_server; }\n    server { listen 80 default_server; server_name a.example; }\n}\n",
 		Good:     "events {}\nhttp {\n    server { listen 80 default_server; }\n    server { listen 80; server_name a.example; }\n}\n",
 		Severity: finding.Error,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.4.0",
 		Versions: "all",
 		Sources:  []string{"nginx sources 1.22.1: src/http/ngx_http.c (duplicate default server, duplicate listen), src/http/ngx_http_upstream.c (duplicate upstream), src/http/ngx_http.c ngx_http_join_exact_locations (duplicate location); each checked with real nginx -t"},
 	},
-	Check: checkDuplicateDefinition,
+	Check: check(checkDuplicateDefinition),
+	Slow:  2,
 }
 
 func checkDuplicateDefinition(p *Pass) {
@@ -49,12 +51,12 @@ func checkDuplicateDefinition(p *Pass) {
 		case first != d && !reported[d]:
 			reported[d] = true
 			diag := p.Diag(d, "%s is defined twice (first at %s): nginx -t fails with %q; %s", what, where(first), nginxSays, advice)
-			diag.Related = []finding.Related{relatedTo(first, "the first "+what)}
+			diag.Related = []finding.Related{engine.RelatedTo(first, "the first "+what)}
 			p.Report(diag)
 		}
 	}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			if d.Name == "server" && d.Block != nil && c.In() == parser.CtxStream {
 				streamListensTwice(p, d, reported)
 			}
@@ -75,7 +77,7 @@ func checkDuplicateDefinition(p *Pass) {
 			if d.Block == nil || !whole || len(d.Args) == 0 {
 				return
 			}
-			second(scope+d.Arg(0), d, fmt.Sprintf("upstream %q", clip(d.Arg(0))), "duplicate upstream", "rename or remove one")
+			second(scope+d.Arg(0), d, fmt.Sprintf("upstream %q", engine.Clip(d.Arg(0))), "duplicate upstream", "rename or remove one")
 		case "server":
 			if d.Block == nil || c.In() != parser.CtxHTTP {
 				return
@@ -88,8 +90,8 @@ func checkDuplicateDefinition(p *Pass) {
 				if socketOptions(l) {
 					if first, ok := options[scope+k]; ok && first != l && !reported[l] {
 						reported[l] = true
-						diag := p.Diag(l, "socket options for %s are given again (first at %s): nginx -t fails with \"duplicate listen options for %s\"; give backlog=, reuseport and the like on one listen of the address only", clip(l.Arg(0)), where(first), clip(k))
-						diag.Related = []finding.Related{relatedTo(first, "the listen that gives them first")}
+						diag := p.Diag(l, "socket options for %s are given again (first at %s): nginx -t fails with \"duplicate listen options for %s\"; give backlog=, reuseport and the like on one listen of the address only", engine.Clip(l.Arg(0)), where(first), engine.Clip(k))
+						diag.Related = []finding.Related{engine.RelatedTo(first, "the listen that gives them first")}
 						p.Report(diag)
 					} else if !ok {
 						options[scope+k] = l
@@ -100,8 +102,8 @@ func checkDuplicateDefinition(p *Pass) {
 				}
 				if first, ok := defaults[scope+k]; ok && first != l && !reported[l] {
 					reported[l] = true
-					diag := p.Diag(l, "a second default server for %s (the first is marked at %s): nginx -t fails with \"a duplicate default server for %s\"; keep default_server on one server of the address (Debian: disable the stock default site)", clip(l.Arg(0)), where(first), clip(k))
-					diag.Related = []finding.Related{relatedTo(first, "the first default_server for "+clip(k))}
+					diag := p.Diag(l, "a second default server for %s (the first is marked at %s): nginx -t fails with \"a duplicate default server for %s\"; keep default_server on one server of the address (Debian: disable the stock default site)", engine.Clip(l.Arg(0)), where(first), engine.Clip(k))
+					diag.Related = []finding.Related{engine.RelatedTo(first, "the first default_server for "+engine.Clip(k))}
 					p.Report(diag)
 				} else if !ok {
 					defaults[scope+k] = l
@@ -119,7 +121,7 @@ func checkDuplicateDefinition(p *Pass) {
 				return
 			}
 			// in a snippet read at http level too: its scope is its file
-			second(scope+"log_format\x00"+d.Arg(0), d, fmt.Sprintf("log_format %q", clip(d.Arg(0))), "duplicate log_format name", "rename or remove one")
+			second(scope+"log_format\x00"+d.Arg(0), d, fmt.Sprintf("log_format %q", engine.Clip(d.Arg(0))), "duplicate log_format name", "rename or remove one")
 		case "limit_req_zone", "limit_conn_zone":
 			// a zone is declared once: again, even with the same key,
 			// nginx -t fails ("is already bound to key", measured); in a
@@ -133,7 +135,7 @@ func checkDuplicateDefinition(p *Pass) {
 			if zone == "" {
 				return
 			}
-			second(scope+d.Name+"\x00"+zone, d, fmt.Sprintf("%s %q", d.Name, clip(zone)), "is already bound to key", "declare each zone once")
+			second(scope+d.Name+"\x00"+zone, d, fmt.Sprintf("%s %q", d.Name, engine.Clip(zone)), "is already bound to key", "declare each zone once")
 		case "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path":
 			// one directory per cache, whichever module's (ngx_add_path:
 			// "the same path name ... used in"); in a snippet read at
@@ -142,7 +144,7 @@ func checkDuplicateDefinition(p *Pass) {
 			if dir == "" || strings.Contains(dir, "$") || templated(d.Args[0].Raw) {
 				return
 			}
-			second(scope+"cache path\x00"+dir, d, fmt.Sprintf("the cache directory %s", clip(dir)), "the same path name ... used", "give each cache a directory of its own")
+			second(scope+"cache path\x00"+dir, d, fmt.Sprintf("the cache directory %s", engine.Clip(dir)), "the same path name ... used", "give each cache a directory of its own")
 		}
 	}, "upstream", "server", "log_format", "limit_req_zone", "limit_conn_zone", "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path")
 	// a fragment read as a server's body: its own listens are one server's
@@ -174,7 +176,7 @@ func streamListensTwice(p *Pass, d *parser.Directive, reported map[*parser.Direc
 func listensTwice(p *Pass, dirs []*parser.Directive, stream bool, reported map[*parser.Directive]bool) []*parser.Directive {
 	seen := map[string]*parser.Directive{}
 	var rest []*parser.Directive
-	for _, l := range p.index.find(dirs, "listen") {
+	for _, l := range p.Find(dirs, "listen") {
 		if len(l.Args) == 0 {
 			continue // directive-args reports it
 		}
@@ -193,15 +195,15 @@ func listensTwice(p *Pass, dirs []*parser.Directive, stream bool, reported map[*
 			continue
 		case stream:
 			reported[l] = true
-			addr := clip(strings.TrimPrefix(k, "udp "))
-			diag := p.Diag(l, "this stream server listens on %s twice (first at %s): nginx -t fails (nginx 1.22.1: \"duplicate \"%s\" address and port pair\"); keep one listen per address", clip(l.Arg(0)), where(first), addr)
-			diag.Related = []finding.Related{relatedTo(first, "the first listen on "+addr)}
+			addr := engine.Clip(strings.TrimPrefix(k, "udp "))
+			diag := p.Diag(l, "this stream server listens on %s twice (first at %s): nginx -t fails (nginx 1.22.1: \"duplicate \"%s\" address and port pair\"); keep one listen per address", engine.Clip(l.Arg(0)), where(first), addr)
+			diag.Related = []finding.Related{engine.RelatedTo(first, "the first listen on "+addr)}
 			p.Report(diag)
 			continue
 		default:
 			reported[l] = true
-			diag := p.Diag(l, "this server listens on %s twice (first at %s): nginx -t fails with \"a duplicate listen %s\"; keep one listen per address", clip(l.Arg(0)), where(first), clip(k))
-			diag.Related = []finding.Related{relatedTo(first, "the first listen on "+clip(k))}
+			diag := p.Diag(l, "this server listens on %s twice (first at %s): nginx -t fails with \"a duplicate listen %s\"; keep one listen per address", engine.Clip(l.Arg(0)), where(first), engine.Clip(k))
+			diag.Related = []finding.Related{engine.RelatedTo(first, "the first listen on "+engine.Clip(k))}
 			p.Report(diag)
 			continue
 		}
@@ -214,7 +216,7 @@ func listensTwice(p *Pass, dirs []*parser.Directive, stream bool, reported map[*
 // of one path in one block, nested blocks included.
 func checkDuplicateLocations(p *Pass, b *parser.Directive, reported map[*parser.Directive]bool) {
 	seen := map[string]*parser.Directive{}
-	for _, l := range level(b.Block) {
+	for _, l := range parser.Level(b.Block) {
 		if l.Name != "location" || l.Block == nil {
 			continue
 		}
@@ -231,8 +233,8 @@ func checkDuplicateLocations(p *Pass, b *parser.Directive, reported map[*parser.
 			key := kind + "\x00" + path
 			if first, ok := seen[key]; ok && first != l && !reported[l] {
 				reported[l] = true
-				diag := p.Diag(l, "location %s is defined twice in this block (first at %s): nginx -t fails with \"duplicate location\"; merge them", clip(path), where(first))
-				diag.Related = []finding.Related{relatedTo(first, "the first location "+clip(path))}
+				diag := p.Diag(l, "location %s is defined twice in this block (first at %s): nginx -t fails with \"duplicate location\"; merge them", engine.Clip(path), where(first))
+				diag.Related = []finding.Related{engine.RelatedTo(first, "the first location "+engine.Clip(path))}
 				p.Report(diag)
 			} else if !ok {
 				seen[key] = l

@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var errorLogDebug = &Rule{
-	Doc: Doc{
+var errorLogDebug = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "error-log-debug",
 		Title: "error_log at the debug level",
 		Why: `At the debug level an nginx built --with-debug writes dozens of lines per request (every
@@ -19,20 +20,20 @@ that closes a kept-alive connection. It is a troubleshooting setting.`,
 		Bad:      "error_log /var/log/nginx/error.log debug;\nevents {}\n",
 		Good:     "error_log /var/log/nginx/error.log warn;\nevents {}\n",
 		Severity: finding.Info,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_core_module error_log, debugging log (debugging_log.xml), events debug_connection"},
 	},
-	Check: checkErrorLogDebug,
+	Check: check(checkErrorLogDebug),
 }
 
 func checkErrorLogDebug(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		for i, a := range d.Args {
 			if i > 0 && strings.EqualFold(a.Value, "debug") {
 				diag := p.DiagArg(d, i, "error_log at the debug level logs every event of every request (with --with-debug) or every info message: a troubleshooting setting; write \"warn\" or \"error\", and debug_connection for one client")
-				diag.Fix = &finding.Fix{Description: "log at warn", Edits: []finding.Edit{replaceArg(d, i, "warn")}}
+				diag.Fix = &finding.Fix{Description: "log at warn", Edits: []finding.Edit{engine.ReplaceArg(d, i, "warn")}}
 				p.Report(diag)
 			}
 		}

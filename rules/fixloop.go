@@ -5,6 +5,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // MaxFixPasses bounds the rounds of fixing: a fix can make room for
@@ -26,7 +27,7 @@ type FixSession struct {
 	// Apply writes one round's edits (chosen by SelectFixes, not
 	// overlapping) all or nothing, and returns the files it changed; the
 	// command's writes atomically through the file that was read.
-	Apply func(set FixSet, trees []*parser.Tree) (written []string, err error)
+	Apply func(set engine.FixSet, trees []*parser.Tree) (written []string, err error)
 	// Outside is told of the files a fix would have written that are not
 	// part of the tree (never written).
 	Outside func(file string)
@@ -73,7 +74,7 @@ func (s FixSession) Run(diags []finding.Diagnostic, trees []*parser.Tree, broken
 				res.Diags[i].Fix = nil // reported, fixable by another run
 			}
 		}
-		set := SelectFixes(res.Diags, inTrees(res.Trees))
+		set := engine.SelectFixes(res.Diags, inTrees(res.Trees))
 		if s.Outside != nil {
 			for _, f := range set.Outside {
 				s.Outside(f)
@@ -120,4 +121,14 @@ func inTrees(trees []*parser.Tree) func(string) bool {
 		}
 	}
 	return func(file string) bool { return in[file] }
+}
+
+// FollowUpOf names, for a rule, the rules whose fixes make its findings
+// appear: --fix applies them in a later pass although the first report did
+// not show them, since the first fix's description promised them (a new
+// upstream with keepalive needs HTTP/1.1 and an empty Connection header
+// where it is proxied to). Any other finding a fix brings up is reported,
+// not applied: --fix changes only what the user was shown.
+var FollowUpOf = map[string][]string{
+	"proxy-keepalive-headers": {"upstream-keepalive"},
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // fixHosts are the machines every fixture is fixed for: the fixture's own
@@ -97,7 +98,7 @@ func fixOnce(t *testing.T, fixture, spec string) []finding.Diagnostic {
 
 // linterOf is FixSession's Lint for the tree of main: read again, linted
 // with cfg.
-func linterOf(main string, cfg Config) func() ([]finding.Diagnostic, bool, []*parser.Tree, error) {
+func linterOf(main string, cfg engine.Config) func() ([]finding.Diagnostic, bool, []*parser.Tree, error) {
 	return func() ([]finding.Diagnostic, bool, []*parser.Tree, error) {
 		tr, err := parser.Load(main, parser.Options{})
 		if err != nil {
@@ -112,7 +113,7 @@ func linterOf(main string, cfg Config) func() ([]finding.Diagnostic, bool, []*pa
 }
 
 // fixRun fixes the tree of main as lint --fix does, writing plainly.
-func fixRun(t *testing.T, main string, cfg Config) FixResult {
+func fixRun(t *testing.T, main string, cfg engine.Config) FixResult {
 	t.Helper()
 	lint := linterOf(main, cfg)
 	diags, broken, trees, err := lint()

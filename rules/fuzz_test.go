@@ -7,6 +7,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/rules/engine"
 
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -31,7 +32,7 @@ func FuzzLintFix(f *testing.F) {
 		p := filepath.Join(dir, "nginx.conf")
 		os.WriteFile(p, main, 0o644)
 		os.WriteFile(filepath.Join(dir, "snippet.conf"), snippet, 0o644)
-		cfg := Config{Version: knowledge.MustVersion("1.22.1")}
+		cfg := engine.Config{Version: knowledge.MustVersion("1.22.1")}
 		lint := func() ([]finding.Diagnostic, bool, []*parser.Tree, error) {
 			tr, err := parser.Load(p, parser.Options{})
 			if err != nil {
@@ -47,7 +48,7 @@ func FuzzLintFix(f *testing.F) {
 		if err != nil {
 			return
 		}
-		session := FixSession{Lint: lint, Apply: func(set FixSet, trees []*parser.Tree) ([]string, error) {
+		session := FixSession{Lint: lint, Apply: func(set engine.FixSet, trees []*parser.Tree) ([]string, error) {
 			var written []string
 			for name, edits := range set.Edits {
 				f := trees[0].File(name)
@@ -56,7 +57,7 @@ func FuzzLintFix(f *testing.F) {
 						t.Fatalf("edit %d-%d outside %s", e.Start, e.End, name)
 					}
 				}
-				out, err := ApplyEdits(f.Src, edits)
+				out, err := engine.ApplyEdits(f.Src, edits)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}

@@ -6,10 +6,11 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var gzipCompressedTypes = &Rule{
-	Doc: Doc{
+var gzipCompressedTypes = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "gzip-compressed-types",
 		Title: "gzip_types lists types that are already compressed",
 		Why: `JPEG, PNG, GIF, WebP, AVIF, zip and gzip archives, WOFF fonts, audio and video are
@@ -20,16 +21,16 @@ uncompressed to 3,291 at level 1 on our machine). "gzip_types *" compresses all 
 		Bad:      "events {}\nhttp {\n    gzip on;\n    gzip_types text/css image/jpeg application/javascript;\n}\n",
 		Good:     "events {}\nhttp {\n    gzip on;\n    gzip_types text/css application/javascript image/svg+xml;\n}\n",
 		Severity: finding.Warning,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_gzip_module gzip_types", "docs/measurements.md: gzip CPU cost"},
 	},
-	Check: checkGzipCompressedTypes,
+	Check: check(checkGzipCompressedTypes),
 }
 
 func checkGzipCompressedTypes(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		if d.Name != "gzip_types" {
 			return
 		}
@@ -42,7 +43,7 @@ func checkGzipCompressedTypes(p *Pass) {
 			}
 			if knowledge.IsCompressedType(a.Value) {
 				bad = append(bad, a.Value)
-				edits = append(edits, removeArg(d, i))
+				edits = append(edits, engine.RemoveArg(d, i))
 			}
 		}
 		if len(bad) == 0 {

@@ -6,10 +6,11 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var gzipTypesMissing = &Rule{
-	Doc: Doc{
+var gzipTypesMissing = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "gzip-types-missing",
 		Title: "gzip is on but compresses only text/html",
 		Why: `gzip_types defaults to text/html alone, so "gzip on;" without it leaves CSS, JavaScript,
@@ -19,17 +20,17 @@ turns gzip on and leaves its gzip_types line commented out.`,
 		Bad:      "events {}\nhttp {\n    gzip on;\n}\n",
 		Good:     "events {}\nhttp {\n    gzip on;\n    gzip_types text/css application/javascript application/json image/svg+xml;\n}\n",
 		Severity: finding.Info,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_gzip_module gzip_types (default text/html)"},
 	},
-	Check: checkGzipTypesMissing,
+	Check: check(checkGzipTypesMissing),
 }
 
 func checkGzipTypesMissing(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Arg(0) != "on" || inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if d.Arg(0) != "on" || engine.InStream(c) {
 			return
 		}
 		if s := p.Effective(c.Blocks, c.Root, "gzip_types"); s.Found() || !s.Complete {
@@ -44,7 +45,7 @@ func checkGzipTypesMissing(p *Pass) {
 			return
 		}
 		diag := p.Diag(d, "gzip is on but gzip_types is not set, so only text/html is compressed; add \"gzip_types %s;\"", knowledge.GzipTypes)
-		diag.Fix = &finding.Fix{Description: "add gzip_types", Edits: []finding.Edit{insertAfter(d, "gzip_types "+knowledge.GzipTypes+";")}}
+		diag.Fix = &finding.Fix{Description: "add gzip_types", Edits: []finding.Edit{engine.InsertAfter(d, "gzip_types "+knowledge.GzipTypes+";")}}
 		p.Report(diag)
 	}, "gzip")
 }
@@ -52,7 +53,7 @@ func checkGzipTypesMissing(p *Pass) {
 // typesListed reports whether the tree sets gzip_types anywhere.
 func typesListed(p *Pass) bool {
 	found := false
-	p.each(func(d *parser.Directive, c *parser.Context) { found = true }, "gzip_types")
+	p.Each(func(d *parser.Directive, c *parser.Context) { found = true }, "gzip_types")
 	return found
 }
 

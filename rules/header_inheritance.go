@@ -6,10 +6,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var headerInheritance = &Rule{
-	Doc: Doc{
+var headerInheritance = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "header-inheritance",
 		Title: "add_header (or proxy_set_header, fastcgi_param, ...) in a block drops every inherited one",
 		Why: `add_header, proxy_set_header, fastcgi_param and their kin are inherited from the outer block
@@ -24,12 +25,13 @@ or, with nginx 1.29.3 or later, "add_header_inherit merge;".`,
 		Bad:      "events {}\nhttp {\n    server {\n        add_header X-Frame-Options DENY;\n        location /static/ {\n            add_header Cache-Control \"max-age=3600\";\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        add_header X-Frame-Options DENY;\n        location /static/ {\n            add_header X-Frame-Options DENY;\n            add_header Cache-Control \"max-age=3600\";\n        }\n    }\n}\n",
 		Severity: finding.Warning,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all (add_header_inherit from 1.29.3)",
 		Sources:  []string{"nginx docs: ngx_http_headers_module add_header, add_header_inherit (1.29.3)", "nginx docs: ngx_http_proxy_module proxy_set_header", "gixy: add_header_redefinition (the check's idea; written anew here)"},
 	},
-	Check: checkHeaderInheritance,
+	Check: check(checkHeaderInheritance),
+	Slow:  5,
 }
 
 // arrayFamilies are the directives an inner block replaces as a whole, and
@@ -56,7 +58,7 @@ var securityHeaders = map[string]bool{
 // with the named directive.
 func usesHandler(b *parser.Directive, name string) bool {
 	found := false
-	walkDirs(b.Block, func(x *parser.Directive) { found = found || x.Name == name })
+	engine.WalkDirs(b.Block, func(x *parser.Directive) { found = found || x.Name == name })
 	return found
 }
 
@@ -77,9 +79,9 @@ func checkHeaderInheritance(p *Pass) {
 		names[i] = f.name
 		handler[f.name] = f.handler
 	}
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		n := len(c.Blocks)
-		if n == 0 || inStream(c) {
+		if n == 0 || engine.InStream(c) {
 			return
 		}
 		b := c.Blocks[n-1]
@@ -109,7 +111,7 @@ func checkHeaderInheritance(p *Pass) {
 				return // merge adds to the inherited set; off drops it on purpose
 			}
 		}
-		inner := p.index.find(b.Block, fam)
+		inner := p.Find(b.Block, fam)
 		clear(have)
 		for _, x := range inner {
 			have[strings.ToLower(x.Arg(0))] = true
@@ -147,16 +149,16 @@ func checkHeaderInheritance(p *Pass) {
 			verb = "no longer applies"
 		}
 		diag := p.Diag(inner[0], "this %s replaces the ones inherited from %s: %s %s in this %s; repeat them here or include a shared snippet at both levels",
-			fam, clip(from), clip(list), verb, b.Name)
+			fam, engine.Clip(from), engine.Clip(list), verb, b.Name)
 		// first the block that loses them (an editor's jump goes where the
 		// header is missing), then where each lost one is set
 		// (messages joined, not formatted: a tree of thousands of such
 		// blocks makes this rule the longest of a lint)
-		diag.Related = append(diag.Related, relatedTo(b, "the "+b.Name+" that loses "+clip(list)))
+		diag.Related = append(diag.Related, engine.RelatedTo(b, "the "+b.Name+" that loses "+engine.Clip(list)))
 		lost := ", and not inherited by the " + b.Name + " at " + where(b)
 		for _, x := range outer.Dirs {
 			if n := strings.ToLower(x.Arg(0)); !have[n] && len(diag.Related) < 11 {
-				diag.Related = append(diag.Related, relatedTo(x, x.Name+" "+clip(x.Arg(0))+" is set here"+lost))
+				diag.Related = append(diag.Related, engine.RelatedTo(x, x.Name+" "+engine.Clip(x.Arg(0))+" is set here"+lost))
 			}
 		}
 		p.Report(diag)

@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var headerInjection = &Rule{
-	Doc: Doc{
+var headerInjection = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "header-injection",
 		Title: "A header or redirect built from a value that can hold a line break (response splitting)",
 		Why: `nginx percent-decodes the path before it matches locations: $uri, $document_uri and captures
@@ -27,17 +28,18 @@ a class that excludes line breaks ("[^/\r\n]+", "[^\r\n]*") instead of "[^/]+" o
 		Bad:      "events {}\nhttp {\n    server {\n        location /old/ {\n            return 301 https://example.com$uri;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /old/ {\n            return 301 https://example.com$request_uri;\n        }\n    }\n}\n",
 		Severity: finding.Error,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
 		Sources:  []string{"docs/security.md (measured on nginx 1.22.1)", "RFC 9110 5.5 (field values)", "gixy: http_splitting (the check's idea; written anew here)"},
 	},
-	Check: checkHeaderInjection,
+	Check: check(checkHeaderInjection),
+	Slow:  3,
 }
 
 func checkHeaderInjection(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			return
 		}
 		if d.Name == protoHTTP {

@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var headerMultiline = &Rule{
-	Doc: Doc{
+var headerMultiline = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "header-multiline",
 		Title: "A header value that spans lines",
 		Why: `A quoted value with a line break puts a raw newline into a response or request header:
@@ -18,16 +19,16 @@ from parts of the request becomes header injection.`,
 		Bad:      "events {}\nhttp {\n    add_header Content-Security-Policy \"default-src 'self';\n        img-src *\";\n}\n",
 		Good:     "events {}\nhttp {\n    add_header Content-Security-Policy \"default-src 'self'; img-src *\";\n}\n",
 		Severity: finding.Warning,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"RFC 9110 5.5 (field values do not contain CR or LF)", "nginx docs: add_header, proxy_set_header"},
 	},
-	Check: checkHeaderMultiline,
+	Check: check(checkHeaderMultiline),
 }
 
 func checkHeaderMultiline(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		more := d.Name == "more_set_headers" || d.Name == "more_set_input_headers"
 		for i, a := range d.Args {
 			// headers-more's -s and -t take a list of statuses or types,

@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var hostEphemeralPorts = &Rule{
-	Doc: Doc{
+var hostEphemeralPorts = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "host-ephemeral-ports",
 		Title: "Proxying without backend keepalive caps new connections per backend at this host's port range",
 		Why: `Without keepalive every proxied request opens a connection to the backend from a local
@@ -22,12 +23,12 @@ ports for loopback backends only, so a backend on another host is exposed.`,
 		Bad:      "# nginxtune-facts: port-range=32768-60999 tw-reuse=2\nevents {}\nhttp { server { listen 80; location / { proxy_pass http://10.0.0.5:8080; proxy_http_version 1.1; } } }\n",
 		Good:     "# nginxtune-facts: port-range=32768-60999 tw-reuse=2\nevents {}\nhttp {\n  upstream app { server 10.0.0.5:8080; keepalive 32; }\n  server { listen 80; location / { proxy_pass http://app; proxy_http_version 1.1; proxy_set_header Connection \"\"; } }\n}\n",
 		Severity: finding.Warning,
-		Category: CategoryHost,
+		Category: engine.CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources:  []string{"Linux Documentation/networking/ip-sysctl.rst (ip_local_port_range, tcp_tw_reuse)", "docs/measurements.md: TIME-WAIT measurements"},
 	},
-	Check: checkHostEphemeralPorts,
+	Check: check(checkHostEphemeralPorts),
 }
 
 // timeWait is how long Linux keeps a closed connection in TIME-WAIT.
@@ -38,8 +39,8 @@ func checkHostEphemeralPorts(p *Pass) {
 		return
 	}
 	ups := p.httpUpstreams()
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Name != "proxy_pass" || inStream(c) || !p.wanted(d) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name != "proxy_pass" || engine.InStream(c) || !p.Wanted(d) {
 			return
 		}
 		if !p.Host.PortRange().Known() {
@@ -52,11 +53,11 @@ func checkHostEphemeralPorts(p *Pass) {
 		}
 		addrs := []string{hostPort}
 		if up, isUp := ups[hostPort]; isUp {
-			if len(findIn(up.Block, "keepalive")) > 0 || !p.Before(vUpstreamKeepalive) {
+			if len(engine.FindIn(up.Block, "keepalive")) > 0 || !p.Before(vUpstreamKeepalive) {
 				return
 			}
 			addrs = nil
-			for _, s := range findIn(up.Block, "server") {
+			for _, s := range engine.FindIn(up.Block, "server") {
 				addrs = append(addrs, s.Arg(0))
 			}
 		}

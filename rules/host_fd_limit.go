@@ -4,10 +4,11 @@ import (
 	"fmt"
 
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var hostFDLimit = &Rule{
-	Doc: Doc{
+var hostFDLimit = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "host-fd-limit",
 		Title: "The workers' open-file limit on this host is below what worker_connections needs",
 		Why: `A worker can hold worker_connections connections, each a file descriptor (the backend
@@ -30,7 +31,7 @@ worker_rlimit_nofile 4160;
 events { worker_connections 4096; }
 `,
 		Severity: finding.Warning,
-		Category: CategoryHost,
+		Category: engine.CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources: []string{
@@ -39,7 +40,7 @@ events { worker_connections 4096; }
 			"systemd: default LimitNOFILE 1024:524288 since v240",
 		},
 	},
-	Check: checkHostFDLimit,
+	Check: check(checkHostFDLimit),
 }
 
 func checkHostFDLimit(p *Pass) {
@@ -49,7 +50,7 @@ func checkHostFDLimit(p *Pass) {
 	for _, r := range mainRoots(p.Tree) {
 		m := p.mainSettings(r)
 		at := m.anchor() // the findings' place (the rlimit directive when there is one)
-		if at == nil || !p.wanted(at) {
+		if at == nil || !p.Wanted(at) {
 			continue
 		}
 		if !p.Host.NoFile().Known() {

@@ -2,10 +2,11 @@ package rules
 
 import (
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var hostFileMax = &Rule{
-	Doc: Doc{
+var hostFileMax = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "host-file-max",
 		Title: "All workers together may open more files than fs.file-max allows",
 		Why: `fs.file-max caps the open files of the whole system. When workers times the per-worker
@@ -15,12 +16,12 @@ per-process limit is reached.`,
 		Bad:      "# nginxtune-facts: cpus=4 file-max=100000\nworker_processes auto;\nworker_rlimit_nofile 65536;\nevents { worker_connections 16384; }\n",
 		Good:     "# nginxtune-facts: cpus=4 file-max=9223372036854775807\nworker_processes auto;\nworker_rlimit_nofile 65536;\nevents { worker_connections 16384; }\n",
 		Severity: finding.Warning,
-		Category: CategoryHost,
+		Category: engine.CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources:  []string{"Linux Documentation/admin-guide/sysctl/fs.rst (file-max)"},
 	},
-	Check: checkHostFileMax,
+	Check: check(checkHostFileMax),
 }
 
 func checkHostFileMax(p *Pass) {
@@ -29,7 +30,7 @@ func checkHostFileMax(p *Pass) {
 	}
 	for _, r := range mainRoots(p.Tree) {
 		m := p.mainSettings(r)
-		if m.anchor() == nil || !p.wanted(m.anchor()) {
+		if m.anchor() == nil || !p.Wanted(m.anchor()) {
 			continue
 		}
 		if !p.Host.FileMax().Known() {

@@ -9,10 +9,11 @@ import (
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var hostMemory = &Rule{
-	Doc: Doc{
+var hostMemory = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "host-memory",
 		Title: "Connection slots and buffers can outgrow the host's memory",
 		Why: `Each worker preallocates worker_connections slots (416 bytes each on x86-64) at start,
@@ -25,12 +26,12 @@ OOM killer ends nginx under exactly the load it was tuned for.`,
 		Bad:      "# nginxtune-facts: cpus=4 mem=1GiB\nworker_processes auto;\nevents { worker_connections 65535; }\nhttp { gzip on; server { listen 443 ssl; } }\n",
 		Good:     "# nginxtune-facts: cpus=4 mem=1GiB\nworker_processes auto;\nevents { worker_connections 256; }\nhttp { gzip on; server { listen 443 ssl; } }\n",
 		Severity: finding.Warning,
-		Category: CategoryHost,
+		Category: engine.CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources:  []string{"docs/cost-model.md (slot size measured against nginx source; module buffer defaults; gzip state from ngx_http_gzip_filter_module.c)"},
 	},
-	Check: checkHostMemory,
+	Check: check(checkHostMemory),
 }
 
 func checkHostMemory(p *Pass) {
@@ -39,7 +40,7 @@ func checkHostMemory(p *Pass) {
 	}
 	for _, r := range mainRoots(p.Tree) {
 		m := p.mainSettings(r)
-		if m.wcDir == nil || !p.wanted(m.wcDir) {
+		if m.wcDir == nil || !p.Wanted(m.wcDir) {
 			continue
 		}
 		if p.Host.Memory() == 0 {
@@ -47,7 +48,7 @@ func checkHostMemory(p *Pass) {
 		}
 		p.countWorkers(&m)
 		tls, gzip := false, false
-		p.each(func(d *parser.Directive, c *parser.Context) {
+		p.Each(func(d *parser.Directive, c *parser.Context) {
 			switch {
 			case d.Name == "listen" && (hasArg(d, "ssl") >= 0 || hasArg(d, "quic") >= 0):
 				tls = true

@@ -7,10 +7,11 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var hostModuleMissing = &Rule{
-	Doc: Doc{
+var hostModuleMissing = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "host-module-missing",
 		Title: "A directive whose module the installed nginx was not built with",
 		Why: `nginx -t fails with "unknown directive" (or "invalid parameter" for listen) when the
@@ -19,12 +20,13 @@ binary lacks the module: a configuration written for another build breaks the re
 		Bad:      "# nginxtune-facts: configure=--with-http_ssl_module\nevents {}\nhttp { server { listen 443 ssl http2; } }\n",
 		Good:     "# nginxtune-facts: configure=--with-http_ssl_module,--with-http_v2_module\nevents {}\nhttp { server { listen 443 ssl http2; } }\n",
 		Severity: finding.Error,
-		Category: CategoryHost,
+		Category: engine.CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: Building nginx from Sources (configure options)"},
 	},
-	Check: checkHostModuleMissing,
+	Check: check(checkHostModuleMissing),
+	Slow:  1,
 }
 
 func checkHostModuleMissing(p *Pass) {
@@ -79,7 +81,7 @@ func checkHostModuleMissing(p *Pass) {
 		}
 		p.Reportf(d, "%s needs %s, which this nginx (%s) was not built or loaded with: nginx -t fails", what, need, p.Host.NginxConfigure().Source)
 	}
-	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+	p.EachDirective(func(d *parser.Directive, c *parser.Context) {
 		if d.Name == "listen" {
 			for _, param := range []string{"ssl", "http2", "quic"} {
 				if n, ok := knowledge.NeedOf("listen:"+param, false, false); ok && hasArg(d, param) >= 0 && !c.Has("stream") && !c.Has("mail") {
@@ -116,7 +118,7 @@ func moduleNotLoaded(p *Pass) {
 	loaded := p.loadedModules()
 	need := needOf()
 	said := map[string]bool{}
-	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+	p.EachDirective(func(d *parser.Directive, c *parser.Context) {
 		n, ok := need(d.Name, c)
 		if !ok || n.SO == "" && n.Source == "" || said[n.SO] {
 			return

@@ -6,10 +6,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var hostSomaxconn = &Rule{
-	Doc: Doc{
+var hostSomaxconn = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "host-somaxconn",
 		Title: "A listen backlog above net.core.somaxconn, which the kernel silently truncates",
 		Why: `The queue of connections waiting for accept() is the smaller of the listen backlog
@@ -20,12 +21,12 @@ default is cut to 128: bursts beyond it are dropped or reset.`,
 		Bad:      "# nginxtune-facts: somaxconn=128\nevents {}\nhttp { server { listen 80 backlog=4096; } }\n",
 		Good:     "# nginxtune-facts: somaxconn=4096\nevents {}\nhttp { server { listen 80 backlog=4096; } }\n",
 		Severity: finding.Warning,
-		Category: CategoryHost,
+		Category: engine.CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module listen backlog", "Linux Documentation/networking/ip-sysctl.rst (somaxconn)"},
 	},
-	Check: checkHostSomaxconn,
+	Check: check(checkHostSomaxconn),
 }
 
 // defaultBacklog is nginx's listen backlog on Linux.
@@ -36,7 +37,7 @@ func checkHostSomaxconn(p *Pass) {
 		return
 	}
 	seen := map[string]bool{} // addresses whose default backlog was reported
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		if d.Name != "listen" || len(d.Args) == 0 || c.Has(parser.CtxMail) {
 			return
 		}
@@ -48,7 +49,7 @@ func checkHostSomaxconn(p *Pass) {
 				}
 			}
 		}
-		if !p.wanted(d) {
+		if !p.Wanted(d) {
 			// a finding here would be dropped; but the default backlog is
 			// reported once per address, at its first listen, so one
 			// reported here (whenever the limit is below the default)

@@ -6,10 +6,11 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var hostSpoofing = &Rule{
-	Doc: Doc{
+var hostSpoofing = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "host-spoofing",
 		Title: "$http_host (the raw Host header) where $host is meant",
 		Why: `$http_host is the Host header exactly as the client wrote it: any port, any case, and, on a
@@ -22,12 +23,12 @@ a link into one to evil.example. X-Forwarded-Host is a header the client writes 
 		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            proxy_set_header Host $http_host;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location / {\n            proxy_set_header Host $host;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
 		Severity: finding.Warning,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module $host, $http_name", "docs/security.md", "gixy: host_spoofing (the check's idea; written anew here)"},
 	},
-	Check: checkHostSpoofing,
+	Check: check(checkHostSpoofing),
 }
 
 // rawHost finds the variables that hold the Host header as the client sent it.
@@ -38,8 +39,8 @@ var rawHost = lazyre.New(`\$\{?(http_host|http_x_forwarded_host)\b`)
 var clientHost = lazyre.New(`\$\{?((?:http|arg|cookie)_[A-Za-z0-9_]+)`)
 
 func checkHostSpoofing(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			return
 		}
 		var i int

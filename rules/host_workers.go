@@ -7,10 +7,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/host"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var hostWorkers = &Rule{
-	Doc: Doc{
+var hostWorkers = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "host-workers",
 		Title: "More workers than the CPUs this host lets nginx use",
 		Why: `Workers beyond the usable CPUs only add context switches and memory. "auto" counts the
@@ -21,12 +22,12 @@ get OOM-killed together with a large worker_connections).`,
 		Bad:      "# nginxtune-facts: cpus=64 quota=2\nworker_processes auto;\nevents {}\n",
 		Good:     "# nginxtune-facts: cpus=64 quota=2\nworker_processes 2;\nevents {}\n",
 		Severity: finding.Warning,
-		Category: CategoryHost,
+		Category: engine.CategoryHost,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources:  []string{"nginx src/os/unix/ngx_posix_init.c (auto = _SC_NPROCESSORS_ONLN)", "nginx-gateway-fabric#5374"},
 	},
-	Check: checkHostWorkers,
+	Check: check(checkHostWorkers),
 }
 
 func checkHostWorkers(p *Pass) {
@@ -35,7 +36,7 @@ func checkHostWorkers(p *Pass) {
 	}
 	for _, r := range mainRoots(p.Tree) {
 		m := p.mainSettings(r)
-		if m.workersDir == nil || !p.wanted(m.workersDir) {
+		if m.workersDir == nil || !p.Wanted(m.workersDir) {
 			continue
 		}
 		usable := p.Host.UsableCPUs()
@@ -48,11 +49,11 @@ func checkHostWorkers(p *Pass) {
 		case m.auto && m.workers > usable:
 			diag := p.DiagArg(m.workersDir, 0, "worker_processes auto starts %d workers (the online CPUs), but only %d CPU(s) are usable here (%s); write worker_processes %d",
 				m.workers, usable, why, usable)
-			diag.Fix = &finding.Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []finding.Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
+			diag.Fix = &finding.Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []finding.Edit{engine.ReplaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
 			p.Report(diag)
 		case !m.auto && m.workers > usable:
 			diag := p.DiagArg(m.workersDir, 0, "worker_processes %d is more than the %d CPU(s) usable here (%s)", m.workers, usable, why)
-			diag.Fix = &finding.Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []finding.Edit{replaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
+			diag.Fix = &finding.Fix{Description: fmt.Sprintf("set worker_processes %d", usable), Edits: []finding.Edit{engine.ReplaceArg(m.workersDir, 0, strconv.Itoa(usable))}}
 			p.Report(diag)
 		}
 	}

@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var hstsMissing = &Rule{
-	Doc: Doc{
+var hstsMissing = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "hsts-missing",
 		Title: "A TLS site without Strict-Transport-Security",
 		Why: `Without HSTS a browser that is sent to http:// (a typed name, an old link) makes its first
@@ -19,12 +20,12 @@ https:// only, for max-age seconds, before any request leaves it.`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        root /srv/www;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        root /srv/www;\n        add_header Strict-Transport-Security \"max-age=63072000\" always;\n    }\n}\n",
 		Severity: finding.Info,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
 		Sources:  []string{"RFC 6797 (HTTP Strict Transport Security)", "Mozilla Server Side TLS guidelines (HSTS)"},
 	},
-	Check: checkHstsMissing,
+	Check: check(checkHstsMissing),
 }
 
 // hstsSet reports whether a block level sends Strict-Transport-Security.
@@ -45,7 +46,7 @@ func (p *Pass) hstsSet(blocks []*parser.Directive, root *parser.File) bool {
 }
 
 func checkHstsMissing(p *Pass) {
-	p.httpServers(func(s *parser.Directive, c *parser.Context) {
+	p.HTTPServers(func(s *parser.Directive, c *parser.Context) {
 		if !isTLSServer(s) {
 			return
 		}
@@ -64,13 +65,13 @@ func checkHstsMissing(p *Pass) {
 				found = found || strings.Contains(strings.ToLower(x.Arg(0)+x.Arg(1)), "strict-transport-security")
 			}
 		})
-		if rejects || unread || found || !servesFiles(s) && !fastcgi {
+		if rejects || unread || found || !engine.ServesFiles(s) && !fastcgi {
 			return // a proxy (the backend may send it), a server that only redirects or rejects
 		}
 		if p.hstsSet(append(append([]*parser.Directive(nil), c.Blocks...), s), c.Root) {
 			return
 		}
-		p.Reportf(s, "this TLS server (%s) sends no Strict-Transport-Security: a visitor's first http:// request can be intercepted before the redirect; add \"add_header Strict-Transport-Security \"max-age=63072000\" always;\"", clip(serverName(s)))
+		p.Reportf(s, "this TLS server (%s) sends no Strict-Transport-Security: a visitor's first http:// request can be intercepted before the redirect; add \"add_header Strict-Transport-Security \"max-age=63072000\" always;\"", engine.Clip(serverName(s)))
 	})
 }
 
@@ -78,7 +79,7 @@ func checkHstsMissing(p *Pass) {
 // files where the include stands (an include nginxtune could not read is
 // passed to fn as it is).
 func walkLevels(dirs []*parser.Directive, fn func(*parser.Directive)) {
-	for _, d := range level(dirs) {
+	for _, d := range parser.Level(dirs) {
 		fn(d)
 		if d.Block != nil {
 			walkLevels(d.Block, fn)

@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var ifIsEvil = &Rule{
-	Doc: Doc{
+var ifIsEvil = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "if-is-evil",
 		Title: `"if" in a location with directives other than return and rewrite`,
 		Why: `Inside a location, "if" creates a nested location of its own: when the condition holds,
@@ -22,12 +23,12 @@ set $a 1; } }" answers /missing?x=1 with 404, /missing with index.html).`,
 		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            if ($arg_debug) {\n                add_header X-Debug on;\n            }\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location / {\n            if ($arg_debug) {\n                return 403;\n            }\n        }\n    }\n}\n",
 		Severity: finding.Info,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_rewrite_module if", "nginx wiki: If is Evil"},
 	},
-	Check: checkIfIsEvil,
+	Check: check(checkIfIsEvil),
 }
 
 // ifSafe are the directives that behave as written inside "if" in a
@@ -36,11 +37,11 @@ set $a 1; } }" answers /missing?x=1 with 404, /missing with index.html).`,
 var ifSafe = map[string]bool{"return": true, "rewrite": true, "set": true, "break": true, "if": true, "access_log": true}
 
 func checkIfIsEvil(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Block == nil || inStream(c) || c.In() != parser.CtxLocation {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if d.Block == nil || engine.InStream(c) || c.In() != parser.CtxLocation {
 			return
 		}
-		lvl := level(d.Block)
+		lvl := parser.Level(d.Block)
 		for _, x := range lvl {
 			if x.Name == "return" {
 				return // the request ends in the rewrite phase: nothing else here takes effect on it but logging
@@ -56,7 +57,7 @@ func checkIfIsEvil(p *Pass) {
 		// which has no try_files of its own (measured with nginx 1.22.1: a
 		// 404 where the location's fallback answers without the condition)
 		loc := c.Enclosing(parser.CtxLocation)
-		if loc == nil || len(p.index.find(loc.Block, "try_files")) == 0 {
+		if loc == nil || len(p.Find(loc.Block, "try_files")) == 0 {
 			return
 		}
 		for _, x := range lvl {
@@ -64,7 +65,7 @@ func checkIfIsEvil(p *Pass) {
 				return // last re-runs the location search; redirect and permanent end the request
 			}
 		}
-		tf := p.index.find(loc.Block, "try_files")[0]
-		p.Reportf(d, "when this \"if\" holds, the if's own location handles the request, and \"try_files %s\" is skipped (it is not inherited; measured: a 404 where the fallback answers otherwise); set the value with a map outside the location, or end the if with return or rewrite ... last", clip(strings.Join(tf.ArgValues(), " ")))
+		tf := p.Find(loc.Block, "try_files")[0]
+		p.Reportf(d, "when this \"if\" holds, the if's own location handles the request, and \"try_files %s\" is skipped (it is not inherited; measured: a 404 where the fallback answers otherwise); set the value with a map outside the location, or end the if with return or rewrite ... last", engine.Clip(strings.Join(tf.ArgValues(), " ")))
 	}, "if")
 }

@@ -2,10 +2,11 @@ package rules
 
 import (
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var includeCycle = &Rule{
-	Doc: Doc{
+var includeCycle = &engine.Rule{
+	Doc: engine.Doc{
 		ID:       "include-cycle",
 		Title:    "Files include each other in a loop",
 		Why:      `nginx has no guard against an include loop: it reads the files again and again until it runs out of resources and fails.`,
@@ -13,9 +14,9 @@ var includeCycle = &Rule{
 		Bad:      "events {}\nhttp {\n    include nginx.conf;\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n}\n",
 		Severity: finding.Error,
-		Category: CategoryInput,
+		Category: engine.CategoryInput,
 		Since:    "0.1.0",
 		Versions: "all",
 	},
-	Check: fromLoader("include-cycle"),
+	Check: check(fromLoader("include-cycle")),
 }

@@ -2,10 +2,11 @@ package rules
 
 import (
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var includeMissing = &Rule{
-	Doc: Doc{
+var includeMissing = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "include-missing",
 		Title: "An include names a file or directory that does not exist",
 		Why: `nginx -t fails when an include without wildcards names a missing file. A pattern whose
@@ -16,10 +17,10 @@ directory onto the copy with --map /etc/nginx=./deploy/nginx (or "map:" in .ngin
 		Bad:      "events {}\nhttp {\n    include sites/missing.conf;\n}\n",
 		Good:     "events {}\nhttp {\n    include conf.d/*.conf;\n}\n",
 		Severity: finding.Error,
-		Category: CategoryInput,
+		Category: engine.CategoryInput,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_core_module include"},
 	},
-	Check: fromLoader("include-missing"),
+	Check: check(fromLoader("include-missing")),
 }

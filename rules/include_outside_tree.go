@@ -2,10 +2,11 @@ package rules
 
 import (
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var includeOutsideTree = &Rule{
-	Doc: Doc{
+var includeOutsideTree = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "include-outside-tree",
 		Title: "An include names a file outside the linted tree, which is not read",
 		Why: `A configuration under review (a pull request, a copy of a server's tree) is untrusted: an
@@ -19,9 +20,9 @@ onto a copy with --map, or allow the directory with --allow-outside DIR.`,
 		Bad:      "events {}\nhttp {\n    include /proc/self/environ;\n}\n",
 		Good:     "events {}\nhttp {\n    include conf.d/*.conf;\n}\n",
 		Severity: finding.Info,
-		Category: CategoryInput,
+		Category: engine.CategoryInput,
 		Since:    "0.2.0",
 		Versions: "all",
 	},
-	Check: fromLoader("include-outside-tree"),
+	Check: check(fromLoader("include-outside-tree")),
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // header-inheritance points where the header is lost: its first related
@@ -27,7 +28,7 @@ http {
 }
 `
 	var got *finding.Diagnostic
-	for _, d := range lintText(t, text, Config{}) {
+	for _, d := range lintText(t, text, engine.Config{}) {
 		if d.Rule == "header-inheritance" {
 			d := d
 			got = &d
@@ -53,7 +54,7 @@ http {
 func TestHTTP2AdviceNamesTheBoundary(t *testing.T) {
 	text := "events {}\nhttp {\n    server {\n        listen 443 ssl http2;\n    }\n}\n"
 	for _, v := range []string{"", "1.26.3"} {
-		cfg := Config{}
+		cfg := engine.Config{}
 		if v != "" {
 			cfg.Version = knowledge.MustVersion(v)
 		}

@@ -4,10 +4,11 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var keepaliveDisabled = &Rule{
-	Doc: Doc{
+var keepaliveDisabled = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "keepalive-disabled",
 		Title: "Client keep-alive is turned off",
 		Why: `"keepalive_timeout 0" closes every client connection after one response, so each request
@@ -18,17 +19,17 @@ kept-alive HTTPS.`,
 		Bad:      "events {}\nhttp {\n    keepalive_timeout 0;\n}\n",
 		Good:     "events {}\nhttp {\n    keepalive_timeout 30s;\n}\n",
 		Severity: finding.Warning,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module keepalive_timeout", "docs/measurements.md: TLS handshakes per second"},
 	},
-	Check: checkKeepaliveDisabled,
+	Check: check(checkKeepaliveDisabled),
 }
 
 func checkKeepaliveDisabled(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Name == "keepalive_timeout" && c.In() != parser.CtxUpstream && !inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name == "keepalive_timeout" && c.In() != parser.CtxUpstream && !engine.InStream(c) {
 			if c.In() == parser.CtxLocation && probeLocation(c.Blocks[len(c.Blocks)-1]) {
 				return // a health check or status page: one request per connection is its nature
 			}
@@ -49,7 +50,7 @@ func probeLocation(loc *parser.Directive) bool {
 			return true
 		}
 	}
-	for _, d := range level(loc.Block) {
+	for _, d := range parser.Level(loc.Block) {
 		if d.Name == "stub_status" || d.Name == "empty_gif" {
 			return true
 		}

@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var keepaliveRequestsLow = &Rule{
-	Doc: Doc{
+var keepaliveRequestsLow = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "keepalive-requests-low",
 		Title: "keepalive_requests closes connections after a few requests",
 		Why: `After keepalive_requests requests nginx closes a kept-alive connection, and the client
@@ -21,12 +22,12 @@ configuration that still writes 100, the old default, keeps the old cost.`,
 		Bad:      "events {}\nhttp {\n    keepalive_requests 10;\n}\n",
 		Good:     "events {}\nhttp {\n    keepalive_requests 1000;\n}\n",
 		Severity: finding.Info,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.2.0",
 		Versions: "all (default 1000 since 1.19.10)",
 		Sources:  []string{"nginx docs: ngx_http_core_module keepalive_requests, ngx_http_upstream_module keepalive_requests", "docs/measurements.md: TLS handshakes per second"},
 	},
-	Check: checkKeepaliveRequestsLow,
+	Check: check(checkKeepaliveRequestsLow),
 }
 
 // lowRequests is the keepalive_requests below which connections are
@@ -35,8 +36,8 @@ configuration that still writes 100, the old default, keeps the old cost.`,
 const lowRequests = 100
 
 func checkKeepaliveRequestsLow(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			return
 		}
 		n, err := strconv.Atoi(d.Arg(0))
@@ -48,7 +49,7 @@ func checkKeepaliveRequestsLow(p *Pass) {
 			who = "nginx reconnects to the backend"
 		}
 		diag := p.DiagArg(d, 0, "keepalive_requests %d closes each connection after %d request%s: %s each time; the default is 1000 (since nginx 1.19.10)", n, n, pluralS(n), who)
-		diag.Fix = &finding.Fix{Description: "raise keepalive_requests to 1000", Edits: []finding.Edit{replaceArg(d, 0, "1000")}}
+		diag.Fix = &finding.Fix{Description: "raise keepalive_requests to 1000", Edits: []finding.Edit{engine.ReplaceArg(d, 0, "1000")}}
 		p.Report(diag)
 	}, "keepalive_requests")
 }

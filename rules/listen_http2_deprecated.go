@@ -3,10 +3,11 @@ package rules
 import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var listenHTTP2Deprecated = &Rule{
-	Doc: Doc{
+var listenHTTP2Deprecated = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "listen-http2-deprecated",
 		Title: `"listen ... http2" on nginx 1.25.1 or later`,
 		Why: `nginx 1.25.1 made HTTP/2 a per-server switch, "http2 on;", and deprecated the http2
@@ -16,22 +17,22 @@ a shared address:port applies to every server on it whatever each one says.`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 443 ssl http2;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n        ssl_session_cache shared:SSL:10m;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        http2 on;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n        ssl_session_cache shared:SSL:10m;\n    }\n}\n",
 		Severity: finding.Warning,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.1.0",
 		Versions: "1.25.1 and later",
 		Sources:  []string{"nginx CHANGES 1.25.1: the http2 directive; listen ... http2 deprecated", "nginx docs: ngx_http_v2_module http2"},
 	},
-	Check: checkListenHTTP2Deprecated,
+	Check: check(checkListenHTTP2Deprecated),
 }
 
 func checkListenHTTP2Deprecated(p *Pass) {
 	if !p.AtLeast(vHTTP2Directive) {
 		return
 	}
-	p.httpServers(func(s *parser.Directive, c *parser.Context) {
-		hasDirective := len(findIn(s.Block, "http2")) > 0
+	p.HTTPServers(func(s *parser.Directive, c *parser.Context) {
+		hasDirective := len(engine.FindIn(s.Block, "http2")) > 0
 		first := true
-		for _, l := range findIn(s.Block, "listen") {
+		for _, l := range engine.FindIn(s.Block, "listen") {
 			i := hasArg(l, "http2")
 			if i < 0 {
 				continue
@@ -45,9 +46,9 @@ func checkListenHTTP2Deprecated(p *Pass) {
 				p.Report(diag)
 				continue
 			}
-			edits := []finding.Edit{removeArg(l, i)}
+			edits := []finding.Edit{engine.RemoveArg(l, i)}
 			if first && !hasDirective {
-				edits = append(edits, insertAfter(l, "http2 on;"))
+				edits = append(edits, engine.InsertAfter(l, "http2 on;"))
 			}
 			first = false
 			diag.Fix = &finding.Fix{Description: "move http2 from listen to http2 on;", Edits: edits}

@@ -4,14 +4,14 @@ import "github.com/nginxtune/nginxtune/finding"
 
 // fromLoader is the check of the rules that report what the parser found
 // while reading the tree (syntax, include-missing, include-cycle,
-// include-outside-tree, unused-suppression): the tree's findings of kind.
+// include-outside-tree): the tree's findings of kind.
 func fromLoader(kind string) func(*Pass) {
 	return func(p *Pass) {
 		for _, d := range p.Tree.Diagnostics {
 			if d.Kind != kind {
 				continue
 			}
-			*p.diags = append(*p.diags, finding.Diagnostic{Rule: p.rule.ID, Severity: d.Severity, File: d.File,
+			p.Report(finding.Diagnostic{Severity: d.Severity, File: d.File,
 				Line: d.Line, Col: d.Col, EndLine: max(d.Line, d.NginxLine), Offset: d.Offset, Message: d.Message})
 		}
 	}

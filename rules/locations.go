@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Helpers of several rules: how a location matches, and whether access
@@ -63,10 +64,10 @@ func (p *Pass) accessClosed(c *parser.Context) bool {
 	if c.Root != nil {
 		levels = append(levels, c.Root.Directives)
 	}
-	names := levelNames(c.Root, c.Blocks)
+	names := engine.LevelNames(c.Root, c.Blocks)
 	for i, dirs := range levels {
 		var rules []*parser.Directive
-		for _, d := range level(dirs) {
+		for _, d := range parser.Level(dirs) {
 			if d.Name == "allow" || d.Name == "deny" {
 				rules = append(rules, d)
 			}
@@ -74,7 +75,7 @@ func (p *Pass) accessClosed(c *parser.Context) bool {
 		if len(rules) == 0 {
 			// the level's context: levels run from the innermost block
 			// out to the root's top
-			if p.unreadMayHold(dirs, names[:len(names)-i], "allow", "deny") {
+			if p.UnreadMayHold(dirs, names[:len(names)-i], "allow", "deny") {
 				return true
 			}
 			continue

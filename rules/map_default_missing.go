@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var mapDefaultMissing = &Rule{
-	Doc: Doc{
+var mapDefaultMissing = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "map-default-missing",
 		Title: "A map that routes or guards access has no default",
 		Why: `A map without "default" yields an empty string for every value it does not list. Used to
@@ -20,12 +21,12 @@ empty, not 0, and is let through.`,
 		Bad:      "events {}\nhttp {\n    map $http_x_api_key $key_ok {\n        \"k-7f3a\" 1;\n        \"k-legacy\" 0;\n    }\n    server {\n        location /api/ {\n            if ($key_ok = 0) {\n                return 403;\n            }\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    map $http_x_api_key $key_ok {\n        default 0;\n        \"k-7f3a\" 1;\n    }\n    server {\n        location /api/ {\n            if ($key_ok = 0) {\n                return 403;\n            }\n        }\n    }\n}\n",
 		Severity: finding.Warning,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_map_module (default: an empty string)"},
 	},
-	Check: checkMapDefaultMissing,
+	Check: check(checkMapDefaultMissing),
 }
 
 // denyValues are the values a map uses to say "no".
@@ -52,7 +53,7 @@ func checkMapDefaultMissing(p *Pass) {
 		}
 	}
 	// geo blocks too: an address no entry lists gets an empty string
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		if d.Block == nil || len(d.Args) == 0 || mayHaveDefault(d) {
 			return
 		}
@@ -63,7 +64,7 @@ func checkMapDefaultMissing(p *Pass) {
 	}
 	// a source drawn from a fixed range (set_random $v 1 3) may be listed whole
 	random := map[string]bool{}
-	p.each(func(d *parser.Directive, c *parser.Context) { random[d.Arg(0)] = true }, "set_random")
+	p.Each(func(d *parser.Directive, c *parser.Context) { random[d.Arg(0)] = true }, "set_random")
 	for n, m := range maps {
 		if random[m.Arg(0)] {
 			delete(maps, n)
@@ -77,10 +78,10 @@ func checkMapDefaultMissing(p *Pass) {
 		reported[m] = true
 		v := m.Arg(len(m.Args) - 1)
 		diag := p.Diag(m, "%s %s has no default: a value it does not list gives an empty string, and %s at %s then %s; add \"default ...;\"", m.Name, v, use.Name, where(use), how)
-		diag.Related = []finding.Related{relatedTo(use, "where "+v+" is used")}
+		diag.Related = []finding.Related{engine.RelatedTo(use, "where "+v+" is used")}
 		p.Report(diag)
 	}
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		switch d.Name {
 		case "if":
 			v, op, operand, ok := ifCondition(d)
@@ -91,7 +92,7 @@ func checkMapDefaultMissing(p *Pass) {
 			if m == nil {
 				return
 			}
-			for _, x := range level(d.Block) {
+			for _, x := range parser.Level(d.Block) {
 				if x.Name == "return" && (strings.HasPrefix(x.Arg(0), "4") || x.Arg(0) == "444") {
 					report(m, d, "lets it through")
 					return

@@ -7,10 +7,11 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var openFileCache = &Rule{
-	Doc: Doc{
+var openFileCache = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "open-file-cache",
 		Title: "Static files are served without open_file_cache",
 		Why: `Without open_file_cache nginx opens, stats and closes every file (and checks every
@@ -30,12 +31,12 @@ and none when nothing is left; raise worker_rlimit_nofile first (worker-fd-limit
 		Bad:      "events {}\nhttp {\n    sendfile on;\n    server {\n        listen 80;\n        root /srv/www;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n    open_file_cache max=10000 inactive=20s;\n    open_file_cache_valid 1s;\n    server {\n        listen 80;\n        root /srv/www;\n    }\n}\n",
 		Severity: finding.Info,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module open_file_cache", "docs/measurements.md: open_file_cache alone 2.04x"},
 	},
-	Check: checkOpenFileCache,
+	Check: check(checkOpenFileCache),
 }
 
 // openFileCacheEntries is the cache the rule suggests where descriptors
@@ -50,7 +51,7 @@ func checkOpenFileCache(p *Pass) {
 			// socket and a file per connection (host-fd-limit and
 			// worker-fd-limit count the same), never past it
 			entries, budget := openFileCacheEntries, ""
-			if at.Name == parser.CtxHTTP && p.wanted(at) {
+			if at.Name == parser.CtxHTTP && p.Wanted(at) {
 				entries, budget = p.cacheBudget(at)
 			}
 			if entries == 0 {
@@ -59,10 +60,10 @@ func checkOpenFileCache(p *Pass) {
 			d := p.Diag(at, "files are served without open_file_cache (%s); every request opens and stats them again (measured: the cache alone gave 2.04x on 1 KB files); write \"open_file_cache max=%d inactive=20s; open_file_cache_valid 1s;\"%s (with the default validity of 60 s, a file a deploy replaces is served in its old version for up to a minute; with 1 s, for up to a second)", serversNote(first, n), entries, budgetNote(entries, budget))
 			if at.Name == parser.CtxHTTP {
 				stmts := []string{fmt.Sprintf("open_file_cache max=%d inactive=20s;", entries)}
-				if len(p.index.find(at.Block, "open_file_cache_valid")) == 0 {
+				if len(p.Find(at.Block, "open_file_cache_valid")) == 0 {
 					stmts = append(stmts, "open_file_cache_valid 1s;")
 				}
-				d.Fix = &finding.Fix{Description: "add open_file_cache, with a validity of 1 s, to the http block", Edits: []finding.Edit{insertFirstAll(at, stmts...)}}
+				d.Fix = &finding.Fix{Description: "add open_file_cache, with a validity of 1 s, to the http block", Edits: []finding.Edit{engine.InsertFirstAll(at, stmts...)}}
 			}
 			return d
 		},

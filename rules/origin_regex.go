@@ -8,10 +8,11 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var originRegex = &Rule{
-	Doc: Doc{
+var originRegex = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "origin-regex",
 		Title: "A regex on Origin or Referer that also accepts foreign sites",
 		Why: `CORS answers and CSRF or hotlink checks often test $http_origin or $http_referer with a regex.
@@ -27,12 +28,12 @@ public-suffix list). $http_referrer, a header no browser sends, is reported as a
 		Bad:      "events {}\nhttp {\n    server {\n        location /api/ {\n            if ($http_origin ~* \"https://example\\.com\") {\n                add_header Access-Control-Allow-Origin $http_origin;\n            }\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /api/ {\n            if ($http_origin ~* \"^https://example\\.com$\") {\n                add_header Access-Control-Allow-Origin $http_origin;\n            }\n        }\n    }\n}\n",
 		Severity: finding.Error,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_rewrite_module if, ngx_http_map_module, ngx_http_referer_module", "Fetch standard: CORS protocol", "gixy: origins (the check's idea; written anew here)"},
 	},
-	Check: checkOriginRegex,
+	Check: check(checkOriginRegex),
 }
 
 // domainLit finds a domain name written in a pattern ("example\.com").
@@ -148,8 +149,8 @@ func checkOriginRegex(p *Pass) {
 	referrer := func(w string) bool {
 		return strings.Contains(w, "http_referrer") && (strings.Contains(w, "$http_referrer") || strings.Contains(w, "${http_referrer}"))
 	}
-	for _, v := range p.visits.all {
-		d := v.d
+	for _, v := range p.Visits() {
+		d := v.D
 		found := referrer(d.Name)
 		for i := 0; i < len(d.Args) && !found; i++ {
 			found = referrer(d.Args[i].Value)
@@ -163,15 +164,15 @@ func checkOriginRegex(p *Pass) {
 		if header != "Origin" {
 			sev = finding.Warning // a referer check guards less than a CORS answer
 		}
-		diag := p.DiagSev(sev, d, "the %s regex %s also accepts %q; anchor it (^...$) and escape the dots", header, clip(pattern), attack)
+		diag := p.DiagSev(sev, d, "the %s regex %s also accepts %q; anchor it (^...$) and escape the dots", header, engine.Clip(pattern), attack)
 		if i < len(d.Args) {
 			diag.Line, diag.Col, diag.Offset = int(d.Args[i].Line), int(d.Args[i].Col), int(d.Args[i].Offset)
 		}
 		p.Report(diag)
 	}
 	header := map[string]string{"$http_origin": "Origin", "$http_referer": "Referer"}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			return
 		}
 		switch d.Name {

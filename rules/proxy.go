@@ -7,6 +7,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Helpers of the rules about proxying and upstream connections
@@ -35,8 +36,8 @@ func proxyTarget(url string) (scheme, host, rest string, ok bool) {
 // httpUpstreams returns the upstream blocks of the http context by name.
 func (p *Pass) httpUpstreams() map[string]*parser.Directive {
 	ups := map[string]*parser.Directive{}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Block != nil && !inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if d.Block != nil && !engine.InStream(c) {
 			ups[d.Arg(0)] = d
 		}
 	}, "upstream")
@@ -124,18 +125,18 @@ type keepaliveNeeds struct {
 func (p *Pass) connectionUpgradeEdits(up *parser.Directive, c *parser.Context, maps map[string]closeMap) ([]finding.Edit, string, bool) {
 	const v = "$connection_upgrade"
 	http := c.Enclosing(parser.CtxHTTP)
-	if http == nil || len(http.Block) == 0 || p.Tree == nil || p.Tree.HasUnread() || len(p.Tree.Unreadable) > 0 || p.places(up) > 1 {
+	if http == nil || len(http.Block) == 0 || p.Tree == nil || p.Tree.HasUnread() || len(p.Tree.Unreadable) > 0 || p.Places(up) > 1 {
 		return nil, "", false
 	}
-	header := insertAfter(up, "proxy_set_header Connection "+v+";")
+	header := engine.InsertAfter(up, "proxy_set_header Connection "+v+";")
 	var defined []*parser.Directive
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if !inStream(c) && d.Arg(1) == v {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if !engine.InStream(c) && d.Arg(1) == v {
 			defined = append(defined, d)
 		}
 	}, "map")
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if !inStream(c) && d.Arg(0) == v {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if !engine.InStream(c) && d.Arg(0) == v {
 			defined = append(defined, d)
 		}
 	}, "set")
@@ -147,11 +148,11 @@ func (p *Pass) connectionUpgradeEdits(up *parser.Directive, c *parser.Context, m
 		return []finding.Edit{header}, "", true
 	}
 	at := http.Block[0]
-	ls := lineStart(at)
+	ls := engine.LineStart(at)
 	if ls < 0 {
 		return nil, "", false
 	}
-	ind, nl := indentOf(at), newline(at.File)
+	ind, nl := engine.IndentOf(at), at.File.Newline()
 	block := ind + "map $http_upgrade " + v + " {" + nl +
 		ind + "    default upgrade;" + nl +
 		ind + "    '' \"\";" + nl +
@@ -215,7 +216,7 @@ func (p *Pass) keepaliveHeaders(d *parser.Directive, c *parser.Context, maps map
 		}
 		out.problems = append(out.problems, msg)
 		if at := p.levelAnchor(hdrs, c); at != nil {
-			out.edits = append(out.edits, insertAfter(at, `proxy_set_header Connection "";`))
+			out.edits = append(out.edits, engine.InsertAfter(at, `proxy_set_header Connection "";`))
 			fixed++
 		}
 	case conn == nil && hdrs.Complete:
@@ -255,7 +256,7 @@ func (p *Pass) keepaliveHeaders(d *parser.Directive, c *parser.Context, maps map
 		out.problems = append(out.problems, "no proxy_set_header Connection where nginxtune read (nginx sends \"Connection: close\" unless an include it did not read clears it)")
 	}
 	if len(before) > 0 {
-		out.edits = append(out.edits, insertBeforeAll(d, before...))
+		out.edits = append(out.edits, engine.InsertBeforeAll(d, before...))
 	}
 	out.complete = fixed == len(out.problems)
 	return out
@@ -301,7 +302,7 @@ func namedHeader(dirs []*parser.Directive, name string) *parser.Directive {
 // directives when it is written there, or else the include that brings
 // it in. A file included from several places is never edited for one of
 // them. nil when the level is not in a file of its own (no safe place).
-func (p *Pass) levelAnchor(s Setting, c *parser.Context) *parser.Directive {
+func (p *Pass) levelAnchor(s engine.Setting, c *parser.Context) *parser.Directive {
 	last := s.Last()
 	var dirs []*parser.Directive
 	var file *parser.File
@@ -336,7 +337,7 @@ func includesFile(d *parser.Directive, f *parser.File, depth int) bool {
 			return true
 		}
 		found := false
-		walkDirs(inc.Directives, func(x *parser.Directive) {
+		engine.WalkDirs(inc.Directives, func(x *parser.Directive) {
 			if !found && x.Name == "include" && includesFile(x, f, depth+1) {
 				found = true
 			}
@@ -346,16 +347,6 @@ func includesFile(d *parser.Directive, f *parser.File, depth int) bool {
 		}
 	}
 	return false
-}
-
-// walkDirs visits every directive of a list and its blocks, within one file.
-func walkDirs(dirs []*parser.Directive, fn func(*parser.Directive)) {
-	for _, d := range dirs {
-		fn(d)
-		if d.Block != nil {
-			walkDirs(d.Block, fn)
-		}
-	}
 }
 
 // outerConnection finds a Connection header set at a level outside the one
@@ -379,7 +370,7 @@ func (p *Pass) outerConnection(blocks []*parser.Directive, root *parser.File, in
 func (p *Pass) connectionMaps() map[string]closeMap {
 	out := map[string]closeMap{}
 	var all []*parser.Directive
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		if d.Block == nil || len(d.Args) < 2 {
 			return
 		}

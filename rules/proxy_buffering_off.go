@@ -6,10 +6,11 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var proxyBufferingOff = &Rule{
-	Doc: Doc{
+var proxyBufferingOff = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "proxy-buffering-off",
 		Title: "proxy_buffering off where clients download from a backend",
 		Why: `With proxy_buffering off nginx passes the response to the client as it reads it, no
@@ -24,20 +25,20 @@ stays on for the rest.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            proxy_buffering off;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /events/ {\n            proxy_buffering off;\n            proxy_pass http://127.0.0.1:8080;\n        }\n        location / {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
 		Severity: finding.Info,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.5.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_proxy_module proxy_buffering, X-Accel-Buffering"},
 	},
-	Check: checkProxyBufferingOff,
+	Check: check(checkProxyBufferingOff),
 }
 
 // streamingPath are location names that say the responses stream.
 var streamingPath = lazyre.New(`(?i)(event|stream|sse|live|push|poll|socket|ws\b|notif|subscribe|chat|channel|realtime|hub)`)
 
 func checkProxyBufferingOff(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) || d.Arg(0) != "off" {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) || d.Arg(0) != "off" {
 			return
 		}
 		// in a location that names a stream, it is what the location is for
@@ -48,7 +49,7 @@ func checkProxyBufferingOff(p *Pass) {
 		}
 		if c.In() == parser.CtxLocation {
 			loc := c.Enclosing(parser.CtxLocation)
-			if len(p.index.find(loc.Block, "proxy_pass")) == 0 {
+			if len(p.Find(loc.Block, "proxy_pass")) == 0 {
 				return // set for locations below or a proxy_pass elsewhere: nothing to judge here
 			}
 		}

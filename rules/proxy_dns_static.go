@@ -6,10 +6,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var proxyDNSStatic = &Rule{
-	Doc: Doc{
+var proxyDNSStatic = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "proxy-dns-static",
 		Title: "A backend host name resolved once, when nginx starts",
 		Why: `nginx resolves the host names in proxy_pass and in upstream servers when it reads the
@@ -22,12 +23,12 @@ https://$api;") with a resolver, which re-resolves as the record's TTL (or valid
 		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            proxy_pass https://api.example.com;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    resolver 127.0.0.53 valid=30s;\n    server {\n        location / {\n            set $api api.example.com;\n            proxy_pass https://$api;\n        }\n    }\n}\n",
 		Severity: finding.Info,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.3.0",
 		Versions: "all (the upstream server's resolve parameter from 1.27.3)",
 		Sources:  []string{"nginx docs: ngx_http_upstream_module server (resolve, 1.27.3)", "nginx docs: ngx_http_proxy_module proxy_pass (names resolved at start-up; variables through resolver)"},
 	},
-	Check: checkProxyDNSStatic,
+	Check: check(checkProxyDNSStatic),
 }
 
 // dnsName reports whether a backend address is a host name (not an IP,
@@ -58,8 +59,8 @@ func checkProxyDNSStatic(p *Pass) {
 		}
 		return "this nginx (before 1.27.3) re-resolves only names in variables: \"set $b NAME; proxy_pass http://$b;\" with a resolver"
 	}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			return
 		}
 		if d.Name == "server" {
@@ -67,7 +68,7 @@ func checkProxyDNSStatic(p *Pass) {
 				return
 			}
 			if h, ok := dnsName(d.Arg(0)); ok && strings.Contains(h, ".") {
-				p.ReportArgf(d, 0, "%s is resolved once, when nginx starts: later address changes are ignored until a reload; %s", clip(h), how())
+				p.ReportArgf(d, 0, "%s is resolved once, when nginx starts: later address changes are ignored until a reload; %s", engine.Clip(h), how())
 			}
 			return
 		}
@@ -82,6 +83,6 @@ func checkProxyDNSStatic(p *Pass) {
 		if !ok || !strings.Contains(h, ".") && (!full || !strings.Contains(target, ":")) {
 			return // a bare name may be an upstream defined elsewhere
 		}
-		p.ReportArgf(d, 0, "%s is resolved once, when nginx starts: later address changes are ignored until a reload; %s", clip(h), how())
+		p.ReportArgf(d, 0, "%s is resolved once, when nginx starts: later address changes are ignored until a reload; %s", engine.Clip(h), how())
 	}, "server", protoHTTP, protoFastCGI, protoGRPC, protoUWSGI, protoSCGI)
 }

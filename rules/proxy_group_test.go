@@ -9,6 +9,7 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // upstream-keepalive reports a backend once per tree: the sites of a
@@ -54,7 +55,7 @@ func TestUpstreamKeepaliveOnePerTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	var literal, variable []finding.Diagnostic
-	for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1"), Disabled: map[string]bool{}}) {
+	for _, d := range Run(tr, engine.Config{Version: knowledge.MustVersion("1.22.1"), Disabled: map[string]bool{}}) {
 		if d.Rule != "upstream-keepalive" {
 			continue
 		}

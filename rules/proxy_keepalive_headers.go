@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var proxyKeepaliveHeaders = &Rule{
-	Doc: Doc{
+var proxyKeepaliveHeaders = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "proxy-keepalive-headers",
 		Title: "A keepalive upstream is proxied to with HTTP/1.0 or Connection: close",
 		Why: `Before nginx 1.29.7 proxy_pass speaks HTTP/1.0 and sends "Connection: close" unless told
@@ -59,7 +60,7 @@ http {
 }
 `,
 		Severity: finding.Warning,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "before 1.29.7",
 		Sources: []string{
@@ -68,7 +69,7 @@ http {
 			"docs/measurements.md: keepalive without the two proxy headers, 0.97x",
 		},
 	},
-	Check: checkProxyKeepaliveHeaders,
+	Check: check(checkProxyKeepaliveHeaders),
 }
 
 func checkProxyKeepaliveHeaders(p *Pass) {
@@ -77,13 +78,13 @@ func checkProxyKeepaliveHeaders(p *Pass) {
 	}
 	ups := p.httpUpstreams()
 	maps := p.connectionMaps()
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Name != "proxy_pass" || inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name != "proxy_pass" || engine.InStream(c) {
 			return
 		}
 		_, host, _, ok := proxyTarget(d.Arg(0))
 		up, isUp := ups[host]
-		if !ok || !isUp || len(findIn(up.Block, "keepalive")) == 0 {
+		if !ok || !isUp || len(engine.FindIn(up.Block, "keepalive")) == 0 {
 			return
 		}
 		h := p.keepaliveHeaders(d, c, maps)

@@ -6,10 +6,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var proxyPassNoResolver = &Rule{
-	Doc: Doc{
+var proxyPassNoResolver = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "proxy-pass-no-resolver",
 		Title: "A host name in a variable proxy_pass with no resolver: every request 502",
 		Why: `With a variable in its host part, proxy_pass resolves the name at request time, unless it
@@ -21,12 +22,12 @@ nginx -t does not notice.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location / {\n            set $b backend.internal;\n            proxy_pass http://$b:8080;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    resolver 127.0.0.53 valid=30s;\n    server {\n        location / {\n            set $b backend.internal;\n            proxy_pass http://$b:8080;\n        }\n    }\n}\n",
 		Severity: finding.Error,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.5.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_proxy_module proxy_pass (a server name in variables is looked up by the resolver), ngx_http_core_module resolver", "measured with nginx 1.22.1"},
 	},
-	Check: checkProxyPassNoResolver,
+	Check: check(checkProxyPassNoResolver),
 }
 
 func checkProxyPassNoResolver(p *Pass) {
@@ -34,11 +35,11 @@ func checkProxyPassNoResolver(p *Pass) {
 		return // an include nginxtune did not read may hold the resolver
 	}
 	upstreams := map[string]bool{}
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		upstreams[d.Arg(0)] = true
 	}, "upstream")
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			return
 		}
 		part := backendPart(d)
@@ -75,10 +76,10 @@ func checkProxyPassNoResolver(p *Pass) {
 			host = h
 		}
 		for i := len(c.Blocks) - 1; i >= 0; i-- {
-			if len(p.index.find(c.Blocks[i].Block, "resolver")) > 0 {
+			if len(p.Find(c.Blocks[i].Block, "resolver")) > 0 {
 				return
 			}
 		}
-		p.ReportArgf(d, 0, "%s resolves %s at request time (a variable holds it), and no resolver is in effect: every request gets 502 (\"no resolver defined to resolve %s\"); add a resolver, or define %s as an upstream", d.Name, clip(host), clip(host), clip(host))
+		p.ReportArgf(d, 0, "%s resolves %s at request time (a variable holds it), and no resolver is in effect: every request gets 502 (\"no resolver defined to resolve %s\"); add a resolver, or define %s as an upstream", d.Name, engine.Clip(host), engine.Clip(host), engine.Clip(host))
 	}, protoHTTP, protoGRPC)
 }

@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var proxyPassNormalized = &Rule{
-	Doc: Doc{
+var proxyPassNormalized = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "proxy-pass-normalized",
 		Title: "proxy_pass with a URI part passes the decoded, normalized path",
 		Why: `Without a URI part, proxy_pass sends the path as the client wrote it. With one
@@ -27,17 +28,17 @@ client's encoding.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location ~ ^/api/(.*)$ {\n            proxy_pass http://127.0.0.1:8080/$1;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /api/ {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
 		Severity: finding.Info,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_proxy_module proxy_pass (a URI part, variables)", "docs/security.md", "gixy-next: proxy_pass_normalized (the check's idea; written anew here)"},
 	},
-	Check: checkProxyPassNormalized,
+	Check: check(checkProxyPassNormalized),
 }
 
 func checkProxyPassNormalized(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) || len(d.Args) == 0 || !strings.Contains(d.Arg(0), "://") {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) || len(d.Args) == 0 || !strings.Contains(d.Arg(0), "://") {
 			return
 		}
 		uri := strings.TrimPrefix(d.Arg(0), backendPart(d))
@@ -47,12 +48,12 @@ func checkProxyPassNormalized(p *Pass) {
 		// %2F arrives as %252F (measured with nginx 1.22.1). A URI part with
 		// variables is sent as written instead (measured: //a%2Fb%0d).
 		if loc := c.Enclosing(parser.CtxLocation); loc != nil && c.In() == parser.CtxLocation && !strings.Contains(uri, "$") {
-			for _, x := range level(loc.Block) {
+			for _, x := range parser.Level(loc.Block) {
 				if x.Name != "rewrite" || x.Arg(2) != "break" {
 					continue
 				}
 				if t := p.rewriteTaint(x, c, 0); t.encoded {
-					diag := p.DiagArg(x, 1, "rewrite to %s, which holds the client's percent-escapes as written: nginx encodes the rewritten URI again for %s, so %%2F reaches the backend as %%252F (measured); pass it as \"proxy_pass %s%s;\" instead", t.via, d.Name, clip(backendPart(d)), clip(x.Arg(1)))
+					diag := p.DiagArg(x, 1, "rewrite to %s, which holds the client's percent-escapes as written: nginx encodes the rewritten URI again for %s, so %%2F reaches the backend as %%252F (measured); pass it as \"proxy_pass %s%s;\" instead", t.via, d.Name, engine.Clip(backendPart(d)), engine.Clip(x.Arg(1)))
 					diag.Severity = finding.Warning
 					p.Report(diag)
 					return
@@ -84,12 +85,12 @@ func checkProxyPassNormalized(p *Pass) {
 		}
 		// a rewrite ... break in the location (the raw-path idiom): nginx
 		// ignores the URI part and passes the rewritten URI
-		for _, x := range level(loc.Block) {
+		for _, x := range parser.Level(loc.Block) {
 			if x.Name == "rewrite" && x.Arg(2) == "break" {
 				return
 			}
 		}
 		p.ReportArgf(d, 0, "with the URI part %s nginx replaces the prefix %s in its own decoded, normalized copy of the path, not the client's: %%2F arrives as \"/\", /a/../b as /b; write the address without a URI part if the backend can take the original path",
-			clip(uri), clip(prefix))
+			engine.Clip(uri), engine.Clip(prefix))
 	}, protoHTTP)
 }

@@ -3,10 +3,11 @@ package rules
 import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var regexCaptureMissing = &Rule{
-	Doc: Doc{
+var regexCaptureMissing = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "regex-capture-missing",
 		Title: "A $N that its regular expression does not capture",
 		Why: `$1..$9 are the groups of the last regular expression matched: a location regex, or the
@@ -16,12 +17,12 @@ built from it quietly points somewhere else (often the root of the site).`,
 		Bad:      "events {}\nhttp {\n    server {\n        rewrite ^/old/(.*)$ /new/$2 permanent;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        rewrite ^/old/(.*)$ /new/$1 permanent;\n    }\n}\n",
 		Severity: finding.Warning,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_rewrite_module rewrite", "nginx docs: ngx_http_core_module location"},
 	},
-	Check: checkRegexCaptureMissing,
+	Check: check(checkRegexCaptureMissing),
 }
 
 // captureGroups counts the capture groups of a PCRE pattern: "(" that is
@@ -51,12 +52,12 @@ func checkRegexCaptureMissing(p *Pass) {
 			}
 		}
 	}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			return
 		}
 		if d.Name == "rewrite" && len(d.Args) >= 2 {
-			check(d, captureGroups(d.Arg(0)), d.Args[1:2], "the rewrite's expression "+clip(d.Arg(0)))
+			check(d, captureGroups(d.Arg(0)), d.Args[1:2], "the rewrite's expression "+engine.Clip(d.Arg(0)))
 			return
 		}
 		// inside an "if" with a regex test: its captures
@@ -71,7 +72,7 @@ func checkRegexCaptureMissing(p *Pass) {
 						return
 					}
 				}
-				check(d, captureGroups(re), d.Args, "the if's expression "+clip(re))
+				check(d, captureGroups(re), d.Args, "the if's expression "+engine.Clip(re))
 			}
 			return
 		}
@@ -89,7 +90,7 @@ func checkRegexCaptureMissing(p *Pass) {
 				return
 			}
 		}
-		check(d, captureGroups(loc.Arg(1)), d.Args, "the location's expression "+clip(loc.Arg(1)))
+		check(d, captureGroups(loc.Arg(1)), d.Args, "the location's expression "+engine.Clip(loc.Arg(1)))
 	}, "rewrite", "alias", "root", "proxy_pass", "fastcgi_param", "try_files", "return", "set", "add_header")
 }
 

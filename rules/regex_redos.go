@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var regexRedos = &Rule{
-	Doc: Doc{
+var regexRedos = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "regex-redos",
 		Title: "A regex with nested repetition (catastrophic backtracking)",
 		Why: `A repeated group whose body can itself match text in several ways — "(a+)+", "(\w+\s?)*",
@@ -20,12 +21,12 @@ of that worker waits. The client chooses the input: it is the path, a header or 
 		Bad:      "events {}\nhttp {\n    server {\n        location ~ ^/(\\w+/?)+\\.html$ {\n            root /srv/www;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location ~ ^/[\\w/]+\\.html$ {\n            root /srv/www;\n        }\n    }\n}\n",
 		Severity: finding.Warning,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
 		Sources:  []string{"PCRE2 documentation: pcre2perform (backtracking), match_limit", "OWASP: Regular expression Denial of Service"},
 	},
-	Check: checkRegexRedos,
+	Check: check(checkRegexRedos),
 }
 
 // redosGroup reports the first repeated group of a pattern whose body can
@@ -197,10 +198,10 @@ func ambiguous(seq string) bool {
 func checkRegexRedos(p *Pass) {
 	check := func(d *parser.Directive, i int, re string) {
 		if g := redosGroup(re); g != "" {
-			p.ReportArgf(d, i, "%s repeats a group that can match the same text in several ways: a crafted request makes PCRE backtrack exponentially; make each round need a separator, or repeat one class", clip(g))
+			p.ReportArgf(d, i, "%s repeats a group that can match the same text in several ways: a crafted request makes PCRE backtrack exponentially; make each round need a separator, or repeat one class", engine.Clip(g))
 		}
 	}
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		switch d.Name {
 		case "location":
 			if len(d.Args) == 2 && strings.HasPrefix(d.Arg(0), "~") {
@@ -222,7 +223,7 @@ func checkRegexRedos(p *Pass) {
 			for _, e := range d.Block {
 				if strings.HasPrefix(e.Name, "~") {
 					if g := redosGroup(strings.TrimPrefix(e.Name[1:], "*")); g != "" {
-						p.Reportf(e, "%s repeats a group that can match the same text in several ways: a crafted value makes PCRE backtrack exponentially; make each round need a separator, or repeat one class", clip(g))
+						p.Reportf(e, "%s repeats a group that can match the same text in several ways: a crafted value makes PCRE backtrack exponentially; make each round need a separator, or repeat one class", engine.Clip(g))
 					}
 				}
 			}

@@ -7,10 +7,11 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var resolverPublic = &Rule{
-	Doc: Doc{
+var resolverPublic = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "resolver-public",
 		Title: "nginx resolves names through a public DNS server",
 		Why: `nginx's resolver asks over plain UDP and does not validate DNSSEC: answers from a DNS server
@@ -22,12 +23,12 @@ corruption in the resolver reachable through forged answers (CVE-2021-23017).`,
 		Bad:      "events {}\nhttp {\n    resolver 8.8.8.8;\n}\n",
 		Good:     "events {}\nhttp {\n    resolver 127.0.0.53 valid=300s;\n}\n",
 		Severity: finding.Warning,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all (CVE-2021-23017 before 1.20.1)",
 		Sources:  []string{"nginx docs: ngx_http_core_module resolver", "nginx security advisories: CVE-2021-23017 (1-byte memory overwrite in resolver, fixed in 1.20.1 and 1.21.0)"},
 	},
-	Check: checkResolverPublic,
+	Check: check(checkResolverPublic),
 }
 
 // publicIP reports whether an address (host or host:port) is a literal IP
@@ -47,7 +48,7 @@ func publicIP(addr string) (net.IP, bool) {
 var carrierNAT = func() *net.IPNet { _, n, _ := net.ParseCIDR("100.64.0.0/10"); return n }()
 
 func checkResolverPublic(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		for i, a := range d.Args {
 			if strings.Contains(a.Value, "=") {
 				continue

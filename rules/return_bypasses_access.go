@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var returnBypassesAccess = &Rule{
-	Doc: Doc{
+var returnBypassesAccess = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "return-bypasses-access",
 		Title: "return answers before allow/deny and auth are checked",
 		Why: `nginx handles a request in phases: rewrite (return, rewrite, set, if) runs before access
@@ -19,20 +20,20 @@ Redirects and error codes are usually harmless; a 2xx with content is the guarde
 		Bad:      "events {}\nhttp {\n    server {\n        location /health {\n            allow 10.0.0.0/8;\n            deny all;\n            return 200 \"db=ok queue=12\";\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    geo $internal { default 0; 10.0.0.0/8 1; }\n    server {\n        location /health {\n            if ($internal = 0) { return 403; }\n            return 200 \"db=ok queue=12\";\n        }\n    }\n}\n",
 		Severity: finding.Warning,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: Development guide, HTTP phases (rewrite before access)", "nginx docs: ngx_http_rewrite_module return"},
 	},
-	Check: checkReturnBypassesAccess,
+	Check: check(checkReturnBypassesAccess),
 }
 
 // accessDirectives are checked in nginx's access phase, after rewrite.
 var accessDirectives = []string{"deny", "auth_basic", "auth_request", "auth_pam", "auth_jwt", "satisfy"}
 
 func checkReturnBypassesAccess(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) || len(d.Args) == 0 || c.In() == parser.CtxMain || c.In() == parser.CtxHTTP {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) || len(d.Args) == 0 || c.In() == parser.CtxMain || c.In() == parser.CtxHTTP {
 			return
 		}
 		code := d.Arg(0)
@@ -46,7 +47,7 @@ func checkReturnBypassesAccess(p *Pass) {
 			}
 			diag := p.Diag(d, "return %s answers in the rewrite phase, before the %s at %s is checked: everyone gets this answer; check the client in the rewrite phase (geo/map + if) or serve it from a handler",
 				code, name, where(s.Last()))
-			diag.Related = []finding.Related{relatedTo(s.Last(), "the "+name+" this return bypasses")}
+			diag.Related = []finding.Related{engine.RelatedTo(s.Last(), "the "+name+" this return bypasses")}
 			p.Report(diag)
 			return
 		}

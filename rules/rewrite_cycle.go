@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var rewriteCycle = &Rule{
-	Doc: Doc{
+var rewriteCycle = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "rewrite-cycle",
 		Title: "A rewrite that sends every request back to its own location (500)",
 		Why: `A rewrite with "last" (or with no flag, when nothing after it ends the request) makes nginx
@@ -22,12 +23,12 @@ $1 last; }" answers /c with 500; "rewrite ^ $request_uri;" followed by "return 2
 		Bad:      "events {}\nhttp {\n    server {\n        location /app/ {\n            rewrite ^ $request_uri;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location /app/ {\n            rewrite ^ $request_uri break;\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
 		Severity: finding.Error,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.5.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_rewrite_module rewrite (last, break; the 10-cycle limit)", "measured with nginx 1.22.1"},
 	},
-	Check: checkRewriteCycle,
+	Check: check(checkRewriteCycle),
 }
 
 // matchesAll are patterns that match every URI; sameURI are replacements
@@ -36,8 +37,8 @@ $1 last; }" answers /c with 500; "rewrite ^ $request_uri;" followed by "return 2
 var matchesAll = map[string]bool{"^": true, "^(.*)$": true, "(.*)": true, "^(.*)": true, ".*": true, "^.*$": true, "^.*": true, "^/": true, "^(/.*)$": true, "^(/.*)": true}
 
 func checkRewriteCycle(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) || c.In() != parser.CtxLocation || len(d.Args) < 2 || !matchesAll[d.Arg(0)] {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) || c.In() != parser.CtxLocation || len(d.Args) < 2 || !matchesAll[d.Arg(0)] {
 			return
 		}
 		flag := ""
@@ -56,7 +57,7 @@ func checkRewriteCycle(p *Pass) {
 			// with no flag the next rewrite-module directives still run:
 			// a return, a break or a final rewrite ends the request first
 			after := false
-			for _, x := range level(c.Enclosing(parser.CtxLocation).Block) {
+			for _, x := range parser.Level(c.Enclosing(parser.CtxLocation).Block) {
 				if x == d {
 					after = true
 					continue
@@ -66,6 +67,6 @@ func checkRewriteCycle(p *Pass) {
 				}
 			}
 		}
-		p.ReportArgf(d, 1, "rewrite %s %s%s sends every request back to this location, which rewrites it again: after 10 rounds nginx answers 500 (\"rewrite or internal redirection cycle\"); use \"break\" to stay here", clip(d.Arg(0)), clip(repl), map[bool]string{true: " " + flag, false: ""}[flag != ""])
+		p.ReportArgf(d, 1, "rewrite %s %s%s sends every request back to this location, which rewrites it again: after 10 rounds nginx answers 500 (\"rewrite or internal redirection cycle\"); use \"break\" to stay here", engine.Clip(d.Arg(0)), engine.Clip(repl), map[bool]string{true: " " + flag, false: ""}[flag != ""])
 	}, "rewrite")
 }

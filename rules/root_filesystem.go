@@ -7,10 +7,11 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var rootFilesystem = &Rule{
-	Doc: Doc{
+var rootFilesystem = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "root-filesystem",
 		Title: "root or alias at / or a system directory",
 		Why: `"root /;" serves the whole filesystem: /etc/passwd, private keys and the configuration
@@ -23,12 +24,12 @@ system's; an application's directory below them (/etc/nginx/errors, /run/app/fil
 		Bad:      "events {}\nhttp {\n    server {\n        root /;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        root /var/www/site;\n    }\n}\n",
 		Severity: finding.Error,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module root", "gixy: root at / (the check's idea; written anew here)"},
 	},
-	Check: checkRootFilesystem,
+	Check: check(checkRootFilesystem),
 }
 
 // systemRoots are directories no web server should serve from: each one
@@ -70,7 +71,7 @@ func systemDirectory(dir string) bool {
 }
 
 func checkRootFilesystem(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		if d.Name == "root" && servesNothing(p, c) {
 			return // no request is answered from this root
 		}
@@ -82,7 +83,7 @@ func checkRootFilesystem(p *Pass) {
 		// the directory itself; a subdirectory (/etc/nginx/errors,
 		// /var/lib/app/media, /run/app/files) is someone's deliberate choice
 		if systemDirectory(d.Arg(0)) {
-			p.ReportArgf(d, 0, "%s %s serves a system directory; point it at the site's own directory", d.Name, clip(d.Arg(0)))
+			p.ReportArgf(d, 0, "%s %s serves a system directory; point it at the site's own directory", d.Name, engine.Clip(d.Arg(0)))
 		}
 	}, "root", "alias")
 }
@@ -98,7 +99,7 @@ func servesNothing(p *Pass, c *parser.Context) bool {
 	}
 	block := b[len(b)-1]
 	handles := func(l *parser.Directive) bool {
-		for _, x := range level(l.Block) {
+		for _, x := range parser.Level(l.Block) {
 			if knowledge.Handlers[x.Name] || x.Name == "alias" || x.Name == "root" {
 				return true
 			}
@@ -107,7 +108,7 @@ func servesNothing(p *Pass, c *parser.Context) bool {
 	}
 	switch block.Name {
 	case "location":
-		for _, x := range level(block.Block) {
+		for _, x := range parser.Level(block.Block) {
 			if knowledge.Handlers[x.Name] {
 				return true
 			}
@@ -124,13 +125,13 @@ func servesNothing(p *Pass, c *parser.Context) bool {
 				if len(x.Args) == 1 && x.Arg(0) == "/" {
 					slash = true
 				}
-				if !handles(x) || !all(level(x.Block)) {
+				if !handles(x) || !all(parser.Level(x.Block)) {
 					return false
 				}
 			}
 			return true
 		}
-		return all(level(block.Block)) && slash
+		return all(parser.Level(block.Block)) && slash
 	}
 	return false
 }

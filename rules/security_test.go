@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/rules/engine"
+
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -39,7 +41,7 @@ func TestRuleFixtureFolders(t *testing.T) {
 		security[id] = true
 	}
 	for _, r := range All {
-		if r.Category == CategorySecurity && !security[r.ID] {
+		if r.Category == engine.CategorySecurity && !security[r.ID] {
 			t.Errorf("%s is a security rule outside the gixy family's fixture bar", r.ID)
 		}
 	}

@@ -6,10 +6,11 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var sendfileOff = &Rule{
-	Doc: Doc{
+var sendfileOff = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "sendfile-off",
 		Title: "Static files are served without sendfile",
 		Why: `sendfile is off by default: nginx then reads each file into its own buffers and writes it
@@ -21,18 +22,18 @@ with OpenSSL 3), so servers that only listen with ssl or quic are left out.`,
 		Bad:      "events {}\nhttp {\n    tcp_nopush on;\n    server {\n        listen 80;\n        root /srv/www;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n    tcp_nopush on;\n    server {\n        listen 80;\n        root /srv/www;\n    }\n}\n",
 		Severity: finding.Warning,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module sendfile, tcp_nopush"},
 	},
-	Check: checkSendfileOff,
+	Check: check(checkSendfileOff),
 }
 
 // tlsOnly reports whether every listen of a server terminates TLS (or is
 // QUIC): there nginx does not use sendfile unless kernel TLS is on.
 func tlsOnly(p *Pass, s *parser.Directive, c *parser.Context) bool {
-	listens := findIn(s.Block, "listen")
+	listens := engine.FindIn(s.Block, "listen")
 	if len(listens) == 0 {
 		return false
 	}
@@ -97,7 +98,7 @@ func checkSendfileOff(p *Pass) {
 		func(at, first *parser.Directive, n int) finding.Diagnostic {
 			d := p.Diag(at, "files are served without sendfile (%s); it is off by default, so each file is copied through nginx's buffers; write \"sendfile on;\"", serversNote(first, n))
 			if at.Name == parser.CtxHTTP {
-				d.Fix = &finding.Fix{Description: "add sendfile on; to the http block", Edits: []finding.Edit{insertFirst(at, "sendfile on;")}}
+				d.Fix = &finding.Fix{Description: "add sendfile on; to the http block", Edits: []finding.Edit{engine.InsertFirst(at, "sendfile on;")}}
 			}
 			return d
 		},
@@ -106,11 +107,11 @@ func checkSendfileOff(p *Pass) {
 				return p.DiagSev(finding.Info, d, "sendfile is off where files are served, with a comment giving the reason (shared folders of VirtualBox or Vagrant, FreeBSD with ZFS need it off); if the reason no longer holds, write \"sendfile on;\"")
 			}
 			diag := p.Diag(d, "sendfile is off where files are served: each one is copied through nginx's buffers instead of sent by the kernel")
-			diag.Fix = &finding.Fix{Description: "turn sendfile on", Edits: []finding.Edit{replaceArg(d, 0, "on")}}
+			diag.Fix = &finding.Fix{Description: "turn sendfile on", Edits: []finding.Edit{engine.ReplaceArg(d, 0, "on")}}
 			return diag
 		})
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Name == "tcp_nopush" && d.Arg(0) == "on" && !inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if d.Name == "tcp_nopush" && d.Arg(0) == "on" && !engine.InStream(c) {
 			if s := p.Effective(c.Blocks, c.Root, "sendfile"); s.Complete && (!s.Found() || isOff(s.Last())) {
 				p.Reportf(d, "tcp_nopush works only together with sendfile, which is off here")
 			}

@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var serverNameConflict = &Rule{
-	Doc: Doc{
+var serverNameConflict = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "server-name-conflict",
 		Title: "Two servers on one address answer the same server_name: nginx ignores the second",
 		Why: `nginx keeps one server per name and address: a second server that lists the same name
@@ -24,12 +25,12 @@ nginx 1.22.1 -t.`,
 		Bad:      "events {}\nhttp {\n    server { listen 80; server_name shop.example; root /srv/old; }\n    server { listen 80; server_name shop.example; root /srv/shop; }\n}\n",
 		Good:     "events {}\nhttp {\n    server { listen 80; server_name old.example; root /srv/old; }\n    server { listen 80; server_name shop.example; root /srv/shop; }\n}\n",
 		Severity: finding.Warning,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.6.0",
 		Versions: "all",
 		Sources:  []string{"nginx sources 1.22.1: src/http/ngx_http.c ngx_http_server_names (conflicting server name ... ignored); each case measured with nginx -t (rules/nginx_test.go TestServerNameConflictAgainstNginx)"},
 	},
-	Check: checkServerNameConflict,
+	Check: check(checkServerNameConflict),
 }
 
 // serverNameKeys are the names nginx files a server_name argument under:
@@ -58,7 +59,7 @@ func checkServerNameConflict(p *Pass) {
 		}
 	}
 	for _, s := range noListen {
-		if p.unreadInclude(s.Block) {
+		if p.UnreadInclude(s.Block) {
 			continue // its listen may be in what was not read
 		}
 		if implicit == nil {
@@ -75,16 +76,16 @@ func checkServerNameConflict(p *Pass) {
 		first := map[string]*parser.Directive{} // name -> the server that has it
 		for _, s := range g.servers {
 			mine := map[string]bool{}
-			names := p.index.find(s.Block, "server_name")
+			names := p.Find(s.Block, "server_name")
 			if len(names) == 0 {
-				if p.unreadInclude(s.Block) {
+				if p.UnreadInclude(s.Block) {
 					continue // its server_name may be in what was not read
 				}
 				if f, ok := first[""]; ok && !reported[s] {
 					reported[s] = true
 					diag := p.Diag(s, "this server and the one at %s have no server_name (the name \"\") on %s: nginx warns \"conflicting server name \"\" on %s, ignored\"; give each a server_name",
-						where(f), clip(g.addr), clip(nginxAddr(g.addr)))
-					diag.Related = []finding.Related{relatedTo(f, "the first server without server_name")}
+						where(f), engine.Clip(g.addr), engine.Clip(nginxAddr(g.addr)))
+					diag.Related = []finding.Related{engine.RelatedTo(f, "the first server without server_name")}
 					p.Report(diag)
 				} else if !ok {
 					first[""] = s
@@ -108,8 +109,8 @@ func checkServerNameConflict(p *Pass) {
 						}
 						reported[sn] = true
 						diag := p.DiagArg(sn, i, "server name %q on %s is taken by the server at %s: nginx warns \"conflicting server name %q on %s, ignored\"; requests for it go there: remove it from one of them",
-							clip(k), clip(g.addr), where(f), clip(k), clip(nginxAddr(g.addr)))
-						diag.Related = []finding.Related{relatedTo(f, "the first server named "+clip(k))}
+							engine.Clip(k), engine.Clip(g.addr), where(f), engine.Clip(k), engine.Clip(nginxAddr(g.addr)))
+						diag.Related = []finding.Related{engine.RelatedTo(f, "the first server named "+engine.Clip(k))}
 						p.Report(diag)
 					}
 				}

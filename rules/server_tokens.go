@@ -3,10 +3,11 @@ package rules
 import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var serverTokens = &Rule{
-	Doc: Doc{
+var serverTokens = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "server-tokens",
 		Title: "nginx tells every client its version",
 		Why: `server_tokens is on by default: the Server header of every response and the footer of every
@@ -17,16 +18,16 @@ nothing to hide.`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 80;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server_tokens off;\n    server {\n        listen 80;\n    }\n}\n",
 		Severity: finding.Info,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_core_module server_tokens", "gixy: version_disclosure (the check's idea; written anew here)"},
 	},
-	Check: checkServerTokens,
+	Check: check(checkServerTokens),
 }
 
 func checkServerTokens(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		if v := d.Arg(0); v == "on" || v == "build" {
 			p.ReportArgf(d, 0, "server_tokens %s puts nginx's version in every Server header and error page; write \"server_tokens off;\"", v)
 		}
@@ -35,18 +36,18 @@ func checkServerTokens(p *Pass) {
 	for _, r := range mainRoots(p.Tree) {
 		roots[r] = true
 	}
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		if d.Block == nil || c.In() != parser.CtxMain || !roots[c.Root] {
 			return
 		}
-		if len(p.index.find(d.Block, "server_tokens")) > 0 {
+		if len(p.Find(d.Block, "server_tokens")) > 0 {
 			return
 		}
 		servers, hidden := 0, 0
-		for _, s := range level(d.Block) {
+		for _, s := range parser.Level(d.Block) {
 			if s.Name == "server" && s.Block != nil {
 				servers++
-				if st := p.index.find(s.Block, "server_tokens"); len(st) > 0 && st[len(st)-1].Arg(0) == "off" {
+				if st := p.Find(s.Block, "server_tokens"); len(st) > 0 && st[len(st)-1].Arg(0) == "off" {
 					hidden++
 				}
 			}

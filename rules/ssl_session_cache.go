@@ -6,10 +6,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var sslSessionCache = &Rule{
-	Doc: Doc{
+var sslSessionCache = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "ssl-session-cache",
 		Title: "A TLS server without a shared session cache",
 		Why: `ssl_session_cache is "none" by default. Returning clients still resume without a full
@@ -25,12 +26,12 @@ sessions per megabyte.`,
 		Bad:      "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    ssl_session_cache shared:SSL:10m;\n    server {\n        listen 443 ssl;\n        ssl_certificate cert.pem;\n        ssl_certificate_key key.pem;\n    }\n}\n",
 		Severity: finding.Info,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all (warning with ssl_session_tickets off)",
 		Sources:  []string{"nginx docs: ngx_http_ssl_module ssl_session_cache, ssl_session_tickets", "nginx CHANGES 1.23.2: ticket keys in the shared session cache", "docs/measurements.md: TLS handshakes per second"},
 	},
-	Check: checkSslSessionCache,
+	Check: check(checkSslSessionCache),
 }
 
 func checkSslSessionCache(p *Pass) {
@@ -39,14 +40,14 @@ func checkSslSessionCache(p *Pass) {
 	// ... conflicts with already declared size")
 	zone := "shared:SSL:10m"
 	found := false
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		for _, a := range d.Args {
-			if !found && strings.HasPrefix(a.Value, "shared:") && strings.Count(a.Value, ":") == 2 && !inStream(c) {
+			if !found && strings.HasPrefix(a.Value, "shared:") && strings.Count(a.Value, ":") == 2 && !engine.InStream(c) {
 				zone, found = a.Value, true
 			}
 		}
 	}, "ssl_session_cache")
-	p.httpServers(func(s *parser.Directive, c *parser.Context) {
+	p.HTTPServers(func(s *parser.Directive, c *parser.Context) {
 		if !isTLSServer(s) {
 			return
 		}
@@ -64,10 +65,10 @@ func checkSslSessionCache(p *Pass) {
 			if !set.Complete {
 				return
 			}
-			diag := p.DiagSev(sev, s, "this TLS server has no ssl_session_cache; %s; write \"ssl_session_cache %s;\"", cost, clip(zone))
+			diag := p.DiagSev(sev, s, "this TLS server has no ssl_session_cache; %s; write \"ssl_session_cache %s;\"", cost, engine.Clip(zone))
 			if http := c.Enclosing(parser.CtxHTTP); http != nil {
-				diag.Fix = &finding.Fix{Description: "add a shared session cache to the http block (" + clip(zone) + ", the zone the tree already declares where it does)",
-					Edits: []finding.Edit{insertFirst(http, "ssl_session_cache "+zone+";")}}
+				diag.Fix = &finding.Fix{Description: "add a shared session cache to the http block (" + engine.Clip(zone) + ", the zone the tree already declares where it does)",
+					Edits: []finding.Edit{engine.InsertFirst(http, "ssl_session_cache "+zone+";")}}
 			}
 			p.Report(diag)
 			return

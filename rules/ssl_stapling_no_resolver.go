@@ -3,10 +3,11 @@ package rules
 import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var sslStaplingNoResolver = &Rule{
-	Doc: Doc{
+var sslStaplingNoResolver = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "ssl-stapling-no-resolver",
 		Title: "OCSP stapling without a resolver",
 		Why: `With "ssl_stapling on" nginx fetches OCSP responses from the certificate authority's
@@ -17,17 +18,17 @@ defined to resolve ..." and staples nothing, so clients check revocation themsel
 		Bad:      "events {}\nhttp {\n    server {\n        listen 443 ssl;\n        ssl_stapling on;\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    resolver 127.0.0.53 valid=300s;\n    server {\n        listen 443 ssl;\n        ssl_stapling on;\n    }\n}\n",
 		Severity: finding.Warning,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_ssl_module ssl_stapling, ssl_stapling_file; ngx_http_core_module resolver"},
 	},
-	Check: checkSslStaplingNoResolver,
+	Check: check(checkSslStaplingNoResolver),
 }
 
 func checkSslStaplingNoResolver(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if d.Arg(0) != "on" || inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if d.Arg(0) != "on" || engine.InStream(c) {
 			return
 		}
 		for _, name := range []string{"resolver", "ssl_stapling_file", "ssl_stapling_responder"} {
@@ -38,7 +39,7 @@ func checkSslStaplingNoResolver(p *Pass) {
 		// servers below may bring their own
 		below := false
 		if len(c.Blocks) > 0 {
-			walkDirs(c.Blocks[len(c.Blocks)-1].Block, func(x *parser.Directive) {
+			engine.WalkDirs(c.Blocks[len(c.Blocks)-1].Block, func(x *parser.Directive) {
 				below = below || x.Name == "resolver" || x.Name == "ssl_stapling_file" || x.Name == "ssl_stapling_responder"
 			})
 		}

@@ -5,10 +5,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var ssrf = &Rule{
-	Doc: Doc{
+var ssrf = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "ssrf",
 		Title: "The request chooses the backend (server-side request forgery)",
 		Why: `When the host of proxy_pass (or fastcgi_pass, grpc_pass, ...) is built from something the
@@ -21,12 +22,12 @@ anchored regex of the allowed names; keep request data in the path, after a fixe
 		Bad:      "events {}\nhttp {\n    server {\n        location ~ ^/fetch/([^/]+)/(.*)$ {\n            proxy_pass http://$1/$2;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location ~ ^/fetch/(app1|app2)/(.*)$ {\n            proxy_pass http://$1.internal:8080/$2;\n        }\n    }\n}\n",
 		Severity: finding.Error,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.3.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_proxy_module proxy_pass (variables)", "docs/security.md (what the request controls)", "gixy: ssrf (the check's idea; written anew here)"},
 	},
-	Check: checkSsrf,
+	Check: check(checkSsrf),
 }
 
 // pathCapture cuts part at the first capture whose group must start with
@@ -52,8 +53,8 @@ func pathCapture(part string, d *parser.Directive, c *parser.Context) string {
 }
 
 func checkSsrf(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) || len(d.Args) == 0 {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) || len(d.Args) == 0 {
 			return
 		}
 		part := pathCapture(backendPart(d), d, c)
@@ -72,7 +73,7 @@ func checkSsrf(p *Pass) {
 			return
 		}
 		internal := false
-		if loc := c.Enclosing(parser.CtxLocation); loc != nil && len(p.index.find(loc.Block, "internal")) > 0 {
+		if loc := c.Enclosing(parser.CtxLocation); loc != nil && len(p.Find(loc.Block, "internal")) > 0 {
 			internal = true
 		}
 		// the host fixed, only the port chosen: any service of that host
@@ -83,7 +84,7 @@ func checkSsrf(p *Pass) {
 		if i := strings.LastIndex(hostPart, ":"); hasScheme && i > 0 && !strings.Contains(hostPart[i:], "]") {
 			if host := hostPart[:i]; !p.taintOf(host, d, c).picks {
 				diag := p.DiagArg(d, 0, "%s takes the port of %s from %s, which the client sends: it can reach any service listening on that host; map the allowed values to fixed ports",
-					d.Name, clip(host), t.via)
+					d.Name, engine.Clip(host), t.via)
 				diag.Severity = finding.Warning
 				p.Report(diag)
 				return

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Helpers of the rules about the settings of servers that serve files
@@ -23,8 +24,8 @@ func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) boo
 	}
 	var order []*group
 	byAt := map[*parser.Directive]*group{}
-	p.httpServers(func(s *parser.Directive, c *parser.Context) {
-		if !servesFiles(s) || (skip != nil && skip(s, c)) {
+	p.HTTPServers(func(s *parser.Directive, c *parser.Context) {
+		if !engine.ServesFiles(s) || (skip != nil && skip(s, c)) {
 			return
 		}
 		set := p.EffectiveIn(c, s, name)
@@ -54,7 +55,7 @@ func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) boo
 // where it is.
 func serverName(s *parser.Directive) string {
 	name := ""
-	if ns := findIn(s.Block, "server_name"); len(ns) > 0 && len(ns[0].Args) > 0 {
+	if ns := engine.FindIn(s.Block, "server_name"); len(ns) > 0 && len(ns[0].Args) > 0 {
 		name = ns[0].Arg(0)
 		if len(name) > 40 {
 			name = name[:37] + "..."
@@ -70,12 +71,4 @@ func serversNote(first *parser.Directive, n int) string {
 		return fmt.Sprintf("%s and %d more serve files", serverName(first), n-1)
 	}
 	return serverName(first) + " serves files"
-}
-
-// insertFirst adds a statement as the first one of block b.
-func insertFirst(b *parser.Directive, stmt string) finding.Edit {
-	if len(b.Block) > 0 {
-		return insertBefore(b.Block[0], stmt)
-	}
-	return insertInBlock(b, stmt)
 }

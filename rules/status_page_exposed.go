@@ -7,10 +7,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var statusPageExposed = &Rule{
-	Doc: Doc{
+var statusPageExposed = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "status-page-exposed",
 		Title: "A status page open to everyone",
 		Why: `stub_status (and nginx Plus's api and status) tell anyone who asks how many connections
@@ -25,20 +26,20 @@ restricts too.`,
 		Bad:      "events {}\nhttp {\n    server {\n        location = /nginx_status {\n            stub_status;\n        }\n    }\n}\n",
 		Good:     "events {}\nhttp {\n    server {\n        location = /nginx_status {\n            stub_status;\n            allow 127.0.0.1;\n            deny all;\n        }\n    }\n}\n",
 		Severity: finding.Warning,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_stub_status_module", "nginx docs: ngx_http_api_module"},
 	},
-	Check: checkStatusPageExposed,
+	Check: check(checkStatusPageExposed),
 }
 
 func checkStatusPageExposed(p *Pass) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) || c.In() != parser.CtxLocation || listensOnLoopbackOnly(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) || c.In() != parser.CtxLocation || listensOnLoopbackOnly(c) {
 			return // "status" is also a match block's test; not that
 		}
-		if len(findIn(c.Blocks[len(c.Blocks)-1].Block, "internal")) > 0 {
+		if len(engine.FindIn(c.Blocks[len(c.Blocks)-1].Block, "internal")) > 0 {
 			return // reachable only through internal redirects
 		}
 		if refusesByCondition(c.Blocks[len(c.Blocks)-1]) {
@@ -67,11 +68,11 @@ func checkStatusPageExposed(p *Pass) {
 // refusal before its handler runs: an "if" on a variable (a geo or map of
 // the allowed clients) whose block returns 401, 403, 404 or 444.
 func refusesByCondition(b *parser.Directive) bool {
-	for _, x := range level(b.Block) {
+	for _, x := range parser.Level(b.Block) {
 		if x.Name != "if" {
 			continue
 		}
-		for _, r := range findIn(x.Block, "return") {
+		for _, r := range engine.FindIn(x.Block, "return") {
 			switch r.Arg(0) {
 			case "401", "403", "404", "444":
 				return true
@@ -93,7 +94,7 @@ func openList(c *parser.Context) string {
 	}
 	for _, dirs := range levels {
 		listed := false
-		for _, x := range level(dirs) {
+		for _, x := range parser.Level(dirs) {
 			if x.Name != "allow" && x.Name != "deny" {
 				continue
 			}
@@ -133,7 +134,7 @@ func guardedHere(c *parser.Context, more ...string) bool {
 		levels = append(levels, c.Root.Directives)
 	}
 	for _, dirs := range levels {
-		for _, x := range level(dirs) {
+		for _, x := range parser.Level(dirs) {
 			switch x.Name {
 			case "auth_basic", "auth_request", "auth_pam", "auth_jwt", "satisfy", "include":
 				return true
@@ -153,7 +154,7 @@ func listensOnLoopbackOnly(c *parser.Context) bool {
 	if srv == nil {
 		return false
 	}
-	listens := findIn(srv.Block, "listen")
+	listens := engine.FindIn(srv.Block, "listen")
 	if len(listens) == 0 {
 		return false
 	}

@@ -2,10 +2,11 @@ package rules
 
 import (
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var syntax = &Rule{
-	Doc: Doc{
+var syntax = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "syntax",
 		Title: "The configuration cannot be read as nginx reads it",
 		Why: `nginx refuses to start or reload on a syntax error, and some mistakes it does not refuse:
@@ -16,10 +17,11 @@ accepts that silently and serves something else than was written.`,
 		Bad:      "events {}\nhttp {\n    index index.html\n    sendfile on;\n}\n",
 		Good:     "events {}\nhttp {\n    index index.html;\n    sendfile on;\n}\n",
 		Severity: finding.Error,
-		Category: CategoryInput,
+		Category: engine.CategoryInput,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_read_token)"},
 	},
-	Check: fromLoader("syntax"),
+	Check:        check(fromLoader("syntax")),
+	SyntaxErrors: true,
 }

@@ -6,10 +6,11 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var undefinedReference = &Rule{
-	Doc: Doc{
+var undefinedReference = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "undefined-reference",
 		Title: "A zone, log format or variable used but never declared, or a TLS listen with no certificate",
 		Why: `nginx -t refuses a name that nothing declares: "limit_req zone=y" with no limit_req_zone
@@ -29,12 +30,13 @@ directive'. Judged only on a whole tree, read from its nginx.conf with every inc
 		Bad:      "events {}\nhttp {\n    access_log /var/log/nginx/access.log main;\n    log_format main '$remote_addr $request';\n}\n",
 		Good:     "events {}\nhttp {\n    log_format main '$remote_addr $request';\n    access_log /var/log/nginx/access.log main;\n}\n",
 		Severity: finding.Error,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.4.0",
 		Versions: "all",
 		Sources:  []string{"nginx docs: ngx_http_limit_req_module, ngx_http_limit_conn_module, ngx_http_proxy_module proxy_cache_path, ngx_http_log_module log_format; each message checked with real nginx -t 1.22.1"},
 	},
-	Check: checkUndefinedReference,
+	Check: check(checkUndefinedReference),
+	Slow:  4,
 }
 
 // cacheZoneOf names the directive that declares the zones each cache
@@ -62,12 +64,12 @@ func checkUndefinedReference(p *Pass) {
 	}
 	// a server that listens with ssl needs a certificate in effect (or
 	// ssl_reject_handshake on, nginx 1.19.4): nginx -t fails otherwise
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) || d.Block == nil || c.In() != parser.CtxHTTP {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) || d.Block == nil || c.In() != parser.CtxHTTP {
 			return
 		}
 		var sslListen *parser.Directive
-		for _, l := range p.index.find(d.Block, "listen") {
+		for _, l := range p.Find(d.Block, "listen") {
 			if hasArg(l, "ssl") > 0 {
 				sslListen = l
 				break
@@ -83,14 +85,14 @@ func checkUndefinedReference(p *Pass) {
 			return
 		}
 		// nginx names the server's line when it finds the certificate missing
-		diag := p.Diag(d, "this server listens on %s with ssl and has no ssl_certificate in effect: nginx -t fails with 'no \"ssl_certificate\" is defined for the \"listen ... ssl\" directive'; give it (or http) a certificate, or ssl_reject_handshake on for a catch-all", clip(sslListen.Arg(0)))
-		diag.Related = []finding.Related{relatedTo(sslListen, "the listen with ssl")}
+		diag := p.Diag(d, "this server listens on %s with ssl and has no ssl_certificate in effect: nginx -t fails with 'no \"ssl_certificate\" is defined for the \"listen ... ssl\" directive'; give it (or http) a certificate, or ssl_reject_handshake on for a catch-all", engine.Clip(sslListen.Arg(0)))
+		diag.Related = []finding.Related{engine.RelatedTo(sslListen, "the listen with ssl")}
 		p.Report(diag)
 	}, "server")
 	unknownVariables(p)
 	declared := map[string]bool{} // kind + "\x00" + name
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			return
 		}
 		switch d.Name {
@@ -101,8 +103,8 @@ func checkUndefinedReference(p *Pass) {
 		}
 	}, "limit_req_zone", "limit_conn_zone", "proxy_cache_path", "fastcgi_cache_path", "uwsgi_cache_path", "scgi_cache_path")
 	formats := map[string]bool{"combined": true}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			return
 		}
 		switch d.Name {
@@ -115,22 +117,22 @@ func checkUndefinedReference(p *Pass) {
 			}
 			if strings.Contains(f, "=") {
 				// the second argument is always the format's name
-				p.ReportArgf(d, 1, "access_log reads %q as the name of its format, which no log_format declares: nginx -t fails with \"unknown log format\"; write the format (combined) before buffer=, flush=, gzip= and if=", clip(f))
+				p.ReportArgf(d, 1, "access_log reads %q as the name of its format, which no log_format declares: nginx -t fails with \"unknown log format\"; write the format (combined) before buffer=, flush=, gzip= and if=", engine.Clip(f))
 				return
 			}
-			p.ReportArgf(d, 1, "access_log uses the format %q, which no log_format declares before it: nginx -t fails with \"unknown log format\"; declare it first, or use combined", clip(f))
+			p.ReportArgf(d, 1, "access_log uses the format %q, which no log_format declares before it: nginx -t fails with \"unknown log format\"; declare it first, or use combined", engine.Clip(f))
 		case "limit_req":
 			if z := zoneArg(d, "zone="); z != "" && !strings.Contains(z, "$") && !declared["limit_req_zone\x00"+z] {
-				p.Reportf(d, "limit_req uses the zone %q, which no limit_req_zone declares: nginx -t fails with \"zero size shared memory zone\"", clip(z))
+				p.Reportf(d, "limit_req uses the zone %q, which no limit_req_zone declares: nginx -t fails with \"zero size shared memory zone\"", engine.Clip(z))
 			}
 		case "limit_conn":
 			if z := d.Arg(0); z != "" && !strings.Contains(z, "$") && !declared["limit_conn_zone\x00"+z] {
-				p.ReportArgf(d, 0, "limit_conn uses the zone %q, which no limit_conn_zone declares: nginx -t fails with \"zero size shared memory zone\"", clip(z))
+				p.ReportArgf(d, 0, "limit_conn uses the zone %q, which no limit_conn_zone declares: nginx -t fails with \"zero size shared memory zone\"", engine.Clip(z))
 			}
 		default:
 			decl := cacheZoneOf[d.Name]
 			if z := d.Arg(0); decl != "" && z != "off" && z != "" && !strings.Contains(z, "$") && !declared[decl+"\x00"+z] {
-				p.ReportArgf(d, 0, "%s uses the zone %q, which no %s keys_zone declares: nginx -t fails with \"zone is unknown\"", d.Name, clip(z), decl)
+				p.ReportArgf(d, 0, "%s uses the zone %q, which no %s keys_zone declares: nginx -t fails with \"zone is unknown\"", d.Name, engine.Clip(z), decl)
 			}
 		}
 	}, "log_format", "access_log", "limit_req", "limit_conn", "proxy_cache", "fastcgi_cache", "uwsgi_cache", "scgi_cache")
@@ -181,7 +183,7 @@ func unknownVariables(p *Pass) {
 		}
 		return k
 	}
-	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+	p.EachDirective(func(d *parser.Directive, c *parser.Context) {
 		if !thirdParty && d.Name != "" {
 			// a third-party-only name; or a name the table does not have,
 			// outside the entries of a map or geo
@@ -216,7 +218,7 @@ func unknownVariables(p *Pass) {
 			return
 		}
 	}
-	p.eachDirective(func(d *parser.Directive, c *parser.Context) {
+	p.EachDirective(func(d *parser.Directive, c *parser.Context) {
 		if d.Parent != nil && parser.IsDataBlock(d.Parent.Name) && d.Parent.Name != "map" {
 			return
 		}
@@ -230,10 +232,10 @@ func unknownVariables(p *Pass) {
 			}
 			for _, r := range varsIn(a.Value) {
 				n := r.name
-				if n == "" || n[0] >= '0' && n[0] <= '9' || defined[n] || knowledge.VariableKnown(n, inStream(c)) {
+				if n == "" || n[0] >= '0' && n[0] <= '9' || defined[n] || knowledge.VariableKnown(n, engine.InStream(c)) {
 					continue
 				}
-				p.ReportArgf(d, i, "$%s is not a variable nginx or a module knows, and nothing in this tree sets it: nginx -t fails with 'unknown \"%s\" variable'", clip(n), clip(n))
+				p.ReportArgf(d, i, "$%s is not a variable nginx or a module knows, and nothing in this tree sets it: nginx -t fails with 'unknown \"%s\" variable'", engine.Clip(n), engine.Clip(n))
 				return
 			}
 		}

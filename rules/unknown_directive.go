@@ -2,10 +2,11 @@ package rules
 
 import (
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var unknownDirective = &Rule{
-	Doc: Doc{
+var unknownDirective = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "unknown-directive",
 		Title: "A directive nginx does not know",
 		Why: `nginx refuses to start with "unknown directive" for a name that neither nginx nor a loaded
@@ -19,10 +20,11 @@ in .nginxtune.yaml ("directives: [name, ...]").`,
 		Bad:      "events {}\nhttp {\n    sendfil on;\n}\n",
 		Good:     "events {}\nhttp {\n    sendfile on;\n}\n",
 		Severity: finding.Error,
-		Category: CategoryCorrectness,
+		Category: engine.CategoryCorrectness,
 		Since:    "0.2.0",
 		Versions: "all (table: the nginx versions `nginxtune version` lists, and Debian's third-party modules)",
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: unknown directive)", "docs/directives.md"},
 	},
-	Check: runLanguage,
+	Check:      check(runLanguage),
+	LineByLine: true,
 }

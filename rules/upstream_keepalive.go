@@ -8,10 +8,11 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var upstreamKeepalive = &Rule{
-	Doc: Doc{
+var upstreamKeepalive = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "upstream-keepalive",
 		Title: "Backend connections are not reused",
 		Why: `nginx reuses idle connections to a backend only for the servers of an upstream block that
@@ -65,7 +66,7 @@ http {
 }
 `,
 		Severity: finding.Warning,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all (upstream blocks without keepalive: before 1.29.7)",
 		Sources: []string{
@@ -74,7 +75,8 @@ http {
 			"docs/measurements.md: reverse proxy measurements",
 		},
 	},
-	Check: checkUpstreamKeepalive,
+	Check: check(checkUpstreamKeepalive),
+	Slow:  7,
 }
 
 // upstreamUse is how the tree's *_pass directives use an upstream block.
@@ -83,8 +85,8 @@ type upstreamUse map[string]bool
 // upstreamUses maps upstream names to the directives that pass to them.
 func (p *Pass) upstreamUses(ups map[string]*parser.Directive) map[string]upstreamUse {
 	out := map[string]upstreamUse{}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			return
 		}
 		if _, host, _, ok := passTarget(d); ok {
@@ -139,9 +141,9 @@ func checkUpstreamKeepalive(p *Pass) {
 	if p.Before(vUpstreamKeepalive) {
 		cmaps := p.connectionMaps()
 		open := map[string]bool{}
-		p.each(func(d *parser.Directive, c *parser.Context) {
+		p.Each(func(d *parser.Directive, c *parser.Context) {
 			_, host, _, ok := proxyTarget(d.Arg(0))
-			if _, isUp := ups[host]; !ok || !isUp || inStream(c) || open[host] {
+			if _, isUp := ups[host]; !ok || !isUp || engine.InStream(c) || open[host] {
 				return
 			}
 			why := ""
@@ -160,8 +162,8 @@ func checkUpstreamKeepalive(p *Pass) {
 			}
 		}, "proxy_pass")
 	}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			return
 		}
 		if d.Name == "upstream" {
@@ -298,7 +300,7 @@ func reportLiteralProxy(p *Pass, ups map[string]*parser.Directive, g *literalGro
 			if i == 0 {
 				keepFirst = stmts
 			}
-			edits = append(edits, replaceArg(u.d, 0, u.scheme+"://"+name+u.rest))
+			edits = append(edits, engine.ReplaceArg(u.d, 0, u.scheme+"://"+name+u.rest))
 			edits = append(edits, keep...)
 		}
 		if edits != nil {
@@ -335,7 +337,7 @@ func reportLiteralProxy(p *Pass, ups map[string]*parser.Directive, g *literalGro
 	}
 	diag := p.DiagArg(d, 0, "%s", msg)
 	for _, u := range g.uses[1:] {
-		diag.Related = append(diag.Related, relatedTo(u.d, "another proxy_pass to "+host))
+		diag.Related = append(diag.Related, engine.RelatedTo(u.d, "another proxy_pass to "+host))
 	}
 	diag.Fix = fix
 	p.Report(diag)
@@ -474,8 +476,8 @@ func (p *Pass) passUses() *passUses {
 		return p.uses
 	}
 	u := &passUses{variable: map[string]bool{}, byName: map[string]*addressUse{}}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			return
 		}
 		sch, h, _, literal := passTarget(d)
@@ -590,13 +592,13 @@ func proxyHostHeader(scheme, host string) string {
 // (before 1.29.7 an upstream keeps none unless it says keepalive), in the
 // terms of the protocols that use it.
 func checkUpstreamBlock(p *Pass, d *parser.Directive, use upstreamUse, closing string) {
-	if len(findIn(d.Block, "keepalive")) > 0 || len(use) == 0 {
+	if len(engine.FindIn(d.Block, "keepalive")) > 0 || len(use) == 0 {
 		return
 	}
 	if !p.Before(vUpstreamKeepalive) {
 		return
 	}
-	pool := max(32, 2*len(findIn(d.Block, "server")))
+	pool := max(32, 2*len(engine.FindIn(d.Block, "server")))
 	switch {
 	case use[protoHTTP] || use[protoGRPC] || use[protoMemcached]:
 		also := ""
@@ -608,7 +610,7 @@ func checkUpstreamBlock(p *Pass, d *parser.Directive, use upstreamUse, closing s
 			d.Arg(0), pool, p.versionNote("before 1.29.7"), also)
 		if !use[protoFastCGI] && also == "" {
 			diag.Fix = &finding.Fix{Description: fmt.Sprintf("add keepalive %d; to upstream %s", pool, d.Arg(0)),
-				Edits: []finding.Edit{insertInBlock(d, fmt.Sprintf("keepalive %d;", pool))}}
+				Edits: []finding.Edit{engine.InsertInBlock(d, fmt.Sprintf("keepalive %d;", pool))}}
 		}
 		p.Report(diag)
 	case use[protoFastCGI]:
@@ -624,7 +626,7 @@ func checkUpstreamBlock(p *Pass, d *parser.Directive, use upstreamUse, closing s
 func checkFastCGIKeepConn(p *Pass, d *parser.Directive, c *parser.Context, up *parser.Directive) {
 	kc := p.Effective(c.Blocks, c.Root, "fastcgi_keep_conn")
 	keepOn := kc.Found() && kc.Last().Arg(0) == "on"
-	ka := findIn(up.Block, "keepalive")
+	ka := engine.FindIn(up.Block, "keepalive")
 	switch {
 	case len(ka) > 0 && !keepOn && kc.Complete:
 		p.Reportf(d, "upstream %q keeps idle connections, but without \"fastcgi_keep_conn on;\" php-fpm closes each one after "+
@@ -696,11 +698,11 @@ func upstreamFix(p *Pass, d *parser.Directive, c *parser.Context, ups map[string
 	if at == nil {
 		return nil
 	}
-	ls := lineStart(at)
+	ls := engine.LineStart(at)
 	if ls < 0 {
 		return nil
 	}
-	ind, nl := indentOf(at), newline(at.File)
+	ind, nl := engine.IndentOf(at), at.File.Newline()
 	block := ind + "upstream " + name + " {" + nl +
 		ind + "    server " + server + ";" + nl +
 		ind + "    keepalive 32;" + nl +
@@ -760,12 +762,12 @@ func (p *Pass) keepHostEdits(d *parser.Directive, c *parser.Context, v backendVi
 						if x.File != d.File {
 							return false // a file included into the block: others may include it
 						}
-						edits = append(edits, replaceArg(x, i, nv))
+						edits = append(edits, engine.ReplaceArg(x, i, nv))
 					}
 				}
 			}
 		} else if s.Found() {
-			if p.places(d) > 1 {
+			if p.Places(d) > 1 {
 				return false // what is inherited differs between the places the file is included
 			}
 			for _, x := range s.Dirs {
@@ -816,7 +818,7 @@ func (p *Pass) keepHostEdits(d *parser.Directive, c *parser.Context, v backendVi
 			if red.Level != own || x.File != d.File {
 				return nil, nil, false
 			}
-			edits = append(edits, replaceStmt(x, explicit))
+			edits = append(edits, engine.ReplaceStmt(x, explicit))
 		}
 	}
 	if !keep("proxy_redirect", extra, quoted) {
@@ -832,9 +834,9 @@ func (p *Pass) keepHostEdits(d *parser.Directive, c *parser.Context, v backendVi
 		}
 	}
 	if len(stmts) > 0 {
-		e := insertAfter(d, stmts[0])
-		sep := newline(d.File) + indentOf(d)
-		if lineStart(d) < 0 {
+		e := engine.InsertAfter(d, stmts[0])
+		sep := d.File.Newline() + engine.IndentOf(d)
+		if engine.LineStart(d) < 0 {
 			sep = " " // a block on one line stays on it
 		}
 		for _, st := range stmts[1:] {
@@ -874,7 +876,7 @@ func reportVariableProxy(p *Pass, ds []*parser.Directive, ups map[string]*parser
 			}
 			diag := p.DiagSev(finding.Info, d, "proxy_pass %s%s takes its backend from variables: nginx resolves it per request and keeps no idle connections to it; to keep a pool, %s", d.Arg(0), more, pool)
 			for _, x := range ds[1:] {
-				diag.Related = append(diag.Related, relatedTo(x, "another proxy_pass "+x.Arg(0)))
+				diag.Related = append(diag.Related, engine.RelatedTo(x, "another proxy_pass "+x.Arg(0)))
 			}
 			p.Report(diag)
 			return

@@ -8,6 +8,7 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Argument values nginx -t refuses, beyond their number: the words of
@@ -86,10 +87,10 @@ func wordsAt(p *Pass, d *parser.Directive, values []string, bitmask bool) {
 			continue
 		}
 		if v := newerWith(p, d.Name, a.Value); v != "" {
-			p.ReportArgf(d, i, "invalid value %q in %q for nginx %s: nginx -t fails; nginx %s takes it (here: %s)", clip(a.Value), d.Name, p.Version, v, strings.Join(values, ", "))
+			p.ReportArgf(d, i, "invalid value %q in %q for nginx %s: nginx -t fails; nginx %s takes it (here: %s)", engine.Clip(a.Value), d.Name, p.Version, v, strings.Join(values, ", "))
 			return
 		}
-		p.ReportArgf(d, i, "invalid value %q in %q: nginx -t fails; it takes %s", clip(a.Value), d.Name, strings.Join(values, ", "))
+		p.ReportArgf(d, i, "invalid value %q in %q: nginx -t fails; it takes %s", engine.Clip(a.Value), d.Name, strings.Join(values, ", "))
 		return
 	}
 }
@@ -159,14 +160,14 @@ func ofDirective(f func(*Pass, *parser.Directive)) func(*Pass, *parser.Directive
 func onlyFlag(flag string) func(*Pass, *parser.Directive, *parser.Context, bool) {
 	return func(p *Pass, d *parser.Directive, _ *parser.Context, _ bool) {
 		if len(d.Args) == 3 && d.Arg(2) != flag && !templated(d.Args[2].Raw) {
-			p.ReportArgf(d, 2, "invalid parameter %q in %q: nginx -t fails; the third argument can only be %q", clip(d.Arg(2)), d.Name, flag)
+			p.ReportArgf(d, 2, "invalid parameter %q in %q: nginx -t fails; the third argument can only be %q", engine.Clip(d.Arg(2)), d.Name, flag)
 		}
 	}
 }
 
 func listenValuesAt(p *Pass, d *parser.Directive, c *parser.Context, _ bool) {
 	table := "listen"
-	if inStream(c) {
+	if engine.InStream(c) {
 		table = "stream listen"
 	} else if c.Has("mail") {
 		return
@@ -184,11 +185,11 @@ func upstreamServerAt(p *Pass, d *parser.Directive, c *parser.Context, certain b
 		return
 	}
 	table := "upstream server"
-	if inStream(c) {
+	if engine.InStream(c) {
 		table = "stream upstream server"
 	}
 	paramsAt(p, d, table, 1)
-	if !inStream(c) {
+	if !engine.InStream(c) {
 		resolveAt(p, d, c)
 	}
 }
@@ -204,7 +205,7 @@ func rewriteFlagAt(p *Pass, d *parser.Directive) {
 	switch d.Arg(2) {
 	case "last", "break", "redirect", "permanent":
 	default:
-		p.ReportArgf(d, 2, "invalid parameter %q in rewrite: nginx -t fails; the flag is last, break, redirect or permanent", clip(d.Arg(2)))
+		p.ReportArgf(d, 2, "invalid parameter %q in rewrite: nginx -t fails; the flag is last, break, redirect or permanent", engine.Clip(d.Arg(2)))
 	}
 }
 
@@ -214,7 +215,7 @@ func sessionCacheAt(p *Pass, d *parser.Directive) {
 		if v == "off" || v == "none" || v == "builtin" || strings.HasPrefix(v, "builtin:") || strings.HasPrefix(v, "shared:") || templated(a.Raw) {
 			continue
 		}
-		p.ReportArgf(d, i, "invalid session cache %q in ssl_session_cache: nginx -t fails; it takes off, none, builtin[:SIZE] or shared:NAME:SIZE", clip(v))
+		p.ReportArgf(d, i, "invalid session cache %q in ssl_session_cache: nginx -t fails; it takes off, none, builtin[:SIZE] or shared:NAME:SIZE", engine.Clip(v))
 		return
 	}
 }
@@ -222,24 +223,24 @@ func sessionCacheAt(p *Pass, d *parser.Directive) {
 func errorLogAt(p *Pass, d *parser.Directive) {
 	for i := 1; i < len(d.Args); i++ {
 		if !logLevels[d.Arg(i)] && !templated(d.Args[i].Raw) {
-			p.ReportArgf(d, i, "invalid log level %q in error_log: nginx -t fails; it takes debug, info, notice, warn, error, crit, alert or emerg", clip(d.Arg(i)))
+			p.ReportArgf(d, i, "invalid log level %q in error_log: nginx -t fails; it takes debug, info, notice, warn, error, crit, alert or emerg", engine.Clip(d.Arg(i)))
 			return
 		}
 	}
 }
 
 func accessLogValuesAt(p *Pass, d *parser.Directive, c *parser.Context, _ bool) {
-	if !inStream(c) {
+	if !engine.InStream(c) {
 		accessLogAt(p, d)
 		return
 	}
 	if len(d.Args) == 1 && d.Arg(0) != "off" {
-		p.Reportf(d, "access_log %s in stream needs a log format: nginx -t fails with \"log format is not specified\" (stream has no default format; declare one with log_format in stream)", clip(d.Arg(0)))
+		p.Reportf(d, "access_log %s in stream needs a log format: nginx -t fails with \"log format is not specified\" (stream has no default format; declare one with log_format in stream)", engine.Clip(d.Arg(0)))
 	}
 }
 
 func proxyPassValuesAt(p *Pass, d *parser.Directive, c *parser.Context, _ bool) {
-	if passPortAt(p, d, c, inStream(c)) {
+	if passPortAt(p, d, c, engine.InStream(c)) {
 		proxyPassURIAt(p, d, c)
 	}
 }
@@ -251,19 +252,19 @@ func locationModifierAt(p *Pass, d *parser.Directive) {
 	switch d.Arg(0) {
 	case "=", "~", "~*", "^~":
 	default:
-		p.ReportArgf(d, 0, "invalid location modifier %q: nginx -t fails; a location is \"PATH\", \"@NAME\", or a modifier (=, ~, ~*, ^~) and a path", clip(d.Arg(0)))
+		p.ReportArgf(d, 0, "invalid location modifier %q: nginx -t fails; a location is \"PATH\", \"@NAME\", or a modifier (=, ~, ~*, ^~) and a path", engine.Clip(d.Arg(0)))
 	}
 }
 
 func returnValuesAt(p *Pass, d *parser.Directive, c *parser.Context, _ bool) {
-	if inStream(c) || len(d.Args) == 0 || templated(d.Args[0].Raw) {
+	if engine.InStream(c) || len(d.Args) == 0 || templated(d.Args[0].Raw) {
 		return
 	}
 	v := d.Arg(0)
 	if isNum(v) && len(v) <= 3 || len(d.Args) == 1 && (strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") || strings.HasPrefix(v, "$scheme")) {
 		return
 	}
-	p.ReportArgf(d, 0, "invalid return code %q: nginx -t fails; return takes a status code (and a text or URL), or a URL starting with http://, https:// or $scheme alone", clip(v))
+	p.ReportArgf(d, 0, "invalid return code %q: nginx -t fails; return takes a status code (and a text or URL), or a URL starting with http://, https:// or $scheme alone", engine.Clip(v))
 }
 
 func bindAt(p *Pass, d *parser.Directive) {
@@ -272,11 +273,11 @@ func bindAt(p *Pass, d *parser.Directive) {
 		return
 	}
 	if net.ParseIP(strings.Trim(v, "[]")) == nil {
-		p.ReportArgf(d, 0, "invalid address %q in %q: nginx -t fails; it takes off, an IP address (\"transparent\" after it) or a variable", clip(v), d.Name)
+		p.ReportArgf(d, 0, "invalid address %q in %q: nginx -t fails; it takes off, an IP address (\"transparent\" after it) or a variable", engine.Clip(v), d.Name)
 		return
 	}
 	if len(d.Args) == 2 && d.Arg(1) != "transparent" {
-		p.ReportArgf(d, 1, "invalid parameter %q in %q: nginx -t fails; after the address only \"transparent\"", clip(d.Arg(1)), d.Name)
+		p.ReportArgf(d, 1, "invalid parameter %q in %q: nginx -t fails; after the address only \"transparent\"", engine.Clip(d.Arg(1)), d.Name)
 	}
 }
 
@@ -288,7 +289,7 @@ func variableNamesAt(p *Pass, d *parser.Directive) {
 			continue
 		}
 		if !strings.HasPrefix(a.Value, "$") {
-			p.ReportArgf(d, i, "invalid variable name %q in %s: nginx -t fails; write it with $ (%s $%s ...)", clip(a.Value), d.Name, d.Name, clip(a.Value))
+			p.ReportArgf(d, i, "invalid variable name %q in %s: nginx -t fails; write it with $ (%s $%s ...)", engine.Clip(a.Value), d.Name, d.Name, engine.Clip(a.Value))
 			return
 		}
 	}
@@ -302,7 +303,7 @@ func cookieRewriteAt(p *Pass, d *parser.Directive) {
 	if d.Name == "proxy_cookie_flags" {
 		more = "a cookie's name and its flags"
 	}
-	p.ReportArgf(d, 0, "invalid parameter %q in %q: nginx -t fails; one argument can only be \"off\", else %s", clip(d.Arg(0)), d.Name, more)
+	p.ReportArgf(d, 0, "invalid parameter %q in %q: nginx -t fails; one argument can only be \"off\", else %s", engine.Clip(d.Arg(0)), d.Name, more)
 }
 
 // ifConditionAt checks an if's condition as ngx_http_rewrite_if_condition
@@ -318,7 +319,7 @@ func ifConditionAt(p *Pass, d *parser.Directive) {
 		if strings.HasPrefix(v, "$") && op != "" {
 			// "$var =" and no value (ngx_http_rewrite_if_condition takes a
 			// variable alone or with an operator and a value)
-			p.ReportArgf(d, 0, "invalid condition %q in if: nginx -t fails; %q needs a value after it (\"$var %s value\"), or the variable stands alone", clip(v), clip(op), clip(op))
+			p.ReportArgf(d, 0, "invalid condition %q in if: nginx -t fails; %q needs a value after it (\"$var %s value\"), or the variable stands alone", engine.Clip(v), engine.Clip(op), engine.Clip(op))
 		}
 		return // the parts are more than nginx's parser would take apart here; not judged
 	}
@@ -328,7 +329,7 @@ func ifConditionAt(p *Pass, d *parser.Directive) {
 		if strings.HasPrefix(v, "$") {
 			return
 		}
-		p.ReportArgf(d, 0, "invalid condition %q in if: nginx -t fails; a condition is a variable, \"$var OP value\" (=, !=, ~, ~*, !~, !~*) or a file test (-f, -d, -e, -x)", clip(v))
+		p.ReportArgf(d, 0, "invalid condition %q in if: nginx -t fails; a condition is a variable, \"$var OP value\" (=, !=, ~, ~*, !~, !~*) or a file test (-f, -d, -e, -x)", engine.Clip(v))
 	default:
 		if !strings.HasPrefix(v, "$") {
 			return // a file test: "-f" and a path read as two parts
@@ -336,7 +337,7 @@ func ifConditionAt(p *Pass, d *parser.Directive) {
 		switch op {
 		case "=", "!=", "~", "~*", "!~", "!~*":
 		default:
-			p.ReportArgf(d, 0, "unexpected %q in the condition of if: nginx -t fails; the operators are =, !=, ~, ~*, !~ and !~*", clip(op))
+			p.ReportArgf(d, 0, "unexpected %q in the condition of if: nginx -t fails; the operators are =, !=, ~, ~*, !~ and !~*", engine.Clip(op))
 		}
 	}
 }
@@ -379,7 +380,7 @@ func proxyPassURIAt(p *Pass, d *parser.Directive, c *parser.Context) {
 	if where == "" {
 		return
 	}
-	p.ReportArgf(d, 0, "proxy_pass %s has a URI part %s: nginx -t fails with \"proxy_pass cannot have URI part...\"; drop the path (nginx passes the request's URI), or rewrite the URI first", clip(v), where)
+	p.ReportArgf(d, 0, "proxy_pass %s has a URI part %s: nginx -t fails with \"proxy_pass cannot have URI part...\"; drop the path (nginx passes the request's URI), or rewrite the URI first", engine.Clip(v), where)
 }
 
 var logLevels = map[string]bool{
@@ -393,7 +394,7 @@ func expiresAt(p *Pass, d *parser.Directive) {
 	args := d.Args
 	if len(args) == 2 {
 		if args[0].Value != "modified" {
-			p.ReportArgf(d, 0, "invalid value %q in expires: nginx -t fails; two arguments are \"modified\" and a time", clip(args[0].Value))
+			p.ReportArgf(d, 0, "invalid value %q in expires: nginx -t fails; two arguments are \"modified\" and a time", engine.Clip(args[0].Value))
 			return
 		}
 		args = args[1:]
@@ -407,7 +408,7 @@ func expiresAt(p *Pass, d *parser.Directive) {
 	case strings.HasPrefix(v, "@") && isTimeSpan(v[1:]):
 	case isTimeSpan(v):
 	default:
-		p.ReportArgf(d, len(d.Args)-1, "invalid value %q in expires: nginx -t fails; it takes a time (30d, 1h), @TIME-OF-DAY, epoch, max or off", clip(v))
+		p.ReportArgf(d, len(d.Args)-1, "invalid value %q in expires: nginx -t fails; it takes a time (30d, 1h), @TIME-OF-DAY, epoch, max or off", engine.Clip(v))
 	}
 }
 
@@ -416,7 +417,7 @@ func expiresAt(p *Pass, d *parser.Directive) {
 func accessLogAt(p *Pass, d *parser.Directive) {
 	if d.Arg(0) == "off" {
 		if len(d.Args) > 1 {
-			p.ReportArgf(d, 1, "invalid parameter %q in access_log: nginx -t fails; \"off\" takes nothing after it", clip(d.Arg(1)))
+			p.ReportArgf(d, 1, "invalid parameter %q in access_log: nginx -t fails; \"off\" takes nothing after it", engine.Clip(d.Arg(1)))
 		}
 		return
 	}
@@ -429,7 +430,7 @@ func accessLogAt(p *Pass, d *parser.Directive) {
 		if v == "gzip" || strings.HasPrefix(v, "gzip=") || strings.HasPrefix(v, "buffer=") || strings.HasPrefix(v, "flush=") || strings.HasPrefix(v, "if=") {
 			continue
 		}
-		p.ReportArgf(d, i, "invalid parameter %q in access_log: nginx -t fails; after the format it takes buffer=, gzip, flush= and if=", clip(v))
+		p.ReportArgf(d, i, "invalid parameter %q in access_log: nginx -t fails; after the format it takes buffer=, gzip, flush= and if=", engine.Clip(v))
 		return
 	}
 }
@@ -454,7 +455,7 @@ func paramsAt(p *Pass, d *parser.Directive, table string, from int) {
 						older = append(older, v)
 					}
 				}
-				diag := p.DiagArg(d, i, "parameter %q of %q came with nginx %s: nginx %s, of the versions nginxtune knows, fail with \"invalid parameter\"", clip(a.Value), d.Name, added, strings.Join(older, ", "))
+				diag := p.DiagArg(d, i, "parameter %q of %q came with nginx %s: nginx %s, of the versions nginxtune knows, fail with \"invalid parameter\"", engine.Clip(a.Value), d.Name, added, strings.Join(older, ", "))
 				diag.Severity = finding.Info
 				p.Report(diag)
 				return
@@ -462,14 +463,14 @@ func paramsAt(p *Pass, d *parser.Directive, table string, from int) {
 		}
 		switch {
 		case known && !paramValueOK(table, a.Value):
-			p.ReportArgf(d, i, "invalid parameter %q in %q: nginx -t fails; %s", clip(a.Value), d.Name, paramValueWant[strings.SplitN(a.Value, "=", 2)[0]])
+			p.ReportArgf(d, i, "invalid parameter %q in %q: nginx -t fails; %s", engine.Clip(a.Value), d.Name, paramValueWant[strings.SplitN(a.Value, "=", 2)[0]])
 			return
 		case !ok || known:
 		case since != "":
-			p.ReportArgf(d, i, "invalid parameter %q in %q for nginx %s: nginx -t fails; nginx %s added it", clip(a.Value), d.Name, p.Version, since)
+			p.ReportArgf(d, i, "invalid parameter %q in %q for nginx %s: nginx -t fails; nginx %s added it", engine.Clip(a.Value), d.Name, p.Version, since)
 			return
 		default:
-			p.ReportArgf(d, i, "invalid parameter %q in %q: nginx -t fails", clip(a.Value), d.Name)
+			p.ReportArgf(d, i, "invalid parameter %q in %q: nginx -t fails", engine.Clip(a.Value), d.Name)
 			return
 		}
 	}
@@ -487,7 +488,7 @@ func errorPageAt(p *Pass, d *parser.Directive) {
 		if i == n-2 && i > 0 && strings.HasPrefix(v, "=") {
 			if rest := v[1:]; rest != "" {
 				if code, err := strconv.Atoi(rest); err != nil || code < 0 {
-					p.ReportArgf(d, i, "invalid value %q in error_page: nginx -t fails; the answer's code is \"=\" or \"=CODE\"", clip(v))
+					p.ReportArgf(d, i, "invalid value %q in error_page: nginx -t fails; the answer's code is \"=\" or \"=CODE\"", engine.Clip(v))
 					return
 				}
 			}
@@ -495,7 +496,7 @@ func errorPageAt(p *Pass, d *parser.Directive) {
 		}
 		code, err := strconv.Atoi(v)
 		if err != nil || code < 300 || code > 599 {
-			p.ReportArgf(d, i, "invalid value %q in error_page: nginx -t fails; a code must be between 300 and 599 (%s)", clip(v), errorPageHint(err))
+			p.ReportArgf(d, i, "invalid value %q in error_page: nginx -t fails; a code must be between 300 and 599 (%s)", engine.Clip(v), errorPageHint(err))
 			return
 		}
 	}
@@ -549,17 +550,17 @@ func resolveAt(p *Pass, d *parser.Directive, c *parser.Context) {
 	if up == nil {
 		return
 	}
-	if len(p.index.find(up.Block, "zone")) == 0 {
-		p.ReportArgf(d, hasArg(d, "resolve"), "server %s resolve in upstream %s without a zone: nginx -t fails with \"resolving names at run time requires upstream ... to be in shared memory\"; add \"zone %s 64k;\" to the upstream", clip(d.Arg(0)), clip(up.Arg(0)), clip(up.Arg(0)))
+	if len(p.Find(up.Block, "zone")) == 0 {
+		p.ReportArgf(d, hasArg(d, "resolve"), "server %s resolve in upstream %s without a zone: nginx -t fails with \"resolving names at run time requires upstream ... to be in shared memory\"; add \"zone %s 64k;\" to the upstream", engine.Clip(d.Arg(0)), engine.Clip(up.Arg(0)), engine.Clip(up.Arg(0)))
 		return
 	}
-	if len(p.index.find(up.Block, "resolver")) > 0 {
+	if len(p.Find(up.Block, "resolver")) > 0 {
 		return
 	}
-	if http := c.Enclosing(parser.CtxHTTP); http != nil && len(p.index.find(http.Block, "resolver")) > 0 || http == nil || p.Tree.HasUnread() {
+	if http := c.Enclosing(parser.CtxHTTP); http != nil && len(p.Find(http.Block, "resolver")) > 0 || http == nil || p.Tree.HasUnread() {
 		return
 	}
-	p.ReportArgf(d, hasArg(d, "resolve"), "server %s resolve in upstream %s with no resolver in the upstream or http: nginx -t fails with \"no resolver defined to resolve names at run time\"; add a resolver", clip(d.Arg(0)), clip(up.Arg(0)))
+	p.ReportArgf(d, hasArg(d, "resolve"), "server %s resolve in upstream %s with no resolver in the upstream or http: nginx -t fails with \"no resolver defined to resolve names at run time\"; add a resolver", engine.Clip(d.Arg(0)), engine.Clip(up.Arg(0)))
 }
 
 // The shapes of nginx's number slots, written out: these run on most
@@ -648,7 +649,7 @@ func isTimeSpan(s string) bool {
 // bufs' number and size.
 func slotAt(p *Pass, d *parser.Directive, slot string) {
 	bad := func(i int, what string) {
-		p.ReportArgf(d, i, "invalid value %q in %q: nginx -t fails (\"invalid value\"); it takes %s", clip(d.Arg(i)), d.Name, what)
+		p.ReportArgf(d, i, "invalid value %q in %q: nginx -t fails (\"invalid value\"); it takes %s", engine.Clip(d.Arg(i)), d.Name, what)
 	}
 	check := func(i int, kind string) bool {
 		a := d.Args[i]
@@ -706,7 +707,7 @@ func placeholderNote(v string) string {
 	if !placeholderLike(v) {
 		return ""
 	}
-	return "; " + strconv.Quote(clip(v)) + " looks like a template placeholder: fill it in before nginx reads it"
+	return "; " + strconv.Quote(engine.Clip(v)) + " looks like a template placeholder: fill it in before nginx reads it"
 }
 
 // placeholderLike reports whether v looks like a placeholder of a
@@ -754,7 +755,7 @@ func upstreamPortAt(p *Pass, d *parser.Directive) bool {
 	if note == "" {
 		note = placeholderNote(host)
 	}
-	p.ReportArgf(d, 0, "invalid port in upstream %q: nginx -t fails; a port is a number from 1 to 65535%s", clip(a), note)
+	p.ReportArgf(d, 0, "invalid port in upstream %q: nginx -t fails; a port is a number from 1 to 65535%s", engine.Clip(a), note)
 	return false
 }
 
@@ -796,7 +797,7 @@ func passPortAt(p *Pass, d *parser.Directive, c *parser.Context, stream bool) bo
 	fixed := strings.Replace(a, ":"+port, "", 1)
 	n, _ := strconv.Atoi(port)
 	p.ReportArgf(d, 0, "upstream %q may not have port %d: nginx -t fails; %s names the upstream block at %s, whose servers carry the ports: write %q",
-		clip(up.Arg(0)), n, clip(a), where(up), clip(fixed))
+		engine.Clip(up.Arg(0)), n, engine.Clip(a), where(up), engine.Clip(fixed))
 	return false
 }
 
@@ -822,8 +823,8 @@ func (p *Pass) upstreamsFor(root *parser.File, stream bool) map[string]*parser.D
 		return ups
 	}
 	ups := map[string]*parser.Directive{}
-	p.each(func(u *parser.Directive, uc *parser.Context) {
-		if u.Block != nil && len(u.Args) > 0 && inStream(uc) == stream && (uc.Root == root || !mine && !isMainRoot(uc.Root)) {
+	p.Each(func(u *parser.Directive, uc *parser.Context) {
+		if u.Block != nil && len(u.Args) > 0 && engine.InStream(uc) == stream && (uc.Root == root || !mine && !isMainRoot(uc.Root)) {
 			ups[u.Arg(0)] = u
 		}
 	}, "upstream")
@@ -883,7 +884,7 @@ func cacheValidAt(p *Pass, d *parser.Directive) {
 	n := len(d.Args)
 	v := d.Arg(n - 1)
 	if !isTime(v, false) {
-		p.ReportArgf(d, n-1, "invalid time value %q in %q: nginx -t fails; the last argument is how long to cache (10m, 1h)%s", clip(v), d.Name, placeholderNote(v))
+		p.ReportArgf(d, n-1, "invalid time value %q in %q: nginx -t fails; the last argument is how long to cache (10m, 1h)%s", engine.Clip(v), d.Name, placeholderNote(v))
 		return
 	}
 	for i := 0; i < n-1; i++ {
@@ -892,7 +893,7 @@ func cacheValidAt(p *Pass, d *parser.Directive) {
 			continue
 		}
 		if code, err := strconv.Atoi(v); err != nil || !isNum(v) || code < 100 || code > 599 {
-			p.ReportArgf(d, i, "invalid status %q in %q: nginx -t fails; the codes are numbers from 100 to 599 or \"any\"%s", clip(v), d.Name, placeholderNote(v))
+			p.ReportArgf(d, i, "invalid status %q in %q: nginx -t fails; the codes are numbers from 100 to 599 or \"any\"%s", engine.Clip(v), d.Name, placeholderNote(v))
 			return
 		}
 	}
@@ -944,7 +945,7 @@ func disableSymlinksAt(p *Pass, d *parser.Directive) {
 				return
 			}
 		default:
-			p.ReportArgf(d, i, "invalid parameter %q in disable_symlinks: nginx -t fails; it takes off, on or if_not_owner, then from=", clip(v))
+			p.ReportArgf(d, i, "invalid parameter %q in disable_symlinks: nginx -t fails; it takes off, on or if_not_owner, then from=", engine.Clip(v))
 			return
 		}
 	}

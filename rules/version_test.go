@@ -6,6 +6,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // TestNoVersionJudgedByEveryVersion: with no nginx version, what every
@@ -38,7 +39,7 @@ func TestNoVersionJudgedByEveryVersion(t *testing.T) {
 				conf = "events {}\nhttp {\n    " + c.line + "\n}\n"
 			}
 			got, n := finding.Severity(-1), 0
-			for _, d := range lintText(t, conf, Config{Version: v, Disabled: onlyRules(c.rule)}) {
+			for _, d := range lintText(t, conf, engine.Config{Version: v, Disabled: onlyRules(c.rule)}) {
 				if d.Rule == c.rule {
 					got, n = d.Severity, n+1
 				}

@@ -6,10 +6,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var weakTLS = &Rule{
-	Doc: Doc{
+var weakTLS = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "weak-tls",
 		Title: "TLS protocols or ciphers below Mozilla's intermediate profile",
 		Why: `SSLv3, TLS 1.0 and TLS 1.1 have known attacks (POODLE, BEAST) and are disabled by every
@@ -23,12 +24,12 @@ OpenSSL refuses TLS 1.0 and 1.1 at its default security level anyway).`,
 		Bad:      "events {}\nhttp {\n    ssl_protocols TLSv1 TLSv1.1 TLSv1.2;\n}\n",
 		Good:     "events {}\nhttp {\n    ssl_protocols TLSv1.2 TLSv1.3;\n}\n",
 		Severity: finding.Warning,
-		Category: CategorySecurity,
+		Category: engine.CategorySecurity,
 		Since:    "0.2.0",
 		Versions: "all (TLSv1 and TLSv1.1 are off by default since 1.27.3)",
 		Sources:  []string{"Mozilla Server Side TLS guidelines 5.7 (intermediate)", "RFC 8996 (TLS 1.0 and 1.1 deprecated)", "RFC 7465 (RC4 prohibited)"},
 	},
-	Check: checkWeakTLS,
+	Check: check(checkWeakTLS),
 }
 
 // weakProtocols and weakCipherWords are below Mozilla's intermediate
@@ -48,7 +49,7 @@ func checkWeakTLS(p *Pass) {
 	// the value written at the block's level (a server that sets its own,
 	// or may through an include nginxtune did not read, does not)
 	uses := map[*parser.Directive]map[string]*tlsUse{}
-	p.each(func(s *parser.Directive, c *parser.Context) {
+	p.Each(func(s *parser.Directive, c *parser.Context) {
 		top := c.Enclosing(parser.CtxHTTP)
 		if top == nil {
 			top = c.Enclosing(parser.CtxStream)
@@ -66,12 +67,12 @@ func checkWeakTLS(p *Pass) {
 				uses[top][name] = u
 			}
 			u.tls++
-			if len(p.index.find(s.Block, name)) == 0 && !p.unreadInclude(s.Block) {
+			if len(p.Find(s.Block, name)) == 0 && !p.UnreadInclude(s.Block) {
 				u.inherit++
 			}
 		}
 	}, "server")
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		if (d.Name == "ssl_protocols" || d.Name == "ssl_ciphers") && (c.In() == parser.CtxHTTP || c.In() == parser.CtxStream) {
 			var u *tlsUse
 			if len(c.Blocks) > 0 {
@@ -129,7 +130,7 @@ func weakTLSValue(d *parser.Directive) string {
 			}
 		}
 		if len(weak) > 0 {
-			return fmt.Sprintf("%s allows %s, breakable or unauthenticated suites; use Mozilla's intermediate list", d.Name, clip(strings.Join(weak, ", ")))
+			return fmt.Sprintf("%s allows %s, breakable or unauthenticated suites; use Mozilla's intermediate list", d.Name, engine.Clip(strings.Join(weak, ", ")))
 		}
 	}
 	return ""

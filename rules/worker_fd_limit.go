@@ -6,10 +6,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var workerFDLimit = &Rule{
-	Doc: Doc{
+var workerFDLimit = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "worker-fd-limit",
 		Title: "worker_connections that the open-file limit cannot carry",
 		Why: `Every connection is a file descriptor. worker_connections counts all of a worker's
@@ -45,7 +46,7 @@ http {
 }
 `,
 		Severity: finding.Warning,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all",
 		Sources: []string{
@@ -53,7 +54,7 @@ http {
 			"nginx blog: Avoiding the Top 10 NGINX Configuration Mistakes (file descriptors, 2x rule)",
 		},
 	},
-	Check: checkWorkerFDLimit,
+	Check: check(checkWorkerFDLimit),
 }
 
 func checkWorkerFDLimit(p *Pass) {
@@ -66,7 +67,7 @@ func checkWorkerFDLimit(p *Pass) {
 		if m.rlimitDir != nil {
 			at = m.rlimitDir
 		}
-		if !p.wanted(at) {
+		if !p.Wanted(at) {
 			continue
 		}
 		if p.Host != nil && p.Host.NoFile().Known() {
@@ -93,7 +94,7 @@ func checkWorkerFDLimit(p *Pass) {
 		diag := p.Diag(m.rlimitDir, "worker_rlimit_nofile %d is below the %d descriptors worker_connections %d%s takes when every slot is open; write %d (a socket and a file per slot)%s",
 			m.rlimit, floor, m.wc, cacheNote(m.cacheMax), need, m.proxyNote())
 		diag.Fix = &finding.Fix{Description: fmt.Sprintf("raise worker_rlimit_nofile to %d", need),
-			Edits: []finding.Edit{replaceArg(m.rlimitDir, 0, strconv.Itoa(need))}}
+			Edits: []finding.Edit{engine.ReplaceArg(m.rlimitDir, 0, strconv.Itoa(need))}}
 		p.Report(diag)
 	}
 }

@@ -6,10 +6,11 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
-var workerProcesses = &Rule{
-	Doc: Doc{
+var workerProcesses = &engine.Rule{
+	Doc: engine.Doc{
 		ID:    "worker-processes",
 		Title: "A fixed worker count where auto fits",
 		Why: `A fixed worker_processes does not follow the host it is deployed to. A single worker uses
@@ -21,28 +22,28 @@ number equal to the quota is right: nginxtune lint --host checks that.)`,
 		Bad:      "worker_processes 1;\nevents {}\n",
 		Good:     "worker_processes auto;\nevents {}\n",
 		Severity: finding.Info,
-		Category: CategoryPerformance,
+		Category: engine.CategoryPerformance,
 		Since:    "0.1.0",
 		Versions: "all (auto since 1.3.8 / 1.2.5)",
 		Sources:  []string{"nginx docs: ngx_core_module worker_processes", "docs/measurements.md: worker_processes 1 against auto"},
 	},
-	Check: checkWorkerProcesses,
+	Check: check(checkWorkerProcesses),
 }
 
 func checkWorkerProcesses(p *Pass) {
 	for _, r := range mainRoots(p.Tree) {
 		// a whole nginx.conf without worker_processes runs one worker
-		if len(findIn(r.Directives, "worker_processes")) == 0 && len(findIn(r.Directives, "events")) > 0 && !p.Tree.HasUnread() && !mainIncludes(r) && deployed(r) {
-			ev := findIn(r.Directives, "events")[0]
+		if len(engine.FindIn(r.Directives, "worker_processes")) == 0 && len(engine.FindIn(r.Directives, "events")) > 0 && !p.Tree.HasUnread() && !mainIncludes(r) && deployed(r) {
+			ev := engine.FindIn(r.Directives, "events")[0]
 			value := "auto"
 			if n := p.quotaWorkers(ev); n > 0 {
 				value = strconv.Itoa(n) // what host-workers asks for where auto counts too many
 			}
 			diag := p.Diag(ev, "no worker_processes: nginx starts one worker, which uses one core whatever the host has (measured: 0.73-0.92x of auto on 1 KB files); add \"worker_processes %s;\"", value)
-			diag.Fix = &finding.Fix{Description: "add worker_processes " + value, Edits: []finding.Edit{insertBefore(ev, "worker_processes "+value+";")}}
+			diag.Fix = &finding.Fix{Description: "add worker_processes " + value, Edits: []finding.Edit{engine.InsertBefore(ev, "worker_processes "+value+";")}}
 			p.Report(diag)
 		}
-		for _, d := range findIn(r.Directives, "worker_processes") {
+		for _, d := range engine.FindIn(r.Directives, "worker_processes") {
 			n, err := strconv.Atoi(d.Arg(0))
 			if err != nil {
 				continue
@@ -55,7 +56,7 @@ func checkWorkerProcesses(p *Pass) {
 				msg = "worker_processes 1 uses one core whatever the host has (measured: 0.73-0.92x of auto on 1 KB files); write \"auto\""
 			}
 			diag := p.Diag(d, "%s", msg)
-			diag.Fix = &finding.Fix{Description: "use worker_processes auto", Edits: []finding.Edit{replaceArg(d, 0, "auto")}}
+			diag.Fix = &finding.Fix{Description: "use worker_processes auto", Edits: []finding.Edit{engine.ReplaceArg(d, 0, "auto")}}
 			p.Report(diag)
 		}
 	}
@@ -66,7 +67,7 @@ func checkWorkerProcesses(p *Pass) {
 // given), else 0: there host-workers asks for that number, and auto is no
 // fix (the two rules would undo each other's fix).
 func (p *Pass) quotaWorkers(at *parser.Directive) int {
-	if p.Host == nil || !p.wanted(at) || !p.Host.CPUOnline().Known() {
+	if p.Host == nil || !p.Wanted(at) || !p.Host.CPUOnline().Known() {
 		return 0
 	}
 	if usable := p.Host.UsableCPUs(); usable > 0 && usable < p.Host.CPUOnline().Value {
@@ -77,11 +78,11 @@ func (p *Pass) quotaWorkers(at *parser.Directive) int {
 
 // mainIncludes reports whether a main file includes files at its top
 // level, which may set what it does not.
-func mainIncludes(r *parser.File) bool { return len(findIn(r.Directives, "include")) > 0 }
+func mainIncludes(r *parser.File) bool { return len(engine.FindIn(r.Directives, "include")) > 0 }
 
 // deployed reports whether a main file reads as one a server runs (it names
 // the workers' user, the pid file or the error log), not a test's or an
 // example's bare skeleton.
 func deployed(r *parser.File) bool {
-	return len(findIn(r.Directives, "user")) > 0 || len(findIn(r.Directives, "pid")) > 0 || len(findIn(r.Directives, "error_log")) > 0
+	return len(engine.FindIn(r.Directives, "user")) > 0 || len(engine.FindIn(r.Directives, "pid")) > 0 || len(engine.FindIn(r.Directives, "error_log")) > 0
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Helpers of the rules about workers and their open files: the main
@@ -27,7 +28,7 @@ func mainRoots(t *parser.Tree) []*parser.File {
 // proxies reports whether the tree passes requests to backends.
 func (p *Pass) proxies() bool {
 	found := false
-	p.each(func(d *parser.Directive, c *parser.Context) { found = true },
+	p.Each(func(d *parser.Directive, c *parser.Context) { found = true },
 		"proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass")
 	return found
 }
@@ -35,7 +36,7 @@ func (p *Pass) proxies() bool {
 // openFileCacheMax returns the largest open_file_cache max= in the tree.
 func (p *Pass) openFileCacheMax() int {
 	m := 0
-	p.each(func(d *parser.Directive, c *parser.Context) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		for _, a := range d.Args {
 			if v, ok := strings.CutPrefix(a.Value, "max="); ok {
 				if n, err := strconv.Atoi(v); err == nil && n > m {
@@ -55,10 +56,10 @@ const softLimit = 1024
 // or returns nil when the events block is in another file.
 func (p *Pass) rlimitFix(r *parser.File, need int) *finding.Fix {
 	var fix *finding.Fix
-	for _, ev := range p.index.find(r.Directives, "events") {
+	for _, ev := range p.Find(r.Directives, "events") {
 		if ev.File == r {
 			fix = &finding.Fix{Description: fmt.Sprintf("add worker_rlimit_nofile %d;", need),
-				Edits: []finding.Edit{insertBefore(ev, fmt.Sprintf("worker_rlimit_nofile %d;", need))}}
+				Edits: []finding.Edit{engine.InsertBefore(ev, fmt.Sprintf("worker_rlimit_nofile %d;", need))}}
 		}
 	}
 	return fix

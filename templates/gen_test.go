@@ -15,6 +15,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/nginxtest"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -204,7 +205,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			// With the OS half installed, nothing at warning or above.
-			cfg := rules.Config{Version: knowledge.MustVersion(c.version), Host: host.Given(WithOS(facts(t, c.host), plan))}
+			cfg := engine.Config{Version: knowledge.MustVersion(c.version), Host: host.Given(WithOS(facts(t, c.host), plan))}
 			for _, d := range rules.Run(tr, cfg) {
 				if d.Severity >= finding.Warning {
 					t.Errorf("lint: %s:%d: %s [%s]", filepath.Base(d.File), d.Line, d.Message, d.Rule)

@@ -24,6 +24,7 @@ import (
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -361,7 +362,7 @@ func tuneMain(c *cobra.Command, f *genFlags, ex *existingTree, plan templates.Pl
 				if err != nil || !filepath.IsLocal(rel) {
 					return nil, failf(ExitError, "--tune-main: %s sets the worker numbers and is outside %s: change them there; nothing written", report.Escape(file.Path), report.Escape(f.into))
 				}
-				b, err := rules.ApplyEdits(file.Src, fe)
+				b, err := engine.ApplyEdits(file.Src, fe)
 				if err != nil {
 					return nil, failf(ExitError, "--tune-main: %s: %v", report.Escape(rel), err)
 				}

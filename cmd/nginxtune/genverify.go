@@ -28,6 +28,7 @@ import (
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -406,7 +407,7 @@ func ownCheck(files []templates.File, v rules.Version, dir string, lay *template
 	if err != nil {
 		return fmt.Errorf("nginxtune's own reading of the tree: %v", err)
 	}
-	cfg := rules.Config{Version: v, Disabled: map[string]bool{}}
+	cfg := engine.Config{Version: v, Disabled: map[string]bool{}}
 	for _, r := range rules.All {
 		if !rules.NginxRefuses(r.ID) {
 			cfg.Disabled[r.ID] = true

@@ -29,6 +29,7 @@ import (
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 type lintFlags struct {
@@ -107,7 +108,7 @@ a tree not read whole), 3 internal error.`,
 
 // lintSettings are the flags and the config file merged.
 type lintSettings struct {
-	cfg    rules.Config
+	cfg    engine.Config
 	failOn finding.Severity
 	opt    parser.Options
 	roots  []string
@@ -126,7 +127,7 @@ type lintSettings struct {
 	// gcOff is set while the garbage collector is off, until the first
 	// tree is loaded (see load)
 	gcOff bool
-	// notShown counts the findings past rules.MaxFindings: a bound passed
+	// notShown counts the findings past engine.MaxFindings: a bound passed
 	notShown int
 	// versionFrom says where the nginx version came from, for the summary
 	// (rules.Assumed); dumpVersion is the installed nginx's, taken for an
@@ -181,7 +182,7 @@ func settingsFile(w io.Writer, configPath string, noConfig bool, first string) (
 }
 
 func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, error) {
-	s := &lintSettings{cfg: rules.Config{Disabled: map[string]bool{}, Severity: map[string]finding.Severity{}}, failOn: finding.Warning,
+	s := &lintSettings{cfg: engine.Config{Disabled: map[string]bool{}, Severity: map[string]finding.Severity{}}, failOn: finding.Warning,
 		nginx: &nginxcheck.Installed{}}
 	file, err := settingsFile(c.ErrOrStderr(), f.configPath, f.noConfig, first)
 	if err != nil {
@@ -216,11 +217,11 @@ func settings(c *cobra.Command, f *lintFlags, first string) (*lintSettings, erro
 		}
 		s.roots = file.Roots
 		for _, o := range file.Overrides {
-			match, err := rules.GlobMatcher(file.Dir, o.Paths)
+			match, err := engine.GlobMatcher(file.Dir, o.Paths)
 			if err != nil {
 				return nil, failf(ExitError, "%s: overrides: %v", file.Path, err)
 			}
-			ro := rules.Override{Match: match, Disabled: map[string]bool{}, Severity: o.Severity}
+			ro := engine.Override{Match: match, Disabled: map[string]bool{}, Severity: o.Severity}
 			for _, id := range o.Disable {
 				ro.Disabled[id] = true
 			}
@@ -561,7 +562,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 		}
 		session := rules.FixSession{
 			Lint: lint,
-			Apply: func(set rules.FixSet, trees []*parser.Tree) ([]string, error) {
+			Apply: func(set engine.FixSet, trees []*parser.Tree) ([]string, error) {
 				keys, err := applyFixes(set, trees, c.ErrOrStderr(), f.force)
 				var written []string
 				for name, k := range keys {
@@ -631,7 +632,7 @@ func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 	}
 	sayRead(c.ErrOrStderr(), trees, len(diags), s)
 	if s.notShown > 0 {
-		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %d more findings not shown: nginxtune reports at most %d per run (exit %d whatever --fail-on says)\n", s.notShown, rules.MaxFindings, ExitError)
+		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %d more findings not shown: nginxtune reports at most %d per run (exit %d whatever --fail-on says)\n", s.notShown, engine.MaxFindings, ExitError)
 		return &exitError{code: ExitError}
 	}
 	if broken {
@@ -708,7 +709,7 @@ func isTerminal(w io.Writer) bool {
 // (after sorting), so a fix of a 20,000-server file is not quadratic.
 // written names the files now in place, with the identity of each (what
 // restore checks before writing the original back), also on an error.
-func applyFixes(set rules.FixSet, trees []*parser.Tree, w io.Writer, force bool) (written map[string]atomicfile.Key, err error) {
+func applyFixes(set engine.FixSet, trees []*parser.Tree, w io.Writer, force bool) (written map[string]atomicfile.Key, err error) {
 	source := map[string]*parser.File{}
 	for _, t := range trees {
 		for _, f := range t.Files {
@@ -732,7 +733,7 @@ func applyFixes(set rules.FixSet, trees []*parser.Tree, w io.Writer, force bool)
 		if !bytes.Equal(src, source[name].Src) {
 			return nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", report.Escape(name))
 		}
-		out, err := rules.ApplyEdits(src, set.Edits[name])
+		out, err := engine.ApplyEdits(src, set.Edits[name])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v; nothing written", report.Escape(name), err)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/config"
 	"github.com/nginxtune/nginxtune/lsp"
 	"github.com/nginxtune/nginxtune/parser"
-	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 func newLSPCmd() *cobra.Command {
@@ -50,10 +50,10 @@ lint --fix makes) and formatting (nginxtune fmt).`,
 
 // lspSettings reads a file's settings as lint does for it.
 func lspSettings(c *cobra.Command) lsp.Settings {
-	return func(path string) (rules.Config, parser.Options, error) {
+	return func(path string) (engine.Config, parser.Options, error) {
 		s, err := settings(c, &lintFlags{}, path)
 		if err != nil {
-			return rules.Config{Disabled: map[string]bool{}, Severity: map[string]finding.Severity{}}, parser.Options{}, err
+			return engine.Config{Disabled: map[string]bool{}, Severity: map[string]finding.Severity{}}, parser.Options{}, err
 		}
 		s.needVersion()
 		s.opt.Stdin = nil

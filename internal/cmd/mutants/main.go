@@ -37,6 +37,7 @@ import (
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 type base struct {
@@ -80,7 +81,7 @@ func main() {
 	}
 	rng := rand.New(rand.NewSource(*seed))
 	v := knowledge.MustVersion(*version)
-	cfg := rules.Config{Version: v, Disabled: map[string]bool{}}
+	cfg := engine.Config{Version: v, Disabled: map[string]bool{}}
 	for _, r := range rules.All {
 		if !rules.NginxRefuses(r.ID) {
 			cfg.Disabled[r.ID] = true
@@ -317,7 +318,7 @@ func nginxAccepts(bin, tmp string, b base) bool {
 	return nginxcheck.Run(bin, tmp, main).OK
 }
 
-func judge(bin, tmp string, b base, m mutant, cfg rules.Config) outcome {
+func judge(bin, tmp string, b base, m mutant, cfg engine.Config) outcome {
 	file := filepath.Join(tmp, "mutant.conf")
 	os.WriteFile(file, m.src, 0o644)
 	main := filepath.Join(tmp, "nginx.conf")

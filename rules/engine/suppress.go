@@ -1,7 +1,8 @@
-package rules
+package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -37,7 +38,7 @@ const (
 
 func parseSuppressions(f *parser.File) []*suppression {
 	var out []*suppression
-	var flat []*parser.Directive // every statement in document order, for nextDirective
+	var flat []*parser.Directive // every statement in document order
 	for _, c := range f.Comments {
 		text := strings.TrimSpace(c.Text)
 		var whole bool
@@ -80,26 +81,11 @@ func parseSuppressions(f *parser.File) []*suppression {
 // flatten lists statements and the statements of their blocks in document
 // order (by start offset).
 func flatten(dirs []*parser.Directive, out []*parser.Directive) []*parser.Directive {
-	walkDirs(dirs, func(d *parser.Directive) { out = append(out, d) })
+	WalkDirs(dirs, func(d *parser.Directive) { out = append(out, d) })
 	return out
 }
 
-// nextDirective returns the first statement that starts after off.
-func nextDirective(dirs []*parser.Directive, off int) *parser.Directive {
-	for _, d := range dirs {
-		if int(d.Start) > off {
-			return d
-		}
-		if d.Block != nil && int(d.End) > off {
-			if n := nextDirective(d.Block, off); n != nil {
-				return n
-			}
-		}
-	}
-	return nil
-}
-
-func applySuppressions(t *parser.Tree, diags []finding.Diagnostic, cfg Config) []finding.Diagnostic {
+func applySuppressions(t *parser.Tree, all []*Rule, diags []finding.Diagnostic, cfg Config) []finding.Diagnostic {
 	var sups []*suppression
 	for _, f := range t.Files {
 		sups = append(sups, parseSuppressions(f)...)
@@ -169,7 +155,13 @@ func applySuppressions(t *parser.Tree, diags []finding.Diagnostic, cfg Config) [
 			kept = append(kept, d)
 		}
 	}
-	if cfg.Disabled[unusedSuppression.ID] {
+	var unused *Rule
+	for _, r := range all {
+		if r.UnusedSuppressions {
+			unused = r
+		}
+	}
+	if unused == nil || cfg.Disabled[unused.ID] {
 		return kept
 	}
 	for _, s := range sups {
@@ -178,7 +170,7 @@ func applySuppressions(t *parser.Tree, diags []finding.Diagnostic, cfg Config) [
 			switch {
 			case s.used[id]:
 				continue
-			case ByID(id) == nil:
+			case !slices.ContainsFunc(all, func(r *Rule) bool { return r.ID == id }):
 				msg = fmt.Sprintf("%q is not a rule of nginxtune (see nginxtune rules)", id)
 			case cfg.Disabled[id]:
 				continue // the rule is off, so the suppression cannot match
@@ -187,11 +179,11 @@ func applySuppressions(t *parser.Tree, diags []finding.Diagnostic, cfg Config) [
 			default:
 				msg = fmt.Sprintf("suppression of %s matches no finding; remove it", id)
 			}
-			sev := unusedSuppression.Severity
-			if sv, ok := cfg.Severity[unusedSuppression.ID]; ok {
+			sev := unused.Severity
+			if sv, ok := cfg.Severity[unused.ID]; ok {
 				sev = sv
 			}
-			kept = append(kept, finding.Diagnostic{Rule: unusedSuppression.ID, Severity: sev, File: s.file.Path,
+			kept = append(kept, finding.Diagnostic{Rule: unused.ID, Severity: sev, File: s.file.Path,
 				Line: s.comment.Line, Col: s.comment.Col, EndLine: s.comment.Line, Offset: s.comment.Offset, Message: msg})
 		}
 	}

@@ -1,4 +1,4 @@
-package rules
+package engine
 
 import (
 	"bytes"
@@ -101,14 +101,4 @@ func ApplyEdits(src []byte, edits []finding.Edit) ([]byte, error) {
 	}
 	out.Write(src[at:])
 	return out.Bytes(), nil
-}
-
-// FollowUpOf names, for a rule, the rules whose fixes make its findings
-// appear: --fix applies them in a later pass although the first report did
-// not show them, since the first fix's description promised them (a new
-// upstream with keepalive needs HTTP/1.1 and an empty Connection header
-// where it is proxied to). Any other finding a fix brings up is reported,
-// not applied: --fix changes only what the user was shown.
-var FollowUpOf = map[string][]string{
-	"proxy-keepalive-headers": {"upstream-keepalive"},
 }

@@ -1,84 +1,89 @@
-package rules
+package engine
 
 import (
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/nginxtune/nginxtune/parser"
 )
 
-// visit is one directive in the place a walk of the tree meets it.
-type visit struct {
-	d *parser.Directive
-	c *parser.Context // shared by the directives of one block; do not modify
+// Visit is one directive in the place a walk of the tree meets it.
+type Visit struct {
+	D *parser.Directive
+	C *parser.Context // shared by the directives of one block; do not modify
 }
 
 // visits walks the tree once and indexes every directive by name, so that a
 // rule looks at the directives it cares about instead of walking the whole
 // tree again. A file included from several places is visited once per place.
 type visits struct {
-	all    []visit
+	all    []Visit
 	byName map[string][]int
 	places map[*parser.Directive]int // how many places a directive is met in
 	// rules run in parallel: what is computed on demand is computed once
-	placesOnce, taintOnce, namedOnce sync.Once
-	taint                            *taintScope     // set and map statements, for taintOf
-	named                            map[string]bool // for namedGroups
+	placesOnce sync.Once
+	mu         sync.Mutex
+	shared     map[any]*sharedValue // Shared's values
 }
 
-// places reports in how many places of the tree the walk meets d: more than
+// sharedValue is one value of Shared, made once.
+type sharedValue struct {
+	once sync.Once
+	v    any
+}
+
+// Shared returns the run's value for key, made by make the first time a
+// rule asks for it: what several checks work out once per run, whichever
+// runs first (rules run in parallel; make must not ask Shared for the same
+// key). Use a key type of the caller's own, as with context.Context.
+func (p *Pass) Shared(key any, make func() any) any {
+	if p.visits == nil {
+		p.visits = collect(p.Tree)
+	}
+	s := p.visits
+	s.mu.Lock()
+	e := s.shared[key]
+	if e == nil {
+		if s.shared == nil {
+			s.shared = map[any]*sharedValue{}
+		}
+		e = &sharedValue{}
+		s.shared[key] = e
+	}
+	s.mu.Unlock()
+	e.once.Do(func() { e.v = make() })
+	return e.v
+}
+
+// Visits are the tree's directives in the order a walk meets them, each
+// once per place it is met in; shared, not to be modified.
+func (p *Pass) Visits() []Visit {
+	if p.visits == nil {
+		p.visits = collect(p.Tree)
+	}
+	return p.visits.all
+}
+
+// Places reports in how many places of the tree the walk meets d: more than
 // one when its file is included from several places.
-func (p *Pass) places(d *parser.Directive) int {
+func (p *Pass) Places(d *parser.Directive) int {
 	if p.visits == nil {
 		p.visits = collect(p.Tree)
 	}
 	p.visits.placesOnce.Do(func() {
 		p.visits.places = map[*parser.Directive]int{}
 		for _, v := range p.visits.all {
-			p.visits.places[v.d]++
+			p.visits.places[v.D]++
 		}
 	})
 	return p.visits.places[d]
-}
-
-// namedGroups are the names of the named capture groups in the tree's
-// arguments and map keys, each a variable the match defines. Collected once:
-// unknownVariables counts them as defined, and taint looks a variable up as
-// a capture only when it is one of them (that walk is not free).
-func (p *Pass) namedGroups() map[string]bool {
-	if p.visits == nil {
-		p.visits = collect(p.Tree)
-	}
-	p.visits.namedOnce.Do(func() {
-		named := map[string]bool{}
-		add := func(s string) {
-			if strings.Contains(s, "(?") {
-				for _, m := range namedGroupRe().FindAllStringSubmatch(s, -1) {
-					named[m[1]] = true
-				}
-			}
-		}
-		for _, v := range p.visits.all {
-			for _, a := range v.d.Args {
-				add(a.Value)
-			}
-			if v.d.Name == "map" {
-				for _, e := range v.d.Block {
-					add(e.Name)
-				}
-			}
-		}
-		p.visits.named = named
-	})
-	return p.visits.named
 }
 
 func collect(t *parser.Tree) *visits {
 	// sized first: a large tree's list is then one allocation, not a
 	// chain of doublings
 	n := t.Visits()
-	v := &visits{all: make([]visit, 0, n)}
+	v := &visits{all: make([]Visit, 0, n)}
 	// one map look-up a visit: each name gets a number as it is first
 	// met, and the second pass goes by the numbers
 	ids := map[string]int32{}
@@ -93,7 +98,7 @@ func collect(t *parser.Tree) *visits {
 		}
 		count[id]++
 		nameID = append(nameID, id)
-		v.all = append(v.all, visit{d, c})
+		v.all = append(v.all, Visit{d, c})
 		return true
 	})
 	// each name's list cut from one array at its exact length (appending
@@ -115,9 +120,9 @@ func collect(t *parser.Tree) *visits {
 	return v
 }
 
-// each calls fn for every directive with one of the names, in the order a
+// Each calls fn for every directive with one of the names, in the order a
 // walk of the tree meets them.
-func (p *Pass) each(fn func(d *parser.Directive, c *parser.Context), names ...string) {
+func (p *Pass) Each(fn func(d *parser.Directive, c *parser.Context), names ...string) {
 	if p.visits == nil {
 		p.visits = collect(p.Tree)
 	}
@@ -139,16 +144,16 @@ func (p *Pass) each(fn func(d *parser.Directive, c *parser.Context), names ...st
 		sort.Ints(idx)
 	}
 	for _, i := range idx {
-		fn(p.visits.all[i].d, p.visits.all[i].c)
+		fn(p.visits.all[i].D, p.visits.all[i].C)
 	}
 }
 
-// eachDirective calls fn for every directive of the tree.
-func (p *Pass) eachDirective(fn func(d *parser.Directive, c *parser.Context)) {
+// EachDirective calls fn for every directive of the tree.
+func (p *Pass) EachDirective(fn func(d *parser.Directive, c *parser.Context)) {
 	if p.visits == nil {
 		p.visits = collect(p.Tree)
 	}
 	for _, v := range p.visits.all {
-		fn(v.d, v.c)
+		fn(v.D, v.C)
 	}
 }

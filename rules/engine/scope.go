@@ -1,4 +1,4 @@
-package rules
+package engine
 
 import (
 	"slices"
@@ -11,12 +11,6 @@ import (
 // or server reaches every block below unless the block sets it again, and
 // array-like directives (proxy_set_header, add_header, ...) are replaced as
 // a whole by any occurrence in an inner block.
-
-// level is parser.Level: a block's statements with includes read in place.
-func level(dirs []*parser.Directive) []*parser.Directive { return parser.Level(dirs) }
-
-// readsFiles is parser.ReadsFiles.
-func readsFiles(d *parser.Directive) bool { return parser.ReadsFiles(d) }
 
 // smallLevel is the size up to which a block level is searched directly:
 // a map per level costs more to build than a few string comparisons.
@@ -35,7 +29,7 @@ func (ix *levelIndex) find(dirs []*parser.Directive, name string) []*parser.Dire
 		return nil
 	}
 	if ix == nil {
-		return findIn(dirs, name)
+		return FindIn(dirs, name)
 	}
 	if len(dirs) <= smallLevel {
 		if out, ok := findFlat(dirs, name); ok {
@@ -49,7 +43,7 @@ func (ix *levelIndex) find(dirs []*parser.Directive, name string) []*parser.Dire
 	byName, ok := ix.m[key]
 	if !ok {
 		byName = map[string][]*parser.Directive{}
-		for _, d := range level(dirs) {
+		for _, d := range parser.Level(dirs) {
 			byName[d.Name] = append(byName[d.Name], d)
 		}
 		ix.m[key] = byName
@@ -57,12 +51,21 @@ func (ix *levelIndex) find(dirs []*parser.Directive, name string) []*parser.Dire
 	return byName[name]
 }
 
+// Find returns the directives of one block level with the name, includes
+// read (Level), from an index kept per worker of a run.
+func (p *Pass) Find(dirs []*parser.Directive, name string) []*parser.Directive {
+	if p.index == nil {
+		p.index = &levelIndex{}
+	}
+	return p.index.find(dirs, name)
+}
+
 // findFlat returns the directives named name at a level, and false when
 // the level has an include that read files (the caller then expands it).
 func findFlat(dirs []*parser.Directive, name string) ([]*parser.Directive, bool) {
 	var out []*parser.Directive
 	for _, d := range dirs {
-		if readsFiles(d) {
+		if parser.ReadsFiles(d) {
 			return nil, false
 		}
 		if d.Name == name {
@@ -72,10 +75,10 @@ func findFlat(dirs []*parser.Directive, name string) ([]*parser.Directive, bool)
 	return out, true
 }
 
-// findIn returns the directives named name at one block level.
-func findIn(dirs []*parser.Directive, name string) []*parser.Directive {
+// FindIn returns the directives named name at one block level.
+func FindIn(dirs []*parser.Directive, name string) []*parser.Directive {
 	var out []*parser.Directive
-	for _, d := range level(dirs) {
+	for _, d := range parser.Level(dirs) {
 		if d.Name == name {
 			out = append(out, d)
 		}
@@ -124,20 +127,20 @@ func (p *Pass) Effective(blocks []*parser.Directive, root *parser.File, name str
 	// copy) at any level in scope may set it, where it may stand: no claim
 	// that it is unset
 	if complete && p.Tree != nil && p.Tree.HasUnread() {
-		names := levelNames(root, blocks)
+		names := LevelNames(root, blocks)
 		for i := len(blocks) - 1; i >= 0 && complete; i-- {
-			complete = !p.unreadMayHold(blocks[i].Block, names[:len(names)-len(blocks)+i+1], name)
+			complete = !p.UnreadMayHold(blocks[i].Block, names[:len(names)-len(blocks)+i+1], name)
 		}
 		if complete && root != nil {
-			complete = !p.unreadMayHold(root.Directives, names[:len(names)-len(blocks)], name)
+			complete = !p.UnreadMayHold(root.Directives, names[:len(names)-len(blocks)], name)
 		}
 	}
 	return Setting{Complete: complete}
 }
 
-// levelNames is the context stack of the innermost of blocks: the root's
+// LevelNames is the context stack of the innermost of blocks: the root's
 // context (main for a whole nginx.conf), then the blocks' names.
-func levelNames(root *parser.File, blocks []*parser.Directive) []string {
+func LevelNames(root *parser.File, blocks []*parser.Directive) []string {
 	names := []string{parser.CtxMain}
 	if root != nil && len(root.Context) > 0 {
 		names = root.Context
@@ -150,10 +153,10 @@ func levelNames(root *parser.File, blocks []*parser.Directive) []string {
 	return out
 }
 
-// unreadInclude reports whether a block level holds an include that left
+// UnreadInclude reports whether a block level holds an include that left
 // something unread (a file outside the tree or missing from a copy; not a
 // pattern that matched nothing, which nginx reads as nothing too).
-func (p *Pass) unreadInclude(dirs []*parser.Directive) bool {
+func (p *Pass) UnreadInclude(dirs []*parser.Directive) bool {
 	if p.Tree == nil || !p.Tree.HasUnread() {
 		return false
 	}
@@ -165,7 +168,7 @@ func (p *Pass) unreadInclude(dirs []*parser.Directive) bool {
 	return false
 }
 
-// unreadMayHold reports whether an include the level left unread may set
+// UnreadMayHold reports whether an include the level left unread may set
 // one of the directives: only where nginx accepts them. What an include of
 // the main context holds (Debian's modules-enabled/*.conf, RHEL's
 // /usr/share/nginx/modules/*.conf: load_module lines) is main-context
@@ -173,11 +176,11 @@ func (p *Pass) unreadInclude(dirs []*parser.Directive) bool {
 // http block there is refused as a duplicate. names is the level's context
 // stack; an unknown directive or a block nginxtune cannot place may be set
 // anywhere.
-func (p *Pass) unreadMayHold(dirs []*parser.Directive, names []string, directives ...string) bool {
-	if !p.unreadInclude(dirs) {
+func (p *Pass) UnreadMayHold(dirs []*parser.Directive, names []string, directives ...string) bool {
+	if !p.UnreadInclude(dirs) {
 		return false
 	}
-	key := contextKey(&parser.Context{Names: names})
+	key := ContextKey(&parser.Context{Names: names})
 	if key == "" {
 		return true
 	}
@@ -227,7 +230,7 @@ func locations(dirs []*parser.Directive) []*parser.Directive {
 // appendLocations appends to one list: a list per level, copied into the
 // level above, made nesting n deep cost n² (137 MB for 4,000 nested locations).
 func appendLocations(out, dirs []*parser.Directive) []*parser.Directive {
-	for _, d := range level(dirs) {
+	for _, d := range parser.Level(dirs) {
 		if d.Name == "location" && d.Block != nil {
 			out = append(out, d)
 			out = appendLocations(out, d.Block)
@@ -238,7 +241,7 @@ func appendLocations(out, dirs []*parser.Directive) []*parser.Directive {
 
 // hasHandler reports whether a block level produces responses itself.
 func hasHandler(dirs []*parser.Directive) bool {
-	for _, d := range level(dirs) {
+	for _, d := range parser.Level(dirs) {
 		if knowledge.Handlers[d.Name] {
 			return true
 		}
@@ -246,11 +249,11 @@ func hasHandler(dirs []*parser.Directive) bool {
 	return false
 }
 
-// servesFiles reports whether a server block answers some requests from
+// ServesFiles reports whether a server block answers some requests from
 // files on disk: it has a location (or, without locations, its own level)
 // with no handler, and no server-level return short-circuits everything.
-func servesFiles(server *parser.Directive) bool {
-	for _, d := range level(server.Block) {
+func ServesFiles(server *parser.Directive) bool {
+	for _, d := range parser.Level(server.Block) {
 		if d.Name == "return" {
 			return false
 		}
@@ -269,7 +272,7 @@ func servesFiles(server *parser.Directive) bool {
 
 // hasLocation reports whether a block level holds a location block.
 func hasLocation(dirs []*parser.Directive) bool {
-	for _, d := range level(dirs) {
+	for _, d := range parser.Level(dirs) {
 		if d.Name == "location" && d.Block != nil {
 			return true
 		}
@@ -277,14 +280,77 @@ func hasLocation(dirs []*parser.Directive) bool {
 	return false
 }
 
-// httpServers calls fn for every server block of the http context.
-func (p *Pass) httpServers(fn func(s *parser.Directive, c *parser.Context)) {
-	p.each(func(d *parser.Directive, c *parser.Context) {
+// HTTPServers calls fn for every server block of the http context.
+func (p *Pass) HTTPServers(fn func(s *parser.Directive, c *parser.Context)) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
 		if d.Block != nil && c.In() == parser.CtxHTTP {
 			fn(d, c)
 		}
 	}, "server")
 }
 
-// inStream reports whether the walk is inside a stream block.
-func inStream(c *parser.Context) bool { return c.Has(parser.CtxStream) }
+// InStream reports whether the walk is inside a stream block.
+func InStream(c *parser.Context) bool { return c.Has(parser.CtxStream) }
+
+// ContextKey names the context a directive stands in, as the table's type
+// flags do; "" inside blocks nginxtune cannot place (an unknown module's).
+func ContextKey(c *parser.Context) string {
+	names := c.Names
+	last := names[len(names)-1]
+	switch last {
+	case "main", "events", "http", "stream", "mail", "rtmp":
+		return last
+	}
+	family := ""
+	for _, n := range names {
+		switch n {
+		case "http", "stream", "mail", "rtmp":
+			family = n
+		}
+	}
+	switch family {
+	case "http":
+		switch last {
+		case "server", "location", "upstream", "limit_except":
+			return last
+		case "if":
+			if len(names) >= 2 && names[len(names)-2] == "server" {
+				return "if-server"
+			}
+			if len(names) >= 2 && names[len(names)-2] == "location" {
+				return "if-location"
+			}
+		}
+	case "stream":
+		switch last {
+		case "server":
+			return "stream-server"
+		case "upstream":
+			return "stream-upstream"
+		}
+	case "mail":
+		if last == "server" {
+			return "mail-server"
+		}
+	case "rtmp":
+		switch last {
+		case "server":
+			return "rtmp-server"
+		case "application":
+			return "rtmp-application"
+		case "recorder":
+			return "rtmp-recorder"
+		}
+	}
+	return ""
+}
+
+// WalkDirs visits every directive of a list and its blocks, within one file.
+func WalkDirs(dirs []*parser.Directive, fn func(*parser.Directive)) {
+	for _, d := range dirs {
+		fn(d)
+		if d.Block != nil {
+			WalkDirs(d.Block, fn)
+		}
+	}
+}
