@@ -42,17 +42,44 @@ type Config struct {
 // by file and position (a file included from several places is reported
 // once), and how many findings past MaxFindings it left out: a bound of
 // one run, like the tree's bounds, that the command reports (and exits 2
-// for).
+// for). The stages: the checks, the judgement of each finding (newJudge),
+// suppressions, the bound.
 func Run(t *parser.Tree, all []*Rule, cfg Config) ([]finding.Diagnostic, int) {
-	vs := collect(t)
-	loader := map[string]bool{}
-	for _, r := range all {
-		loader[r.ID] = r.Category == CategoryInput
+	slots, notShown := runChecks(t, all, cfg)
+	n := 0
+	for _, s := range slots {
+		n += len(s)
 	}
-	// Rules run in parallel on a tree of parallelFrom (Config.ParallelFrom) directives or more,
-	// one worker per processor, each with a level index of its own; every
-	// rule reports into a slot of its own and the slots are joined in the
-	// order of all, so the output does not depend on the schedule.
+	j := newJudge(t, all, cfg, slots, n)
+	out := make([]finding.Diagnostic, 0, n)
+	for _, slot := range slots {
+		for _, d := range slot {
+			if d, ok := j.judge(d); ok {
+				out = append(out, d)
+			}
+		}
+	}
+	out = applySuppressions(t, all, out, cfg)
+	if len(out) > MaxFindings {
+		// a hostile or generated tree can produce millions: the first
+		// MaxFindings in file order; the caller says how many more
+		sortDiags(out)
+		notShown += len(out) - MaxFindings
+		out = out[:MaxFindings:MaxFindings]
+	}
+	sortDiags(out)
+	return out, notShown
+}
+
+// runChecks runs the checks of the enabled rules of all, and returns what
+// each reported, in the order of all, and how many findings they made past
+// MaxFindings (never kept: counted as not shown, before suppressions and
+// overrides, which they did not reach). Rules run in parallel on a tree of
+// parallelFrom (Config.ParallelFrom) directives or more, one worker per
+// processor, each with a level index of its own; every rule reports into a
+// slot of its own, so the output does not depend on the schedule.
+func runChecks(t *parser.Tree, all []*Rule, cfg Config) ([][]finding.Diagnostic, int) {
+	vs := collect(t)
 	slots := make([][]finding.Diagnostic, len(all))
 	dropped := make([]int, len(all))
 	check := func(i int, index *levelIndex) {
@@ -77,18 +104,16 @@ func Run(t *parser.Tree, all []*Rule, cfg Config) ([]finding.Diagnostic, int) {
 	if len(vs.all) < from {
 		workers = 1
 	}
-	if workers > 1 {
-		// the longest rules first, so that no worker is left with one of
-		// them while the others have finished (slots keep the output in
-		// the order of all whatever the order run)
-		slices.SortStableFunc(todo, func(a, b int) int { return cmp.Compare(all[b].Slow, all[a].Slow) })
-	}
 	if workers <= 1 {
 		index := &levelIndex{}
 		for _, i := range todo {
 			check(i, index)
 		}
 	} else {
+		// the longest rules first, so that no worker is left with one of
+		// them while the others have finished (slots keep the output in
+		// the order of all whatever the order run)
+		slices.SortStableFunc(todo, func(a, b int) int { return cmp.Compare(all[b].Slow, all[a].Slow) })
 		next := make(chan int)
 		var wg sync.WaitGroup
 		for w := 0; w < workers; w++ {
@@ -107,115 +132,130 @@ func Run(t *parser.Tree, all []*Rule, cfg Config) ([]finding.Diagnostic, int) {
 		close(next)
 		wg.Wait()
 	}
-	n := 0
-	for _, s := range slots {
-		n += len(s)
-	}
-	// a finding made twice (a block met again, a file included twice) is
-	// one: same rule, place and message
-	type findingKey struct {
-		rule, file, message string
-		offset              int
-	}
-	seen := make(map[findingKey]bool, n)
-	lineByLine, syntax := map[string]bool{}, map[string]bool{}
-	for _, r := range all {
-		lineByLine[r.ID], syntax[r.ID] = r.LineByLine, r.SyntaxErrors
-	}
-	gens := map[string]generator{}
-	out := make([]finding.Diagnostic, 0, n)
-	// a broken file's first syntax error: nginx reads the directives
-	// before it one by one and stops at the first it refuses, so those are
-	// judged as nginx judges them
-	broken := map[string]int{}
-	for _, f := range t.Files {
-		if f.Broken {
-			broken[f.Path] = 0 // no error's line known: nothing before it
-		}
-	}
-	for _, slot := range slots {
-		for _, d := range slot {
-			if l, ok := broken[d.File]; ok && syntax[d.Rule] && d.Severity == finding.Error && (l == 0 || d.Line < l) {
-				broken[d.File] = d.Line
-			}
-		}
-	}
-	for _, slot := range slots {
-		for _, d := range slot {
-			// a file read only up to a syntax error is judged on that error
-			// and on what nginx refuses before it (a directive, its context
-			// or arguments, ended before the error's line); what follows it
-			// was never read, and no other rule judges a file cut short
-			if l, ok := broken[d.File]; ok && !loader[d.Rule] && !(lineByLine[d.Rule] && max(d.EndLine, d.Line) < l) {
-				continue
-			}
-			// a Docker image template's ${VARIABLES} are values envsubst writes
-			// at start: a finding on a line that holds one judges a value
-			// nginxtune cannot see
-			if strings.HasSuffix(d.File, parser.TemplateSuffix) && !loader[d.Rule] && envLine(t, d) {
-				continue
-			}
-			key := findingKey{d.Rule, d.File, d.Message, d.Offset}
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			if s, ok := cfg.Severity[d.Rule]; ok {
-				d.Severity = s
-			}
-			off := false
-			for _, o := range cfg.Overrides {
-				if o.Match(d.File) {
-					if o.Disabled[d.Rule] {
-						off = true
-					}
-					if s, ok := o.Severity[d.Rule]; ok {
-						d.Severity = s
-					}
-				}
-			}
-			if off {
-				continue
-			}
-			// a file a program writes: the finding says where to change it,
-			// and no fix edits what the next run overwrites
-			g, ok := gens[d.File]
-			if !ok {
-				if f := t.File(d.File); f != nil {
-					g = generatorOf(f)
-				}
-				gens[d.File] = g
-			}
-			if say := g.say(); say != "" && !loader[d.Rule] {
-				d.Message += " (" + say + ")"
-				d.Fix = nil
-			}
-			if len(d.Message) > maxMessage {
-				d.Message = cutAt(d.Message, maxMessage) + " (message cut)"
-			}
-			if f := t.File(d.File); f != nil && f.Via != "" {
-				d.Via = f.Via
-				d.Message += " (read via " + relTo(t.Dir, f.Via) + ")"
-			}
-			out = append(out, d)
-		}
-	}
-	out = applySuppressions(t, all, out, cfg)
-	// what a rule made past the bound was never kept: counted as not
-	// shown (before suppressions and overrides, which it did not reach)
 	notShown := 0
 	for _, n := range dropped {
 		notShown += n
 	}
-	if len(out) > MaxFindings {
-		// a hostile or generated tree can produce millions: the first
-		// MaxFindings in file order; the caller says how many more
-		sortDiags(out)
-		notShown += len(out) - MaxFindings
-		out = out[:MaxFindings:MaxFindings]
+	return slots, notShown
+}
+
+// judge decides, finding by finding, what a run keeps of what its rules
+// reported, and completes what it keeps.
+type judge struct {
+	t   *parser.Tree
+	cfg Config
+	// loader: the rules that report what reading the tree found (their
+	// category is input); lineByLine: Rule.LineByLine
+	loader, lineByLine map[string]bool
+	// broken: the files read only up to a syntax error, and its line
+	broken map[string]int
+	seen   map[findingKey]bool
+	gens   map[string]generator
+}
+
+// findingKey is what makes a finding made twice (a block met again, a
+// file included twice) one: same rule, place and message.
+type findingKey struct {
+	rule, file, message string
+	offset              int
+}
+
+// newJudge prepares the judgement of the n findings in slots.
+func newJudge(t *parser.Tree, all []*Rule, cfg Config, slots [][]finding.Diagnostic, n int) *judge {
+	j := &judge{t: t, cfg: cfg, loader: map[string]bool{}, lineByLine: map[string]bool{}, broken: map[string]int{},
+		seen: make(map[findingKey]bool, n), gens: map[string]generator{}}
+	syntax := map[string]bool{}
+	for _, r := range all {
+		j.loader[r.ID], j.lineByLine[r.ID], syntax[r.ID] = r.Category == CategoryInput, r.LineByLine, r.SyntaxErrors
 	}
-	sortDiags(out)
-	return out, notShown
+	// a broken file's first syntax error: nginx reads the directives
+	// before it one by one and stops at the first it refuses, so those are
+	// judged as nginx judges them
+	for _, f := range t.Files {
+		if f.Broken {
+			j.broken[f.Path] = 0 // no error's line known: nothing before it
+		}
+	}
+	for _, slot := range slots {
+		for _, d := range slot {
+			if l, ok := j.broken[d.File]; ok && syntax[d.Rule] && d.Severity == finding.Error && (l == 0 || d.Line < l) {
+				j.broken[d.File] = d.Line
+			}
+		}
+	}
+	return j
+}
+
+// judge returns the finding as the run reports it, and whether it does.
+func (j *judge) judge(d finding.Diagnostic) (finding.Diagnostic, bool) {
+	if !j.stands(d) {
+		return d, false
+	}
+	key := findingKey{d.Rule, d.File, d.Message, d.Offset}
+	if j.seen[key] {
+		return d, false
+	}
+	j.seen[key] = true
+	if s, ok := j.cfg.Severity[d.Rule]; ok {
+		d.Severity = s
+	}
+	off := false
+	for _, o := range j.cfg.Overrides {
+		if o.Match(d.File) {
+			if o.Disabled[d.Rule] {
+				off = true
+			}
+			if s, ok := o.Severity[d.Rule]; ok {
+				d.Severity = s
+			}
+		}
+	}
+	if off {
+		return d, false
+	}
+	return j.complete(d), true
+}
+
+// stands reports whether a finding judges what nginx reads as nginxtune
+// sees it.
+func (j *judge) stands(d finding.Diagnostic) bool {
+	// a file read only up to a syntax error is judged on that error and on
+	// what nginx refuses before it (a directive, its context or arguments,
+	// ended before the error's line); what follows it was never read, and
+	// no other rule judges a file cut short
+	if l, ok := j.broken[d.File]; ok && !j.loader[d.Rule] && !(j.lineByLine[d.Rule] && max(d.EndLine, d.Line) < l) {
+		return false
+	}
+	// a Docker image template's ${VARIABLES} are values envsubst writes at
+	// start: a finding on a line that holds one judges a value nginxtune
+	// cannot see
+	return !strings.HasSuffix(d.File, parser.TemplateSuffix) || j.loader[d.Rule] || !envLine(j.t, d)
+}
+
+// complete says where to change a generated file (and drops the fix), cuts
+// a long message and names the file a finding was read through.
+func (j *judge) complete(d finding.Diagnostic) finding.Diagnostic {
+	// a file a program writes: the finding says where to change it, and no
+	// fix edits what the next run overwrites
+	g, ok := j.gens[d.File]
+	if !ok {
+		if f := j.t.File(d.File); f != nil {
+			g = generatorOf(f)
+		}
+		j.gens[d.File] = g
+	}
+	if say := g.say(); say != "" && !j.loader[d.Rule] {
+		d.Message += " (" + say + ")"
+		d.Fix = nil
+	}
+	if len(d.Message) > maxMessage {
+		d.Message = cutAt(d.Message, maxMessage) + " (message cut)"
+	}
+	if f := j.t.File(d.File); f != nil && f.Via != "" {
+		d.Via = f.Via
+		d.Message += " (read via " + relTo(j.t.Dir, f.Via) + ")"
+	}
+	return d
 }
 
 // parallelFrom is the number of directives (counted once per place they

@@ -85,6 +85,9 @@ func flatten(dirs []*parser.Directive, out []*parser.Directive) []*parser.Direct
 	return out
 }
 
+// applySuppressions drops the findings the configuration's suppression
+// comments cover, and reports the suppressions that covered none as the
+// rule of all marked for them (Rule.UnusedSuppressions).
 func applySuppressions(t *parser.Tree, all []*Rule, diags []finding.Diagnostic, cfg Config) []finding.Diagnostic {
 	var sups []*suppression
 	for _, f := range t.Files {
@@ -93,37 +96,57 @@ func applySuppressions(t *parser.Tree, all []*Rule, diags []finding.Diagnostic, 
 	if len(sups) == 0 {
 		return diags
 	}
-	// index the suppressions by file and rule: whole files, lines, and
-	// byte ranges sorted by start with the largest end so far, so that each
-	// finding looks only at the suppressions that can cover it
-	type key struct{ file, rule string }
-	type ranges struct {
-		sups   []*suppression
-		maxEnd []int
+	ix := indexSuppressions(sups)
+	var kept []finding.Diagnostic
+	for _, d := range diags {
+		if !ix.suppress(d) {
+			kept = append(kept, d)
+		}
 	}
-	whole := map[key][]*suppression{}
-	lines := map[key]map[int][]*suppression{}
-	spans := map[key]*ranges{}
+	return append(kept, unusedSuppressions(sups, all, cfg)...)
+}
+
+// supKey is a file and a rule suppressions name.
+type supKey struct{ file, rule string }
+
+// supRanges are the suppressions of byte ranges of one file and rule,
+// sorted by start, with the largest end so far.
+type supRanges struct {
+	sups   []*suppression
+	maxEnd []int
+}
+
+// supIndex is the suppressions by file and rule: whole files, lines, and
+// byte ranges, so that each finding looks only at the suppressions that
+// can cover it.
+type supIndex struct {
+	whole map[supKey][]*suppression
+	lines map[supKey]map[int][]*suppression
+	spans map[supKey]*supRanges
+}
+
+func indexSuppressions(sups []*suppression) *supIndex {
+	ix := &supIndex{whole: map[supKey][]*suppression{}, lines: map[supKey]map[int][]*suppression{}, spans: map[supKey]*supRanges{}}
 	for _, s := range sups {
 		for _, id := range s.rules {
-			k := key{s.file.Path, id}
+			k := supKey{s.file.Path, id}
 			switch {
 			case s.whole:
-				whole[k] = append(whole[k], s)
+				ix.whole[k] = append(ix.whole[k], s)
 			case s.line > 0:
-				if lines[k] == nil {
-					lines[k] = map[int][]*suppression{}
+				if ix.lines[k] == nil {
+					ix.lines[k] = map[int][]*suppression{}
 				}
-				lines[k][s.line] = append(lines[k][s.line], s)
+				ix.lines[k][s.line] = append(ix.lines[k][s.line], s)
 			case s.start >= 0:
-				if spans[k] == nil {
-					spans[k] = &ranges{}
+				if ix.spans[k] == nil {
+					ix.spans[k] = &supRanges{}
 				}
-				spans[k].sups = append(spans[k].sups, s)
+				ix.spans[k].sups = append(ix.spans[k].sups, s)
 			}
 		}
 	}
-	for _, r := range spans {
+	for _, r := range ix.spans {
 		sort.SliceStable(r.sups, func(i, j int) bool { return r.sups[i].start < r.sups[j].start })
 		r.maxEnd = make([]int, len(r.sups))
 		for i, s := range r.sups {
@@ -133,28 +156,33 @@ func applySuppressions(t *parser.Tree, all []*Rule, diags []finding.Diagnostic, 
 			}
 		}
 	}
-	var kept []finding.Diagnostic
-	for _, d := range diags {
-		k := key{d.File, d.Rule}
-		suppressed := false
-		for _, s := range whole[k] {
-			s.used[d.Rule], suppressed = true, true
-		}
-		for _, s := range lines[k][d.Line] {
-			s.used[d.Rule], suppressed = true, true
-		}
-		if r := spans[k]; r != nil {
-			i := sort.Search(len(r.sups), func(i int) bool { return r.sups[i].start > d.Offset }) - 1
-			for ; i >= 0 && r.maxEnd[i] > d.Offset; i-- {
-				if s := r.sups[i]; d.Offset >= s.start && d.Offset < s.end {
-					s.used[d.Rule], suppressed = true, true
-				}
+	return ix
+}
+
+// suppress reports whether suppressions cover d, and marks them used.
+func (ix *supIndex) suppress(d finding.Diagnostic) bool {
+	k := supKey{d.File, d.Rule}
+	suppressed := false
+	for _, s := range ix.whole[k] {
+		s.used[d.Rule], suppressed = true, true
+	}
+	for _, s := range ix.lines[k][d.Line] {
+		s.used[d.Rule], suppressed = true, true
+	}
+	if r := ix.spans[k]; r != nil {
+		i := sort.Search(len(r.sups), func(i int) bool { return r.sups[i].start > d.Offset }) - 1
+		for ; i >= 0 && r.maxEnd[i] > d.Offset; i-- {
+			if s := r.sups[i]; d.Offset >= s.start && d.Offset < s.end {
+				s.used[d.Rule], suppressed = true, true
 			}
 		}
-		if !suppressed {
-			kept = append(kept, d)
-		}
 	}
+	return suppressed
+}
+
+// unusedSuppressions reports the suppressions that covered no finding, as
+// the rule marked for them, unless it is disabled.
+func unusedSuppressions(sups []*suppression, all []*Rule, cfg Config) []finding.Diagnostic {
 	var unused *Rule
 	for _, r := range all {
 		if r.UnusedSuppressions {
@@ -162,8 +190,13 @@ func applySuppressions(t *parser.Tree, all []*Rule, diags []finding.Diagnostic, 
 		}
 	}
 	if unused == nil || cfg.Disabled[unused.ID] {
-		return kept
+		return nil
 	}
+	sev := unused.Severity
+	if sv, ok := cfg.Severity[unused.ID]; ok {
+		sev = sv
+	}
+	var out []finding.Diagnostic
 	for _, s := range sups {
 		for _, id := range s.rules {
 			var msg string
@@ -179,13 +212,9 @@ func applySuppressions(t *parser.Tree, all []*Rule, diags []finding.Diagnostic, 
 			default:
 				msg = fmt.Sprintf("suppression of %s matches no finding; remove it", id)
 			}
-			sev := unused.Severity
-			if sv, ok := cfg.Severity[unused.ID]; ok {
-				sev = sv
-			}
-			kept = append(kept, finding.Diagnostic{Rule: unused.ID, Severity: sev, File: s.file.Path,
+			out = append(out, finding.Diagnostic{Rule: unused.ID, Severity: sev, File: s.file.Path,
 				Line: s.comment.Line, Col: s.comment.Col, EndLine: s.comment.Line, Offset: s.comment.Offset, Message: msg})
 		}
 	}
-	return kept
+	return out
 }
