@@ -35,118 +35,9 @@ and "127.0.0.1:80" are others. Regex and named locations may repeat, and "locati
 }
 
 func checkDuplicateDefinition(p *Pass) {
-	whole := len(mainRoots(p.Tree)) > 0
-	// default servers and upstreams, per http block of a whole tree
-	defaults := map[string]*parser.Directive{} // http block pointer + address -> first listen
-	upstreams := map[string]*parser.Directive{}
-	reported := map[*parser.Directive]bool{}
-	options := map[string]*parser.Directive{} // scope + address -> first listen with socket options
-	// second reports d when key was defined before it (first at the
-	// directive kept), else keeps d as the first
-	second := func(key string, d *parser.Directive, what, nginxSays, advice string) {
-		first, ok := upstreams[key]
-		switch {
-		case !ok:
-			upstreams[key] = d
-		case first != d && !reported[d]:
-			reported[d] = true
-			diag := p.Diag(d, "%s is defined twice (first at %s): nginx -t fails with %q; %s", what, where(first), nginxSays, advice)
-			diag.Related = []finding.Related{engine.RelatedTo(first, "the first "+what)}
-			p.Report(diag)
-		}
-	}
-	p.Each(func(d *parser.Directive, c *parser.Context) {
-		if engine.InStream(c) {
-			if d.Name == "server" && d.Block != nil && c.In() == parser.CtxStream {
-				streamListensTwice(p, d, reported)
-			}
-			return
-		}
-		// one http block: the block, or the root file of a snippet read at
-		// http level
-		var scope string
-		if http := c.Enclosing(parser.CtxHTTP); http != nil {
-			scope = fmt.Sprintf("%p\x00", http)
-		} else if c.Root != nil && len(c.Root.Context) > 1 && c.Root.Context[1] == parser.CtxHTTP {
-			scope = fmt.Sprintf("%p\x00", c.Root)
-		} else {
-			return
-		}
-		switch d.Name {
-		case "upstream":
-			if d.Block == nil || !whole || len(d.Args) == 0 {
-				return
-			}
-			second(scope+d.Arg(0), d, fmt.Sprintf("upstream %q", engine.Clip(d.Arg(0))), "duplicate upstream", "rename or remove one")
-		case "server":
-			if d.Block == nil || c.In() != parser.CtxHTTP {
-				return
-			}
-			// one server: the same address twice
-			for _, l := range listensTwice(p, d.Block, false, reported) {
-				k := socketKey(l)
-				// socket options (backlog=, reuseport, ...) belong to the
-				// address: two listens of it may not both give them
-				if socketOptions(l) {
-					if first, ok := options[scope+k]; ok && first != l && !reported[l] {
-						reported[l] = true
-						diag := p.Diag(l, "socket options for %s are given again (first at %s): nginx -t fails with \"duplicate listen options for %s\"; give backlog=, reuseport and the like on one listen of the address only", engine.Clip(l.Arg(0)), where(first), engine.Clip(k))
-						diag.Related = []finding.Related{engine.RelatedTo(first, "the listen that gives them first")}
-						p.Report(diag)
-					} else if !ok {
-						options[scope+k] = l
-					}
-				}
-				if !whole || hasArg(l, "default_server") < 0 && hasArg(l, "default") < 0 {
-					continue
-				}
-				if first, ok := defaults[scope+k]; ok && first != l && !reported[l] {
-					reported[l] = true
-					diag := p.Diag(l, "a second default server for %s (the first is marked at %s): nginx -t fails with \"a duplicate default server for %s\"; keep default_server on one server of the address (Debian: disable the stock default site)", engine.Clip(l.Arg(0)), where(first), engine.Clip(k))
-					diag.Related = []finding.Related{engine.RelatedTo(first, "the first default_server for "+engine.Clip(k))}
-					p.Report(diag)
-				} else if !ok {
-					defaults[scope+k] = l
-				}
-			}
-			checkDuplicateLocations(p, d, reported)
-		case "log_format":
-			// one name per http block ("duplicate log_format name")
-			if len(d.Args) == 0 {
-				return
-			}
-			if d.Arg(0) == "combined" && !reported[d] {
-				reported[d] = true
-				p.Reportf(d, "log_format \"combined\" is nginx's own: nginx -t fails with \"duplicate log_format name\"; give yours another name")
-				return
-			}
-			// in a snippet read at http level too: its scope is its file
-			second(scope+"log_format\x00"+d.Arg(0), d, fmt.Sprintf("log_format %q", engine.Clip(d.Arg(0))), "duplicate log_format name", "rename or remove one")
-		case "limit_req_zone", "limit_conn_zone":
-			// a zone is declared once: again, even with the same key,
-			// nginx -t fails ("is already bound to key", measured); in a
-			// snippet read at http level too, whose scope is its own file
-			zone := ""
-			for _, a := range d.Args {
-				if z, ok := strings.CutPrefix(a.Value, "zone="); ok {
-					zone, _, _ = strings.Cut(z, ":")
-				}
-			}
-			if zone == "" {
-				return
-			}
-			second(scope+d.Name+"\x00"+zone, d, fmt.Sprintf("%s %q", d.Name, engine.Clip(zone)), "is already bound to key", "declare each zone once")
-		case "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path":
-			// one directory per cache, whichever module's (ngx_add_path:
-			// "the same path name ... used in"); in a snippet read at
-			// http level too, whose scope is its own file
-			dir := strings.TrimSuffix(d.Arg(0), "/")
-			if dir == "" || strings.Contains(dir, "$") || templated(d.Args[0].Raw) {
-				return
-			}
-			second(scope+"cache path\x00"+dir, d, fmt.Sprintf("the cache directory %s", engine.Clip(dir)), "the same path name ... used", "give each cache a directory of its own")
-		}
-	}, "upstream", "server", "log_format", "limit_req_zone", "limit_conn_zone", "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path")
+	defs := &definitions{p: p, whole: len(mainRoots(p.Tree)) > 0, defaults: map[string]*parser.Directive{},
+		firsts: map[string]*parser.Directive{}, options: map[string]*parser.Directive{}, reported: map[*parser.Directive]bool{}}
+	p.Each(defs.at, "upstream", "server", "log_format", "limit_req_zone", "limit_conn_zone", "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path")
 	// a fragment read as a server's body: its own listens are one server's
 	for _, r := range p.Tree.Roots {
 		n := len(r.Context)
@@ -155,11 +46,152 @@ func checkDuplicateDefinition(p *Pass) {
 		}
 		switch r.Context[n-2] {
 		case parser.CtxHTTP:
-			listensTwice(p, r.Directives, false, reported)
+			listensTwice(p, r.Directives, false, defs.reported)
 		case parser.CtxStream:
-			listensTwice(p, r.Directives, true, reported)
+			listensTwice(p, r.Directives, true, defs.reported)
 		}
 	}
+}
+
+// definitions is what duplicate-definition has met in a run, keyed by
+// http block (a pointer) and name: the first definitions, the first
+// default server and the first listen with socket options of each address
+// (these two in a whole tree only), and the directives already reported.
+type definitions struct {
+	p                         *Pass
+	whole                     bool
+	defaults, firsts, options map[string]*parser.Directive
+	reported                  map[*parser.Directive]bool
+}
+
+// at judges one directive of the names checkDuplicateDefinition walks.
+func (s *definitions) at(d *parser.Directive, c *parser.Context) {
+	if engine.InStream(c) {
+		if d.Name == "server" && d.Block != nil && c.In() == parser.CtxStream {
+			streamListensTwice(s.p, d, s.reported)
+		}
+		return
+	}
+	// one http block: the block, or the root file of a snippet read at
+	// http level
+	var scope string
+	if http := c.Enclosing(parser.CtxHTTP); http != nil {
+		scope = fmt.Sprintf("%p\x00", http)
+	} else if c.Root != nil && len(c.Root.Context) > 1 && c.Root.Context[1] == parser.CtxHTTP {
+		scope = fmt.Sprintf("%p\x00", c.Root)
+	} else {
+		return
+	}
+	switch d.Name {
+	case "upstream":
+		if d.Block == nil || !s.whole || len(d.Args) == 0 {
+			return
+		}
+		s.second(scope+d.Arg(0), d, fmt.Sprintf("upstream %q", engine.Clip(d.Arg(0))), "duplicate upstream", "rename or remove one")
+	case "server":
+		if d.Block == nil || c.In() != parser.CtxHTTP {
+			return
+		}
+		s.serverListens(scope, d)
+		checkDuplicateLocations(s.p, d, s.reported)
+	case "log_format":
+		s.logFormat(scope, d)
+	case "limit_req_zone", "limit_conn_zone":
+		s.zone(scope, d)
+	case "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path":
+		s.cachePath(scope, d)
+	}
+}
+
+// zone reports a limit_req or limit_conn zone declared twice.
+func (s *definitions) zone(scope string, d *parser.Directive) {
+	// a zone is declared once: again, even with the same key, nginx -t
+	// fails ("is already bound to key", measured); in a snippet read at
+	// http level too, whose scope is its own file
+	zone := ""
+	for _, a := range d.Args {
+		if z, ok := strings.CutPrefix(a.Value, "zone="); ok {
+			zone, _, _ = strings.Cut(z, ":")
+		}
+	}
+	if zone == "" {
+		return
+	}
+	s.second(scope+d.Name+"\x00"+zone, d, fmt.Sprintf("%s %q", d.Name, engine.Clip(zone)), "is already bound to key", "declare each zone once")
+}
+
+// cachePath reports a cache directory two caches share.
+func (s *definitions) cachePath(scope string, d *parser.Directive) {
+	// one directory per cache, whichever module's (ngx_add_path: "the
+	// same path name ... used in"); in a snippet read at http level
+	// too, whose scope is its own file
+	dir := strings.TrimSuffix(d.Arg(0), "/")
+	if dir == "" || strings.Contains(dir, "$") || templated(d.Args[0].Raw) {
+		return
+	}
+	s.second(scope+"cache path\x00"+dir, d, fmt.Sprintf("the cache directory %s", engine.Clip(dir)), "the same path name ... used", "give each cache a directory of its own")
+}
+
+// second reports d when key was defined before it (first at the directive
+// kept), else keeps d as the first.
+func (s *definitions) second(key string, d *parser.Directive, what, nginxSays, advice string) {
+	first, ok := s.firsts[key]
+	switch {
+	case !ok:
+		s.firsts[key] = d
+	case first != d && !s.reported[d]:
+		s.reported[d] = true
+		diag := s.p.Diag(d, "%s is defined twice (first at %s): nginx -t fails with %q; %s", what, where(first), nginxSays, advice)
+		diag.Related = []finding.Related{engine.RelatedTo(first, "the first "+what)}
+		s.p.Report(diag)
+	}
+}
+
+// serverListens reports one server's listens of the same address twice,
+// socket options given again for an address, and a second default server
+// of an address.
+func (s *definitions) serverListens(scope string, d *parser.Directive) {
+	for _, l := range listensTwice(s.p, d.Block, false, s.reported) {
+		k := socketKey(l)
+		// socket options (backlog=, reuseport, ...) belong to the address:
+		// two listens of it may not both give them
+		if socketOptions(l) {
+			if first, ok := s.options[scope+k]; ok && first != l && !s.reported[l] {
+				s.reported[l] = true
+				diag := s.p.Diag(l, "socket options for %s are given again (first at %s): nginx -t fails with \"duplicate listen options for %s\"; give backlog=, reuseport and the like on one listen of the address only", engine.Clip(l.Arg(0)), where(first), engine.Clip(k))
+				diag.Related = []finding.Related{engine.RelatedTo(first, "the listen that gives them first")}
+				s.p.Report(diag)
+			} else if !ok {
+				s.options[scope+k] = l
+			}
+		}
+		if !s.whole || hasArg(l, "default_server") < 0 && hasArg(l, "default") < 0 {
+			continue
+		}
+		if first, ok := s.defaults[scope+k]; ok && first != l && !s.reported[l] {
+			s.reported[l] = true
+			diag := s.p.Diag(l, "a second default server for %s (the first is marked at %s): nginx -t fails with \"a duplicate default server for %s\"; keep default_server on one server of the address (Debian: disable the stock default site)", engine.Clip(l.Arg(0)), where(first), engine.Clip(k))
+			diag.Related = []finding.Related{engine.RelatedTo(first, "the first default_server for "+engine.Clip(k))}
+			s.p.Report(diag)
+		} else if !ok {
+			s.defaults[scope+k] = l
+		}
+	}
+}
+
+// logFormat reports a log_format name given twice in one http block (in a
+// snippet read at http level too: its scope is its file), and nginx's own
+// "combined" ("duplicate log_format name").
+func (s *definitions) logFormat(scope string, d *parser.Directive) {
+	if len(d.Args) == 0 {
+		return
+	}
+	if d.Arg(0) == "combined" && !s.reported[d] {
+		s.reported[d] = true
+		s.p.Reportf(d, "log_format \"combined\" is nginx's own: nginx -t fails with \"duplicate log_format name\"; give yours another name")
+		return
+	}
+	s.second(scope+"log_format\x00"+d.Arg(0), d, fmt.Sprintf("log_format %q", engine.Clip(d.Arg(0))), "duplicate log_format name", "rename or remove one")
 }
 
 // streamListensTwice reports a stream server that listens on one address
