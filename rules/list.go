@@ -15,7 +15,7 @@ import "github.com/nginxtune/nginxtune/rules/engine"
 // All is every rule nginxtune has, sorted by id. Adding a rule means adding
 // it here, its value (Doc and check) in the file named after its id
 // (upstream-keepalive: upstream_keepalive.go) and its cases in
-// fixtures/rules/<id>/ (TestRuleFilesAndFixtures); docs/rules.md is
+// fixtures/rules/<id>/ (TestRuleFiles, TestRuleFixtureFolders); docs/rules.md is
 // generated from this list.
 var All = []*engine.Rule{
 	accessLogUnbuffered,
