@@ -4,6 +4,11 @@
 // imports nothing of nginxtune.
 package finding
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Severity of a finding. Greater is more severe.
 type Severity int
 
@@ -25,6 +30,19 @@ func (s Severity) String() string {
 
 // MarshalText lets severities appear as words in JSON and YAML.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// ParseSeverity reads "error", "warning" or "info".
+func ParseSeverity(s string) (Severity, error) {
+	switch strings.ToLower(s) {
+	case "error":
+		return Error, nil
+	case "warning", "warn":
+		return Warning, nil
+	case "info", "note":
+		return Info, nil
+	}
+	return 0, fmt.Errorf("unknown severity %q (want error, warning or info)", s)
+}
 
 // Edit replaces the bytes Start to End of File with New.
 type Edit struct {

@@ -16,7 +16,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
-	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -208,8 +208,8 @@ func relTo(dir, p string) string {
 // or a file it includes, as events.conf), or added after
 // worker_processes; nothing else in those files changes. The edits of a
 // file are in order.
-func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Edit, []string, error) {
-	edits := map[*parser.File][]rules.Edit{}
+func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]finding.Edit, []string, error) {
+	edits := map[*parser.File][]finding.Edit{}
 	var said []string
 	// a number the files read do not set may be set by an include they
 	// could not read: changing the rest would leave the numbers
@@ -226,7 +226,7 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 			return
 		}
 		a := d.Args[0]
-		edits[d.File] = append(edits[d.File], rules.Edit{Start: int(a.Offset), End: int(a.Offset) + len(a.Raw), New: value})
+		edits[d.File] = append(edits[d.File], finding.Edit{Start: int(a.Offset), End: int(a.Offset) + len(a.Raw), New: value})
 		said = append(said, fmt.Sprintf("%s:%d: %s %s -> %s (%s)", untrusted.Escape(relTo(e.dir, d.File.Path)), d.Line, name, untrusted.Escape(d.Arg(0)), value, why))
 	}
 	set(e.workers, "worker_processes", pl.Workers, pl.WorkersWhy)
@@ -234,7 +234,7 @@ func (e *existingTree) mainEdits(pl templates.Plan) (map[*parser.File][]rules.Ed
 	if e.rlimit != nil {
 		set(e.rlimit, "worker_rlimit_nofile", strconv.Itoa(pl.RlimitNofile), pl.RlimitWhy)
 	} else if d := e.workers; d != nil {
-		edits[d.File] = append(edits[d.File], rules.Edit{Start: int(d.End), End: int(d.End), New: "\nworker_rlimit_nofile " + strconv.Itoa(pl.RlimitNofile) + ";"})
+		edits[d.File] = append(edits[d.File], finding.Edit{Start: int(d.End), End: int(d.End), New: "\nworker_rlimit_nofile " + strconv.Itoa(pl.RlimitNofile) + ";"})
 		said = append(said, fmt.Sprintf("%s:%d: worker_rlimit_nofile %d added (%s)", untrusted.Escape(relTo(e.dir, d.File.Path)), d.Line+1, pl.RlimitNofile, pl.RlimitWhy))
 	}
 	for _, fe := range edits {
@@ -274,7 +274,7 @@ func (g *generation) tuneMain(plan templates.Plan) ([]treeEdit, error) {
 				if err != nil || !filepath.IsLocal(rel) {
 					return nil, fmt.Errorf("--tune-main: %s sets the worker numbers and is outside %s: change them there; nothing written", untrusted.Escape(file.Path), untrusted.Escape(o.Into))
 				}
-				b, err := rules.ApplyEdits(file.Src, fe)
+				b, err := engine.ApplyEdits(file.Src, fe)
 				if err != nil {
 					return nil, fmt.Errorf("--tune-main: %s: %v", untrusted.Escape(rel), err)
 				}

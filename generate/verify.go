@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
@@ -28,6 +29,7 @@ import (
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -454,7 +456,7 @@ func ownCheck(files []templates.File, v knowledge.Version, dir string, lay *temp
 	if err != nil {
 		return fmt.Errorf("nginxtune's own reading of the tree: %v", err)
 	}
-	cfg := rules.Config{Version: v, Disabled: map[string]bool{}}
+	cfg := engine.Config{Version: v, Disabled: map[string]bool{}}
 	for _, r := range rules.All {
 		if !rules.NginxRefuses(r.ID) {
 			cfg.Disabled[r.ID] = true
@@ -466,7 +468,7 @@ func ownCheck(files []templates.File, v knowledge.Version, dir string, lay *temp
 	cfg.Disabled["unknown-directive"] = true
 	cfg.Disabled["host-module-missing"] = true
 	for _, d := range rules.Run(t, cfg) {
-		if d.Severity < rules.Error || !rules.NginxRefuses(d.Rule) {
+		if d.Severity < finding.Error || !rules.NginxRefuses(d.Rule) {
 			continue
 		}
 		where := strings.TrimPrefix(d.File, tmp+"/")

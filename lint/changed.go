@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/rules"
@@ -16,7 +17,7 @@ import (
 // (so includes and inheritance are right) and keeps the findings in those
 // files. A changed file that no root includes is linted on its own, in the
 // context its directives (or a "# nginxtune: context=" comment) give it.
-func (s *Settings) lintChanged(files []string) ([]rules.Diagnostic, bool, []*loader.Tree, error) {
+func (s *Settings) lintChanged(files []string) ([]finding.Diagnostic, bool, []*loader.Tree, error) {
 	wd := getWorkDir()
 	order, err := changedFiles(files, wd)
 	if err != nil {
@@ -123,7 +124,7 @@ func nearestRoots(files []string, wd workDir) []string {
 // errors anywhere in their trees.
 type keeper struct {
 	s       *Settings
-	diags   []rules.Diagnostic
+	diags   []finding.Diagnostic
 	trees   []*loader.Tree
 	broken  bool
 	covered map[string]bool // changed files a root's tree read
@@ -155,7 +156,7 @@ func (k *keeper) keep(t *loader.Tree, only map[string]bool) {
 	found, notShown := rules.RunCounted(t, cfg)
 	k.s.notShown += notShown
 	for _, d := range found {
-		if only[d.File] || d.Severity == rules.Error && !k.seenErr[d.File+"\x00"+d.Message] {
+		if only[d.File] || d.Severity == finding.Error && !k.seenErr[d.File+"\x00"+d.Message] {
 			if !only[d.File] {
 				k.seenErr[d.File+"\x00"+d.Message] = true
 			}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/yamlstrict"
 
 	"github.com/nginxtune/nginxtune/knowledge"
@@ -34,7 +35,7 @@ type ConfigFile struct {
 	FailOn       string   // error, warning, info or none
 	Disable      []string // rules not run
 	Enable       []string // when set, only these rules run (syntax and include rules always do)
-	Severity     map[string]rules.Severity
+	Severity     map[string]finding.Severity
 	Maps         map[string]string // absolute server path -> local path (relative to the file)
 	Prefix       string
 	Directives   []string // extra directive names
@@ -70,7 +71,7 @@ var keys = map[string]string{
 type ConfigOverride struct {
 	Paths    []string
 	Disable  []string
-	Severity map[string]rules.Severity
+	Severity map[string]finding.Severity
 }
 
 // FindConfig looks for the .nginxtune.yaml that applies to start (a file or a
@@ -204,7 +205,7 @@ func loadConfig(path string, found bool) (*ConfigFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &ConfigFile{Path: path, Severity: map[string]rules.Severity{}, Maps: map[string]string{}, Found: found}
+	f := &ConfigFile{Path: path, Severity: map[string]finding.Severity{}, Maps: map[string]string{}, Found: found}
 	f.Dir, _ = filepath.Abs(filepath.Dir(path))
 	if r, err := filepath.EvalSymlinks(f.Dir); err == nil {
 		f.Dir = r
@@ -432,14 +433,14 @@ func keyNames() []string {
 }
 
 // FailNone is the threshold that never fails.
-const FailNone = rules.Severity(99)
+const FailNone = finding.Severity(99)
 
 // ParseFailOn reads a failure threshold.
-func ParseFailOn(s string) (rules.Severity, error) {
+func ParseFailOn(s string) (finding.Severity, error) {
 	if s == "none" || s == "never" {
 		return FailNone, nil
 	}
-	sev, err := rules.ParseSeverity(s)
+	sev, err := finding.ParseSeverity(s)
 	if err != nil {
 		return 0, fmt.Errorf("unknown level %q (want error, warning, info or none)", s)
 	}
@@ -482,19 +483,19 @@ func ruleIDs(v *yaml.Node, what, want string, bad badFunc, off bool) ([]string, 
 
 // severities reads a map of rule id to level into into; what nginx refuses
 // stays an error.
-func severities(v *yaml.Node, what, want string, bad badFunc, into map[string]rules.Severity) error {
+func severities(v *yaml.Node, what, want string, bad badFunc, into map[string]finding.Severity) error {
 	if v.Kind != yaml.MappingNode {
 		return bad(v, "%s: want %s", what, want)
 	}
 	for j := 0; j+1 < len(v.Content); j += 2 {
 		id, lv := v.Content[j], v.Content[j+1]
-		sev, err := rules.ParseSeverity(lv.Value)
+		sev, err := finding.ParseSeverity(lv.Value)
 		switch {
 		case rules.ByID(id.Value) == nil:
 			return bad(id, "%s: %q is not a rule (see nginxtune rules)", what, id.Value)
 		case err != nil:
 			return bad(lv, "%s of %s: %v", what, id.Value, err)
-		case rules.NginxRefuses(id.Value) && sev < rules.Error:
+		case rules.NginxRefuses(id.Value) && sev < finding.Error:
 			return bad(lv, "%s of %s: nginx refuses a configuration with this finding, so it stays an error (--disable on the command line turns the rule off)", what, id.Value)
 		}
 		into[id.Value] = sev
@@ -513,7 +514,7 @@ func parseOverrides(v *yaml.Node, path string, f *ConfigFile) error {
 		if e.Kind != yaml.MappingNode {
 			return bad(e, "overrides: want %s", keys["overrides"])
 		}
-		o := ConfigOverride{Severity: map[string]rules.Severity{}}
+		o := ConfigOverride{Severity: map[string]finding.Severity{}}
 		for i := 0; i+1 < len(e.Content); i += 2 {
 			if err := overrideKey(e.Content[i], e.Content[i+1], &o, bad); err != nil {
 				return err

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
-
-	"github.com/nginxtune/nginxtune/rules"
 )
 
 func write(t *testing.T, dir, text string) string {
@@ -39,7 +38,7 @@ roots: [deploy/nginx/nginx.conf]
 		t.Fatal(err)
 	}
 	if f.NginxVersion != knowledge.MustVersion("1.24.0") || f.FailOn != "error" || f.Disable[0] != "access-log-unbuffered" ||
-		f.Severity["worker-processes"] != rules.Warning || f.Maps["/etc/nginx"] != filepath.Join(dir, "deploy/nginx") ||
+		f.Severity["worker-processes"] != finding.Warning || f.Maps["/etc/nginx"] != filepath.Join(dir, "deploy/nginx") ||
 		f.Prefix != filepath.Join(dir, "deploy/nginx") || f.Directives[0] != "my_directive" || f.Roots[0] != filepath.Join(dir, "deploy/nginx/nginx.conf") {
 		t.Errorf("loaded %+v", f)
 	}

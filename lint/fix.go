@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
@@ -19,6 +20,7 @@ import (
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Fixed is what Fix did.
@@ -66,7 +68,7 @@ func (s *Settings) Fix(paths []string, r *Result) (Fixed, error) {
 	// (docs/security.md)
 	trusted := s.opt.NginxTest || allLive(paths)
 	var beforeOK nginxcheck.Result
-	if trusted && slices.ContainsFunc(r.Diags, func(d rules.Diagnostic) bool { return d.Fix != nil }) {
+	if trusted && slices.ContainsFunc(r.Diags, func(d finding.Diagnostic) bool { return d.Fix != nil }) {
 		beforeOK, _ = nginxTest(r.Trees, s.Config.Version)
 	}
 	changed := map[string]atomicfile.Key{}
@@ -90,8 +92,8 @@ func (s *Settings) Fix(paths []string, r *Result) (Fixed, error) {
 // changed gathers the files written, with the identity of each.
 func (s *Settings) fixSession(paths []string, changed map[string]atomicfile.Key) rules.FixSession {
 	return rules.FixSession{
-		Lint: func() ([]rules.Diagnostic, bool, []*loader.Tree, error) { return s.lint(paths) },
-		Apply: func(set rules.FixSet, trees []*loader.Tree) ([]string, error) {
+		Lint: func() ([]finding.Diagnostic, bool, []*loader.Tree, error) { return s.lint(paths) },
+		Apply: func(set engine.FixSet, trees []*loader.Tree) ([]string, error) {
 			keys, err := s.applyFixes(set, trees)
 			var written []string
 			for name, k := range keys {
@@ -176,7 +178,7 @@ func lockDir(dir string) (unlock func(), err error) {
 // (after sorting), so a fix of a 20,000-server file is not quadratic.
 // written names the files now in place, with the identity of each (what
 // restore checks before writing the original back), also on an error.
-func (s *Settings) applyFixes(set rules.FixSet, trees []*loader.Tree) (written map[string]atomicfile.Key, err error) {
+func (s *Settings) applyFixes(set engine.FixSet, trees []*loader.Tree) (written map[string]atomicfile.Key, err error) {
 	source := map[string]*parser.File{}
 	for _, t := range trees {
 		for _, f := range t.Files {
@@ -203,7 +205,7 @@ func keyOf(f *parser.File) atomicfile.Key { return atomicfile.Key{Dev: f.Dev, In
 // fixedTexts are the files the edits change, with their new text, each
 // read again through the file that was read (a link put in its place since
 // is not followed) and applied to the text they were computed from.
-func fixedTexts(set rules.FixSet, source map[string]*parser.File) (map[string][]byte, error) {
+func fixedTexts(set engine.FixSet, source map[string]*parser.File) (map[string][]byte, error) {
 	outs := map[string][]byte{}
 	for _, name := range slices.Sorted(maps.Keys(set.Edits)) {
 		src, err := atomicfile.ReadVerified(name, keyOf(source[name]))
@@ -213,7 +215,7 @@ func fixedTexts(set rules.FixSet, source map[string]*parser.File) (map[string][]
 		if !bytes.Equal(src, source[name].Src) {
 			return nil, fmt.Errorf("%s changed while nginxtune was reading it; nothing written, run again", untrusted.Escape(name))
 		}
-		out, err := rules.ApplyEdits(src, set.Edits[name])
+		out, err := engine.ApplyEdits(src, set.Edits[name])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v; nothing written", untrusted.Escape(name), err)
 		}

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/rules"
@@ -14,7 +15,7 @@ import (
 // Result is what a run found: the findings, the trees they were found in,
 // and whether a file could not be parsed to its end or read at all.
 type Result struct {
-	Diags  []rules.Diagnostic
+	Diags  []finding.Diagnostic
 	Broken bool
 	Trees  []*loader.Tree
 }
@@ -34,7 +35,7 @@ func (s *Settings) Lint(paths []string) (*Result, error) {
 }
 
 // lint is Lint, as a fix session reads the tree again after each round.
-func (s *Settings) lint(paths []string) ([]rules.Diagnostic, bool, []*loader.Tree, error) {
+func (s *Settings) lint(paths []string) ([]finding.Diagnostic, bool, []*loader.Tree, error) {
 	if s.opt.Changed {
 		return s.lintChanged(paths)
 	}
@@ -52,7 +53,7 @@ func (s *Settings) lint(paths []string) ([]rules.Diagnostic, bool, []*loader.Tre
 
 // lintOnce loads every path and runs the rules. broken is set when a file
 // could not be parsed to its end.
-func (s *Settings) lintOnce(paths []string) (diags []rules.Diagnostic, broken bool, trees []*loader.Tree, err error) {
+func (s *Settings) lintOnce(paths []string) (diags []finding.Diagnostic, broken bool, trees []*loader.Tree, err error) {
 	for _, p := range paths {
 		t, err := s.load(p, s.Loader)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/format"
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
@@ -19,6 +20,7 @@ import (
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Options are what a run is asked for, as the command line's flags give
@@ -60,8 +62,8 @@ type Options struct {
 // Settings are the options and the settings file merged: what one run
 // lints with.
 type Settings struct {
-	Config rules.Config
-	FailOn rules.Severity
+	Config engine.Config
+	FailOn finding.Severity
 	// FailOnFromFile is set when the threshold came from a settings file.
 	FailOnFromFile bool
 	Loader         loader.Options
@@ -81,7 +83,7 @@ type Settings struct {
 	// gcOff is set while the garbage collector is off, until the first
 	// tree is loaded (see load)
 	gcOff bool
-	// notShown counts the findings past rules.MaxFindings: a bound passed
+	// notShown counts the findings past engine.MaxFindings: a bound passed
 	notShown int
 	// versionFrom says where the nginx version came from, for the summary
 	// (rules.Assumed); dumpVersion is the installed nginx's, taken for an
@@ -98,7 +100,7 @@ type Settings struct {
 // linted path is first ("-" for standard input). Notices (a settings file
 // passed over as another user's) go to o.Stderr.
 func Resolve(o Options, first string) (*Settings, error) {
-	s := &Settings{Config: rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, FailOn: rules.Warning,
+	s := &Settings{Config: engine.Config{Disabled: map[string]bool{}, Severity: map[string]finding.Severity{}}, FailOn: finding.Warning,
 		nginx: &nginxcheck.Installed{}, opt: o, stderr: o.Stderr}
 	if s.stderr == nil {
 		s.stderr = io.Discard
@@ -182,11 +184,11 @@ func (s *Settings) fromFile(file *ConfigFile) error {
 // their globs match.
 func (s *Settings) overrides(file *ConfigFile) error {
 	for _, o := range file.Overrides {
-		match, err := rules.GlobMatcher(file.Dir, o.Paths)
+		match, err := engine.GlobMatcher(file.Dir, o.Paths)
 		if err != nil {
 			return fmt.Errorf("%s: overrides: %v", file.Path, err)
 		}
-		ro := rules.Override{Match: match, Disabled: map[string]bool{}, Severity: o.Severity}
+		ro := engine.Override{Match: match, Disabled: map[string]bool{}, Severity: o.Severity}
 		for _, id := range o.Disable {
 			ro.Disabled[id] = true
 		}
@@ -358,15 +360,15 @@ func (s *Settings) Assumed() string {
 	return rules.Assumed(v, from)
 }
 
-// NotShown counts the findings the runs left out past rules.MaxFindings.
+// NotShown counts the findings the runs left out past engine.MaxFindings.
 func (s *Settings) NotShown() int { return s.notShown }
 
 // Fails reports whether the findings fail the run: one at or above the
 // threshold, or, whatever a settings file's threshold says, one that nginx
 // refuses to load (the command line's threshold can pass those).
-func (s *Settings) Fails(diags []rules.Diagnostic) bool {
+func (s *Settings) Fails(diags []finding.Diagnostic) bool {
 	for _, d := range diags {
-		if d.Severity >= s.FailOn || s.FailOnFromFile && d.Severity == rules.Error && rules.NginxRefuses(d.Rule) {
+		if d.Severity >= s.FailOn || s.FailOnFromFile && d.Severity == finding.Error && rules.NginxRefuses(d.Rule) {
 			return true
 		}
 	}
@@ -376,10 +378,10 @@ func (s *Settings) Fails(diags []rules.Diagnostic) bool {
 // ForFile are the rules' configuration and the loader's options a file is
 // linted with, read as lint reads them for it (the language server's
 // settings); notices go to log.
-func ForFile(path string, log io.Writer) (rules.Config, loader.Options, error) {
+func ForFile(path string, log io.Writer) (engine.Config, loader.Options, error) {
 	s, err := Resolve(Options{Stderr: log}, path)
 	if err != nil {
-		return rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, loader.Options{}, err
+		return engine.Config{Disabled: map[string]bool{}, Severity: map[string]finding.Severity{}}, loader.Options{}, err
 	}
 	s.needVersion()
 	return s.Config, s.Loader, nil

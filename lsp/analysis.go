@@ -4,11 +4,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/lint"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // analysis is a document linted inside its tree.
@@ -18,8 +20,8 @@ type analysis struct {
 	text  string
 	tree  *loader.Tree
 	file  *parser.File // the document's file in the tree
-	diags []rules.Diagnostic
-	cfg   rules.Config
+	diags []finding.Diagnostic
+	cfg   engine.Config
 	ctx   []string // the context the document's top level is read in
 	// opt are the options the tree was loaded with: its path maps, the
 	// directories allowed outside it, whether it is the live one
@@ -87,7 +89,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 	// that of the nginx.conf that includes it, never above the same bound
 	// (lint.IncludedBy), with the main file's settings.
 	var tree *loader.Tree
-	var cfg rules.Config
+	var cfg engine.Config
 	var topt loader.Options
 	if bound := realDir(root, given); !boundedread.Within(path, bound) {
 		path = given
@@ -145,7 +147,7 @@ func (s *Server) store(uri string, a *analysis) {
 
 // findings are the rules' findings for the analysed text: those of a
 // full analysis of the same text, none while the rules have not run.
-func (s *Server) findings(uri string, a *analysis) []rules.Diagnostic {
+func (s *Server) findings(uri string, a *analysis) []finding.Diagnostic {
 	if a.full {
 		return a.diags
 	}
@@ -159,7 +161,7 @@ func (s *Server) findings(uri string, a *analysis) []rules.Diagnostic {
 
 // safeRun runs the rules; a rule's panic costs its findings, not the
 // server.
-func (s *Server) safeRun(t *loader.Tree, cfg rules.Config) (out []rules.Diagnostic) {
+func (s *Server) safeRun(t *loader.Tree, cfg engine.Config) (out []finding.Diagnostic) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("internal error in the rules: %v", r)

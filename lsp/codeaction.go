@@ -1,8 +1,8 @@
 package lsp
 
 import (
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/lsp/protocol"
-	"github.com/nginxtune/nginxtune/rules"
 )
 
 // codeActions answers the quick fixes of the findings at a range: the
@@ -34,7 +34,7 @@ func (s *Server) codeActions(p codeActionParams) []protocol.CodeAction {
 
 // fixEdit is a fix's edits by document, the analysed one under the URI
 // the client gave; ok is false when a file it edits is not in the tree.
-func (a *analysis) fixEdit(fix *rules.Fix, uri string, files fileLines) (protocol.WorkspaceEdit, bool) {
+func (a *analysis) fixEdit(fix *finding.Fix, uri string, files fileLines) (protocol.WorkspaceEdit, bool) {
 	edit := protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{}}
 	for _, e := range fix.Edits {
 		f := a.tree.File(e.File)

@@ -3,8 +3,8 @@ package lsp
 import (
 	"sort"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/lsp/protocol"
-	"github.com/nginxtune/nginxtune/rules"
 )
 
 // publish sends a document's findings, in the order of their lines.
@@ -20,7 +20,7 @@ func (s *Server) publish(uri string, a *analysis) {
 
 // toDiagnostic is a finding as the protocol says it: its range runs to the
 // end of the statement (or of its first line).
-func (s *Server) toDiagnostic(dg rules.Diagnostic, a *analysis, l *lines) protocol.Diagnostic {
+func (s *Server) toDiagnostic(dg finding.Diagnostic, a *analysis, l *lines) protocol.Diagnostic {
 	start := l.position(dg.Offset)
 	if dg.Offset == 0 && dg.Line > 1 {
 		start = protocol.Position{Line: dg.Line - 1, Character: max(0, dg.Col-1)}
@@ -28,9 +28,9 @@ func (s *Server) toDiagnostic(dg rules.Diagnostic, a *analysis, l *lines) protoc
 	end := l.position(statementEnd(a.text, l.offset(start)))
 	sev := protocol.SeverityInformation
 	switch dg.Severity {
-	case rules.Error:
+	case finding.Error:
 		sev = protocol.SeverityError
-	case rules.Warning:
+	case finding.Warning:
 		sev = protocol.SeverityWarning
 	}
 	out := protocol.Diagnostic{Range: protocol.Range{Start: start, End: end}, Severity: sev, Code: dg.Rule, Source: "nginxtune", Message: dg.Message}

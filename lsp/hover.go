@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/lsp/protocol"
 	"github.com/nginxtune/nginxtune/rules"
@@ -149,7 +150,7 @@ func (a *analysis) spotDoc(sp spot, ok bool) string {
 }
 
 // findingDoc describes a finding and its rule's Why and Fix.
-func findingDoc(dg rules.Diagnostic) string {
+func findingDoc(dg finding.Diagnostic) string {
 	text := fmt.Sprintf("**%s** (%s): %s", dg.Rule, dg.Severity, dg.Message)
 	if r := rules.ByID(dg.Rule); r != nil {
 		text += "\n\n" + strings.Join(strings.Fields(r.Why), " ") + "\n\n*Fix:* " + strings.Join(strings.Fields(r.Fix), " ")

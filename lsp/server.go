@@ -15,7 +15,7 @@ import (
 	"github.com/nginxtune/nginxtune/lint"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/lsp/protocol"
-	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Options configure a server.
@@ -151,7 +151,7 @@ func (s *Server) logf(format string, args ...any) {
 	fmt.Fprintln(s.opt.Log, "nginxtune lsp:", escape(fmt.Sprintf(format, args...)))
 }
 
-func (s *Server) settings(path string) (rules.Config, loader.Options, error) {
+func (s *Server) settings(path string) (engine.Config, loader.Options, error) {
 	return lint.ForFile(path, s.opt.Log)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/testkit/gentree"
 	"github.com/nginxtune/nginxtune/loader"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // BenchmarkLint measures the rules alone over a loaded tree, and load plus
@@ -24,7 +25,7 @@ func BenchmarkLint(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()
 			for b.Loop() {
-				Run(tr, Config{})
+				Run(tr, engine.Config{})
 			}
 		})
 		b.Run(fmt.Sprintf("load+rules/servers=%d", servers), func(b *testing.B) {
@@ -36,7 +37,7 @@ func BenchmarkLint(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				Run(tr, Config{})
+				Run(tr, engine.Config{})
 				var m runtime.MemStats
 				runtime.ReadMemStats(&m)
 				peak = max(peak, m.HeapInuse)

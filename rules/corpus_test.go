@@ -9,9 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Every corpus file lints without a panic; the findings per rule are logged
@@ -32,7 +34,7 @@ func TestCorpusLints(t *testing.T) {
 			return nil
 		}
 		files++
-		for _, d := range Run(tr, Config{}) {
+		for _, d := range Run(tr, engine.Config{}) {
 			perRule[d.Rule]++
 			if len(samples[d.Rule]) < 3 {
 				rel, _ := filepath.Rel(dir, d.File)
@@ -75,7 +77,7 @@ func TestCorpusLanguageAgreement(t *testing.T) {
 	}
 	wraps := map[string]string{"http": "main,http", "server": "main,http,server", "location": "main,http,server,location"}
 	lineRe := regexp.MustCompile(`:(\d+)"?$`)
-	cfg := Config{Version: knowledge.MustVersion("1.22.1"), Disabled: map[string]bool{}}
+	cfg := engine.Config{Version: knowledge.MustVersion("1.22.1"), Disabled: map[string]bool{}}
 	for _, r := range All {
 		if !langRuleIDs[r.ID] || r.ID == "syntax" {
 			cfg.Disabled[r.ID] = true
@@ -112,7 +114,7 @@ func TestCorpusLanguageAgreement(t *testing.T) {
 		diags := Run(tr, cfg)
 		if ok {
 			for _, d := range diags {
-				if d.Severity == Error && d.Rule != "syntax" && d.File == tr.Roots[0].Path {
+				if d.Severity == finding.Error && d.Rule != "syntax" && d.File == tr.Roots[0].Path {
 					falseErrors = append(falseErrors, path+":"+strconv.Itoa(d.Line)+": "+d.Message)
 				}
 			}

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // The language rules: every directive checked against the table generated
@@ -18,9 +20,19 @@ import (
 // name, shared by the four rules of one lint: a large tree has few
 // distinct blocks and names but many directives.
 type langCache struct {
-	once     sync.Once // the first language rule to run does the walk
-	disabled map[string]bool
-	names    map[string]*nameInfo
+	once  sync.Once // the first language rule to run does the walk
+	names map[string]*nameInfo
+}
+
+// langKey keys the run's langCache (Pass.Shared).
+type langKey struct{}
+
+// lang is the run's langCache.
+func (p *Pass) lang() *langCache {
+	if p.langc == nil {
+		p.langc = p.Shared(langKey{}, func() any { return &langCache{names: map[string]*nameInfo{}} }).(*langCache)
+	}
+	return p.langc
 }
 
 // nameInfo is what the table says of one name, looked up once per lint.
@@ -49,7 +61,7 @@ type nameInfo struct {
 }
 
 func (p *Pass) info(name string) *nameInfo {
-	if i, ok := p.lang.names[name]; ok {
+	if i, ok := p.lang().names[name]; ok {
 		return i
 	}
 	all := knowledge.Lookup(name)
@@ -91,7 +103,7 @@ func (p *Pass) info(name string) *nameInfo {
 			}
 		}
 	}
-	p.lang.names[name] = i
+	p.lang().names[name] = i
 	return i
 }
 
@@ -102,59 +114,6 @@ func (i *nameInfo) once(bit uint32, certain bool) bool {
 	}
 	b := bit | 1<<31
 	return i.onceMask&b != 0 && i.manyMask&b == 0
-}
-
-// contextKey names the context a directive stands in, as the table's type
-// flags do; "" inside blocks nginxtune cannot place (an unknown module's).
-func contextKey(c *parser.Context) string {
-	names := c.Names
-	last := names[len(names)-1]
-	switch last {
-	case "main", "events", "http", "stream", "mail", "rtmp":
-		return last
-	}
-	family := ""
-	for _, n := range names {
-		switch n {
-		case "http", "stream", "mail", "rtmp":
-			family = n
-		}
-	}
-	switch family {
-	case "http":
-		switch last {
-		case "server", "location", "upstream", "limit_except":
-			return last
-		case "if":
-			if len(names) >= 2 && names[len(names)-2] == "server" {
-				return "if-server"
-			}
-			if len(names) >= 2 && names[len(names)-2] == "location" {
-				return "if-location"
-			}
-		}
-	case "stream":
-		switch last {
-		case "server":
-			return "stream-server"
-		case "upstream":
-			return "stream-upstream"
-		}
-	case "mail":
-		if last == "server" {
-			return "mail-server"
-		}
-	case "rtmp":
-		switch last {
-		case "server":
-			return "rtmp-server"
-		case "application":
-			return "rtmp-application"
-		case "recorder":
-			return "rtmp-recorder"
-		}
-	}
-	return ""
 }
 
 // contextTitle names a context key for messages.
@@ -222,29 +181,6 @@ func (p *Pass) knownIn(name string, ds []knowledge.Directive) (known, certain bo
 		return false, true, strings.Join(core, ", ")
 	}
 	return true, false, strings.Join(core, ", ")
-}
-
-var unknownDirective = &Rule{
-	Doc: Doc{
-		ID:    "unknown-directive",
-		Title: "A directive nginx does not know",
-		Why: `nginx refuses to start with "unknown directive" for a name that neither nginx nor a loaded
-module defines, one error per reload attempt. The table nginxtune checks against is generated
-from the source of nginx itself and of the third-party modules Debian packages
-(docs/directives.md), per nginx version, so a directive added in a later version is named
-with the version that has it.`,
-		Fix: `Correct the name (the message suggests the nearest known one), upgrade nginx for a newer
-directive, or load the module that provides it. Directives of in-house modules can be listed
-in .nginxtune.yaml ("directives: [name, ...]").`,
-		Bad:      "events {}\nhttp {\n    sendfil on;\n}\n",
-		Good:     "events {}\nhttp {\n    sendfile on;\n}\n",
-		Severity: Error,
-		Category: CategoryCorrectness,
-		Since:    "0.2.0",
-		Versions: "all (table: the nginx versions `nginxtune version` lists, and Debian's third-party modules)",
-		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: unknown directive)", "docs/directives.md"},
-	},
-	Check: runLanguage,
 }
 
 // loadsUnknownModule reports whether the tree loads a dynamic module whose
@@ -330,108 +266,16 @@ func editDistance(a, b string, limit int) int {
 	return prev[len(b)]
 }
 
-var directiveContext = &Rule{
-	Doc: Doc{
-		ID:    "directive-context",
-		Title: "A directive in a block where nginx does not allow it",
-		Why: `Each directive is allowed in some contexts only (proxy_pass in location, not in server;
-worker_connections in events): nginx -t fails with "directive is not allowed here". A snippet
-is checked in the context it is included in; one linted on its own where its context is
-declared ("# nginxtune: context=location"), never by a guess, except by the blocks it opens
-itself: a directive no server, location, upstream or if block allows is refused wherever the
-fragment is included (limit_req_zone in a server block).`,
-		Fix:      `Move the directive into a block the message names.`,
-		Bad:      "events {}\nhttp {\n    server {\n        listen 80;\n        proxy_pass http://127.0.0.1:8080;\n    }\n}\n",
-		Good:     "events {}\nhttp {\n    server {\n        listen 80;\n        location / {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n",
-		Severity: Error,
-		Category: CategoryCorrectness,
-		Since:    "0.2.0",
-		Versions: "all",
-		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: is not allowed here)", "docs/directives.md"},
-	},
-	Check: runLanguage,
-}
-
-var directiveArgs = &Rule{
-	Doc: Doc{
-		ID:    "directive-args",
-		Title: "A directive with the wrong number of arguments, or an argument value nginx refuses",
-		Why: `nginx checks the argument count of every directive and fails with "invalid number of
-arguments". The most common cause is a missing ";": nginx reads the next line as more
-arguments of the directive before it. A flag directive takes "on" or "off" only, and a block
-directive needs its braces. Values are checked as nginx's handlers check them: the words of
-enumerations ("gzip_static always", "ssl_protocols TLSv1.3", from nginx's source), the
-parameters of listen, an upstream's server, access_log and the *_cache_path directives (a
-parameter a newer nginx added is named with that version), the flag of a rewrite, the third
-argument of add_header ("always") and of *_param ("if_not_empty"), error_page's codes
-(300-599), expires, ssl_session_cache and error_log's level, sizes, times and numbers of the
-standard slots (client_max_body_size 10X), location modifiers, if conditions and operators,
-return codes; a proxy_pass with a URI part and no
-variables in a regex or named location or inside if or limit_except ("cannot have URI part"),
-and a stream access_log without a format. Values nginx parses at load are checked too: the
-port of an upstream's server ("invalid port in upstream"), its weight=, max_fails=,
-max_conns= and fail_timeout=, proxy_cache_valid's codes and time ("invalid time value"), a
-*_pass to an upstream's name with a port ("upstream ... may not have port"), an if
-condition with an operator and no value, and disable_symlinks' words; a value that looks like a template's placeholder
-(CACHE_MAX_AGE, __port__, ${PORT}) is named so, and is still an error. A fragment read alone
-has its values checked wherever the check does not depend on the context, and a file cut
-short by a syntax error has the directives before it checked, as nginx reads them.`,
-		Fix:      `Add the missing ";", or write the arguments the message names.`,
-		Bad:      "events {}\nhttp {\n    sendfile yes;\n    keepalive_timeout;\n}\n",
-		Good:     "events {}\nhttp {\n    sendfile on;\n    keepalive_timeout 30s;\n}\n",
-		Severity: Error,
-		Category: CategoryCorrectness,
-		Since:    "0.2.0",
-		Versions: "all",
-		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: invalid number of arguments)", "nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot, _enum_slot, _bitmask_slot)", "nginx 1.22.1-1.30.4: ngx_http_core_listen, ngx_stream_core_listen, ngx_http_upstream_server, ngx_http_log_set_log, ngx_http_file_cache_set_slot, ngx_http_rewrite, ngx_http_headers_expires; each refusal measured with nginx -t (fixtures/nginx-t/values-*.conf)"},
-	},
-	Check: runLanguage,
-}
-
-var directiveDuplicate = &Rule{
-	Doc: Doc{
-		ID:    "directive-duplicate",
-		Title: "A directive that may appear once per block appears twice",
-		Why: `Most directives that set one value (sendfile, root, proxy_pass, keepalive_timeout, ...)
-are refused a second time in the same block: nginx -t fails with "is duplicate"; so is a
-second limit_req or limit_conn of one zone. An include counts as part of the block it stands
-in.`,
-		Fix:      `Keep one of them; the message points at the first.`,
-		Bad:      "events {}\nhttp {\n    sendfile on;\n    sendfile off;\n}\n",
-		Good:     "events {}\nhttp {\n    sendfile on;\n}\n",
-		Severity: Error,
-		Category: CategoryCorrectness,
-		Since:    "0.2.0",
-		Versions: "all",
-		Sources:  []string{"nginx src/core/ngx_conf_file.c (the ngx_conf_set_*_slot handlers: is duplicate)", "docs/directives.md"},
-	},
-	Check: runLanguage,
-}
-
 // runLanguage runs the four language rules in one walk of the tree: the
 // first of them to run checks every directive for all that are enabled,
 // so a large tree is walked once, not four times.
 func runLanguage(p *Pass) {
-	if p.lang == nil {
-		return
-	}
 	first := false
-	p.lang.once.Do(func() { first = true })
+	p.lang().once.Do(func() { first = true })
 	if !first {
 		return
 	}
-	pass := func(id string) *Pass {
-		if p.lang.disabled[id] {
-			return nil
-		}
-		q := *p
-		q.rule = languageRules[id]
-		return &q
-	}
-	unknown, context, args, dup := pass("unknown-directive"), pass("directive-context"), pass("directive-args"), pass("directive-duplicate")
-	if p.visits == nil {
-		p.visits = collect(p.Tree)
-	}
+	unknown, context, args, dup := p.For("unknown-directive"), p.For("directive-context"), p.For("directive-args"), p.For("directive-duplicate")
 	type blockKey struct {
 		c  *parser.Context
 		in *nameInfo
@@ -440,11 +284,11 @@ func runLanguage(p *Pass) {
 	zoneFirsts := map[zoneKey]*parser.Directive{}
 	var lastC *parser.Context
 	var lc langCtx
-	for _, v := range p.visits.all {
-		d, c := v.d, v.c
+	for _, v := range p.Visits() {
+		d, c := v.D, v.C
 		if c != lastC {
 			lastC = c
-			lc.key = contextKey(c)
+			lc.key = engine.ContextKey(c)
 			lc.bit = knowledge.ContextBit(lc.key)
 			lc.certain = certainContext(c)
 		}
@@ -465,7 +309,7 @@ func runLanguage(p *Pass) {
 			k := blockKey{c, in}
 			if f, ok := firsts[k]; ok {
 				diag := dup.Diag(d, "%q is duplicate: nginx -t fails; the first is at %s", d.Name, where(f))
-				diag.Related = []Related{relatedTo(f, "the first "+d.Name)}
+				diag.Related = []finding.Related{engine.RelatedTo(f, "the first "+d.Name)}
 				dup.Report(diag)
 				continue
 			}
@@ -478,8 +322,8 @@ func runLanguage(p *Pass) {
 			if z := limitZone(d); z != "" {
 				k := zoneKey{c, d.Name, z}
 				if f, ok := zoneFirsts[k]; ok {
-					diag := dup.Diag(d, "%q is duplicate for zone %q: nginx -t fails; the first is at %s", d.Name, clip(z), where(f))
-					diag.Related = []Related{relatedTo(f, "the first "+d.Name+" of the zone")}
+					diag := dup.Diag(d, "%q is duplicate for zone %q: nginx -t fails; the first is at %s", d.Name, engine.Clip(z), where(f))
+					diag.Related = []finding.Related{engine.RelatedTo(f, "the first "+d.Name+" of the zone")}
 					dup.Report(diag)
 					continue
 				}
@@ -539,7 +383,7 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 	ds, known, certain, where := in.all, in.known, in.certain, in.where
 	if known {
 		if in.lack != "" {
-			p.ReportSeverityf(Info, d, "%q is in nginx %s but not %s, of the versions nginxtune knows: nginx -t fails there with \"unknown directive\"", d.Name, in.has, in.lack)
+			p.ReportSeverityf(finding.Info, d, "%q is in nginx %s but not %s, of the versions nginxtune knows: nginx -t fails there with \"unknown directive\"", d.Name, in.has, in.lack)
 		}
 		return
 	}
@@ -549,7 +393,7 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 	case len(ds) > 0:
 	case !certain:
 	default:
-		msg := fmt.Sprintf("unknown directive %q: nginx -t fails with \"unknown directive\"", clip(d.Name))
+		msg := fmt.Sprintf("unknown directive %q: nginx -t fails with \"unknown directive\"", engine.Clip(d.Name))
 		hint := ""
 		if s := suggest(d.Name); s != "" {
 			hint = fmt.Sprintf("; did you mean %q?", s)
@@ -557,15 +401,15 @@ func unknownAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 		last, _ := knowledge.NewestCore()
 		switch {
 		case strings.HasPrefix(d.Name, "js_"):
-			p.ReportSeverityf(Warning, d, "%s; js_* directives come from njs (libnginx-mod-js), whose source nginxtune's table lacks: list it under directives: in .nginxtune.yaml", msg)
+			p.ReportSeverityf(finding.Warning, d, "%s; js_* directives come from njs (libnginx-mod-js), whose source nginxtune's table lacks: list it under directives: in .nginxtune.yaml", msg)
 		case p.loadsUnknownModule():
-			p.ReportSeverityf(Warning, d, "%s%s; if a module loaded with load_module provides it, list it under directives: in .nginxtune.yaml", msg, hint)
+			p.ReportSeverityf(finding.Warning, d, "%s%s; if a module loaded with load_module provides it, list it under directives: in .nginxtune.yaml", msg, hint)
 		case p.Version.Known() && knowledge.MustVersion(last).Less(p.Version):
-			p.ReportSeverityf(Warning, d, "%s on nginx up to %s (nginxtune's table ends there; a directive added since is not in it)%s", msg, last, hint)
+			p.ReportSeverityf(finding.Warning, d, "%s on nginx up to %s (nginxtune's table ends there; a directive added since is not in it)%s", msg, last, hint)
 		case hint == "":
 			// far from every name nginx and the known modules have: a
 			// module nginxtune does not know is likelier than a typo
-			p.ReportSeverityf(Warning, d, "%s, unless a module nginxtune does not know provides it (no known directive is near the name): list third-party directives under directives: in .nginxtune.yaml", msg)
+			p.ReportSeverityf(finding.Warning, d, "%s, unless a module nginxtune does not know provides it (no known directive is near the name): list third-party directives under directives: in .nginxtune.yaml", msg)
 		default:
 			p.Reportf(d, "%s%s", msg, hint)
 		}
@@ -585,14 +429,14 @@ func contextAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *
 		// no version given: some of the table's versions allow it here,
 		// those that have it and do not refuse it
 		if has, lack := in.versionsAllowing(lc.bit | 1<<31); lack != "" {
-			p.ReportSeverityf(Info, d, "%q is allowed in %s in nginx %s but not %s, of the versions nginxtune knows: nginx -t fails there with \"directive is not allowed here\"",
+			p.ReportSeverityf(finding.Info, d, "%q is allowed in %s in nginx %s but not %s, of the versions nginxtune knows: nginx -t fails there with \"directive is not allowed here\"",
 				d.Name, contextTitle[ctx], has, lack)
 		}
 		return
 	}
 	list := in.contextList()
 	if beyond, newest := p.beyondTable(); beyond && p.Version.Known() {
-		p.ReportSeverityf(Warning, d, "%q is not allowed in %s up to nginx %s (nginx -t fails with \"directive is not allowed here\"); it belongs in %s; newer versions may allow it",
+		p.ReportSeverityf(finding.Warning, d, "%q is not allowed in %s up to nginx %s (nginx -t fails with \"directive is not allowed here\"); it belongs in %s; newer versions may allow it",
 			d.Name, contextTitle[ctx], newest, strings.Join(list, ", "))
 		return
 	}
@@ -672,7 +516,7 @@ func blockContextAt(p *Pass, d *parser.Directive, c *parser.Context, in *nameInf
 	}
 	list := strings.Join(in.contextList(), ", ")
 	if beyond, newest := p.beyondTable(); beyond && p.Version.Known() {
-		p.ReportSeverityf(Warning, d, "%q is not allowed in a %s block up to nginx %s (nginx -t fails with \"directive is not allowed here\" wherever this file is included); it belongs in %s; newer versions may allow it",
+		p.ReportSeverityf(finding.Warning, d, "%q is not allowed in a %s block up to nginx %s (nginx -t fails with \"directive is not allowed here\" wherever this file is included); it belongs in %s; newer versions may allow it",
 			d.Name, b.Name, newest, list)
 		return
 	}
@@ -769,16 +613,5 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 		p.ReportArgf(d, 0, "invalid value %q in %q: it must be \"on\" or \"off\"", d.Arg(0), d.Name)
 	default:
 		valuesAt(p, d, c, rows, certain)
-	}
-}
-
-// languageRules are the rules runLanguage reports for, set in init: the
-// rules' own Check refers to runLanguage.
-var languageRules map[string]*Rule
-
-func init() {
-	languageRules = map[string]*Rule{}
-	for _, r := range []*Rule{unknownDirective, directiveContext, directiveArgs, directiveDuplicate} {
-		languageRules[r.ID] = r
 	}
 }

@@ -10,10 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/loader"
+	"github.com/nginxtune/nginxtune/rules/engine"
+
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
 	"github.com/nginxtune/nginxtune/knowledge"
-	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -40,8 +43,8 @@ func TestDirectiveFixturesAgainstNginx(t *testing.T) {
 			t.Fatal(err)
 		}
 		found := false
-		for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1")}) {
-			if !langRuleIDs[d.Rule] && !NginxRefuses(d.Rule) || d.Severity != Error {
+		for _, d := range Run(tr, engine.Config{Version: knowledge.MustVersion("1.22.1")}) {
+			if !langRuleIDs[d.Rule] && !NginxRefuses(d.Rule) || d.Severity != finding.Error {
 				continue
 			}
 			// nginx stops at its first error: a syntax error after
@@ -71,7 +74,7 @@ func TestDirectiveVersions(t *testing.T) {
 	tr, _ := loader.Load(p, loader.Options{})
 	only := func(v string) []string {
 		var out []string
-		for _, d := range Run(tr, Config{Version: knowledge.MustVersion(v)}) {
+		for _, d := range Run(tr, engine.Config{Version: knowledge.MustVersion(v)}) {
 			if d.Rule == "unknown-directive" {
 				out = append(out, strings.Fields(d.Message)[2])
 			}
@@ -169,8 +172,8 @@ func TestFragmentAloneAgainstNginx(t *testing.T) {
 			t.Fatal(err)
 		}
 		found := false
-		for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1")}) {
-			if NginxRefuses(d.Rule) && d.Severity == Error && d.Line <= res.Line && res.Line <= max(d.EndLine, d.Line) {
+		for _, d := range Run(tr, engine.Config{Version: knowledge.MustVersion("1.22.1")}) {
+			if NginxRefuses(d.Rule) && d.Severity == finding.Error && d.Line <= res.Line && res.Line <= max(d.EndLine, d.Line) {
 				found = true
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // docs/rules.md is generated from All; regenerate with make docs.
@@ -31,7 +32,7 @@ func TestREADMEFigures(t *testing.T) {
 	readme := strings.Join(strings.Fields(string(b)), " ")
 	security := 0
 	for _, r := range All {
-		if r.Category == CategorySecurity {
+		if r.Category == engine.CategorySecurity {
 			security++
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // One lint --fix run on a systemd host (soft limit 1024) leaves a tree
@@ -38,7 +39,7 @@ func TestFileCacheFixWithinHostLimitAgainstNginx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Host: host.Given(facts), Disabled: onlyRules("open-file-cache", "host-fd-limit", "worker-fd-limit")}
+	cfg := engine.Config{Host: host.Given(facts), Disabled: onlyRules("open-file-cache", "host-fd-limit", "worker-fd-limit")}
 	res := fixRun(t, main, cfg)
 	for _, d := range res.Diags {
 		if d.Fix != nil || d.Rule == "host-fd-limit" {

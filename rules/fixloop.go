@@ -3,7 +3,9 @@ package rules
 import (
 	"errors"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/loader"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // MaxFixPasses bounds the rounds of fixing: a fix can make room for
@@ -21,11 +23,11 @@ var ErrFixBroke = errors.New("the fixes left the configuration unreadable")
 // linted and how a round's edits are written.
 type FixSession struct {
 	// Lint reads the tree again and runs the rules.
-	Lint func() (diags []Diagnostic, broken bool, trees []*loader.Tree, err error)
+	Lint func() (diags []finding.Diagnostic, broken bool, trees []*loader.Tree, err error)
 	// Apply writes one round's edits (chosen by SelectFixes, not
 	// overlapping) all or nothing, and returns the files it changed; the
 	// command's writes atomically through the file that was read.
-	Apply func(set FixSet, trees []*loader.Tree) (written []string, err error)
+	Apply func(set engine.FixSet, trees []*loader.Tree) (written []string, err error)
 	// Outside is told of the files a fix would have written that are not
 	// part of the tree (never written).
 	Outside func(file string)
@@ -36,7 +38,7 @@ type FixResult struct {
 	Fixes   int      // findings whose fix was applied
 	Written []string // files changed, in the order first written
 	// the tree and findings after the last round
-	Diags  []Diagnostic
+	Diags  []finding.Diagnostic
 	Trees  []*loader.Tree
 	Broken bool
 }
@@ -47,7 +49,7 @@ type FixResult struct {
 // follow-up rules of those (FollowUpOf); anything else a fix brings up is
 // left for the report. The written files are in the result also when an
 // error ends the run, for the caller to restore.
-func (s FixSession) Run(diags []Diagnostic, trees []*loader.Tree, broken bool) (FixResult, error) {
+func (s FixSession) Run(diags []finding.Diagnostic, trees []*loader.Tree, broken bool) (FixResult, error) {
 	res := FixResult{Diags: diags, Trees: trees, Broken: broken}
 	shown, shownRule := map[string]bool{}, map[string]bool{}
 	for _, d := range diags {
@@ -72,7 +74,7 @@ func (s FixSession) Run(diags []Diagnostic, trees []*loader.Tree, broken bool) (
 				res.Diags[i].Fix = nil // reported, fixable by another run
 			}
 		}
-		set := SelectFixes(res.Diags, inTrees(res.Trees))
+		set := engine.SelectFixes(res.Diags, inTrees(res.Trees))
 		if s.Outside != nil {
 			for _, f := range set.Outside {
 				s.Outside(f)
@@ -119,4 +121,14 @@ func inTrees(trees []*loader.Tree) func(string) bool {
 		}
 	}
 	return func(file string) bool { return in[file] }
+}
+
+// FollowUpOf names, for a rule, the rules whose fixes make its findings
+// appear: --fix applies them in a later pass although the first report did
+// not show them, since the first fix's description promised them (a new
+// upstream with keepalive needs HTTP/1.1 and an empty Connection header
+// where it is proxied to). Any other finding a fix brings up is reported,
+// not applied: --fix changes only what the user was shown.
+var FollowUpOf = map[string][]string{
+	"proxy-keepalive-headers": {"upstream-keepalive"},
 }

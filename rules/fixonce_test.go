@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/loader"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // fixHosts are the machines every fixture is fixed for: the fixture's own
@@ -45,7 +47,7 @@ func TestOneFixRunLeavesNothingFixable(t *testing.T) {
 // fixes the copy as lint --fix does, with every rule the fixture's header
 // leaves on and the host facts of spec (the fixture's own when empty); it
 // returns the findings a second lint can still fix in the tree's files.
-func fixOnce(t *testing.T, fixture, spec string) []Diagnostic {
+func fixOnce(t *testing.T, fixture, spec string) []finding.Diagnostic {
 	t.Helper()
 	tmp := t.TempDir()
 	target := filepath.Join(tmp, "nginx.conf")
@@ -78,7 +80,7 @@ func fixOnce(t *testing.T, fixture, spec string) []Diagnostic {
 		t.Fatal(err)
 	}
 	in := inTrees(trees)
-	var left []Diagnostic
+	var left []finding.Diagnostic
 	for _, d := range diags {
 		if d.Fix == nil {
 			continue
@@ -96,8 +98,8 @@ func fixOnce(t *testing.T, fixture, spec string) []Diagnostic {
 
 // linterOf is FixSession's Lint for the tree of main: read again, linted
 // with cfg.
-func linterOf(main string, cfg Config) func() ([]Diagnostic, bool, []*loader.Tree, error) {
-	return func() ([]Diagnostic, bool, []*loader.Tree, error) {
+func linterOf(main string, cfg engine.Config) func() ([]finding.Diagnostic, bool, []*loader.Tree, error) {
+	return func() ([]finding.Diagnostic, bool, []*loader.Tree, error) {
 		tr, err := loader.Load(main, loader.Options{})
 		if err != nil {
 			return nil, false, nil, err
@@ -111,7 +113,7 @@ func linterOf(main string, cfg Config) func() ([]Diagnostic, bool, []*loader.Tre
 }
 
 // fixRun fixes the tree of main as lint --fix does, writing plainly.
-func fixRun(t *testing.T, main string, cfg Config) FixResult {
+func fixRun(t *testing.T, main string, cfg engine.Config) FixResult {
 	t.Helper()
 	lint := linterOf(main, cfg)
 	diags, broken, trees, err := lint()

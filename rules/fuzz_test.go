@@ -5,9 +5,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // FuzzLintFix lints a tree of two files (a main file that includes a
@@ -30,8 +32,8 @@ func FuzzLintFix(f *testing.F) {
 		p := filepath.Join(dir, "nginx.conf")
 		os.WriteFile(p, main, 0o644)
 		os.WriteFile(filepath.Join(dir, "snippet.conf"), snippet, 0o644)
-		cfg := Config{Version: knowledge.MustVersion("1.22.1")}
-		lint := func() ([]Diagnostic, bool, []*loader.Tree, error) {
+		cfg := engine.Config{Version: knowledge.MustVersion("1.22.1")}
+		lint := func() ([]finding.Diagnostic, bool, []*loader.Tree, error) {
 			tr, err := loader.Load(p, loader.Options{})
 			if err != nil {
 				return nil, false, nil, err
@@ -46,7 +48,7 @@ func FuzzLintFix(f *testing.F) {
 		if err != nil {
 			return
 		}
-		session := FixSession{Lint: lint, Apply: func(set FixSet, trees []*loader.Tree) ([]string, error) {
+		session := FixSession{Lint: lint, Apply: func(set engine.FixSet, trees []*loader.Tree) ([]string, error) {
 			var written []string
 			for name, edits := range set.Edits {
 				f := trees[0].File(name)
@@ -55,7 +57,7 @@ func FuzzLintFix(f *testing.F) {
 						t.Fatalf("edit %d-%d outside %s", e.Start, e.End, name)
 					}
 				}
-				out, err := ApplyEdits(f.Src, edits)
+				out, err := engine.ApplyEdits(f.Src, edits)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}

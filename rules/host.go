@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/knowledge"
@@ -30,7 +31,7 @@ type mainSettings struct {
 
 func (p *Pass) mainSettings(r *parser.File) mainSettings {
 	m := mainSettings{root: r, workers: 1, wc: 512}
-	if ds := p.index.find(r.Directives, "worker_processes"); len(ds) > 0 {
+	if ds := p.Find(r.Directives, "worker_processes"); len(ds) > 0 {
 		m.workersDir = ds[len(ds)-1]
 		if m.workersDir.Arg(0) == "auto" {
 			m.auto = true
@@ -38,15 +39,15 @@ func (p *Pass) mainSettings(r *parser.File) mainSettings {
 			m.workers = n
 		}
 	}
-	for _, ev := range p.index.find(r.Directives, "events") {
-		if ds := p.index.find(ev.Block, "worker_connections"); len(ds) > 0 {
+	for _, ev := range p.Find(r.Directives, "events") {
+		if ds := p.Find(ev.Block, "worker_connections"); len(ds) > 0 {
 			m.wcDir = ds[len(ds)-1]
 			if n, err := strconv.Atoi(m.wcDir.Arg(0)); err == nil {
 				m.wc, m.wcSet = n, true
 			}
 		}
 	}
-	if ds := p.index.find(r.Directives, "worker_rlimit_nofile"); len(ds) > 0 {
+	if ds := p.Find(r.Directives, "worker_rlimit_nofile"); len(ds) > 0 {
 		m.rlimitDir = ds[len(ds)-1]
 		if n, err := strconv.Atoi(m.rlimitDir.Arg(0)); err == nil {
 			m.rlimit, m.rlimitSet = n, true
@@ -121,4 +122,25 @@ func (p *Pass) workersLimit(m *mainSettings) (int, string) {
 		return int(nf.Soft), "the soft limit nginx gets, " + p.Host.NoFile().Source
 	}
 	return softLimit, "without worker_rlimit_nofile, the limit nginx commonly starts with"
+}
+
+// loadedModules lists the modules the tree's load_module lines load, by
+// file name without ".so" (ngx_http_js_module).
+func (p *Pass) loadedModules() []string {
+	var out []string
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		base := d.Arg(0)
+		if i := strings.LastIndex(base, "/"); i >= 0 {
+			base = base[i+1:]
+		}
+		out = append(out, strings.TrimSuffix(base, ".so"))
+	}, "load_module")
+	return out
+}
+
+func cacheNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" with %d open_file_cache entries", n)
 }

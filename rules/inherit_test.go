@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // header-inheritance points where the header is lost: its first related
@@ -25,8 +27,8 @@ http {
     }
 }
 `
-	var got *Diagnostic
-	for _, d := range lintText(t, text, Config{}) {
+	var got *finding.Diagnostic
+	for _, d := range lintText(t, text, engine.Config{}) {
 		if d.Rule == "header-inheritance" {
 			d := d
 			got = &d
@@ -52,11 +54,11 @@ http {
 func TestHTTP2AdviceNamesTheBoundary(t *testing.T) {
 	text := "events {}\nhttp {\n    server {\n        listen 443 ssl http2;\n    }\n}\n"
 	for _, v := range []string{"", "1.26.3"} {
-		cfg := Config{}
+		cfg := engine.Config{}
 		if v != "" {
 			cfg.Version = knowledge.MustVersion(v)
 		}
-		var got *Diagnostic
+		var got *finding.Diagnostic
 		for _, d := range lintText(t, text, cfg) {
 			if d.Rule == "listen-http2-deprecated" {
 				d := d
@@ -66,9 +68,9 @@ func TestHTTP2AdviceNamesTheBoundary(t *testing.T) {
 		switch {
 		case got == nil:
 			t.Errorf("%q: no finding", v)
-		case v == "" && (got.Severity != Info || got.Fix != nil || !strings.Contains(got.Message, "1.25.1 and later")):
+		case v == "" && (got.Severity != finding.Info || got.Fix != nil || !strings.Contains(got.Message, "1.25.1 and later")):
 			t.Errorf("no version: %s %q fix=%v, want information naming 1.25.1 and no fix", got.Severity, got.Message, got.Fix != nil)
-		case v != "" && (got.Severity != Warning || got.Fix == nil):
+		case v != "" && (got.Severity != finding.Warning || got.Fix == nil):
 			t.Errorf("%s: %s fix=%v, want a warning with a fix", v, got.Severity, got.Fix != nil)
 		}
 	}

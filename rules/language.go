@@ -3,6 +3,7 @@ package rules
 import (
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // ContextKey names the context a statement stands in, from its context
@@ -14,13 +15,13 @@ func ContextKey(names []string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return contextKey(&parser.Context{Names: names})
+	return engine.ContextKey(&parser.Context{Names: names})
 }
 
 // Available reports whether nginx v has the directive, by the same
 // reading of the table as unknown-directive (a zero v: any version).
 func Available(name string, v Version) bool {
-	p := &Pass{Version: v}
+	p := &Pass{Pass: &engine.Pass{Version: v}}
 	known, _, _ := p.knownIn(name, knowledge.Lookup(name))
 	return known
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // rawGet sends a request line as written (percent-escapes and all) and
@@ -70,7 +71,7 @@ http {
 		t.Fatal(err)
 	}
 	lines := map[int]bool{}
-	for _, d := range Run(tr, Config{Disabled: onlyRules("header-injection")}) {
+	for _, d := range Run(tr, engine.Config{Disabled: onlyRules("header-injection")}) {
 		lines[d.Line] = true
 	}
 	nginxtest.Serve(t, dir, main, fmt.Sprintf("127.0.0.1:%d", port))
@@ -184,7 +185,7 @@ http {
 		t.Fatal(err)
 	}
 	var chain bool
-	for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1"), Disabled: onlyRules("proxy-keepalive-headers")}) {
+	for _, d := range Run(tr, engine.Config{Version: knowledge.MustVersion("1.22.1"), Disabled: onlyRules("proxy-keepalive-headers")}) {
 		chain = chain || d.Line == 20 && strings.Contains(d.Message, "through $proxy_connection_noupgrade")
 	}
 	if !chain {
@@ -297,7 +298,7 @@ http {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds := Run(tr, Config{Disabled: onlyRules("status-page-exposed")}); len(ds) != 1 {
+	if ds := Run(tr, engine.Config{Disabled: onlyRules("status-page-exposed")}); len(ds) != 1 {
 		t.Errorf("status-page-exposed on the snippet alone: %v, want one finding", ds)
 	}
 	nginxtest.Serve(t, dir, main, fmt.Sprintf("127.0.0.1:%d", port))
@@ -394,7 +395,7 @@ http {
 	// proxy-pass-normalized's findings that say the escapes arrive twice,
 	// the others (the decoded path) apart
 	reported := map[string]map[int]bool{"proxy-pass-normalized": {}, "header-injection": {}, "decoded": {}}
-	for _, d := range Run(tr, Config{Disabled: onlyRules("proxy-pass-normalized", "header-injection")}) {
+	for _, d := range Run(tr, engine.Config{Disabled: onlyRules("proxy-pass-normalized", "header-injection")}) {
 		switch {
 		case d.Rule == "proxy-pass-normalized" && !strings.Contains(d.Message, "%252F"):
 			reported["decoded"][d.Line] = true
@@ -459,7 +460,7 @@ func lintAndServe(t *testing.T, rule string, files map[string]string, locations 
 		t.Fatal(err)
 	}
 	lines := map[int]bool{}
-	for _, d := range Run(tr, Config{Disabled: onlyRules(rule)}) {
+	for _, d := range Run(tr, engine.Config{Disabled: onlyRules(rule)}) {
 		lines[d.Line] = true
 	}
 	nginxtest.Serve(t, dir, main, fmt.Sprintf("127.0.0.1:%d", port))
@@ -549,7 +550,7 @@ func judgedByNginx(t *testing.T, bin, rule string, bodies []string, what string,
 			t.Fatal(err)
 		}
 		fired := false
-		for _, d := range Run(tr, Config{Disabled: onlyRules(rule)}) {
+		for _, d := range Run(tr, engine.Config{Disabled: onlyRules(rule)}) {
 			fired = fired || d.Rule == rule
 		}
 		if fired != says(res) {

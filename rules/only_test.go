@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/rules/engine"
+
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/loader"
 )
@@ -42,10 +45,10 @@ func TestOnlyKeepsWhatAFullRunKeeps(t *testing.T) {
 
 // kept is what lintChanged keeps of a run: findings in the given files,
 // errors anywhere (every finding when only is nil).
-func kept(ds []Diagnostic, only map[string]bool) []string {
+func kept(ds []finding.Diagnostic, only map[string]bool) []string {
 	var out []string
 	for _, d := range ds {
-		if only == nil || only[d.File] || d.Severity == Error {
+		if only == nil || only[d.File] || d.Severity == finding.Error {
 			out = append(out, fmt.Sprintf("%s:%d:%d %s %s", filepath.Base(d.File), d.Line, d.Col, d.Rule, d.Message))
 		}
 	}
@@ -83,7 +86,7 @@ func TestHostFactsReadWhenARuleReports(t *testing.T) {
 	}
 	read := func(only map[string]bool) string {
 		src := host.Lazily(&host.Reader{Root: t.TempDir()})
-		Run(tr, Config{Host: src, Only: only})
+		Run(tr, engine.Config{Host: src, Only: only})
 		var names []string
 		for _, p := range src.Problems() {
 			name, _, _ := strings.Cut(p, ":")
@@ -102,20 +105,19 @@ func TestHostFactsReadWhenARuleReports(t *testing.T) {
 	}
 }
 
-// Rules run in parallel only on large trees (parallelMin); every fixture,
+// Rules run in parallel only on large trees (Config.ParallelFrom); every fixture,
 // run in parallel, gives what it gives run in turn (and the race detector,
 // which the tests run under, watches the parallel runs).
 func TestParallelRunMatchesSequential(t *testing.T) {
-	defer func(n int) { parallelMin = n }(parallelMin)
 	for _, p := range fixturePaths(t) {
 		tr, err := loader.Load(p, loader.Options{})
 		if err != nil {
 			continue
 		}
 		cfg := fixtureConfig(t, tr.Roots[0].Src)
-		parallelMin = 1 << 30
+		cfg.ParallelFrom = 1 << 30
 		seq := kept(Run(tr, cfg), nil)
-		parallelMin = 0
+		cfg.ParallelFrom = 1
 		par := kept(Run(tr, cfg), nil)
 		if !slices.Equal(seq, par) {
 			t.Errorf("%s: in parallel\n%s\nin turn\n%s", p, strings.Join(par, "\n"), strings.Join(seq, "\n"))
@@ -140,7 +142,7 @@ func TestOnlyKeepsOncePerAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Host: host.Given(f), Disabled: onlyRules("host-somaxconn")}
+	cfg := engine.Config{Host: host.Given(f), Disabled: onlyRules("host-somaxconn")}
 	only := map[string]bool{site: true}
 	want := kept(Run(tr, cfg), only)
 	cfg.Only = only

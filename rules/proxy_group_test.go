@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // upstream-keepalive reports a backend once per tree: the sites of a
@@ -52,8 +54,8 @@ func TestUpstreamKeepaliveOnePerTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var literal, variable []Diagnostic
-	for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1"), Disabled: map[string]bool{}}) {
+	var literal, variable []finding.Diagnostic
+	for _, d := range Run(tr, engine.Config{Version: knowledge.MustVersion("1.22.1"), Disabled: map[string]bool{}}) {
 		if d.Rule != "upstream-keepalive" {
 			continue
 		}

@@ -11,12 +11,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
+	"github.com/nginxtune/nginxtune/rules/engine"
+
+	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/knowledge"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
+	"github.com/nginxtune/nginxtune/parser"
 )
 
 var kebab = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -50,7 +54,7 @@ func TestRuleList(t *testing.T) {
 
 // lintText lints one configuration written to nginx.conf in a fresh
 // directory that also holds an empty conf.d/.
-func lintText(t *testing.T, text string, cfg Config) []Diagnostic {
+func lintText(t *testing.T, text string, cfg engine.Config) []finding.Diagnostic {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "conf.d"), 0o755); err != nil {
@@ -86,7 +90,7 @@ func factsHeader(t *testing.T, src []byte) *host.Facts {
 	return f
 }
 
-func ruleIDs(ds []Diagnostic) string {
+func ruleIDs(ds []finding.Diagnostic) string {
 	var ids []string
 	for _, d := range ds {
 		ids = append(ids, fmt.Sprintf("%s@%d", d.Rule, d.Line))
@@ -99,11 +103,11 @@ func ruleIDs(ds []Diagnostic) string {
 func TestDocExamples(t *testing.T) {
 	for _, r := range All {
 		t.Run(r.ID, func(t *testing.T) {
-			bad := lintText(t, r.Bad, Config{})
+			bad := lintText(t, r.Bad, engine.Config{})
 			if !strings.Contains(" "+ruleIDs(bad), " "+r.ID+"@") {
 				t.Errorf("bad example does not trigger %s; found: %s", r.ID, ruleIDs(bad))
 			}
-			good := lintText(t, r.Good, Config{})
+			good := lintText(t, r.Good, engine.Config{})
 			if strings.Contains(" "+ruleIDs(good), " "+r.ID+"@") {
 				t.Errorf("good example triggers %s: %s", r.ID, ruleIDs(good))
 			}
@@ -163,8 +167,8 @@ var headerRe = regexp.MustCompile(`(?m)^# nginxtune-test:(.*)$`)
 
 // fixtureConfig reads "# nginxtune-test: nginx-version=1.22.1 disable=a,b"
 // from the main file.
-func fixtureConfig(t *testing.T, src []byte) Config {
-	cfg := Config{Disabled: map[string]bool{}, Host: host.Given(factsHeader(t, src))}
+func fixtureConfig(t *testing.T, src []byte) engine.Config {
+	cfg := engine.Config{Disabled: map[string]bool{}, Host: host.Given(factsHeader(t, src))}
 	for _, m := range headerRe.FindAllSubmatch(src, -1) {
 		for _, kv := range strings.Fields(string(m[1])) {
 			k, v, _ := strings.Cut(kv, "=")
@@ -188,7 +192,7 @@ func fixtureConfig(t *testing.T, src []byte) Config {
 					on[id] = true
 				}
 				for _, r := range All {
-					if !on[r.ID] && !loaderRule()[r.ID] {
+					if !on[r.ID] && !LoaderRule(r.ID) {
 						cfg.Disabled[r.ID] = true
 					}
 				}
@@ -214,7 +218,7 @@ func CheckFixture(t *testing.T, path string) {
 	cfg := fixtureConfig(t, tr.Roots[0].Src)
 	if scope := ruleScope(t, path, tr); scope != nil {
 		for _, r := range All {
-			if !scope[r.ID] && !loaderRule()[r.ID] {
+			if !scope[r.ID] && !LoaderRule(r.ID) {
 				cfg.Disabled[r.ID] = true
 			}
 		}
@@ -347,7 +351,7 @@ func TestFixtures(t *testing.T) {
 		}
 		// a rule whose Bad example carries a fix is fixable: some fixture's
 		// .fixed golden must check what its fix writes
-		for _, d := range lintText(t, r.Bad, Config{Disabled: onlyRules(r.ID)}) {
+		for _, d := range lintText(t, r.Bad, engine.Config{Disabled: onlyRules(r.ID)}) {
 			if d.Rule == r.ID && d.Fix != nil && !fixedRules[r.ID] {
 				t.Errorf("%s is fixable, but no fixture's .fixed golden file checks its fix", r.ID)
 				break
@@ -366,7 +370,7 @@ func TestNoRulesOnHalfReadFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := Run(tr, Config{Version: knowledge.MustVersion("1.22.1")})
+	ds := Run(tr, engine.Config{Version: knowledge.MustVersion("1.22.1")})
 	if len(ds) != 1 || ds[0].Rule != "syntax" {
 		t.Errorf("want the syntax error alone, got %v", ds)
 	}
@@ -413,7 +417,7 @@ var fixedRules = map[string]bool{}
 // they change with the golden file beside the original, FILE.fixed
 // (go test ./rules -update writes them). A fixture marked nginx-valid must
 // stay valid for nginx -t after the fixes.
-func checkFixed(t *testing.T, path string, cfg Config, valid bool) {
+func checkFixed(t *testing.T, path string, cfg engine.Config, valid bool) {
 	t.Helper()
 	root, main := filepath.Dir(path), filepath.Base(path)
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -456,7 +460,7 @@ func checkFixed(t *testing.T, path string, cfg Config, valid bool) {
 	mine := map[string]bool{} // the files of this fixture's tree
 	// the loop lint --fix runs (FixSession), writing plainly to the copy
 	linted := linterOf(target, cfg)
-	lint := func() ([]Diagnostic, bool, []*loader.Tree, error) {
+	lint := func() ([]finding.Diagnostic, bool, []*loader.Tree, error) {
 		diags, broken, trees, err := linted()
 		if err != nil {
 			return nil, false, nil, err
@@ -518,14 +522,14 @@ func checkFixed(t *testing.T, path string, cfg Config, valid bool) {
 
 // applyPlainly writes one round's edits to the files on disk, as lint
 // --fix does without its care for links, owners and failures.
-func applyPlainly(set FixSet, _ []*loader.Tree) ([]string, error) {
+func applyPlainly(set engine.FixSet, _ []*loader.Tree) ([]string, error) {
 	var written []string
 	for name, edits := range set.Edits {
 		src, err := os.ReadFile(name)
 		if err != nil {
 			return written, err
 		}
-		out, err := ApplyEdits(src, edits)
+		out, err := engine.ApplyEdits(src, edits)
 		if err != nil {
 			return written, fmt.Errorf("%s: %v", name, err)
 		}
@@ -542,16 +546,16 @@ func applyPlainly(set FixSet, _ []*loader.Tree) ([]string, error) {
 func TestWantCommentIsAReason(t *testing.T) {
 	for _, c := range []struct {
 		comment string
-		want    Severity
+		want    finding.Severity
 	}{
-		{"# want it off: the disk is ZFS", Info},
-		{"# VirtualBox shared folder", Info},
-		{"# want sendfile-off", Warning},
-		{`# want sendfile-off "copied"`, Warning},
+		{"# want it off: the disk is ZFS", finding.Info},
+		{"# VirtualBox shared folder", finding.Info},
+		{"# want sendfile-off", finding.Warning},
+		{`# want sendfile-off "copied"`, finding.Warning},
 	} {
 		src := "events {}\nhttp {\n    sendfile off; " + c.comment + "\n    server { listen 80; root /srv; }\n}\n"
-		var got []Diagnostic
-		for _, d := range lintText(t, src, Config{}) {
+		var got []finding.Diagnostic
+		for _, d := range lintText(t, src, engine.Config{}) {
 			if d.Rule == "sendfile-off" {
 				got = append(got, d)
 			}
@@ -565,7 +569,7 @@ func TestWantCommentIsAReason(t *testing.T) {
 func TestEveryRuleHasACategory(t *testing.T) {
 	for _, r := range All {
 		found := false
-		for _, c := range Categories {
+		for _, c := range engine.Categories {
 			found = found || r.Category == c
 		}
 		if !found {
@@ -579,4 +583,19 @@ func TestEveryRuleHasACategory(t *testing.T) {
 	if _, err := Select([]string{"category:speed"}); err == nil {
 		t.Error("an unknown category was accepted")
 	}
+}
+
+// nextDirective returns the first statement that starts after off.
+func nextDirective(dirs []*parser.Directive, off int) *parser.Directive {
+	for _, d := range dirs {
+		if int(d.Start) > off {
+			return d
+		}
+		if d.Block != nil && int(d.End) > off {
+			if n := nextDirective(d.Block, off); n != nil {
+				return n
+			}
+		}
+	}
+	return nil
 }

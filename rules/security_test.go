@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/loader"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // securityRules are the rules of the gixy family (docs/security.md): their
@@ -39,7 +40,7 @@ func TestRuleFixtureFolders(t *testing.T) {
 		security[id] = true
 	}
 	for _, r := range All {
-		if r.Category == CategorySecurity && !security[r.ID] {
+		if r.Category == engine.CategorySecurity && !security[r.ID] {
 			t.Errorf("%s is a security rule outside the gixy family's fixture bar", r.ID)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // What the request controls in a value: the model behind ssrf,
@@ -128,7 +129,7 @@ func regexSources(d *parser.Directive, c *parser.Context, servers bool, fn func(
 	for i := len(c.Blocks) - 1; i >= 0; i-- {
 		b := c.Blocks[i]
 		var rewrites []*parser.Directive
-		for _, x := range level(b.Block) {
+		for _, x := range parser.Level(b.Block) {
 			if x == d || x.Start >= d.Start && x.File == d.File {
 				break
 			}
@@ -324,27 +325,38 @@ func literalChoice(frag string) bool {
 // taintScope resolves variables for one pass: the set and map statements
 // of the tree, collected once.
 type taintScope struct {
-	sets         map[string][]visit
+	sets         map[string][]setAt
 	maps         map[string][]*parser.Directive
 	defaults     map[*parser.Directive]bool // servers that answer unknown Host names
 	defaultsOnce sync.Once
 }
 
+// setAt is a set statement in the place the walk meets it.
+type setAt struct {
+	d *parser.Directive
+	c *parser.Context
+}
+
+// taintScopeKey keys the run's taintScope (Pass.Shared).
+type taintScopeKey struct{}
+
 func (p *Pass) taintScope() *taintScope {
-	p.visits.taintOnce.Do(func() { p.visits.taint = p.collectTaintScope() })
-	return p.visits.taint
+	if p.taints == nil {
+		p.taints = p.Shared(taintScopeKey{}, func() any { return p.collectTaintScope() }).(*taintScope)
+	}
+	return p.taints
 }
 
 func (p *Pass) collectTaintScope() *taintScope {
-	ts := &taintScope{sets: map[string][]visit{}, maps: map[string][]*parser.Directive{}}
-	p.each(func(d *parser.Directive, c *parser.Context) {
-		if inStream(c) {
+	ts := &taintScope{sets: map[string][]setAt{}, maps: map[string][]*parser.Directive{}}
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
 			return
 		}
 		switch {
 		case d.Name == "set" && len(d.Args) == 2:
 			n := strings.TrimPrefix(d.Arg(0), "$")
-			ts.sets[n] = append(ts.sets[n], visit{d, c})
+			ts.sets[n] = append(ts.sets[n], setAt{d, c})
 		case d.Name == "map" && d.Block != nil && len(d.Args) == 2:
 			n := strings.TrimPrefix(d.Arg(1), "$")
 			ts.maps[n] = append(ts.maps[n], d)
@@ -376,7 +388,7 @@ func (p *Pass) catchAll(srv *parser.Directive) bool {
 	if ts.defaults[srv] {
 		return true
 	}
-	names := p.index.find(srv.Block, "server_name")
+	names := p.Find(srv.Block, "server_name")
 	if len(names) == 0 {
 		return true
 	}
@@ -549,7 +561,7 @@ func (p *Pass) captureTaint(src regexSource, n int, label string, d *parser.Dire
 	return taint{picks: true, newline: base.newline && matchesNewline(frag, src.re) && repeats(frag),
 		cr:      base.cr && matchesCR(frag) && repeats(frag),
 		decoded: base.decoded, reserved: base.reserved && matchesReserved(frag), encoded: base.encoded,
-		via: label + " (" + clip("("+frag+")") + " of " + base.via + ")"}
+		via: label + " (" + engine.Clip("("+frag+")") + " of " + base.via + ")"}
 }
 
 // uriTaint is the taint of the URI a regex of src is matched against. A
@@ -565,7 +577,7 @@ func (p *Pass) uriTaint(src regexSource, c *parser.Context, depth int) taint {
 	if src.where == nil || src.where.Name != "rewrite" || depth > 8 {
 		return t
 	}
-	for _, x := range level(src.level) {
+	for _, x := range parser.Level(src.level) {
 		if x == src.where {
 			break
 		}

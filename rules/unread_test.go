@@ -12,6 +12,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // distroCopy writes a repository copy of a distribution's tree into a new
@@ -75,7 +76,7 @@ func TestMainIncludeUnreadSilencesOnlyMain(t *testing.T) {
 				t.Fatal("the copy's module include was read: the test needs it unread")
 			}
 			got := map[string]bool{}
-			for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1")}) {
+			for _, d := range Run(tr, engine.Config{Version: knowledge.MustVersion("1.22.1")}) {
 				got[d.Rule] = true
 			}
 			for _, rule := range []string{"status-page-exposed", "autoindex-on", "proxy-keepalive-headers", "gzip-types-missing", "open-file-cache"} {
@@ -92,7 +93,7 @@ func TestMainIncludeUnreadSilencesOnlyMain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range Run(tr, Config{Version: knowledge.MustVersion("1.22.1")}) {
+	for _, d := range Run(tr, engine.Config{Version: knowledge.MustVersion("1.22.1")}) {
 		if d.Rule == "status-page-exposed" || d.Rule == "autoindex-on" {
 			t.Errorf("%s reported though an unread include of the server may restrict access: %s", d.Rule, d.Message)
 		}
@@ -137,7 +138,7 @@ func TestKeepaliveFixCompleteAgainstNginx(t *testing.T) {
 			port := nginxtest.FreePort(t)
 			site := fmt.Sprintf("upstream app { server %s; }\nserver {\n\tlisten 127.0.0.1:%d;\n\taccess_log off;\n\tlocation / { %sproxy_pass http://app; }\n}\n", addr, port, c.headers)
 			dir, main := distroCopy(t, "debian", c.http, site)
-			cfg := Config{Version: v, Disabled: map[string]bool{}}
+			cfg := engine.Config{Version: v, Disabled: map[string]bool{}}
 			res := fixRun(t, main, cfg)
 			var told []string
 			for _, d := range res.Diags {

@@ -5,8 +5,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Argument values nginx -t refuses, beyond their number: the words of
@@ -24,193 +26,284 @@ func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.
 	if len(d.Args) == 0 || templated(d.Args[0].Raw) {
 		return
 	}
-	// enum and bitmask slots: only when every row for the context has
-	// the same kind of list (one module's directive)
-	var values []string
-	bitmask := false
-	for i, r := range rows {
-		if len(r.Values) == 0 || i > 0 && r.Bitmask != bitmask {
-			values = nil
-			break
-		}
-		values, bitmask = append(values, r.Values...), r.Bitmask
-	}
-	slot := ""
-	for i, r := range rows {
-		if r.Slot == "" || i > 0 && r.Slot != slot {
-			slot = ""
-			break
-		}
-		slot = r.Slot
-	}
-	if slot != "" {
+	if slot := rowsSlot(rows); slot != "" {
 		slotAt(p, d, slot)
 		return
 	}
-	if len(values) > 0 {
-		args := d.Args[:1]
-		if bitmask {
-			args = d.Args
-		}
-		for i, a := range args {
-			if strings.ContainsAny(a.Value, "$") || templated(a.Raw) {
-				continue
-			}
-			if !containsFold(values, a.Value) {
-				if v := newerWith(p, d.Name, a.Value); v != "" {
-					p.ReportArgf(d, i, "invalid value %q in %q for nginx %s: nginx -t fails; nginx %s takes it (here: %s)", clip(a.Value), d.Name, p.Version, v, strings.Join(values, ", "))
-					return
-				}
-				p.ReportArgf(d, i, "invalid value %q in %q: nginx -t fails; it takes %s", clip(a.Value), d.Name, strings.Join(values, ", "))
-				return
-			}
-		}
+	if values, bitmask := rowsValues(rows); len(values) > 0 {
+		wordsAt(p, d, values, bitmask)
 		return
 	}
+	check, ok := valueChecks[d.Name]
 	if !certain {
 		// a *_pass only http has, or a proxy_pass with a scheme, is
 		// http's wherever the fragment is included
 		if knowledge.IsPassHandler(d.Name) && (d.Name != "proxy_pass" || strings.Contains(d.Arg(0), "://")) {
 			passPortAt(p, d, c, false)
 		}
-		if !contextFree[d.Name] {
+		if !check.anyContext {
 			return
 		}
 	}
-	switch d.Name {
-	case "listen":
-		table := "listen"
-		if inStream(c) {
-			table = "stream listen"
-		} else if c.Has("mail") {
+	if ok {
+		check.run(p, d, c, certain)
+	}
+}
+
+// rowsSlot is the standard slot of the rows, "" unless every row has the
+// same.
+func rowsSlot(rows []knowledge.Directive) string {
+	slot := ""
+	for i, r := range rows {
+		if r.Slot == "" || i > 0 && r.Slot != slot {
+			return ""
+		}
+		slot = r.Slot
+	}
+	return slot
+}
+
+// rowsValues are the words of the rows' enum or bitmask slots: only when
+// every row for the context has the same kind of list (one module's
+// directive).
+func rowsValues(rows []knowledge.Directive) (values []string, bitmask bool) {
+	for i, r := range rows {
+		if len(r.Values) == 0 || i > 0 && r.Bitmask != bitmask {
+			return nil, false
+		}
+		values, bitmask = append(values, r.Values...), r.Bitmask
+	}
+	return values, bitmask
+}
+
+// wordsAt checks an enum slot's word (a bitmask's words) against values.
+func wordsAt(p *Pass, d *parser.Directive, values []string, bitmask bool) {
+	args := d.Args[:1]
+	if bitmask {
+		args = d.Args
+	}
+	for i, a := range args {
+		if strings.ContainsAny(a.Value, "$") || templated(a.Raw) || containsFold(values, a.Value) {
+			continue
+		}
+		if v := newerWith(p, d.Name, a.Value); v != "" {
+			p.ReportArgf(d, i, "invalid value %q in %q for nginx %s: nginx -t fails; nginx %s takes it (here: %s)", engine.Clip(a.Value), d.Name, p.Version, v, strings.Join(values, ", "))
 			return
 		}
-		paramsAt(p, d, table, 1)
-	case "server":
-		// a server with arguments and no block is an upstream's, whatever
-		// the context around a fragment
-		if d.Block != nil || c.In() != parser.CtxUpstream && certain {
+		p.ReportArgf(d, i, "invalid value %q in %q: nginx -t fails; it takes %s", engine.Clip(a.Value), d.Name, strings.Join(values, ", "))
+		return
+	}
+}
+
+// valueCheck checks the values of one directive beyond the table's slots
+// and word lists. anyContext says it judges alike in every context nginx
+// allows the directive: it runs in a fragment read alone too, whose
+// context is a guess (certain false).
+type valueCheck struct {
+	run        func(p *Pass, d *parser.Directive, c *parser.Context, certain bool)
+	anyContext bool
+}
+
+// valueChecks are the value checks by directive name.
+var valueChecks = map[string]valueCheck{
+	"listen":              {run: listenValuesAt},
+	"server":              {run: upstreamServerAt, anyContext: true},
+	"add_header":          {run: onlyFlag("always"), anyContext: true},
+	"add_trailer":         {run: onlyFlag("always"), anyContext: true},
+	"fastcgi_param":       {run: onlyFlag("if_not_empty"), anyContext: true},
+	"scgi_param":          {run: onlyFlag("if_not_empty"), anyContext: true},
+	"uwsgi_param":         {run: onlyFlag("if_not_empty"), anyContext: true},
+	"error_page":          {run: ofDirective(errorPageAt), anyContext: true},
+	"rewrite":             {run: ofDirective(rewriteFlagAt), anyContext: true},
+	"expires":             {run: ofDirective(expiresAt), anyContext: true},
+	"ssl_session_cache":   {run: ofDirective(sessionCacheAt), anyContext: true},
+	"error_log":           {run: ofDirective(errorLogAt), anyContext: true},
+	"if":                  {run: ofDirective(ifConditionAt), anyContext: true},
+	"disable_symlinks":    {run: ofDirective(disableSymlinksAt), anyContext: true},
+	"map":                 {run: ofDirective(variableNamesAt), anyContext: true},
+	"geo":                 {run: ofDirective(variableNamesAt)},
+	"access_log":          {run: accessLogValuesAt},
+	"proxy_pass":          {run: proxyPassValuesAt},
+	"location":            {run: ofDirective(locationModifierAt)},
+	"return":              {run: returnValuesAt},
+	"proxy_cookie_domain": {run: ofDirective(cookieRewriteAt), anyContext: true},
+	"proxy_cookie_path":   {run: ofDirective(cookieRewriteAt), anyContext: true},
+	"proxy_cookie_flags":  {run: ofDirective(cookieRewriteAt), anyContext: true},
+	"proxy_cache_valid":   {run: ofDirective(cacheValidAt), anyContext: true},
+	"fastcgi_cache_valid": {run: ofDirective(cacheValidAt), anyContext: true},
+	"scgi_cache_valid":    {run: ofDirective(cacheValidAt), anyContext: true},
+	"uwsgi_cache_valid":   {run: ofDirective(cacheValidAt), anyContext: true},
+	"proxy_cache_path":    {run: ofDirective(cachePathAt), anyContext: true},
+	"fastcgi_cache_path":  {run: ofDirective(cachePathAt), anyContext: true},
+	"scgi_cache_path":     {run: ofDirective(cachePathAt), anyContext: true},
+	"uwsgi_cache_path":    {run: ofDirective(cachePathAt), anyContext: true},
+	"fastcgi_pass":        {run: otherPassAt},
+	"uwsgi_pass":          {run: otherPassAt},
+	"scgi_pass":           {run: otherPassAt},
+	"grpc_pass":           {run: otherPassAt},
+	"memcached_pass":      {run: otherPassAt},
+	"proxy_bind":          {run: ofDirective(bindAt)},
+	"fastcgi_bind":        {run: ofDirective(bindAt)},
+	"uwsgi_bind":          {run: ofDirective(bindAt)},
+	"scgi_bind":           {run: ofDirective(bindAt)},
+	"grpc_bind":           {run: ofDirective(bindAt)},
+	"memcached_bind":      {run: ofDirective(bindAt)},
+}
+
+// ofDirective is a value check that reads the directive alone.
+func ofDirective(f func(*Pass, *parser.Directive)) func(*Pass, *parser.Directive, *parser.Context, bool) {
+	return func(p *Pass, d *parser.Directive, _ *parser.Context, _ bool) { f(p, d) }
+}
+
+// onlyFlag checks a third argument that can only be flag (add_header's
+// "always", *_param's "if_not_empty").
+func onlyFlag(flag string) func(*Pass, *parser.Directive, *parser.Context, bool) {
+	return func(p *Pass, d *parser.Directive, _ *parser.Context, _ bool) {
+		if len(d.Args) == 3 && d.Arg(2) != flag && !templated(d.Args[2].Raw) {
+			p.ReportArgf(d, 2, "invalid parameter %q in %q: nginx -t fails; the third argument can only be %q", engine.Clip(d.Arg(2)), d.Name, flag)
+		}
+	}
+}
+
+func listenValuesAt(p *Pass, d *parser.Directive, c *parser.Context, _ bool) {
+	table := "listen"
+	if engine.InStream(c) {
+		table = "stream listen"
+	} else if c.Has("mail") {
+		return
+	}
+	paramsAt(p, d, table, 1)
+}
+
+// upstreamServerAt checks an upstream's server: a server with arguments
+// and no block is an upstream's, whatever the context around a fragment.
+func upstreamServerAt(p *Pass, d *parser.Directive, c *parser.Context, certain bool) {
+	if d.Block != nil || c.In() != parser.CtxUpstream && certain {
+		return
+	}
+	if !upstreamPortAt(p, d) || !certain {
+		return
+	}
+	table := "upstream server"
+	if engine.InStream(c) {
+		table = "stream upstream server"
+	}
+	paramsAt(p, d, table, 1)
+	if !engine.InStream(c) {
+		resolveAt(p, d, c)
+	}
+}
+
+func otherPassAt(p *Pass, d *parser.Directive, c *parser.Context, _ bool) { passPortAt(p, d, c, false) }
+
+func cachePathAt(p *Pass, d *parser.Directive) { paramsAt(p, d, "cache path", 1) }
+
+func rewriteFlagAt(p *Pass, d *parser.Directive) {
+	if len(d.Args) != 3 || templated(d.Args[2].Raw) {
+		return
+	}
+	switch d.Arg(2) {
+	case "last", "break", "redirect", "permanent":
+	default:
+		p.ReportArgf(d, 2, "invalid parameter %q in rewrite: nginx -t fails; the flag is last, break, redirect or permanent", engine.Clip(d.Arg(2)))
+	}
+}
+
+func sessionCacheAt(p *Pass, d *parser.Directive) {
+	for i, a := range d.Args {
+		v := a.Value
+		if v == "off" || v == "none" || v == "builtin" || strings.HasPrefix(v, "builtin:") || strings.HasPrefix(v, "shared:") || templated(a.Raw) {
+			continue
+		}
+		p.ReportArgf(d, i, "invalid session cache %q in ssl_session_cache: nginx -t fails; it takes off, none, builtin[:SIZE] or shared:NAME:SIZE", engine.Clip(v))
+		return
+	}
+}
+
+func errorLogAt(p *Pass, d *parser.Directive) {
+	for i := 1; i < len(d.Args); i++ {
+		if !logLevels[d.Arg(i)] && !templated(d.Args[i].Raw) {
+			p.ReportArgf(d, i, "invalid log level %q in error_log: nginx -t fails; it takes debug, info, notice, warn, error, crit, alert or emerg", engine.Clip(d.Arg(i)))
 			return
 		}
-		if !upstreamPortAt(p, d) || !certain {
-			return
-		}
-		table := "upstream server"
-		if inStream(c) {
-			table = "stream upstream server"
-		}
-		paramsAt(p, d, table, 1)
-		if !inStream(c) {
-			resolveAt(p, d, c)
-		}
-	case "proxy_cache_valid", "fastcgi_cache_valid", "scgi_cache_valid", "uwsgi_cache_valid":
-		cacheValidAt(p, d)
-	case "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass":
-		passPortAt(p, d, c, false)
-	case "add_header", "add_trailer":
-		if len(d.Args) == 3 && d.Arg(2) != "always" && !templated(d.Args[2].Raw) {
-			p.ReportArgf(d, 2, "invalid parameter %q in %q: nginx -t fails; the third argument can only be \"always\"", clip(d.Arg(2)), d.Name)
-		}
-	case "fastcgi_param", "scgi_param", "uwsgi_param":
-		if len(d.Args) == 3 && d.Arg(2) != "if_not_empty" && !templated(d.Args[2].Raw) {
-			p.ReportArgf(d, 2, "invalid parameter %q in %q: nginx -t fails; the third argument can only be \"if_not_empty\"", clip(d.Arg(2)), d.Name)
-		}
-	case "error_page":
-		errorPageAt(p, d)
-	case "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path":
-		paramsAt(p, d, "cache path", 1)
-	case "rewrite":
-		if len(d.Args) == 3 && !templated(d.Args[2].Raw) {
-			switch d.Arg(2) {
-			case "last", "break", "redirect", "permanent":
-			default:
-				p.ReportArgf(d, 2, "invalid parameter %q in rewrite: nginx -t fails; the flag is last, break, redirect or permanent", clip(d.Arg(2)))
-			}
-		}
-	case "expires":
-		expiresAt(p, d)
-	case "ssl_session_cache":
-		for i, a := range d.Args {
-			v := a.Value
-			if v == "off" || v == "none" || v == "builtin" || strings.HasPrefix(v, "builtin:") || strings.HasPrefix(v, "shared:") || templated(a.Raw) {
-				continue
-			}
-			p.ReportArgf(d, i, "invalid session cache %q in ssl_session_cache: nginx -t fails; it takes off, none, builtin[:SIZE] or shared:NAME:SIZE", clip(v))
-			return
-		}
-	case "error_log":
-		for i := 1; i < len(d.Args); i++ {
-			if !logLevels[d.Arg(i)] && !templated(d.Args[i].Raw) {
-				p.ReportArgf(d, i, "invalid log level %q in error_log: nginx -t fails; it takes debug, info, notice, warn, error, crit, alert or emerg", clip(d.Arg(i)))
-				return
-			}
-		}
-	case "access_log":
-		if inStream(c) {
-			if len(d.Args) == 1 && d.Arg(0) != "off" {
-				p.Reportf(d, "access_log %s in stream needs a log format: nginx -t fails with \"log format is not specified\" (stream has no default format; declare one with log_format in stream)", clip(d.Arg(0)))
-			}
-			return
-		}
+	}
+}
+
+func accessLogValuesAt(p *Pass, d *parser.Directive, c *parser.Context, _ bool) {
+	if !engine.InStream(c) {
 		accessLogAt(p, d)
-	case "proxy_pass":
-		if passPortAt(p, d, c, inStream(c)) {
-			proxyPassURIAt(p, d, c)
+		return
+	}
+	if len(d.Args) == 1 && d.Arg(0) != "off" {
+		p.Reportf(d, "access_log %s in stream needs a log format: nginx -t fails with \"log format is not specified\" (stream has no default format; declare one with log_format in stream)", engine.Clip(d.Arg(0)))
+	}
+}
+
+func proxyPassValuesAt(p *Pass, d *parser.Directive, c *parser.Context, _ bool) {
+	if passPortAt(p, d, c, engine.InStream(c)) {
+		proxyPassURIAt(p, d, c)
+	}
+}
+
+func locationModifierAt(p *Pass, d *parser.Directive) {
+	if len(d.Args) != 2 || templated(d.Args[0].Raw) {
+		return
+	}
+	switch d.Arg(0) {
+	case "=", "~", "~*", "^~":
+	default:
+		p.ReportArgf(d, 0, "invalid location modifier %q: nginx -t fails; a location is \"PATH\", \"@NAME\", or a modifier (=, ~, ~*, ^~) and a path", engine.Clip(d.Arg(0)))
+	}
+}
+
+func returnValuesAt(p *Pass, d *parser.Directive, c *parser.Context, _ bool) {
+	if engine.InStream(c) || len(d.Args) == 0 || templated(d.Args[0].Raw) {
+		return
+	}
+	v := d.Arg(0)
+	if isNum(v) && len(v) <= 3 || len(d.Args) == 1 && (strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") || strings.HasPrefix(v, "$scheme")) {
+		return
+	}
+	p.ReportArgf(d, 0, "invalid return code %q: nginx -t fails; return takes a status code (and a text or URL), or a URL starting with http://, https:// or $scheme alone", engine.Clip(v))
+}
+
+func bindAt(p *Pass, d *parser.Directive) {
+	v := d.Arg(0)
+	if v == "off" || strings.Contains(v, "$") || templated(d.Args[0].Raw) {
+		return
+	}
+	if net.ParseIP(strings.Trim(v, "[]")) == nil {
+		p.ReportArgf(d, 0, "invalid address %q in %q: nginx -t fails; it takes off, an IP address (\"transparent\" after it) or a variable", engine.Clip(v), d.Name)
+		return
+	}
+	if len(d.Args) == 2 && d.Arg(1) != "transparent" {
+		p.ReportArgf(d, 1, "invalid parameter %q in %q: nginx -t fails; after the address only \"transparent\"", engine.Clip(d.Arg(1)), d.Name)
+	}
+}
+
+// variableNamesAt checks the variables map and geo set: the last
+// argument; geo's optional first (the address) is a variable too.
+func variableNamesAt(p *Pass, d *parser.Directive) {
+	for i, a := range d.Args {
+		if d.Name == "map" && i == 0 || templated(a.Raw) {
+			continue
 		}
-	case "location":
-		if len(d.Args) == 2 && !templated(d.Args[0].Raw) {
-			switch d.Arg(0) {
-			case "=", "~", "~*", "^~":
-			default:
-				p.ReportArgf(d, 0, "invalid location modifier %q: nginx -t fails; a location is \"PATH\", \"@NAME\", or a modifier (=, ~, ~*, ^~) and a path", clip(d.Arg(0)))
-			}
-		}
-	case "return":
-		if inStream(c) || len(d.Args) == 0 || templated(d.Args[0].Raw) {
+		if !strings.HasPrefix(a.Value, "$") {
+			p.ReportArgf(d, i, "invalid variable name %q in %s: nginx -t fails; write it with $ (%s $%s ...)", engine.Clip(a.Value), d.Name, d.Name, engine.Clip(a.Value))
 			return
-		}
-		v := d.Arg(0)
-		if isNum(v) && len(v) <= 3 || len(d.Args) == 1 && (strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") || strings.HasPrefix(v, "$scheme")) {
-			return
-		}
-		p.ReportArgf(d, 0, "invalid return code %q: nginx -t fails; return takes a status code (and a text or URL), or a URL starting with http://, https:// or $scheme alone", clip(v))
-	case "if":
-		ifConditionAt(p, d)
-	case "proxy_bind", "fastcgi_bind", "uwsgi_bind", "scgi_bind", "grpc_bind", "memcached_bind":
-		v := d.Arg(0)
-		if v == "off" || strings.Contains(v, "$") || templated(d.Args[0].Raw) {
-			return
-		}
-		if net.ParseIP(strings.Trim(v, "[]")) == nil {
-			p.ReportArgf(d, 0, "invalid address %q in %q: nginx -t fails; it takes off, an IP address (\"transparent\" after it) or a variable", clip(v), d.Name)
-			return
-		}
-		if len(d.Args) == 2 && d.Arg(1) != "transparent" {
-			p.ReportArgf(d, 1, "invalid parameter %q in %q: nginx -t fails; after the address only \"transparent\"", clip(d.Arg(1)), d.Name)
-		}
-	case "map", "geo":
-		// the variable set is the last argument; geo's optional first
-		// (the address) is a variable too
-		for i, a := range d.Args {
-			if d.Name == "map" && i == 0 || templated(a.Raw) {
-				continue
-			}
-			if !strings.HasPrefix(a.Value, "$") {
-				p.ReportArgf(d, i, "invalid variable name %q in %s: nginx -t fails; write it with $ (%s $%s ...)", clip(a.Value), d.Name, d.Name, clip(a.Value))
-				return
-			}
-		}
-	case "disable_symlinks":
-		disableSymlinksAt(p, d)
-	case "proxy_cookie_domain", "proxy_cookie_path", "proxy_cookie_flags":
-		if len(d.Args) == 1 && d.Arg(0) != "off" && !templated(d.Args[0].Raw) {
-			more := "a value and its replacement"
-			if d.Name == "proxy_cookie_flags" {
-				more = "a cookie's name and its flags"
-			}
-			p.ReportArgf(d, 0, "invalid parameter %q in %q: nginx -t fails; one argument can only be \"off\", else %s", clip(d.Arg(0)), d.Name, more)
 		}
 	}
+}
+
+func cookieRewriteAt(p *Pass, d *parser.Directive) {
+	if len(d.Args) != 1 || d.Arg(0) == "off" || templated(d.Args[0].Raw) {
+		return
+	}
+	more := "a value and its replacement"
+	if d.Name == "proxy_cookie_flags" {
+		more = "a cookie's name and its flags"
+	}
+	p.ReportArgf(d, 0, "invalid parameter %q in %q: nginx -t fails; one argument can only be \"off\", else %s", engine.Clip(d.Arg(0)), d.Name, more)
 }
 
 // ifConditionAt checks an if's condition as ngx_http_rewrite_if_condition
@@ -226,7 +319,7 @@ func ifConditionAt(p *Pass, d *parser.Directive) {
 		if strings.HasPrefix(v, "$") && op != "" {
 			// "$var =" and no value (ngx_http_rewrite_if_condition takes a
 			// variable alone or with an operator and a value)
-			p.ReportArgf(d, 0, "invalid condition %q in if: nginx -t fails; %q needs a value after it (\"$var %s value\"), or the variable stands alone", clip(v), clip(op), clip(op))
+			p.ReportArgf(d, 0, "invalid condition %q in if: nginx -t fails; %q needs a value after it (\"$var %s value\"), or the variable stands alone", engine.Clip(v), engine.Clip(op), engine.Clip(op))
 		}
 		return // the parts are more than nginx's parser would take apart here; not judged
 	}
@@ -236,7 +329,7 @@ func ifConditionAt(p *Pass, d *parser.Directive) {
 		if strings.HasPrefix(v, "$") {
 			return
 		}
-		p.ReportArgf(d, 0, "invalid condition %q in if: nginx -t fails; a condition is a variable, \"$var OP value\" (=, !=, ~, ~*, !~, !~*) or a file test (-f, -d, -e, -x)", clip(v))
+		p.ReportArgf(d, 0, "invalid condition %q in if: nginx -t fails; a condition is a variable, \"$var OP value\" (=, !=, ~, ~*, !~, !~*) or a file test (-f, -d, -e, -x)", engine.Clip(v))
 	default:
 		if !strings.HasPrefix(v, "$") {
 			return // a file test: "-f" and a path read as two parts
@@ -244,7 +337,7 @@ func ifConditionAt(p *Pass, d *parser.Directive) {
 		switch op {
 		case "=", "!=", "~", "~*", "!~", "!~*":
 		default:
-			p.ReportArgf(d, 0, "unexpected %q in the condition of if: nginx -t fails; the operators are =, !=, ~, ~*, !~ and !~*", clip(op))
+			p.ReportArgf(d, 0, "unexpected %q in the condition of if: nginx -t fails; the operators are =, !=, ~, ~*, !~ and !~*", engine.Clip(op))
 		}
 	}
 }
@@ -287,7 +380,7 @@ func proxyPassURIAt(p *Pass, d *parser.Directive, c *parser.Context) {
 	if where == "" {
 		return
 	}
-	p.ReportArgf(d, 0, "proxy_pass %s has a URI part %s: nginx -t fails with \"proxy_pass cannot have URI part...\"; drop the path (nginx passes the request's URI), or rewrite the URI first", clip(v), where)
+	p.ReportArgf(d, 0, "proxy_pass %s has a URI part %s: nginx -t fails with \"proxy_pass cannot have URI part...\"; drop the path (nginx passes the request's URI), or rewrite the URI first", engine.Clip(v), where)
 }
 
 var logLevels = map[string]bool{
@@ -301,7 +394,7 @@ func expiresAt(p *Pass, d *parser.Directive) {
 	args := d.Args
 	if len(args) == 2 {
 		if args[0].Value != "modified" {
-			p.ReportArgf(d, 0, "invalid value %q in expires: nginx -t fails; two arguments are \"modified\" and a time", clip(args[0].Value))
+			p.ReportArgf(d, 0, "invalid value %q in expires: nginx -t fails; two arguments are \"modified\" and a time", engine.Clip(args[0].Value))
 			return
 		}
 		args = args[1:]
@@ -315,7 +408,7 @@ func expiresAt(p *Pass, d *parser.Directive) {
 	case strings.HasPrefix(v, "@") && isTimeSpan(v[1:]):
 	case isTimeSpan(v):
 	default:
-		p.ReportArgf(d, len(d.Args)-1, "invalid value %q in expires: nginx -t fails; it takes a time (30d, 1h), @TIME-OF-DAY, epoch, max or off", clip(v))
+		p.ReportArgf(d, len(d.Args)-1, "invalid value %q in expires: nginx -t fails; it takes a time (30d, 1h), @TIME-OF-DAY, epoch, max or off", engine.Clip(v))
 	}
 }
 
@@ -324,7 +417,7 @@ func expiresAt(p *Pass, d *parser.Directive) {
 func accessLogAt(p *Pass, d *parser.Directive) {
 	if d.Arg(0) == "off" {
 		if len(d.Args) > 1 {
-			p.ReportArgf(d, 1, "invalid parameter %q in access_log: nginx -t fails; \"off\" takes nothing after it", clip(d.Arg(1)))
+			p.ReportArgf(d, 1, "invalid parameter %q in access_log: nginx -t fails; \"off\" takes nothing after it", engine.Clip(d.Arg(1)))
 		}
 		return
 	}
@@ -337,7 +430,7 @@ func accessLogAt(p *Pass, d *parser.Directive) {
 		if v == "gzip" || strings.HasPrefix(v, "gzip=") || strings.HasPrefix(v, "buffer=") || strings.HasPrefix(v, "flush=") || strings.HasPrefix(v, "if=") {
 			continue
 		}
-		p.ReportArgf(d, i, "invalid parameter %q in access_log: nginx -t fails; after the format it takes buffer=, gzip, flush= and if=", clip(v))
+		p.ReportArgf(d, i, "invalid parameter %q in access_log: nginx -t fails; after the format it takes buffer=, gzip, flush= and if=", engine.Clip(v))
 		return
 	}
 }
@@ -362,22 +455,22 @@ func paramsAt(p *Pass, d *parser.Directive, table string, from int) {
 						older = append(older, v)
 					}
 				}
-				diag := p.DiagArg(d, i, "parameter %q of %q came with nginx %s: nginx %s, of the versions nginxtune knows, fail with \"invalid parameter\"", clip(a.Value), d.Name, added, strings.Join(older, ", "))
-				diag.Severity = Info
+				diag := p.DiagArg(d, i, "parameter %q of %q came with nginx %s: nginx %s, of the versions nginxtune knows, fail with \"invalid parameter\"", engine.Clip(a.Value), d.Name, added, strings.Join(older, ", "))
+				diag.Severity = finding.Info
 				p.Report(diag)
 				return
 			}
 		}
 		switch {
 		case known && !paramValueOK(table, a.Value):
-			p.ReportArgf(d, i, "invalid parameter %q in %q: nginx -t fails; %s", clip(a.Value), d.Name, paramValueWant[strings.SplitN(a.Value, "=", 2)[0]])
+			p.ReportArgf(d, i, "invalid parameter %q in %q: nginx -t fails; %s", engine.Clip(a.Value), d.Name, paramValueWant[strings.SplitN(a.Value, "=", 2)[0]])
 			return
 		case !ok || known:
 		case since != "":
-			p.ReportArgf(d, i, "invalid parameter %q in %q for nginx %s: nginx -t fails; nginx %s added it", clip(a.Value), d.Name, p.Version, since)
+			p.ReportArgf(d, i, "invalid parameter %q in %q for nginx %s: nginx -t fails; nginx %s added it", engine.Clip(a.Value), d.Name, p.Version, since)
 			return
 		default:
-			p.ReportArgf(d, i, "invalid parameter %q in %q: nginx -t fails", clip(a.Value), d.Name)
+			p.ReportArgf(d, i, "invalid parameter %q in %q: nginx -t fails", engine.Clip(a.Value), d.Name)
 			return
 		}
 	}
@@ -395,7 +488,7 @@ func errorPageAt(p *Pass, d *parser.Directive) {
 		if i == n-2 && i > 0 && strings.HasPrefix(v, "=") {
 			if rest := v[1:]; rest != "" {
 				if code, err := strconv.Atoi(rest); err != nil || code < 0 {
-					p.ReportArgf(d, i, "invalid value %q in error_page: nginx -t fails; the answer's code is \"=\" or \"=CODE\"", clip(v))
+					p.ReportArgf(d, i, "invalid value %q in error_page: nginx -t fails; the answer's code is \"=\" or \"=CODE\"", engine.Clip(v))
 					return
 				}
 			}
@@ -403,7 +496,7 @@ func errorPageAt(p *Pass, d *parser.Directive) {
 		}
 		code, err := strconv.Atoi(v)
 		if err != nil || code < 300 || code > 599 {
-			p.ReportArgf(d, i, "invalid value %q in error_page: nginx -t fails; a code must be between 300 and 599 (%s)", clip(v), errorPageHint(err))
+			p.ReportArgf(d, i, "invalid value %q in error_page: nginx -t fails; a code must be between 300 and 599 (%s)", engine.Clip(v), errorPageHint(err))
 			return
 		}
 	}
@@ -457,17 +550,17 @@ func resolveAt(p *Pass, d *parser.Directive, c *parser.Context) {
 	if up == nil {
 		return
 	}
-	if len(p.index.find(up.Block, "zone")) == 0 {
-		p.ReportArgf(d, hasArg(d, "resolve"), "server %s resolve in upstream %s without a zone: nginx -t fails with \"resolving names at run time requires upstream ... to be in shared memory\"; add \"zone %s 64k;\" to the upstream", clip(d.Arg(0)), clip(up.Arg(0)), clip(up.Arg(0)))
+	if len(p.Find(up.Block, "zone")) == 0 {
+		p.ReportArgf(d, hasArg(d, "resolve"), "server %s resolve in upstream %s without a zone: nginx -t fails with \"resolving names at run time requires upstream ... to be in shared memory\"; add \"zone %s 64k;\" to the upstream", engine.Clip(d.Arg(0)), engine.Clip(up.Arg(0)), engine.Clip(up.Arg(0)))
 		return
 	}
-	if len(p.index.find(up.Block, "resolver")) > 0 {
+	if len(p.Find(up.Block, "resolver")) > 0 {
 		return
 	}
-	if http := c.Enclosing(parser.CtxHTTP); http != nil && len(p.index.find(http.Block, "resolver")) > 0 || http == nil || p.Tree.HasUnread() {
+	if http := c.Enclosing(parser.CtxHTTP); http != nil && len(p.Find(http.Block, "resolver")) > 0 || http == nil || p.Tree.HasUnread() {
 		return
 	}
-	p.ReportArgf(d, hasArg(d, "resolve"), "server %s resolve in upstream %s with no resolver in the upstream or http: nginx -t fails with \"no resolver defined to resolve names at run time\"; add a resolver", clip(d.Arg(0)), clip(up.Arg(0)))
+	p.ReportArgf(d, hasArg(d, "resolve"), "server %s resolve in upstream %s with no resolver in the upstream or http: nginx -t fails with \"no resolver defined to resolve names at run time\"; add a resolver", engine.Clip(d.Arg(0)), engine.Clip(up.Arg(0)))
 }
 
 // The shapes of nginx's number slots, written out: these run on most
@@ -513,10 +606,21 @@ func timeUnit(s string) int {
 	return 0
 }
 
-// isTimePart: ^[0-9]+(ms|s|m|h|d|w|M|y)?$
-func isTimePart(s string) bool {
-	n := digits(s)
-	return n > 0 && (n == len(s) || timeUnit(s[n:]) == len(s)-n)
+// isTime reports whether v is a time as ngx_parse_time reads it for a
+// setting: numbers with units (30s, 1h30m), parts may be separated by
+// spaces, no sign; milliseconds ("ms") only where ms says the setting
+// takes them. Every seconds or milliseconds value nginxtune judges is read
+// here.
+func isTime(v string, ms bool) bool {
+	if strings.TrimSpace(v) == "" {
+		return false
+	}
+	for _, part := range strings.Fields(v) {
+		if strings.HasPrefix(part, "-") || !isTimeSpan(part) || !ms && strings.Contains(part, "ms") {
+			return false
+		}
+	}
+	return true
 }
 
 // isTimeSpan: ^-?([0-9]+(ms|s|m|h|d|w|M|y)?)+$ (nginx's ngx_parse_time as
@@ -545,7 +649,7 @@ func isTimeSpan(s string) bool {
 // bufs' number and size.
 func slotAt(p *Pass, d *parser.Directive, slot string) {
 	bad := func(i int, what string) {
-		p.ReportArgf(d, i, "invalid value %q in %q: nginx -t fails (\"invalid value\"); it takes %s", clip(d.Arg(i)), d.Name, what)
+		p.ReportArgf(d, i, "invalid value %q in %q: nginx -t fails (\"invalid value\"); it takes %s", engine.Clip(d.Arg(i)), d.Name, what)
 	}
 	check := func(i int, kind string) bool {
 		a := d.Args[i]
@@ -570,14 +674,12 @@ func slotAt(p *Pass, d *parser.Directive, slot string) {
 				return false
 			}
 		case "msec", "sec":
-			for _, part := range strings.Fields(v) {
-				if !isTimePart(part) || kind == "sec" && strings.HasSuffix(part, "ms") {
-					bad(i, "a time (30s, 5m, 1h30m"+map[bool]string{true: ", 500ms", false: ""}[kind == "msec"]+")")
-					return false
-				}
-			}
 			if strings.TrimSpace(v) == "" {
 				bad(i, "a time")
+				return false
+			}
+			if !isTime(v, kind == "msec") {
+				bad(i, "a time (30s, 5m, 1h30m"+map[bool]string{true: ", 500ms", false: ""}[kind == "msec"]+")")
 				return false
 			}
 		}
@@ -595,17 +697,6 @@ func slotAt(p *Pass, d *parser.Directive, slot string) {
 	}
 }
 
-// contextFree are the names whose value checks in valuesAt judge alike in
-// every context nginx allows them: they run in a fragment read alone too,
-// whose context is a guess.
-var contextFree = map[string]bool{
-	"server": true, "add_header": true, "add_trailer": true, "fastcgi_param": true, "scgi_param": true, "uwsgi_param": true,
-	"error_page": true, "rewrite": true, "expires": true, "ssl_session_cache": true, "error_log": true, "if": true,
-	"proxy_cookie_domain": true, "proxy_cookie_path": true, "proxy_cookie_flags": true, "map": true, "disable_symlinks": true,
-	"proxy_cache_valid": true, "fastcgi_cache_valid": true, "scgi_cache_valid": true, "uwsgi_cache_valid": true,
-	"proxy_cache_path": true, "fastcgi_cache_path": true, "scgi_cache_path": true, "uwsgi_cache_path": true,
-}
-
 // placeholderNote says that a value nginx refuses is a template's
 // placeholder left unfilled (CACHE_MAX_AGE, __server_port__, ${PORT}),
 // "" for any other value: still an error, since nginx reads it as written.
@@ -613,7 +704,7 @@ func placeholderNote(v string) string {
 	if !placeholderLike(v) {
 		return ""
 	}
-	return "; " + strconv.Quote(clip(v)) + " looks like a template placeholder: fill it in before nginx reads it"
+	return "; " + strconv.Quote(engine.Clip(v)) + " looks like a template placeholder: fill it in before nginx reads it"
 }
 
 // placeholderLike reports whether v looks like a placeholder of a
@@ -661,7 +752,7 @@ func upstreamPortAt(p *Pass, d *parser.Directive) bool {
 	if note == "" {
 		note = placeholderNote(host)
 	}
-	p.ReportArgf(d, 0, "invalid port in upstream %q: nginx -t fails; a port is a number from 1 to 65535%s", clip(a), note)
+	p.ReportArgf(d, 0, "invalid port in upstream %q: nginx -t fails; a port is a number from 1 to 65535%s", engine.Clip(a), note)
 	return false
 }
 
@@ -703,7 +794,7 @@ func passPortAt(p *Pass, d *parser.Directive, c *parser.Context, stream bool) bo
 	fixed := strings.Replace(a, ":"+port, "", 1)
 	n, _ := strconv.Atoi(port)
 	p.ReportArgf(d, 0, "upstream %q may not have port %d: nginx -t fails; %s names the upstream block at %s, whose servers carry the ports: write %q",
-		clip(up.Arg(0)), n, clip(a), where(up), clip(fixed))
+		engine.Clip(up.Arg(0)), n, engine.Clip(a), where(up), engine.Clip(fixed))
 	return false
 }
 
@@ -729,8 +820,8 @@ func (p *Pass) upstreamsFor(root *parser.File, stream bool) map[string]*parser.D
 		return ups
 	}
 	ups := map[string]*parser.Directive{}
-	p.each(func(u *parser.Directive, uc *parser.Context) {
-		if u.Block != nil && len(u.Args) > 0 && inStream(uc) == stream && (uc.Root == root || !mine && !isMainRoot(uc.Root)) {
+	p.Each(func(u *parser.Directive, uc *parser.Context) {
+		if u.Block != nil && len(u.Args) > 0 && engine.InStream(uc) == stream && (uc.Root == root || !mine && !isMainRoot(uc.Root)) {
 			ups[u.Arg(0)] = u
 		}
 	}, "upstream")
@@ -789,12 +880,8 @@ func cacheValidAt(p *Pass, d *parser.Directive) {
 	// nginx reads the time first, then the codes
 	n := len(d.Args)
 	v := d.Arg(n - 1)
-	ok := strings.TrimSpace(v) != ""
-	for _, part := range strings.Fields(v) {
-		ok = ok && isTimeSpan(part) && !strings.HasPrefix(part, "-") && !strings.Contains(part, "ms")
-	}
-	if !ok {
-		p.ReportArgf(d, n-1, "invalid time value %q in %q: nginx -t fails; the last argument is how long to cache (10m, 1h)%s", clip(v), d.Name, placeholderNote(v))
+	if !isTime(v, false) {
+		p.ReportArgf(d, n-1, "invalid time value %q in %q: nginx -t fails; the last argument is how long to cache (10m, 1h)%s", engine.Clip(v), d.Name, placeholderNote(v))
 		return
 	}
 	for i := 0; i < n-1; i++ {
@@ -803,7 +890,7 @@ func cacheValidAt(p *Pass, d *parser.Directive) {
 			continue
 		}
 		if code, err := strconv.Atoi(v); err != nil || !isNum(v) || code < 100 || code > 599 {
-			p.ReportArgf(d, i, "invalid status %q in %q: nginx -t fails; the codes are numbers from 100 to 599 or \"any\"%s", clip(v), d.Name, placeholderNote(v))
+			p.ReportArgf(d, i, "invalid status %q in %q: nginx -t fails; the codes are numbers from 100 to 599 or \"any\"%s", engine.Clip(v), d.Name, placeholderNote(v))
 			return
 		}
 	}
@@ -831,7 +918,7 @@ func paramValueOK(table, word string) bool {
 	case "max_fails", "max_conns":
 		return isNum(v)
 	case "fail_timeout":
-		return isTimeSpan(v) && !strings.HasPrefix(v, "-") && !strings.Contains(v, "ms")
+		return isTime(v, false)
 	}
 	return true
 }
@@ -855,7 +942,7 @@ func disableSymlinksAt(p *Pass, d *parser.Directive) {
 				return
 			}
 		default:
-			p.ReportArgf(d, i, "invalid parameter %q in disable_symlinks: nginx -t fails; it takes off, on or if_not_owner, then from=", clip(v))
+			p.ReportArgf(d, i, "invalid parameter %q in disable_symlinks: nginx -t fails; it takes off, on or if_not_owner, then from=", engine.Clip(v))
 			return
 		}
 	}

@@ -5,6 +5,9 @@ import (
 	"testing"
 )
 
+// space is what strings.Fields splits on (unicode.IsSpace).
+const space = `[\t-\r\x{85}\p{Zs}\x{2028}\x{2029}]`
+
 // valueShapes pairs each hand-written matcher of values.go with the
 // expression it stands for.
 var valueShapes = []struct {
@@ -15,7 +18,8 @@ var valueShapes = []struct {
 	{"isNum", regexp.MustCompile(`^[0-9]+$`), isNum},
 	{"isSize", regexp.MustCompile(`^[0-9]+[kKmM]?$`), isSize},
 	{"isOffset", regexp.MustCompile(`^[0-9]+[kKmMgG]?$`), isOffset},
-	{"isTimePart", regexp.MustCompile(`^[0-9]+(ms|s|m|h|d|w|M|y)?$`), isTimePart},
+	{"isTime ms", regexp.MustCompile(`^` + space + `*(?:[0-9]+(?:ms|s|m|h|d|w|M|y)?)+(?:` + space + `+(?:[0-9]+(?:ms|s|m|h|d|w|M|y)?)+)*` + space + `*$`), func(s string) bool { return isTime(s, true) }},
+	{"isTime", regexp.MustCompile(`^` + space + `*(?:[0-9]+(?:s|m|h|d|w|M|y)?)+(?:` + space + `+(?:[0-9]+(?:s|m|h|d|w|M|y)?)+)*` + space + `*$`), func(s string) bool { return isTime(s, false) }},
 	{"isTimeSpan", regexp.MustCompile(`^-?([0-9]+(ms|s|m|h|d|w|M|y)?)+$`), isTimeSpan},
 }
 
@@ -44,7 +48,7 @@ func TestValueShapesMatchExpressions(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range []string{"1h30m", "1h30ms", "-1d12h", "30d", "500ms", "1ms5s", "1mss", "5m5", "512m", "1g", "16k", "00", "1y2M3w4d5h6m7s8ms", "--1s", "1s-", "1 s", "١٢"} {
+	for _, s := range []string{"1h30m", "1h30ms", "-1d12h", "30d", "500ms", "1ms5s", "1mss", "5m5", "512m", "1g", "16k", "00", "1y2M3w4d5h6m7s8ms", "--1s", "1s-", "1 s", "١٢", "1h 30m", " 5s ", "1s\u00a02s", "5ms 1s", "\t"} {
 		checkValueShapes(t, s)
 	}
 	if n < 10000 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // undefined-reference reads a value's variables as nginx does
@@ -25,7 +26,7 @@ func TestUndefinedDigitVariables(t *testing.T) {
 	var bodies []string
 	for _, c := range cases {
 		fired := false
-		for _, d := range lintText(t, "events {}\nhttp {\n"+c.body+"\n}\n", Config{Disabled: onlyRules("undefined-reference")}) {
+		for _, d := range lintText(t, "events {}\nhttp {\n"+c.body+"\n}\n", engine.Config{Disabled: onlyRules("undefined-reference")}) {
 			fired = fired || d.Rule == "undefined-reference"
 		}
 		if fired != c.fires {

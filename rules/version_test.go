@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // TestNoVersionJudgedByEveryVersion: with no nginx version, what every
@@ -18,17 +20,17 @@ func TestNoVersionJudgedByEveryVersion(t *testing.T) {
 	unknown, v122, v130 := Version{}, knowledge.MustVersion("1.22.1"), knowledge.MustVersion("1.30.4")
 	cases := []struct {
 		line, rule string
-		want       map[Version]Severity // absent: no finding of the rule
+		want       map[Version]finding.Severity // absent: no finding of the rule
 	}{
-		{"locaton / { }", "unknown-directive", map[Version]Severity{unknown: Error, v122: Error, v130: Error}},
-		{"location / { proxy_pas http://127.0.0.1:1; }", "unknown-directive", map[Version]Severity{unknown: Error, v122: Error, v130: Error}},
-		{"proxy_pass http://127.0.0.1:1;", "directive-context", map[Version]Severity{unknown: Error, v122: Error, v130: Error}},
-		{"listen 443 ssl; ssl on; ssl_certificate c; ssl_certificate_key k;", "ssl-directive-removed", map[Version]Severity{unknown: Info, v122: Warning, v130: Error}},
-		{"http2 on;", "unknown-directive", map[Version]Severity{unknown: Info, v122: Error}},
-		{"listen 443 quic;", "directive-args", map[Version]Severity{unknown: Info, v122: Error}},
-		{"location / { sendfile on; }", "unknown-directive", map[Version]Severity{}},
+		{"locaton / { }", "unknown-directive", map[Version]finding.Severity{unknown: finding.Error, v122: finding.Error, v130: finding.Error}},
+		{"location / { proxy_pas http://127.0.0.1:1; }", "unknown-directive", map[Version]finding.Severity{unknown: finding.Error, v122: finding.Error, v130: finding.Error}},
+		{"proxy_pass http://127.0.0.1:1;", "directive-context", map[Version]finding.Severity{unknown: finding.Error, v122: finding.Error, v130: finding.Error}},
+		{"listen 443 ssl; ssl on; ssl_certificate c; ssl_certificate_key k;", "ssl-directive-removed", map[Version]finding.Severity{unknown: finding.Info, v122: finding.Warning, v130: finding.Error}},
+		{"http2 on;", "unknown-directive", map[Version]finding.Severity{unknown: finding.Info, v122: finding.Error}},
+		{"listen 443 quic;", "directive-args", map[Version]finding.Severity{unknown: finding.Info, v122: finding.Error}},
+		{"location / { sendfile on; }", "unknown-directive", map[Version]finding.Severity{}},
 		// at http level: resolver in an upstream came with nginx 1.27.3
-		{"upstream u { server 127.0.0.1:1; resolver 127.0.0.1; }", "directive-context", map[Version]Severity{unknown: Info, v122: Error}},
+		{"upstream u { server 127.0.0.1:1; resolver 127.0.0.1; }", "directive-context", map[Version]finding.Severity{unknown: finding.Info, v122: finding.Error}},
 	}
 	for _, c := range cases {
 		for _, v := range []Version{unknown, v122, v130} {
@@ -36,8 +38,8 @@ func TestNoVersionJudgedByEveryVersion(t *testing.T) {
 			if strings.HasPrefix(c.line, "upstream") {
 				conf = "events {}\nhttp {\n    " + c.line + "\n}\n"
 			}
-			got, n := Severity(-1), 0
-			for _, d := range lintText(t, conf, Config{Version: v, Disabled: onlyRules(c.rule)}) {
+			got, n := finding.Severity(-1), 0
+			for _, d := range lintText(t, conf, engine.Config{Version: v, Disabled: onlyRules(c.rule)}) {
 				if d.Rule == c.rule {
 					got, n = d.Severity, n+1
 				}

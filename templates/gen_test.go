@@ -9,12 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
 
 	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -204,16 +206,16 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			// With the OS half installed, nothing at warning or above.
-			cfg := rules.Config{Version: knowledge.MustVersion(c.version), Host: host.Given(withOS(facts(t, c.host), plan))}
+			cfg := engine.Config{Version: knowledge.MustVersion(c.version), Host: host.Given(withOS(facts(t, c.host), plan))}
 			for _, d := range rules.Run(tr, cfg) {
-				if d.Severity >= rules.Warning {
+				if d.Severity >= finding.Warning {
 					t.Errorf("lint: %s:%d: %s [%s]", filepath.Base(d.File), d.Line, d.Message, d.Rule)
 				}
 			}
 			// On the host as it is, only what the OS half changes is reported.
 			cfg.Host = host.Given(facts(t, c.host))
 			for _, d := range rules.Run(tr, cfg) {
-				if d.Severity >= rules.Warning && !osHalf[d.Rule] {
+				if d.Severity >= finding.Warning && !osHalf[d.Rule] {
 					t.Errorf("lint without the OS half: %s:%d: %s [%s]", filepath.Base(d.File), d.Line, d.Message, d.Rule)
 				}
 			}

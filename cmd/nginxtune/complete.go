@@ -7,6 +7,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -42,7 +43,7 @@ func ruleSelectors() []string {
 	for _, r := range rules.All {
 		out = append(out, r.ID)
 	}
-	for _, c := range rules.Categories {
+	for _, c := range engine.Categories {
 		out = append(out, "category:"+string(c))
 	}
 	return out

@@ -16,7 +16,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
-	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // A configuration from a pull request is untrusted. Whatever it includes,
@@ -704,15 +704,13 @@ func TestGenRefusesInjection(t *testing.T) {
 }
 
 // More findings than one run reports is a bound like the tree's: the first
-// rules.MaxFindings are printed, stderr says how many more, exit 2.
+// engine.MaxFindings are printed, stderr says how many more, exit 2.
 func TestFindingsCapExits2(t *testing.T) {
-	defer func(n int) { rules.MaxFindings = n }(rules.MaxFindings)
-	rules.MaxFindings = 1000
 	p := filepath.Join(t.TempDir(), "nginx.conf")
-	src := "events {}\nhttp {\n" + strings.Repeat("    sendfil on;\n", rules.MaxFindings+5) + "}\n"
+	src := "events {}\nhttp {\n" + strings.Repeat("    sendfil on;\n", engine.MaxFindings+5) + "}\n"
 	os.WriteFile(p, []byte(src), 0o644)
 	out, errOut, code := runCLI(t, "", "lint", "--no-config", "--format", "json", p)
-	if code != ExitError || !strings.Contains(errOut, "more findings not shown: nginxtune reports at most 1000 per run") {
+	if code != ExitError || !strings.Contains(errOut, fmt.Sprintf("more findings not shown: nginxtune reports at most %d per run", engine.MaxFindings)) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var j struct {
@@ -721,8 +719,8 @@ func TestFindingsCapExits2(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &j); err != nil {
 		t.Fatal(err)
 	}
-	if len(j.Findings) != rules.MaxFindings {
-		t.Errorf("%d findings printed, want %d", len(j.Findings), rules.MaxFindings)
+	if len(j.Findings) != engine.MaxFindings {
+		t.Errorf("%d findings printed, want %d", len(j.Findings), engine.MaxFindings)
 	}
 	for _, f := range j.Findings {
 		if f.Rule == "syntax" {

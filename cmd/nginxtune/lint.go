@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/outbuf"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
@@ -19,6 +20,7 @@ import (
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 type lintFlags struct {
@@ -210,7 +212,7 @@ func runFix(w io.Writer, s *lint.Settings, args []string, res *lint.Result) erro
 }
 
 // writeReports writes every --format.
-func writeReports(stdout io.Writer, outputs []output, diags []rules.Diagnostic, s *lint.Settings, color bool) error {
+func writeReports(stdout io.Writer, outputs []output, diags []finding.Diagnostic, s *lint.Settings, color bool) error {
 	show := relPath
 	if wd, err := os.Getwd(); err == nil {
 		show = relPathIn(wd)
@@ -249,7 +251,7 @@ func writeReports(stdout io.Writer, outputs []output, diags []rules.Diagnostic, 
 // tree not read whole, 1 on findings that fail the run (lint.Settings.Fails).
 func lintExit(w io.Writer, s *lint.Settings, res *lint.Result) error {
 	if n := s.NotShown(); n > 0 {
-		fmt.Fprintf(w, "nginxtune: %d more findings not shown: nginxtune reports at most %d per run (exit %d whatever --fail-on says)\n", n, rules.MaxFindings, ExitError)
+		fmt.Fprintf(w, "nginxtune: %d more findings not shown: nginxtune reports at most %d per run (exit %d whatever --fail-on says)\n", n, engine.MaxFindings, ExitError)
 		return &exitError{code: ExitError}
 	}
 	if res.Broken {
@@ -381,7 +383,7 @@ func parseOutputs(values []string) ([]output, error) {
 
 // writeReportFile writes one report to its file: a temporary file beside
 // it renamed into place, so that a failed run leaves the old report whole.
-func writeReportFile(o output, diags []rules.Diagnostic, m report.Meta) error {
+func writeReportFile(o output, diags []finding.Diagnostic, m report.Meta) error {
 	err := atomicfile.Write(o.path, 0o644, func(w io.Writer) error { return report.Write(w, o.format, diags, m, false) })
 	if err != nil {
 		return failf(ExitError, "--format %s=%s: %v", o.format, o.path, err)

@@ -32,11 +32,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 type base struct {
@@ -80,7 +82,7 @@ func main() {
 	}
 	rng := rand.New(rand.NewSource(*seed))
 	v := knowledge.MustVersion(*version)
-	cfg := rules.Config{Version: v, Disabled: map[string]bool{}}
+	cfg := engine.Config{Version: v, Disabled: map[string]bool{}}
 	for _, r := range rules.All {
 		if !rules.NginxRefuses(r.ID) {
 			cfg.Disabled[r.ID] = true
@@ -317,7 +319,7 @@ func nginxAccepts(bin, tmp string, b base) bool {
 	return nginxcheck.Run(bin, tmp, main).OK
 }
 
-func judge(bin, tmp string, b base, m mutant, cfg rules.Config) outcome {
+func judge(bin, tmp string, b base, m mutant, cfg engine.Config) outcome {
 	file := filepath.Join(tmp, "mutant.conf")
 	os.WriteFile(file, m.src, 0o644)
 	main := filepath.Join(tmp, "nginx.conf")
@@ -328,14 +330,14 @@ func judge(bin, tmp string, b base, m mutant, cfg rules.Config) outcome {
 	lint := filepath.Join(tmp, "lint.conf")
 	os.WriteFile(lint, withContext(b, m.src), 0o644)
 	t, err := loader.Load(lint, loader.Options{})
-	var errs, warns []rules.Diagnostic
+	var errs, warns []finding.Diagnostic
 	if err == nil {
 		for _, d := range rules.Run(t, cfg) {
 			switch {
 			case d.File != t.Roots[0].Path:
-			case d.Severity == rules.Error:
+			case d.Severity == finding.Error:
 				errs = append(errs, d)
-			case d.Severity == rules.Warning:
+			case d.Severity == finding.Warning:
 				warns = append(warns, d)
 			}
 		}
@@ -353,7 +355,7 @@ func judge(bin, tmp string, b base, m mutant, cfg rules.Config) outcome {
 	} else if mm := lineRe.FindStringSubmatch(res.File + ":" + strconv.Itoa(res.Line)); mm != nil && res.File != main {
 		want = res.Line
 	}
-	at := func(d rules.Diagnostic) bool {
+	at := func(d finding.Diagnostic) bool {
 		end := d.Line
 		if d.EndLine > end {
 			end = d.EndLine

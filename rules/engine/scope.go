@@ -1,0 +1,362 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// Helpers that model how nginx applies directives: a directive set in http
+// or server reaches every block below unless the block sets it again, and
+// array-like directives (proxy_set_header, add_header, ...) are replaced as
+// a whole by any occurrence in an inner block.
+
+// smallLevel is the size up to which a block level is searched directly:
+// a map per level costs more to build than a few string comparisons.
+const smallLevel = 16
+
+// levelIndex caches, per block level, its statements by name: the http
+// level of a large tree is looked up once per server and location. Levels
+// of at most smallLevel statements without includes (most servers and
+// locations) are searched directly and not cached.
+type levelIndex struct {
+	m map[*parser.Directive]map[string][]*parser.Directive
+}
+
+func (ix *levelIndex) find(dirs []*parser.Directive, name string) []*parser.Directive {
+	if len(dirs) == 0 {
+		return nil
+	}
+	if ix == nil {
+		return FindIn(dirs, name)
+	}
+	if len(dirs) <= smallLevel {
+		if out, ok := findFlat(dirs, name); ok {
+			return out
+		}
+	}
+	if ix.m == nil {
+		ix.m = map[*parser.Directive]map[string][]*parser.Directive{}
+	}
+	key := dirs[0] // a statement belongs to one block level
+	byName, ok := ix.m[key]
+	if !ok {
+		byName = map[string][]*parser.Directive{}
+		for _, d := range parser.Level(dirs) {
+			byName[d.Name] = append(byName[d.Name], d)
+		}
+		ix.m[key] = byName
+	}
+	return byName[name]
+}
+
+// Find returns the directives of one block level with the name, includes
+// read (Level), from an index kept per worker of a run.
+func (p *Pass) Find(dirs []*parser.Directive, name string) []*parser.Directive {
+	if p.index == nil {
+		p.index = &levelIndex{}
+	}
+	return p.index.find(dirs, name)
+}
+
+// findFlat returns the directives named name at a level, and false when
+// the level has an include that read files (the caller then expands it).
+func findFlat(dirs []*parser.Directive, name string) ([]*parser.Directive, bool) {
+	var out []*parser.Directive
+	for _, d := range dirs {
+		if parser.ReadsFiles(d) {
+			return nil, false
+		}
+		if d.Name == name {
+			out = append(out, d)
+		}
+	}
+	return out, true
+}
+
+// FindIn returns the directives named name at one block level.
+func FindIn(dirs []*parser.Directive, name string) []*parser.Directive {
+	var out []*parser.Directive
+	for _, d := range parser.Level(dirs) {
+		if d.Name == name {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Setting is the value of a directive in effect somewhere.
+type Setting struct {
+	// Dirs are the occurrences at the innermost level that sets the
+	// directive (one for plain directives; all of them for array-like ones).
+	Dirs []*parser.Directive
+	// Level is the block that holds them; nil for the top of the root file.
+	Level *parser.Directive
+	// Complete is false when nothing was found but the root is a snippet,
+	// so an enclosing file nginxtune has not seen may set it.
+	Complete bool
+}
+
+// Found reports whether the directive is set anywhere in scope.
+func (s Setting) Found() bool { return len(s.Dirs) > 0 }
+
+// Last returns the occurrence nginx uses for a plain directive.
+func (s Setting) Last() *parser.Directive {
+	if len(s.Dirs) == 0 {
+		return nil
+	}
+	return s.Dirs[len(s.Dirs)-1]
+}
+
+// Effective returns the setting of name that applies inside the innermost
+// block of blocks (which may be empty: the top of the root file).
+func (p *Pass) Effective(blocks []*parser.Directive, root *parser.File, name string) Setting {
+	// the levels: the top of the root file (when there is one), then blocks
+	top := 0
+	if root != nil {
+		top = 1
+	}
+	ds, i := parser.InEffect(top+len(blocks), name, func(i int) []*parser.Directive {
+		if i < top {
+			return p.index.find(root.Directives, name)
+		}
+		return p.index.find(blocks[i-top].Block, name)
+	})
+	if i >= top {
+		return Setting{Dirs: ds, Level: blocks[i-top], Complete: true}
+	} else if i >= 0 {
+		return Setting{Dirs: ds, Complete: true}
+	}
+	complete := root == nil || root.ContextSource == "root"
+	// an include nginxtune did not read (outside the tree, missing from a
+	// copy) at any level in scope may set it, where it may stand: no claim
+	// that it is unset
+	if complete && p.Tree != nil && p.Tree.HasUnread() {
+		names := LevelNames(root, blocks)
+		for i := len(blocks) - 1; i >= 0 && complete; i-- {
+			complete = !p.UnreadMayHold(blocks[i].Block, names[:len(names)-len(blocks)+i+1], name)
+		}
+		if complete && root != nil {
+			complete = !p.UnreadMayHold(root.Directives, names[:len(names)-len(blocks)], name)
+		}
+	}
+	return Setting{Complete: complete}
+}
+
+// LevelNames is the context stack of the innermost of blocks: the root's
+// context (main for a whole nginx.conf), then the blocks' names.
+func LevelNames(root *parser.File, blocks []*parser.Directive) []string {
+	names := []string{parser.CtxMain}
+	if root != nil && len(root.Context) > 0 {
+		names = root.Context
+	}
+	out := make([]string, 0, len(names)+len(blocks))
+	out = append(out, names...)
+	for _, b := range blocks {
+		out = append(out, b.Name)
+	}
+	return out
+}
+
+// UnreadInclude reports whether a block level holds an include that left
+// something unread (a file outside the tree or missing from a copy; not a
+// pattern that matched nothing, which nginx reads as nothing too).
+func (p *Pass) UnreadInclude(dirs []*parser.Directive) bool {
+	if p.Tree == nil || !p.Tree.HasUnread() {
+		return false
+	}
+	for _, inc := range p.index.find(dirs, "include") {
+		if p.Tree.NotRead(inc) {
+			return true
+		}
+	}
+	return false
+}
+
+// UnreadMayHold reports whether an include the level left unread may set
+// one of the directives: only where nginx accepts them. What an include of
+// the main context holds (Debian's modules-enabled/*.conf, RHEL's
+// /usr/share/nginx/modules/*.conf: load_module lines) is main-context
+// text, which cannot set autoindex, allow or proxy_http_version; a second
+// http block there is refused as a duplicate. names is the level's context
+// stack; an unknown directive or a block nginxtune cannot place may be set
+// anywhere.
+func (p *Pass) UnreadMayHold(dirs []*parser.Directive, names []string, directives ...string) bool {
+	if !p.UnreadInclude(dirs) {
+		return false
+	}
+	key := ContextKey(&parser.Context{Names: names})
+	if key == "" {
+		return true
+	}
+	for _, name := range directives {
+		if ctxs, ok := plusContexts[name]; ok {
+			if slices.Contains(ctxs, key) {
+				return true
+			}
+			continue
+		}
+		ds := knowledge.Lookup(name)
+		if len(ds) == 0 {
+			return true
+		}
+		for _, d := range ds {
+			if d.Allows(key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// plusContexts are the contexts of the nginx Plus directives rules look
+// up, which the directive table (built from open source) does not hold:
+// nginx Plus documentation, ngx_http_auth_jwt_module.
+var plusContexts = map[string][]string{
+	"auth_jwt": {"http", "server", "location", "limit_except"},
+}
+
+// EffectiveIn is Effective for a context captured during a walk, including
+// the block of d itself when d is a block directive.
+func (p *Pass) EffectiveIn(c *parser.Context, d *parser.Directive, name string) Setting {
+	blocks := c.Blocks
+	if d != nil && d.Block != nil {
+		blocks = append(append([]*parser.Directive(nil), c.Blocks...), d)
+	}
+	return p.Effective(blocks, c.Root, name)
+}
+
+// locations returns the location blocks of a server, nested ones included,
+// through includes.
+func locations(dirs []*parser.Directive) []*parser.Directive {
+	return appendLocations(nil, dirs)
+}
+
+// appendLocations appends to one list: a list per level, copied into the
+// level above, made nesting n deep cost n² (137 MB for 4,000 nested locations).
+func appendLocations(out, dirs []*parser.Directive) []*parser.Directive {
+	for _, d := range parser.Level(dirs) {
+		if d.Name == "location" && d.Block != nil {
+			out = append(out, d)
+			out = appendLocations(out, d.Block)
+		}
+	}
+	return out
+}
+
+// hasHandler reports whether a block level produces responses itself.
+func hasHandler(dirs []*parser.Directive) bool {
+	for _, d := range parser.Level(dirs) {
+		if knowledge.Handlers[d.Name] {
+			return true
+		}
+	}
+	return false
+}
+
+// ServesFiles reports whether a server block answers some requests from
+// files on disk: it has a location (or, without locations, its own level)
+// with no handler, and no server-level return short-circuits everything.
+func ServesFiles(server *parser.Directive) bool {
+	for _, d := range parser.Level(server.Block) {
+		if d.Name == "return" {
+			return false
+		}
+	}
+	locs := locations(server.Block)
+	if len(locs) == 0 {
+		return true
+	}
+	for _, l := range locs {
+		if !hasHandler(l.Block) && !hasLocation(l.Block) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLocation reports whether a block level holds a location block.
+func hasLocation(dirs []*parser.Directive) bool {
+	for _, d := range parser.Level(dirs) {
+		if d.Name == "location" && d.Block != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// HTTPServers calls fn for every server block of the http context.
+func (p *Pass) HTTPServers(fn func(s *parser.Directive, c *parser.Context)) {
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if d.Block != nil && c.In() == parser.CtxHTTP {
+			fn(d, c)
+		}
+	}, "server")
+}
+
+// InStream reports whether the walk is inside a stream block.
+func InStream(c *parser.Context) bool { return c.Has(parser.CtxStream) }
+
+// ContextKey names the context a directive stands in, as the table's type
+// flags do; "" inside blocks nginxtune cannot place (an unknown module's).
+func ContextKey(c *parser.Context) string {
+	names := c.Names
+	last := names[len(names)-1]
+	switch last {
+	case "main", "events", "http", "stream", "mail", "rtmp":
+		return last
+	}
+	family := ""
+	for _, n := range names {
+		switch n {
+		case "http", "stream", "mail", "rtmp":
+			family = n
+		}
+	}
+	switch family {
+	case "http":
+		switch last {
+		case "server", "location", "upstream", "limit_except":
+			return last
+		case "if":
+			if len(names) >= 2 && names[len(names)-2] == "server" {
+				return "if-server"
+			}
+			if len(names) >= 2 && names[len(names)-2] == "location" {
+				return "if-location"
+			}
+		}
+	case "stream":
+		switch last {
+		case "server":
+			return "stream-server"
+		case "upstream":
+			return "stream-upstream"
+		}
+	case "mail":
+		if last == "server" {
+			return "mail-server"
+		}
+	case "rtmp":
+		switch last {
+		case "server":
+			return "rtmp-server"
+		case "application":
+			return "rtmp-application"
+		case "recorder":
+			return "rtmp-recorder"
+		}
+	}
+	return ""
+}
+
+// WalkDirs visits every directive of a list and its blocks, within one file.
+func WalkDirs(dirs []*parser.Directive, fn func(*parser.Directive)) {
+	for _, d := range dirs {
+		fn(d)
+		if d.Block != nil {
+			WalkDirs(d.Block, fn)
+		}
+	}
+}

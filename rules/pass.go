@@ -1,0 +1,81 @@
+package rules
+
+import (
+	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
+)
+
+// Pass is what a rule's check receives: the engine's pass, and what the
+// analyses several rules share work out once per pass.
+type Pass struct {
+	*engine.Pass
+	// what a variable's set and map definitions bring (definedTaint):
+	// worked out once, cycles cut
+	taintMemo map[string]taint
+	taintBusy map[string]bool
+	taintCut  bool
+	// what a rewrite sets the URI to (rewriteTaintOnce) and whether its
+	// regex matches every path (matchesAnyPath), by rewrite and regex
+	rewriteMemo map[*parser.Directive]taint
+	anyPath     map[string]bool
+	// how the http *_pass directives use addresses (passUses)
+	uses *passUses
+	// the upstream blocks a *_pass may name (upstreamsFor)
+	upstreams map[upstreamsKey]map[string]*parser.Directive
+	// the run's shared values (Pass.Shared), kept at hand: they are asked
+	// for per directive
+	langc  *langCache
+	taints *taintScope
+	named  map[string]bool
+}
+
+// check is a rule's check as the engine runs it: over a Pass of the rules.
+func check(f func(*Pass)) func(*engine.Pass) {
+	return func(p *engine.Pass) { f(&Pass{Pass: p}) }
+}
+
+// For is the pass of another rule of the run that reports with p
+// (engine.Pass.For), sharing p's memos; nil when that rule is disabled.
+func (p *Pass) For(id string) *Pass {
+	ep := p.Pass.For(id)
+	if ep == nil {
+		return nil
+	}
+	q := *p
+	q.Pass = ep
+	return &q
+}
+
+// namedGroupsKey keys namedGroups' value of a run (Pass.Shared).
+type namedGroupsKey struct{}
+
+// namedGroups are the names of the named capture groups in the tree's
+// arguments and map keys, each a variable the match defines. Collected once:
+// unknownVariables counts them as defined, and taint looks a variable up as
+// a capture only when it is one of them (that walk is not free).
+func (p *Pass) namedGroups() map[string]bool {
+	if p.named != nil {
+		return p.named
+	}
+	p.named = p.Shared(namedGroupsKey{}, func() any {
+		named := map[string]bool{}
+		add := func(s string) {
+			for _, n := range knowledge.NamedCaptures(s) {
+				named[n] = true
+			}
+		}
+		for _, v := range p.Visits() {
+			for _, a := range v.D.Args {
+				add(a.Value)
+			}
+			if v.D.Name == "map" {
+				for _, e := range v.D.Block {
+					add(e.Name)
+				}
+			}
+		}
+		return named
+	}).(map[string]bool)
+	return p.named
+}
