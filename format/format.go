@@ -314,12 +314,11 @@ func (p *printer) statement(d *parser.Directive, level int) {
 	}
 	open, closeAt := int(d.BlockOpen), int(d.End)-1
 	p.lineOpen, p.prevEnd = true, open+1
-	if parser.IsDataBlock(d.Name) || d.RawBody() != "" {
-		// data: the body as written
-		body := p.src[open+1 : closeAt+1]
-		p.out.Write(body)
+	if isData(d) && !p.entriesOnBraceLine(d) {
+		// data laid out by hand: its lines as written, moved as a whole
+		p.dataBody(d, level)
 		p.skipComments(closeAt)
-		p.rejoin(body, closeAt+1)
+		p.rejoin(p.src[open+1:closeAt+1], closeAt+1)
 		p.lineOpen, p.prevEnd = true, closeAt+1
 		return
 	}
@@ -380,8 +379,13 @@ func (p *printer) head(d *parser.Directive, level int) (string, bool) {
 // gap is what separates two words of a statement on one line: the spaces
 // and tabs written there, which line arguments up in columns as nginx's
 // own files do (fastcgi_params, the official nginx.conf), else one space.
+// Words written together stay together: nginx ends a quoted word at its
+// quote, so `if ($a != "")` reads ")" as a word of its own.
 func gap(ws []byte) string {
-	if len(ws) == 0 || len(bytes.Trim(ws, " \t")) > 0 {
+	if len(ws) == 0 {
+		return ""
+	}
+	if len(bytes.Trim(ws, " \t")) > 0 {
 		return " "
 	}
 	return string(ws)
@@ -470,10 +474,9 @@ func sameLevel(a, b []*parser.Directive, where string) error {
 				return fmt.Errorf("%s: argument %q of %s at line %d became %q", where, x.Args[j].Raw, x.Name, x.Line, y.Args[j].Raw)
 			}
 		}
-		if x.RawBody() != y.RawBody() {
-			return fmt.Errorf("the body of %s at line %d changed", x.Name, x.Line)
-		}
-		if parser.IsDataBlock(x.Name) && x.Block != nil && string(x.File.Src[x.BlockOpen:x.End]) != string(y.File.Src[y.BlockOpen:y.End]) {
+		// a Lua body may move as a whole; the entries of other data
+		// blocks are statements, compared as such below
+		if x.RawBody() != y.RawBody() && luaText(x.RawBody()) != luaText(y.RawBody()) {
 			return fmt.Errorf("the body of %s at line %d changed", x.Name, x.Line)
 		}
 		if err := sameLevel(x.Block, y.Block, x.Name+" at line "+fmt.Sprint(x.Line)); err != nil {
