@@ -21,6 +21,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
@@ -32,6 +33,9 @@ import (
 type Options struct {
 	Indent int  // spaces per level; 0: the file's own
 	Tabs   bool // indent with one tab per level
+	// Align lines up the first arguments of consecutive one-line
+	// statements of a block in a column (see align.go).
+	Align bool
 }
 
 // ErrChanged is returned when the formatted text would not read as the
@@ -55,7 +59,7 @@ func Source(f *parser.File, opt Options) ([]byte, error) {
 		return nil, err
 	}
 	unit := indentUnit(opt, f)
-	p := &printer{f: f, src: f.Src, unit: unit, nl: f.Newline(), trailing: map[int]int{}}
+	p := &printer{f: f, src: f.Src, unit: unit, nl: f.Newline(), trailing: map[int]int{}, align: opt.Align}
 	for _, c := range f.Comments {
 		if c.Trailing {
 			p.trailing[c.Line] = c.Offset
@@ -178,6 +182,10 @@ type printer struct {
 	// "# nginxtune:disable RULE" at the end of a line as covering that line).
 	trailing map[int]int
 	joinLine int
+	align    bool
+	// pad is, with align, the width a statement's name is padded to
+	// before its first argument
+	pad map[*parser.Directive]int
 }
 
 func (p *printer) indent(level int) string {
@@ -269,6 +277,9 @@ func (p *printer) skipComments(end int) {
 // block writes the statements of one level; end is where the level ends
 // (its "}" or the end of the file).
 func (p *printer) block(dirs []*parser.Directive, level, end int) {
+	if p.align {
+		p.columns(dirs)
+	}
 	for _, d := range dirs {
 		p.flushComments(int(d.Start), level)
 		if p.joined(int(d.Line)) {
@@ -366,6 +377,8 @@ func (p *printer) head(d *parser.Directive, level int) (string, bool) {
 		if a.Line != prevLine {
 			// an argument on a line of its own stays on one, a level in
 			b.WriteString(p.nl + p.indent(level+1))
+		} else if w, ok := p.pad[d]; ok && prevEnd == nameEnd {
+			b.WriteString(strings.Repeat(" ", w-utf8.RuneCountInString(d.Name)))
 		} else {
 			b.WriteString(gap(p.src[prevEnd:a.Offset]))
 		}

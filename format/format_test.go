@@ -115,6 +115,15 @@ func TestCorpus(t *testing.T) {
 		if err != nil || !bytes.Equal(once, twice) {
 			t.Errorf("%s: not idempotent (%v)", p, err)
 		}
+		// in columns, too
+		aligned, err := Source(f, Options{Align: true})
+		if err != nil {
+			t.Errorf("aligned: %v", err)
+			return nil
+		}
+		if again, err := Source(mustParse(t, p, aligned), Options{Align: true}); err != nil || !bytes.Equal(aligned, again) {
+			t.Errorf("%s: aligned, not idempotent (%v)", p, err)
+		}
 		return nil
 	})
 	// a file fmt refuses as nginx would is one nginx -t refuses
@@ -293,5 +302,32 @@ func TestDataBodyMovesWhole(t *testing.T) {
 		if again, err := format(t, c.name, got, c.opt); again != got {
 			t.Errorf("%s: not idempotent: %q (%v)", c.name, again, err)
 		}
+	}
+}
+
+// Options.Align puts the first arguments of consecutive one-line
+// statements of a block in a column; a blank line, a comment on its own
+// line, a block or a statement over several lines ends a run, and the
+// arguments after the first keep their spaces. Off, nothing moves.
+func TestAlign(t *testing.T) {
+	in := "http {\n    sendfile on;\n    keepalive_timeout\t65;\n    tcp_nopush   on; # after\n\n" +
+		"    gzip on;\n    gzip_types text/css  text/plain;\n    # c\n    root /srv;\n    index index.html;\n" +
+		"    log_format main '$a'\n        '$b';\n    access_log /x main;\n    error_log /e;\n" +
+		"    server { listen 80; server_name a; }\n    if_modified_since exact;\n" +
+		"    a 1; bb 2; # x\n    ccc 3;\n\n    d 4;#x\n    ee 5;\n}\n"
+	want := "http {\n    sendfile          on;\n    keepalive_timeout 65;\n    tcp_nopush        on; # after\n\n" +
+		"    gzip       on;\n    gzip_types text/css  text/plain;\n    # c\n    root  /srv;\n    index index.html;\n" +
+		"    log_format main '$a'\n        '$b';\n    access_log /x main;\n    error_log  /e;\n" +
+		"    server {\n        listen      80;\n        server_name a;\n    }\n    if_modified_since exact;\n" +
+		"    a 1; bb 2; # x\n    ccc 3;\n\n    d  4; #x\n    ee 5;\n}\n"
+	got, err := format(t, "a.conf", in, Options{Align: true})
+	if err != nil || got != want {
+		t.Fatalf("got  %q (%v)\nwant %q", got, err, want)
+	}
+	if again, _ := format(t, "a.conf", got, Options{Align: true}); again != got {
+		t.Errorf("not idempotent: %q", again)
+	}
+	if off, _ := format(t, "a.conf", want, Options{}); off != want {
+		t.Errorf("without Align the columns moved: %q", off)
 	}
 }

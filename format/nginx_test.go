@@ -101,7 +101,7 @@ func TestNginxReadsFormattedFixtures(t *testing.T) {
 		"  geo $g {\n    default 0;\n#   10.0.0.0/8 1;\n     127.0.0.1 1;\n  }\n" +
 		"  server {\n    listen 127.0.0.1:8080;\n    root /tmp;\n    index index.html;\n    set $x \"\";\n\n" +
 		"    location / {\n      if ($arg_s != \"\") { return 403; }\n      if ($a = '') { return 404; }\n      add_header X-A $a;\n      add_header X-Cache-Control $cc;\n    }\n  }\n}\n"
-	for _, opt := range []Options{{}, {Indent: 4}, {Tabs: true}} {
+	for _, opt := range []Options{{}, {Indent: 4}, {Tabs: true}, {Align: true}} {
 		f, d := parser.Parse("nginx.conf", []byte(src))
 		if d != nil {
 			t.Fatal(d.Message)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nginxtune/nginxtune/format"
 	"github.com/nginxtune/nginxtune/internal/gentree"
 )
 
@@ -569,5 +570,21 @@ func TestWorkspaceLinkOut(t *testing.T) {
 		innerURI := pathToURI(inner)
 		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": innerURI, "languageId": "nginx", "version": 1, "text": string(app)}})
 		c.diagnostics(innerURI, func(ds []Diagnostic) bool { return hasCode(ds, "proxy-keepalive-headers", 5) })
+	}
+}
+
+// fmt: {align: true} in the settings lines up columns in the editor's
+// formatting too, with the editor's step when the settings give none.
+func TestFormattingAlignFromSettings(t *testing.T) {
+	c := start(t, Options{FmtSettings: func(string) *format.Options { return &format.Options{Align: true} }})
+	c.call("initialize", map[string]any{}, nil)
+	p := filepath.Join(t.TempDir(), "site.conf")
+	uri := pathToURI(p)
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "nginx", "version": 1,
+		"text": "server { listen 80; server_name a; }\n"}})
+	var edits []TextEdit
+	c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits)
+	if len(edits) != 1 || edits[0].NewText != "server {\n  listen      80;\n  server_name a;\n}\n" {
+		t.Errorf("formatting: %+v", edits)
 	}
 }

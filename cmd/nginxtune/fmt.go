@@ -25,6 +25,7 @@ type fmtFlags struct {
 	diff       bool
 	indent     int
 	tabs       bool
+	align      bool
 	configPath string
 	noConfig   bool
 	changed    bool
@@ -66,8 +67,11 @@ what the pre-commit hook nginxtune-fmt runs, on the files of a commit.
 --diff prints the change as a unified diff (and, like --check, writes nothing).
 
 Layout settings come from the "fmt" key of .nginxtune.yaml
-(fmt: {indent: 2, tabs: false}); --indent and --tabs override it. Either sets
-one step for every file instead of each file's own.
+(fmt: {indent: 2, tabs: false, align: false}); --indent, --tabs and --align
+override it. --indent or --tabs sets one step for every file instead of each
+file's own. --align lines up the first arguments of consecutive one-line
+statements of a block in a column (a blank line, a comment line, a block or a
+statement over several lines ends a run).
 
 Exit codes: 0 formatted (or already formatted); 1 with --check or --diff when
 something would change; 2 bad arguments, unreadable, broken or read-only files;
@@ -84,6 +88,7 @@ something would change; 2 bad arguments, unreadable, broken or read-only files;
 	fl.BoolVar(&f.diff, "diff", false, "write nothing; print what would change as a unified diff (exit 1 when something would)")
 	fl.IntVar(&f.indent, "indent", 0, "spaces per level, 1 to 8, for every file (default: the settings file's fmt.indent, else each file's own, 4 when it shows none)")
 	fl.BoolVar(&f.tabs, "tabs", false, "indent every file with a tab per level")
+	fl.BoolVar(&f.align, "align", false, "line up the first arguments of consecutive one-line statements of a block in a column")
 	fl.BoolVar(&f.changed, "changed", false, "the PATHs are changed files (as pre-commit passes them): format those only, skip files that are not nginx configuration")
 	fl.BoolVar(&f.force, "force", false, "also rewrite read-only files (keeping their mode)")
 	fl.StringVar(&f.configPath, "config", "", "settings file (default: .nginxtune.yaml found from PATH upwards)")
@@ -99,7 +104,7 @@ func fmtOptions(c *cobra.Command, f *fmtFlags, first string) (format.Options, er
 		return opt, err
 	}
 	if file != nil {
-		opt.Indent, opt.Tabs = file.FmtIndent, file.FmtTabs
+		opt.Indent, opt.Tabs, opt.Align = file.FmtIndent, file.FmtTabs, file.FmtAlign
 	}
 	if c.Flags().Changed("indent") {
 		if f.indent < 1 || f.indent > 8 {
@@ -109,6 +114,9 @@ func fmtOptions(c *cobra.Command, f *fmtFlags, first string) (format.Options, er
 	}
 	if c.Flags().Changed("tabs") {
 		opt.Tabs = f.tabs
+	}
+	if c.Flags().Changed("align") {
+		opt.Align = f.align
 	}
 	return opt, nil
 }

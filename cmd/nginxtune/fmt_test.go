@@ -362,3 +362,33 @@ func TestFmtStdinRefusesWhatNginxRefuses(t *testing.T) {
 		}
 	}
 }
+
+// --align, and fmt: {align: true} in .nginxtune.yaml (the flag wins),
+// line up first arguments; off by default.
+func TestFmtAlign(t *testing.T) {
+	in := "server {\n    listen 80;\n    server_name a;\n}\n"
+	aligned := "server {\n    listen      80;\n    server_name a;\n}\n"
+	if out, errOut, code := runCLI(t, in, "fmt", "--no-config", "-"); code != ExitOK || out != in {
+		t.Errorf("default: exit %d %q %s", code, out, errOut)
+	}
+	if out, errOut, code := runCLI(t, in, "fmt", "--no-config", "--align", "-"); code != ExitOK || out != aligned {
+		t.Errorf("--align: exit %d %q %s", code, out, errOut)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, ".nginxtune.yaml"), []byte("fmt:\n  align: true\n"), 0o644)
+	p := filepath.Join(dir, "site.conf")
+	os.WriteFile(p, []byte(in), 0o644)
+	if out, errOut, code := runCLI(t, "", "fmt", "--check", "--align=false", p); code != ExitOK {
+		t.Errorf("--align=false over the settings: exit %d %s%s", code, out, errOut)
+	}
+	if _, errOut, code := runCLI(t, "", "fmt", p); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(p); string(b) != aligned {
+		t.Errorf("align from the settings file: %q", b)
+	}
+	os.WriteFile(filepath.Join(dir, ".nginxtune.yaml"), []byte("fmt:\n  align: yes please\n"), 0o644)
+	if _, errOut, code := runCLI(t, "", "fmt", p); code != ExitError || !strings.Contains(errOut, ".nginxtune.yaml:2") {
+		t.Errorf("bad align: exit %d %q", code, errOut)
+	}
+}

@@ -43,6 +43,7 @@ type File struct {
 	// default, 4) and whether to indent with tabs.
 	FmtIndent int
 	FmtTabs   bool
+	FmtAlign  bool // line up first arguments in columns
 	// Dir is the file's directory, links resolved: what its relative
 	// paths, overrides and bounds are taken from.
 	Dir string
@@ -333,8 +334,13 @@ func load(path string, found bool) (*File, error) {
 						return bad(val, "fmt: tabs: want true or false")
 					}
 					f.FmtTabs = val.Value == "true"
+				case "align":
+					if val.Kind != yaml.ScalarNode || (val.Value != "true" && val.Value != "false") {
+						return bad(val, "fmt: align: want true or false")
+					}
+					f.FmtAlign = val.Value == "true"
 				default:
-					return bad(key, "fmt: unknown key %q (known: indent, tabs)", key.Value)
+					return bad(key, "fmt: unknown key %q (known: indent, tabs, align)", key.Value)
 				}
 				return nil
 			})
