@@ -54,14 +54,15 @@ Every result is parsed again and compared with the original (statements,
 arguments, nesting, comments): a layout that would change what nginx reads is
 an internal error (exit 3) and nothing is written. A file nginx would refuse to
 read (a syntax error, a missing ";", a block given to a directive that takes
-none) is not formatted: each is named, --check and --diff go on with the other
-files, and a run that writes writes nothing (exit 2). Files are replaced
+none) is not formatted: each file is judged alone, each refused one is named
+with its line, and the others are checked or formatted (exit 2). Files are replaced
 atomically, keeping their links, owners and modes, and only after all of them
 are staged; a read-only file is left as it is unless --force.
 
 --changed formats the named files only, not the files they include, and
-skips (with a notice) a named file that is not nginx configuration at all:
-what the pre-commit hook nginxtune-fmt runs, on the files of a commit.
+skips (with a notice) a named file that is not nginx configuration at all (a
+syntax error, and no nginx directive before it): what the pre-commit hook
+nginxtune-fmt runs, on the files of a commit.
 
 --check writes nothing and exits 1 when a file would change, naming it;
 --diff prints the change as a unified diff (and, like --check, writes nothing).
@@ -135,13 +136,10 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 			return failf(ExitError, `"-" reads standard input and cannot be combined with paths`)
 		}
 	}
-	// each file that cannot be formatted is said once, and the others are
-	// still checked; a run that writes writes nothing then
+	// each file is judged alone: one that cannot be formatted is said
+	// once (exit 2), and the others are still checked or formatted
 	var refused fmtRefusals
-	suffix := "(not formatted)"
-	if !f.check && !f.diff {
-		suffix = "(nothing formatted)"
-	}
+	const suffix = "(not formatted)"
 	type job struct {
 		file *parser.File
 		name string // as shown
@@ -162,16 +160,17 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 		files := t.Files
 		if f.changed {
 			files = t.Roots
-			if len(t.Roots) == 1 && !fileLooksLikeNginx(p, t.Roots[0]) {
+			// a file that reads whole is formatted as standard input is;
+			// one that does not, with no nginx directive before its error,
+			// is another program's
+			if len(t.Roots) == 1 && rootBroken(t) && !fileLooksLikeNginx(p, t.Roots[0]) {
 				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error)\n", report.Escape(relPath(p)))
 				continue
 			}
 		}
 		broken := map[string]bool{}
 		for _, d := range t.Diagnostics {
-			// a main file without events reads whole: nginx -t refuses the
-			// configuration, not the file's text
-			if d.Kind == "syntax" && d.Severity == parser.SevError && !d.NoEvents() && (!f.changed || isRoot(t, d.File)) && !broken[d.File] {
+			if unreadable(d) && (!f.changed || isRoot(t, d.File)) && !broken[d.File] {
 				broken[d.File] = true
 				refused.add(failf(ExitError, "%s:%d:%d: %s %s", relPath(d.File), d.Line, d.Col, d.Message, suffix))
 			}
@@ -216,9 +215,6 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 		if len(jobs) > 0 {
 			refused.worst = max(refused.worst, ExitFindings)
 		}
-		return refused.result(c.ErrOrStderr())
-	}
-	if len(refused.errs) > 0 {
 		return refused.result(c.ErrOrStderr())
 	}
 	// a read-only file is left as it is unless --force, as lint --fix does
@@ -344,6 +340,23 @@ func fmtStdin(c *cobra.Command, f *fmtFlags, opt format.Options) error {
 		return &exitError{code: ExitFindings}
 	}
 	return nil
+}
+
+// unreadable reports whether a diagnostic says a file's text does not read
+// whole (a main file without events reads whole: nginx -t refuses the
+// configuration, not the file's text).
+func unreadable(d parser.Diagnostic) bool {
+	return d.Kind == "syntax" && d.Severity == parser.SevError && !d.NoEvents()
+}
+
+// rootBroken reports whether the tree's one root does not read whole.
+func rootBroken(t *parser.Tree) bool {
+	for _, d := range t.Diagnostics {
+		if unreadable(d) && d.File == t.Roots[0].Path {
+			return true
+		}
+	}
+	return t.Roots[0].Broken
 }
 
 func isRoot(t *parser.Tree, path string) bool {
