@@ -115,14 +115,16 @@ func TestCorpus(t *testing.T) {
 		if err != nil || !bytes.Equal(once, twice) {
 			t.Errorf("%s: not idempotent (%v)", p, err)
 		}
-		// in columns, too
-		aligned, err := Source(f, Options{Align: true})
-		if err != nil {
-			t.Errorf("aligned: %v", err)
-			return nil
-		}
-		if again, err := Source(mustParse(t, p, aligned), Options{Align: true}); err != nil || !bytes.Equal(aligned, again) {
-			t.Errorf("%s: aligned, not idempotent (%v)", p, err)
+		// in columns, and moved to another step (data bodies with it), too
+		for _, opt := range []Options{{Align: true}, {Indent: 2}, {Tabs: true}} {
+			once, err := Source(f, opt)
+			if err != nil {
+				t.Errorf("%+v: %v", opt, err)
+				continue
+			}
+			if again, err := Source(mustParse(t, p, once), opt); err != nil || !bytes.Equal(once, again) {
+				t.Errorf("%s: %+v, not idempotent (%v)", p, opt, err)
+			}
 		}
 		return nil
 	})
