@@ -333,3 +333,26 @@ func TestAlign(t *testing.T) {
 		t.Errorf("without Align the columns moved: %q", off)
 	}
 }
+
+// The attack on --align: one long name among many short statements. Every
+// short statement was padded to the long name's column, so the output grew
+// with the product of the two (a 4,000-byte name, as long as nginx takes
+// a word, and 20,000 statements of 5 bytes: 104 KB in, 80 MB out). A name
+// past maxColumn stays out of the column, and the output stays a constant
+// times the input.
+func TestAlignBounded(t *testing.T) {
+	for _, n := range []int{1000, 20000} {
+		src := strings.Repeat("x", 4000) + " 1;\n" + strings.Repeat("a 1;\n", n)
+		out, err := format(t, "long.conf", src, Options{Align: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) > 2*len(src) {
+			t.Errorf("%d statements: %d bytes in, %d out", n, len(src), len(out))
+		}
+	}
+	got, _ := format(t, "a.conf", "ab 1;\n"+strings.Repeat("n", maxColumn+1)+" 2;\nabc 3;\n", Options{Align: true})
+	if want := "ab 1;\n" + strings.Repeat("n", maxColumn+1) + " 2;\nabc 3;\n"; got != want {
+		t.Errorf("a long name: %q", got)
+	}
+}
