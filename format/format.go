@@ -21,6 +21,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
@@ -33,6 +34,9 @@ import (
 type Options struct {
 	Indent int  // spaces per level; 0: the file's own
 	Tabs   bool // indent with one tab per level
+	// Align lines up the first arguments of consecutive one-line
+	// statements of a block in a column (see align.go).
+	Align bool
 }
 
 // ErrChanged is returned when the formatted text would not read as the
@@ -56,7 +60,7 @@ func Source(f *parser.File, opt Options) ([]byte, error) {
 		return nil, err
 	}
 	unit := indentUnit(opt, f)
-	p := &printer{f: f, src: f.Src, unit: unit, nl: f.Newline(), trailing: map[int]int{}}
+	p := &printer{f: f, src: f.Src, unit: unit, nl: f.Newline(), trailing: map[int]int{}, align: opt.Align}
 	for _, c := range f.Comments {
 		if c.Trailing {
 			p.trailing[c.Line] = c.Offset
@@ -179,6 +183,10 @@ type printer struct {
 	// "# nginxtune:disable RULE" at the end of a line as covering that line).
 	trailing map[int]int
 	joinLine int
+	align    bool
+	// pad is, with align, the width a statement's name is padded to
+	// before its first argument
+	pad map[*parser.Directive]int
 }
 
 func (p *printer) indent(level int) string {
@@ -270,6 +278,9 @@ func (p *printer) skipComments(end int) {
 // block writes the statements of one level; end is where the level ends
 // (its "}" or the end of the file).
 func (p *printer) block(dirs []*parser.Directive, level, end int) {
+	if p.align {
+		p.columns(dirs)
+	}
 	for _, d := range dirs {
 		p.flushComments(int(d.Start), level)
 		if p.joined(int(d.Line)) {
@@ -315,12 +326,11 @@ func (p *printer) statement(d *parser.Directive, level int) {
 	}
 	open, closeAt := int(d.BlockOpen), int(d.End)-1
 	p.lineOpen, p.prevEnd = true, open+1
-	if parser.IsDataBlock(d.Name) || d.RawBody() != "" {
-		// data: the body as written
-		body := p.src[open+1 : closeAt+1]
-		p.out.Write(body)
+	if isData(d) && !p.entriesOnBraceLine(d) {
+		// data laid out by hand: its lines as written, moved as a whole
+		p.dataBody(d, level)
 		p.skipComments(closeAt)
-		p.rejoin(body, closeAt+1)
+		p.rejoin(p.src[open+1:closeAt+1], closeAt+1)
 		p.lineOpen, p.prevEnd = true, closeAt+1
 		return
 	}
@@ -368,6 +378,8 @@ func (p *printer) head(d *parser.Directive, level int) (string, bool) {
 		if a.Line != prevLine {
 			// an argument on a line of its own stays on one, a level in
 			b.WriteString(p.nl + p.indent(level+1))
+		} else if w, ok := p.pad[d]; ok && prevEnd == nameEnd {
+			b.WriteString(strings.Repeat(" ", w-utf8.RuneCountInString(d.Name)))
 		} else {
 			b.WriteString(gap(p.src[prevEnd:a.Offset]))
 		}
@@ -394,8 +406,13 @@ func wordEnds(src []byte, off int) bool {
 // gap is what separates two words of a statement on one line: the spaces
 // and tabs written there, which line arguments up in columns as nginx's
 // own files do (fastcgi_params, the official nginx.conf), else one space.
+// Words written together stay together: nginx ends a quoted word at its
+// quote, so `if ($a != "")` reads ")" as a word of its own.
 func gap(ws []byte) string {
-	if len(ws) == 0 || len(bytes.Trim(ws, " \t")) > 0 {
+	if len(ws) == 0 {
+		return ""
+	}
+	if len(bytes.Trim(ws, " \t")) > 0 {
 		return " "
 	}
 	return string(ws)
@@ -484,10 +501,9 @@ func sameLevel(a, b []*parser.Directive, where string) error {
 				return fmt.Errorf("%s: argument %q of %s at line %d became %q", where, x.Args[j].Raw, x.Name, x.Line, y.Args[j].Raw)
 			}
 		}
-		if x.RawBody() != y.RawBody() {
-			return fmt.Errorf("the body of %s at line %d changed", x.Name, x.Line)
-		}
-		if parser.IsDataBlock(x.Name) && x.Block != nil && string(x.File.Src[x.BlockOpen:x.End]) != string(y.File.Src[y.BlockOpen:y.End]) {
+		// a Lua body may move as a whole; the entries of other data
+		// blocks are statements, compared as such below
+		if x.RawBody() != y.RawBody() && luaText(x.RawBody()) != luaText(y.RawBody()) {
 			return fmt.Errorf("the body of %s at line %d changed", x.Name, x.Line)
 		}
 		if err := sameLevel(x.Block, y.Block, x.Name+" at line "+fmt.Sprint(x.Line)); err != nil {

@@ -42,7 +42,7 @@ func TestLayout(t *testing.T) {
 		{"quotes kept", "add_header X \"a  b\" 'c\\'d';\n", "add_header X \"a  b\" 'c\\'d';\n"},
 		{"multi-line argument", "log_format main '$a'\n      '$b';\n", "log_format main '$a'\n    '$b';\n"},
 		{"map kept", "map $a $b {\n  x   1;\n   y 2;\n}\n", "map $a $b {\n  x   1;\n   y 2;\n}\n"},
-		{"lua kept", "content_by_lua_block {\n  ngx.say('{')  -- }\n}\n", "content_by_lua_block {\n  ngx.say('{')  -- }\n}\n"},
+		{"lua kept", "content_by_lua_block {\n  ngx.say('{')  -- }\n}\n", "content_by_lua_block {\n    ngx.say('{')  -- }\n}\n"},
 		{"crlf", "a 1;\r\nb { c 2; }\r\n", "a 1;\r\nb {\r\n    c 2;\r\n}\r\n"},
 		{"if", "if ( $a ~* \"x\" ) { return 403; }\n", "if ( $a ~* \"x\" ) {\n    return 403;\n}\n"},
 		{"end of file comment", "a 1;\n\n# end\n", "a 1;\n\n# end\n"},
@@ -114,6 +114,17 @@ func TestCorpus(t *testing.T) {
 		twice, err := Source(g, Options{})
 		if err != nil || !bytes.Equal(once, twice) {
 			t.Errorf("%s: not idempotent (%v)", p, err)
+		}
+		// in columns, and moved to another step (data bodies with it), too
+		for _, opt := range []Options{{Align: true}, {Indent: 2}, {Tabs: true}} {
+			once, err := Source(f, opt)
+			if err != nil {
+				t.Errorf("%+v: %v", opt, err)
+				continue
+			}
+			if again, err := Source(mustParse(t, p, once), opt); err != nil || !bytes.Equal(once, again) {
+				t.Errorf("%s: %+v, not idempotent (%v)", p, opt, err)
+			}
 		}
 		return nil
 	})
@@ -239,5 +250,109 @@ func TestRefusesWhatNginxRefuses(t *testing.T) {
 	// a name the directive table does not know is taken as written
 	if _, err := format(t, "x.conf", "server {\n    my_module_thing 1 { a 1; }\n}\n", Options{}); err != nil {
 		t.Errorf("an unknown directive: %v", err)
+	}
+}
+
+// The body of a data block stayed where it was when its block moved: h5bp's
+// map at two spaces, formatted with four, had its "map" line at four, its
+// entries still at four and its "}" at two; a tab-indented Lua body ended
+// up under a four-space line. A body moves as a whole: one level inside its
+// statement, "}" under it, its lines' indentation relative to each other
+// kept, the text of a word over several lines (a quoted string, a Lua long
+// string) untouched.
+func TestDataBodyMovesWhole(t *testing.T) {
+	h5bp := "http {\n\n  # Add Cache-Control.\n  map $sent_http_content_type $cache_control {\n" +
+		"    default                           \"public, immutable\";\n\n    # No content\n" +
+		"    \"\"                                \"no-store\";\n    ~*json                            \"\"; # `no-cache` (*)\n  }\n\n  sendfile on;\n}\n"
+	for _, c := range []struct {
+		name, in string
+		opt      Options
+		want     string
+	}{
+		{"h5bp map, 2 to 4 spaces", h5bp, Options{Indent: 4},
+			"http {\n\n    # Add Cache-Control.\n    map $sent_http_content_type $cache_control {\n" +
+				"        default                           \"public, immutable\";\n\n        # No content\n" +
+				"        \"\"                                \"no-store\";\n        ~*json                            \"\"; # `no-cache` (*)\n    }\n\n    sendfile on;\n}\n"},
+		{"h5bp map as it is", h5bp, Options{}, h5bp},
+		{"tab-indented lua under four spaces", "server {\n    listen 80;\n\tlocation / {\n\t\tcontent_by_lua_block {\n\t\t\tif ngx.var.a then\n\t\t\t\tngx.say(\"a\")\t\n\t\t\tend\n\t\t}\n\t}\n}\n", Options{},
+			"server {\n    listen 80;\n    location / {\n        content_by_lua_block {\n            if ngx.var.a then\n            \tngx.say(\"a\")\n            end\n        }\n    }\n}\n"},
+		{"lua long string and comment untouched", "server {\n  content_by_lua_block {\n      local s = [[\n  two\n      four ]] --[==[\n   c ]==]\n      ngx.say(\"a\\\n   b\")\n  }\n}\n", Options{Indent: 4},
+			"server {\n    content_by_lua_block {\n        local s = [[\n  two\n      four ]] --[==[\n   c ]==]\n        ngx.say(\"a\\\n   b\")\n    }\n}\n"},
+		{"multi-line value untouched", "http {\n map $a $b {\n   x \"one\n   two  \n three\";\n   y 2;\n }\n}\n", Options{Indent: 4},
+			"http {\n    map $a $b {\n        x \"one\n   two  \n three\";\n        y 2;\n    }\n}\n"},
+		{"commented out at the start of its line", "http {\n    geo $a {\n        default 0;\n#       10.0.0.0/8 1;\n          127.0.0.1 1;\n    }\n}\n", Options{Indent: 2},
+			"http {\n  geo $a {\n    default 0;\n    #       10.0.0.0/8 1;\n      127.0.0.1 1;\n  }\n}\n"},
+		{"close after an entry", "http {\n  types {\n      text/html html; }\n}\n", Options{Indent: 4},
+			"http {\n    types {\n        text/html html; }\n}\n"},
+		{"crlf", "http {\r\n  map $a $b {\r\n    x 1;  \r\n  }\r\n}\r\n", Options{Indent: 4},
+			"http {\r\n    map $a $b {\r\n        x 1;\r\n    }\r\n}\r\n"},
+		// a body written on its "{" line has no layout of its own to keep
+		{"one-line map", "http {\n    map $a $b { default 0; ~x  1; }\n}\n", Options{},
+			"http {\n    map $a $b {\n        default 0;\n        ~x  1;\n    }\n}\n"},
+		{"one-line map, code after", "map $a $b { default 0; } x 1; # x\n", Options{}, "map $a $b { default 0; } x 1; # x\n"},
+		{"one-line lua", "location / { content_by_lua_block { ngx.say(1) } }\n", Options{},
+			"location / {\n    content_by_lua_block { ngx.say(1) }\n}\n"},
+		{"empty map", "map $a $b {\n}\n", Options{}, "map $a $b {}\n"},
+		// nginx ends a quoted word at its quote: ")" is a word of its own
+		{"if", "if ($arg_s != \"\") { return 403; }\nif ($a = '') {}\n", Options{}, "if ($arg_s != \"\") {\n    return 403;\n}\nif ($a = '') {}\n"},
+	} {
+		got, err := format(t, c.name, c.in, c.opt)
+		if err != nil || got != c.want {
+			t.Errorf("%s:\ngot  %q (%v)\nwant %q", c.name, got, err, c.want)
+			continue
+		}
+		if again, err := format(t, c.name, got, c.opt); again != got {
+			t.Errorf("%s: not idempotent: %q (%v)", c.name, again, err)
+		}
+	}
+}
+
+// Options.Align puts the first arguments of consecutive one-line
+// statements of a block in a column; a blank line, a comment on its own
+// line, a block or a statement over several lines ends a run, and the
+// arguments after the first keep their spaces. Off, nothing moves.
+func TestAlign(t *testing.T) {
+	in := "http {\n    sendfile on;\n    keepalive_timeout\t65;\n    tcp_nopush   on; # after\n\n" +
+		"    gzip on;\n    gzip_types text/css  text/plain;\n    # c\n    root /srv;\n    index index.html;\n" +
+		"    log_format main '$a'\n        '$b';\n    access_log /x main;\n    error_log /e;\n" +
+		"    server { listen 80; server_name a; }\n    if_modified_since exact;\n" +
+		"    a 1; bb 2; # x\n    ccc 3;\n\n    d 4;#x\n    ee 5;\n}\n"
+	want := "http {\n    sendfile          on;\n    keepalive_timeout 65;\n    tcp_nopush        on; # after\n\n" +
+		"    gzip       on;\n    gzip_types text/css  text/plain;\n    # c\n    root  /srv;\n    index index.html;\n" +
+		"    log_format main '$a'\n        '$b';\n    access_log /x main;\n    error_log  /e;\n" +
+		"    server {\n        listen      80;\n        server_name a;\n    }\n    if_modified_since exact;\n" +
+		"    a 1; bb 2; # x\n    ccc 3;\n\n    d  4; #x\n    ee 5;\n}\n"
+	got, err := format(t, "a.conf", in, Options{Align: true})
+	if err != nil || got != want {
+		t.Fatalf("got  %q (%v)\nwant %q", got, err, want)
+	}
+	if again, _ := format(t, "a.conf", got, Options{Align: true}); again != got {
+		t.Errorf("not idempotent: %q", again)
+	}
+	if off, _ := format(t, "a.conf", want, Options{}); off != want {
+		t.Errorf("without Align the columns moved: %q", off)
+	}
+}
+
+// The attack on --align: one long name among many short statements. Every
+// short statement was padded to the long name's column, so the output grew
+// with the product of the two (a 4,000-byte name, as long as nginx takes
+// a word, and 20,000 statements of 5 bytes: 104 KB in, 80 MB out). A name
+// past maxColumn stays out of the column, and the output stays a constant
+// times the input.
+func TestAlignBounded(t *testing.T) {
+	for _, n := range []int{1000, 20000} {
+		src := strings.Repeat("x", 4000) + " 1;\n" + strings.Repeat("a 1;\n", n)
+		out, err := format(t, "long.conf", src, Options{Align: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) > 2*len(src) {
+			t.Errorf("%d statements: %d bytes in, %d out", n, len(src), len(out))
+		}
+	}
+	got, _ := format(t, "a.conf", "ab 1;\n"+strings.Repeat("n", maxColumn+1)+" 2;\nabc 3;\n", Options{Align: true})
+	if want := "ab 1;\n" + strings.Repeat("n", maxColumn+1) + " 2;\nabc 3;\n"; got != want {
+		t.Errorf("a long name: %q", got)
 	}
 }

@@ -85,3 +85,36 @@ func TestNginxVerdictUnchanged(t *testing.T) {
 		t.Errorf("only %d files checked", checked)
 	}
 }
+
+// TestNginxReadsFormattedFixtures runs real nginx -t on small files whose
+// layout fmt changes (an if condition ending in a quoted word, a one-line
+// map laid out, data bodies moved as a whole, values aligned): nginx must
+// accept the original and the result alike.
+func TestNginxReadsFormattedFixtures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs nginx -t")
+	}
+	bin := nginxtest.Require(t)
+	dir := t.TempDir()
+	src := "events {}\nhttp {\n  map $arg_a $a { default 0; ~x  1; }\n" +
+		"  map $sent_http_content_type $cc {\n      default \"public\";\n\n      # none\n      \"\" \"no-store\";\n  }\n" +
+		"  geo $g {\n    default 0;\n#   10.0.0.0/8 1;\n     127.0.0.1 1;\n  }\n" +
+		"  server {\n    listen 127.0.0.1:8080;\n    root /tmp;\n    index index.html;\n    set $x \"\";\n\n" +
+		"    location / {\n      if ($arg_s != \"\") { return 403; }\n      if ($a = '') { return 404; }\n      add_header X-A $a;\n      add_header X-Cache-Control $cc;\n    }\n  }\n}\n"
+	for _, opt := range []Options{{}, {Indent: 4}, {Tabs: true}, {Align: true}} {
+		f, d := parser.Parse("nginx.conf", []byte(src))
+		if d != nil {
+			t.Fatal(d.Message)
+		}
+		out, err := Source(f, opt)
+		if err != nil {
+			t.Fatalf("%+v: %v", opt, err)
+		}
+		for _, body := range [][]byte{[]byte(src), out} {
+			os.WriteFile(filepath.Join(dir, "nginx.conf"), body, 0o644)
+			if r := nginxtest.Run(t, bin, dir, filepath.Join(dir, "nginx.conf")); !r.OK {
+				t.Errorf("%+v: nginx -t refuses\n%s\n%s", opt, body, r.Message)
+			}
+		}
+	}
+}

@@ -45,6 +45,7 @@ type ConfigFile struct {
 	// default, 4) and whether to indent with tabs.
 	FmtIndent int
 	FmtTabs   bool
+	FmtAlign  bool // line up first arguments in columns
 	// Dir is the file's directory, links resolved: what its relative
 	// paths, overrides and bounds are taken from.
 	Dir string
@@ -63,7 +64,7 @@ var keys = map[string]string{
 	"prefix":        "the directory relative includes are resolved against",
 	"directives":    "a list of extra directive names (third-party modules)",
 	"roots":         "a list of main files (nginx.conf) that lint --changed loads the changed files through",
-	"fmt":           "a mapping {indent: SPACES (1-8), tabs: true|false} for nginxtune fmt",
+	"fmt":           "a mapping {indent: SPACES (1-8), tabs: true|false, align: true|false} for nginxtune fmt",
 	"overrides":     "a list of {paths: [GLOB...], disable: [RULE...], severity: {RULE: LEVEL}} for the files the globs match (relative to this file; ** for any depth)",
 }
 
@@ -402,8 +403,13 @@ func (r *configReader) fmtEntry(key, val *yaml.Node) error {
 			return r.bad(val, "fmt: tabs: want true or false")
 		}
 		r.f.FmtTabs = val.Value == "true"
+	case "align":
+		if val.Kind != yaml.ScalarNode || (val.Value != "true" && val.Value != "false") {
+			return r.bad(val, "fmt: align: want true or false")
+		}
+		r.f.FmtAlign = val.Value == "true"
 	default:
-		return r.bad(key, "fmt: unknown key %q (known: indent, tabs)", key.Value)
+		return r.bad(key, "fmt: unknown key %q (known: indent, tabs, align)", key.Value)
 	}
 	return nil
 }

@@ -397,8 +397,8 @@ func FmtForFile(path string) *format.Options {
 		return nil
 	}
 	f, err := LoadFoundConfig(p)
-	if err != nil || f.FmtIndent == 0 && !f.FmtTabs {
+	if err != nil || f.FmtIndent == 0 && !f.FmtTabs && !f.FmtAlign {
 		return nil
 	}
-	return &format.Options{Indent: f.FmtIndent, Tabs: f.FmtTabs}
+	return &format.Options{Indent: f.FmtIndent, Tabs: f.FmtTabs, Align: f.FmtAlign}
 }

@@ -23,7 +23,11 @@ func (s *Server) formatting(p formattingParams) ([]protocol.TextEdit, *protocol.
 	}
 	opt := format.Options{Indent: p.Options.TabSize, Tabs: !p.Options.InsertSpaces && p.Options.TabSize > 0}
 	if cfg := s.fmtSettings(d.path); cfg != nil {
-		opt = *cfg
+		// the settings' step, else the editor's; their columns
+		if cfg.Indent > 0 || cfg.Tabs {
+			opt.Indent, opt.Tabs = cfg.Indent, cfg.Tabs
+		}
+		opt.Align = cfg.Align
 	}
 	out, err := format.Source(f, opt)
 	if err != nil {

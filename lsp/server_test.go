@@ -586,3 +586,26 @@ func span(start, end protocol.Position) protocol.Range {
 func place(uri string, p protocol.Position) positionParams {
 	return positionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: p}
 }
+
+// fmt: {align: true} in the settings lines up columns in the editor's
+// formatting too, with the editor's step when the settings give none.
+func TestFormattingAlignFromSettings(t *testing.T) {
+	c := start(t, Options{})
+	c.call("initialize", map[string]any{}, nil)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".nginxtune.yaml"), []byte("fmt:\n  align: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "site.conf")
+	if err := os.WriteFile(p, []byte("server { listen 80; server_name a; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	uri := pathToURI(p)
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "nginx", "version": 1,
+		"text": "server { listen 80; server_name a; }\n"}})
+	var edits []protocol.TextEdit
+	c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri}, "options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits)
+	if len(edits) != 1 || edits[0].NewText != "server {\n  listen      80;\n  server_name a;\n}\n" {
+		t.Errorf("formatting: %+v", edits)
+	}
+}

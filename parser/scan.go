@@ -412,21 +412,40 @@ func (s *scanner) statement(d *Directive, depth int) *syntaxError {
 // honouring Lua strings, long brackets and comments, and keeps it raw.
 func (s *scanner) luaBody(d *Directive) *syntaxError {
 	src := s.src
-	i := s.pos
+	if i := luaScan(src, s.pos, nil); i >= 0 {
+		s.line += bytes.Count(src[s.pos:i], []byte{'\n'})
+		d.rareParts().rawBody = string(src[s.pos:i])
+		d.End, d.EndLine = int32(i+1), int32(s.line)
+		s.pos = i + 1
+		s.lastTokLine = s.line
+		return nil
+	}
+	s.line += bytes.Count(src[s.pos:], []byte{'\n'})
+	s.pos = len(src)
+	e := s.errAt(int(d.BlockOpen), int(d.Line), "unexpected end of file, expecting \"}\": the %q block opened here is never closed", untrusted.Clip(d.Name))
+	e.d.EndLine = s.line
+	return e
+}
+
+// luaScan reads Lua source from i, one level inside a block, and returns
+// the offset of the "}" that closes that block, -1 when none does. It
+// honours Lua strings, long brackets and comments, and calls span, when
+// not nil, with the start and end of each of them.
+func luaScan(src []byte, i int, span func(from, to int)) int {
 	depth := 1
-	adv := func(to int) {
-		for ; i < to && i < len(src); i++ {
-			if src[i] == '\n' {
-				s.line++
-			}
+	token := func(from, to int) int {
+		to = min(to, len(src))
+		if span != nil {
+			span(from, to)
 		}
+		return to
 	}
 	for i < len(src) {
 		c := src[i]
 		switch {
 		case c == '-' && i+1 < len(src) && src[i+1] == '-':
 			if lvl, ok := longBracket(src, i+2); ok {
-				adv(closeLong(src, i+2+lvl+2, lvl))
+				i = token(i, closeLong(src, i+2+lvl+2, lvl))
 				continue
 			}
 			for i < len(src) && src[i] != '\n' {
@@ -435,7 +454,7 @@ func (s *scanner) luaBody(d *Directive) *syntaxError {
 			continue
 		case c == '[':
 			if lvl, ok := longBracket(src, i); ok {
-				adv(closeLong(src, i+lvl+2, lvl))
+				i = token(i, closeLong(src, i+lvl+2, lvl))
 				continue
 			}
 		case c == '"' || c == '\'':
@@ -446,26 +465,33 @@ func (s *scanner) luaBody(d *Directive) *syntaxError {
 				}
 				j++
 			}
-			adv(j + 1)
+			i = token(i, j+1)
 			continue
 		case c == '{':
 			depth++
 		case c == '}':
 			depth--
 			if depth == 0 {
-				d.rareParts().rawBody = string(src[s.pos:i])
-				d.End, d.EndLine = int32(i+1), int32(s.line)
-				s.pos = i + 1
-				s.lastTokLine = s.line
-				return nil
+				return i
 			}
 		}
-		adv(i + 1)
+		i++
 	}
-	s.pos = len(src)
-	e := s.errAt(int(d.BlockOpen), int(d.Line), "unexpected end of file, expecting \"}\": the %q block opened here is never closed", untrusted.Clip(d.Name))
-	e.d.EndLine = s.line
-	return e
+	return -1
+}
+
+// LuaMultiLine returns the strings, long strings and long comments of a
+// *_by_lua_block body (as RawBody returns it) that run over more than one
+// line, as offsets in body: their inner lines are Lua's text, where white
+// space is content.
+func LuaMultiLine(body string) [][2]int {
+	var out [][2]int
+	luaScan([]byte(body), 0, func(from, to int) {
+		if strings.IndexByte(body[from:to], '\n') >= 0 {
+			out = append(out, [2]int{from, to})
+		}
+	})
+	return out
 }
 
 // longBracket reports whether src[i:] opens a Lua long bracket "[==[" and

@@ -27,6 +27,7 @@ type fmtFlags struct {
 	diff       bool
 	indent     int
 	tabs       bool
+	align      bool
 	configPath string
 	noConfig   bool
 	changed    bool
@@ -55,21 +56,25 @@ Every result is parsed again and compared with the original (statements,
 arguments, nesting, comments): a layout that would change what nginx reads is
 an internal error (exit 3) and nothing is written. A file nginx would refuse to
 read (a syntax error, a missing ";", a block given to a directive that takes
-none) is not formatted: each is named, --check and --diff go on with the other
-files, and a run that writes writes nothing (exit 2). Files are replaced
+none) is not formatted: each file is judged alone, each refused one is named
+with its line, and the others are checked or formatted (exit 2). Files are replaced
 atomically, keeping their links, owners and modes, and only after all of them
 are staged; a read-only file is left as it is unless --force.
 
 --changed formats the named files only, not the files they include, and
-skips (with a notice) a named file that is not nginx configuration at all:
-what the pre-commit hook nginxtune-fmt runs, on the files of a commit.
+skips (with a notice) a named file that is not nginx configuration at all (a
+syntax error, and no nginx directive before it): what the pre-commit hook
+nginxtune-fmt runs, on the files of a commit.
 
 --check writes nothing and exits 1 when a file would change, naming it;
 --diff prints the change as a unified diff (and, like --check, writes nothing).
 
 Layout settings come from the "fmt" key of .nginxtune.yaml
-(fmt: {indent: 2, tabs: false}); --indent and --tabs override it. Either sets
-one step for every file instead of each file's own.
+(fmt: {indent: 2, tabs: false, align: false}); --indent, --tabs and --align
+override it. --indent or --tabs sets one step for every file instead of each
+file's own. --align lines up the first arguments of consecutive one-line
+statements of a block in a column (a blank line, a comment line, a block or a
+statement over several lines ends a run).
 
 Exit codes: 0 formatted (or already formatted); 1 with --check or --diff when
 something would change; 2 bad arguments, unreadable, broken or read-only files;
@@ -86,6 +91,7 @@ something would change; 2 bad arguments, unreadable, broken or read-only files;
 	fl.BoolVar(&f.diff, "diff", false, "write nothing; print what would change as a unified diff (exit 1 when something would)")
 	fl.IntVar(&f.indent, "indent", 0, "spaces per level, 1 to 8, for every file (default: the settings file's fmt.indent, else each file's own, 4 when it shows none)")
 	fl.BoolVar(&f.tabs, "tabs", false, "indent every file with a tab per level")
+	fl.BoolVar(&f.align, "align", false, "line up the first arguments of consecutive one-line statements of a block in a column")
 	fl.BoolVar(&f.changed, "changed", false, "the PATHs are changed files (as pre-commit passes them): format those only, skip files that are not nginx configuration")
 	fl.BoolVar(&f.force, "force", false, "also rewrite read-only files (keeping their mode)")
 	fl.StringVar(&f.configPath, "config", "", "settings file (default: .nginxtune.yaml found from PATH upwards)")
@@ -101,7 +107,7 @@ func fmtOptions(c *cobra.Command, f *fmtFlags, first string) (format.Options, er
 		return opt, err
 	}
 	if file != nil {
-		opt.Indent, opt.Tabs = file.FmtIndent, file.FmtTabs
+		opt.Indent, opt.Tabs, opt.Align = file.FmtIndent, file.FmtTabs, file.FmtAlign
 	}
 	if c.Flags().Changed("indent") {
 		if f.indent < 1 || f.indent > 8 {
@@ -111,6 +117,9 @@ func fmtOptions(c *cobra.Command, f *fmtFlags, first string) (format.Options, er
 	}
 	if c.Flags().Changed("tabs") {
 		opt.Tabs = f.tabs
+	}
+	if c.Flags().Changed("align") {
+		opt.Align = f.align
 	}
 	return opt, nil
 }
@@ -129,13 +138,10 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 			return failf(ExitError, `"-" reads standard input and cannot be combined with paths`)
 		}
 	}
-	// each file that cannot be formatted is said once, and the others are
-	// still checked; a run that writes writes nothing then
+	// each file is judged alone: one that cannot be formatted is said
+	// once (exit 2), and the others are still checked or formatted
 	var refused fmtRefusals
-	suffix := "(not formatted)"
-	if !f.check && !f.diff {
-		suffix = "(nothing formatted)"
-	}
+	const suffix = "(not formatted)"
 	type job struct {
 		file *parser.File
 		name string // as shown
@@ -156,16 +162,17 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 		files := t.Files
 		if f.changed {
 			files = t.Roots
-			if len(t.Roots) == 1 && !fileLooksLikeNginx(p, t.Roots[0]) {
+			// a file that reads whole is formatted as standard input is;
+			// one that does not, with no nginx directive before its error,
+			// is another program's
+			if len(t.Roots) == 1 && rootBroken(t) && !fileLooksLikeNginx(p, t.Roots[0]) {
 				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error)\n", untrusted.Escape(relPath(p)))
 				continue
 			}
 		}
 		broken := map[string]bool{}
 		for _, d := range t.Diagnostics {
-			// a main file without events reads whole: nginx -t refuses the
-			// configuration, not the file's text
-			if d.Rule == parser.Syntax && d.Severity == finding.Error && !loader.NoEvents(d) && (!f.changed || isRoot(t, d.File)) && !broken[d.File] {
+			if unreadable(d) && (!f.changed || isRoot(t, d.File)) && !broken[d.File] {
 				broken[d.File] = true
 				refused.add(failf(ExitError, "%s:%d:%d: %s %s", relPath(d.File), d.Line, d.Col, d.Message, suffix))
 			}
@@ -210,9 +217,6 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 		if len(jobs) > 0 {
 			refused.worst = max(refused.worst, ExitFindings)
 		}
-		return refused.result(c.ErrOrStderr())
-	}
-	if len(refused.errs) > 0 {
 		return refused.result(c.ErrOrStderr())
 	}
 	// a read-only file is left as it is unless --force, as lint --fix does
@@ -338,6 +342,23 @@ func fmtStdin(c *cobra.Command, f *fmtFlags, opt format.Options) error {
 		return &exitError{code: ExitFindings}
 	}
 	return nil
+}
+
+// unreadable reports whether a diagnostic says a file's text does not read
+// whole (a main file without events reads whole: nginx -t refuses the
+// configuration, not the file's text).
+func unreadable(d finding.Diagnostic) bool {
+	return d.Rule == parser.Syntax && d.Severity == finding.Error && !loader.NoEvents(d)
+}
+
+// rootBroken reports whether the tree's one root does not read whole.
+func rootBroken(t *loader.Tree) bool {
+	for _, d := range t.Diagnostics {
+		if unreadable(d) && d.File == t.Roots[0].Path {
+			return true
+		}
+	}
+	return t.Roots[0].Broken
 }
 
 func isRoot(t *loader.Tree, path string) bool {
