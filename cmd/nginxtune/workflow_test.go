@@ -70,7 +70,9 @@ func TestOutputRunsNoWorkflowCommand(t *testing.T) {
 	lint := []string{"lint", "--no-config", "--no-host"}
 	// each run, and what shows that the hostile bytes reached its output
 	// (neutralised)
-	const line, ctx, lua, mid = `\x3a:error file=README.md,line=1::X.conf`, ` \x3a:error file=README.md,line=1::CTX`, ` \x3a:error file=README.md,line=1::LUA`, `#\x23[error]`
+	// (the Lua block's lines move with their block: its forged line is a
+	// removed line of the diff, "-" first, not a context line)
+	const line, ctx, lua, mid = `\x3a:error file=README.md,line=1::X.conf`, ` \x3a:error file=README.md,line=1::CTX`, "\n-::error file=README.md,line=1::LUA", `#\x23[error]`
 	runs := []struct {
 		args  []string
 		shows []string
