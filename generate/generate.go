@@ -263,7 +263,7 @@ func (g *generation) inputs() error {
 	if err := backendInputs(o, g.prof, &g.in); err != nil {
 		return err
 	}
-	if len(o.Upstreams) > 0 && g.prof.Kind == "static" {
+	if len(o.Upstreams) > 0 && g.prof.Kind == templates.Static {
 		return fmt.Errorf("--upstream: profile %s serves files and has no backend", g.prof.Name)
 	}
 	var err error

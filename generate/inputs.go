@@ -33,11 +33,11 @@ func backendInputs(o *Options, prof *templates.Profile, in *templates.Input) err
 	switch {
 	case o.Concurrency < 0 || o.Concurrency > templates.MaxConcurrency:
 		return fmt.Errorf("--concurrency %d: want 1 to %d", o.Concurrency, templates.MaxConcurrency)
-	case o.Concurrency > 0 && prof.Kind != "proxy" && prof.Kind != "grpc":
+	case o.Concurrency > 0 && prof.Kind != templates.Proxy && prof.Kind != templates.GRPC:
 		return fmt.Errorf("--concurrency goes with a proxy or grpc profile, not %s", prof.Name)
 	}
 	in.Concurrency = o.Concurrency
-	if prof.Kind != "php" && (o.FPMMaxChildren != 0 || o.FPMPool != "") {
+	if prof.Kind != templates.PHP && (o.FPMMaxChildren != 0 || o.FPMPool != "") {
 		return fmt.Errorf("--fpm-max-children and --fpm-pool go with a php profile, not %s", prof.Name)
 	}
 	switch {

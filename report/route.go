@@ -54,7 +54,7 @@ func RouteText(w io.Writer, req *route.Request, res *route.Result, o RouteOption
 	}
 	if res.Server != nil {
 		how := res.ServerHow
-		if how == "default" {
+		if how == route.DefaultServer {
 			how = "the default server: no server_name matched"
 		} else {
 			how = "matched by " + how

@@ -181,7 +181,7 @@ func (c *Config) findServer(ac *addrConf, host, hostname string, names namer) (m
 			}
 		}
 	}
-	return nameMatch{server: ac.def, how: "default"}, unknown
+	return nameMatch{server: ac.def, how: DefaultServer}, unknown
 }
 
 // longestWildcard finds the server name whose fixed part (as part

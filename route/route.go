@@ -52,11 +52,15 @@ type Candidate struct {
 	Why string
 }
 
+// DefaultServer is Result.ServerHow when no server_name matched and the
+// address's default server answers.
+const DefaultServer = "default"
+
 // Result is route's answer.
 type Result struct {
 	Addr      string // the listening address, "*:80"
 	Server    *Server
-	ServerHow string
+	ServerHow string // DefaultServer, or how a name matched ("exact name", ...)
 	Location  *Loc
 	// LocationHow says why the location answers.
 	LocationHow string
@@ -135,7 +139,7 @@ func (c *Config) Route(req Request, opt Options) *Result {
 		}
 	}()
 	if req.Scheme == "https" && !ac.ssl {
-		res.Server, res.ServerHow, res.Closed = ac.def, "default", true
+		res.Server, res.ServerHow, res.Closed = ac.def, DefaultServer, true
 		res.Answer = fmt.Sprintf("no listen on %s has ssl: nginx answers the TLS handshake as plain HTTP and the client fails", ac.key)
 		res.step("tls", ac.defAt.Dir, "%s", res.Answer)
 		return res
@@ -144,7 +148,7 @@ func (c *Config) Route(req Request, opt Options) *Result {
 	if !ok || req.HasHost && host == "" {
 		// ngx_http_validate_host: the default server's configuration
 		// answers, its error_page included
-		res.ServerHow = "default"
+		res.ServerHow = DefaultServer
 		st.uri, st.args, _ = normalize(req.Target, true)
 		st.refuse(res, ac.def, "400: nginx refuses the Host header "+strconv.Quote(req.Host))
 		return res
@@ -166,7 +170,7 @@ func (c *Config) Route(req Request, opt Options) *Result {
 		return res
 	}
 	switch {
-	case m.how == "default":
+	case m.how == DefaultServer:
 		shown := strconv.Quote(host)
 		if !req.HasHost {
 			shown = "no Host header"
@@ -200,7 +204,7 @@ func (c *Config) Route(req Request, opt Options) *Result {
 	if err != nil {
 		// the request line is read before the Host header: the default
 		// server's configuration answers
-		res.Server, res.ServerHow = ac.def, "default"
+		res.Server, res.ServerHow = ac.def, DefaultServer
 		st.server, st.uri = ac.def, "/"
 		res.Answer = "400: nginx refuses the request target " + strconv.Quote(req.Target) + " (a bad %XX escape, a NUL, or \"..\" above the root); the default server's configuration answers"
 		res.step("uri", nil, "%s", res.Answer)

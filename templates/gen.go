@@ -29,12 +29,24 @@ import (
 //go:embed profiles/*.yaml files/*.tmpl
 var embedded embed.FS
 
+// Kind is what a site's requests go to.
+type Kind string
+
+// The kinds of site.
+const (
+	Static Kind = "static" // files from a document root
+	Proxy  Kind = "proxy"  // an HTTP backend
+	PHP    Kind = "php"    // PHP-FPM over FastCGI
+	UWSGI  Kind = "uwsgi"  // a uwsgi application server
+	GRPC   Kind = "grpc"   // a gRPC backend
+)
+
 // Profile is what a kind of site needs, independent of the host. The
 // embedded profiles (templates/profiles/*.yaml) say why in comments.
 type Profile struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
-	Kind        string `yaml:"kind"` // static, proxy, php, uwsgi or grpc
+	Kind        Kind   `yaml:"kind"`
 	// Root is the document root; {site} in it stands for the site's name
 	// (/var/www/{site}), so that a site never shares a root, and never
 	// the one a distribution's default site serves to bare addresses
@@ -143,7 +155,7 @@ func ParseProfile(b []byte, name string) (*Profile, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	switch p.Kind {
-	case "static", "proxy", "php", "uwsgi", "grpc":
+	case Static, Proxy, PHP, UWSGI, GRPC:
 	default:
 		return nil, fmt.Errorf("%s: kind %q: want static, proxy, php, uwsgi or grpc", name, p.Kind)
 	}
@@ -263,7 +275,7 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 	if len(in.Upstreams) == 0 {
 		in.Upstreams = p.DefaultUpstreams
 		// php-fpm's socket is where the layout's packages put it
-		if p.Kind == "php" && len(in.Upstreams) == 1 && in.Upstreams[0] == Layouts["prefix"].PHPSocket {
+		if p.Kind == PHP && len(in.Upstreams) == 1 && in.Upstreams[0] == Layouts["prefix"].PHPSocket {
 			switch {
 			case lay.PHPSocket != "":
 				in.Upstreams = []string{lay.PHPSocket}
@@ -305,7 +317,7 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 	catchAll80 := named && !(into && in.Existing.Default80 != "")
 	catchAllTLS := named && in.TLS != nil && !v.Less(rejectHandshake) && !(into && in.Existing.Default443 != "")
 	// gRPC without TLS has a port of its own, which needs its own
-	catchAllH2C := named && p.Kind == "grpc" && in.TLS == nil
+	catchAllH2C := named && p.Kind == GRPC && in.TLS == nil
 	site := SiteName(in)
 	www := ""
 	if in.WWWRedirect {
@@ -319,7 +331,7 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 			}
 		}
 	}
-	upgradeMap := p.Websockets && (p.Kind == "proxy")
+	upgradeMap := p.Websockets && (p.Kind == Proxy)
 	data := map[string]any{
 		"Profile":     p,
 		"Plan":        plan,
@@ -337,7 +349,7 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		"Headers":     headers(in),
 		"TLSConf":     tlsSettings(in, f),
 		"Fallback":    fallback(p),
-		"FileMissing": map[bool]string{true: fallback(p), false: "=404"}[p.Kind == "php"],
+		"FileMissing": map[bool]string{true: fallback(p), false: "=404"}[p.Kind == PHP],
 		"WWW":         www,
 		"Shared":      lay.SharedPath("connection-upgrade"),
 		"UpgradeMap":  upgradeMap && !(into && in.Existing.UpgradeMap != ""),
@@ -446,7 +458,7 @@ func rootName(site string) string {
 }
 
 // servesFiles reports whether a profile serves files from a root.
-func servesFiles(p *Profile) bool { return p.Kind == "static" || p.Kind == "php" }
+func servesFiles(p *Profile) bool { return p.Kind == Static || p.Kind == PHP }
 
 // stagedPath is where the HTTPS site of --acme waits for its certificate:
 // Debian's sites-available without a link, elsewhere a name the sites'
@@ -583,11 +595,11 @@ var pidRe = lazyre.New(`proc/[0-9]+/`)
 func upstreamName(p *Profile, site string) string {
 	base := "backend"
 	switch p.Kind {
-	case "php":
+	case PHP:
 		base = "php_fpm"
-	case "uwsgi":
+	case UWSGI:
 		base = "uwsgi"
-	case "grpc":
+	case GRPC:
 		base = "grpc"
 	}
 	if site == "default" {

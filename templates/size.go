@@ -80,7 +80,7 @@ const (
 func Size(p *Profile, f *host.Facts, v knowledge.Version, in Input) Plan {
 	var pl Plan
 	tls := in.TLS != nil || in.ACME
-	proxy := p.Kind != "static"
+	proxy := p.Kind != Static
 	usable := pl.sizeWorkers(f)
 	mem := pl.sizeConnections(f, tls, proxy)
 	if servesFiles(p) {
@@ -275,7 +275,7 @@ func (pl *Plan) sizePools(p *Profile, in Input) {
 	// default of 32 (Caddy keeps 32 per backend as well; 128 gave 18,048
 	// rps in the published reference, docs/measurements.md), at least two
 	// per backend server, and never more than half a worker's slots.
-	if p.Kind == "proxy" || p.Kind == "grpc" {
+	if p.Kind == Proxy || p.Kind == GRPC {
 		servers := max(1, len(in.Upstreams))
 		if in.Concurrency > 0 {
 			per := (in.Concurrency + pl.WorkerCount - 1) / pl.WorkerCount
@@ -292,7 +292,7 @@ func (pl *Plan) sizePools(p *Profile, in Input) {
 	// that do not need them, while requests in other workers wait for a
 	// child: the pool stays at half the children, and without knowing them,
 	// there is none.
-	if p.Kind == "php" {
+	if p.Kind == PHP {
 		switch n := in.FPMMaxChildren; {
 		case n <= 0:
 			pl.FastCGIPoolWhy = "no kept php-fpm connections: each would hold a php-fpm child while idle, and pm.max_children is unknown (Debian's default is 5); give --fpm-max-children or --fpm-pool to size a pool"
@@ -320,11 +320,11 @@ func (pl *Plan) sizeBacklog(p *Profile, f *host.Facts, usable int) {
 		pl.SysctlNotes = append(pl.SysctlNotes, fmt.Sprintf("net.core.somaxconn %d covers nginx's default listen backlog of 511", f.Somaxconn.Value))
 	}
 	switch {
-	case p.Kind == "proxy" || p.Kind == "grpc" || pl.FastCGIPool > 0:
+	case p.Kind == Proxy || p.Kind == GRPC || pl.FastCGIPool > 0:
 		pl.SysctlNotes = append(pl.SysctlNotes, "net.ipv4.ip_local_port_range: not needed, the upstream keeps its connections alive")
-	case p.Kind == "uwsgi":
+	case p.Kind == UWSGI:
 		pl.SysctlNotes = append(pl.SysctlNotes, "net.ipv4.ip_local_port_range: not needed for a unix socket; over TCP each uwsgi request takes a port for 60 s (TIME-WAIT), since the uwsgi protocol carries one request per connection")
-	case p.Kind == "php":
+	case p.Kind == PHP:
 		pl.SysctlNotes = append(pl.SysctlNotes, "net.ipv4.ip_local_port_range: not needed for a unix socket; over TCP each php-fpm request takes a port for 60 s (TIME-WAIT)")
 	}
 

@@ -154,9 +154,9 @@ func stockFiles(p *Profile, lay *Layout) []File {
 	}
 	files := []File{{Path: "mime.types", Content: stockMimeTypes(), Mode: 0o644, Stock: true}}
 	switch p.Kind {
-	case "php":
+	case PHP:
 		files = append(files, File{Path: "fastcgi_params", Content: stockParams("fastcgi"), Mode: 0o644, Stock: true})
-	case "uwsgi":
+	case UWSGI:
 		files = append(files, File{Path: "uwsgi_params", Content: stockParams("uwsgi"), Mode: 0o644, Stock: true})
 	}
 	return files

@@ -276,22 +276,22 @@ func validateKind(p *Profile) error {
 			return fmt.Errorf("profile %s: front_controller goes with php_scripts: front", p.Name)
 		}
 	case "front":
-		if p.Kind != "php" || !exactURIRe().MatchString(p.FrontController) || !strings.HasSuffix(p.FrontController, ".php") {
+		if p.Kind != PHP || !exactURIRe().MatchString(p.FrontController) || !strings.HasSuffix(p.FrontController, ".php") {
 			return fmt.Errorf("profile %s: php_scripts: front needs kind php and a front_controller such as /index.php", p.Name)
 		}
 	default:
 		return fmt.Errorf("profile %s: php_scripts %q: want all or front", p.Name, clip(p.PHPScripts))
 	}
-	if p.RealpathRoot && p.Kind != "php" {
+	if p.RealpathRoot && p.Kind != PHP {
 		return fmt.Errorf("profile %s: realpath_root goes with kind php", p.Name)
 	}
-	if len(p.RateLimits) > 0 && p.Kind != "php" {
+	if len(p.RateLimits) > 0 && p.Kind != PHP {
 		return fmt.Errorf("profile %s: rate_limits are written for PHP scripts (kind php)", p.Name)
 	}
-	if p.Kind == "grpc" && (p.H2CPort < 1 || p.H2CPort > 65535 || p.H2CPort == 80) {
+	if p.Kind == GRPC && (p.H2CPort < 1 || p.H2CPort > 65535 || p.H2CPort == 80) {
 		return fmt.Errorf("profile %s: a grpc profile needs h2c_port (1 to 65535, not 80): the port of plaintext HTTP/2", p.Name)
 	}
-	if p.Kind != "grpc" && p.H2CPort != 0 {
+	if p.Kind != GRPC && p.H2CPort != 0 {
 		return fmt.Errorf("profile %s: h2c_port goes with kind grpc", p.Name)
 	}
 	why := func(what, w string) error {
@@ -326,7 +326,7 @@ func validateKind(p *Profile) error {
 		if err := why("generated "+d.Match, d.Why); err != nil {
 			return err
 		}
-		if p.Kind != "php" {
+		if p.Kind != PHP {
 			return fmt.Errorf("profile %s: generated goes with kind php (the files are made by the application)", p.Name)
 		}
 	}
