@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
-	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/loader"
@@ -16,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nginxtune/nginxtune/format"
-	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/textdiff"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -141,14 +138,7 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 	// each file is judged alone: one that cannot be formatted is said
 	// once (exit 2), and the others are still checked or formatted
 	var refused fmtRefusals
-	const suffix = "(not formatted)"
-	type job struct {
-		file *parser.File
-		name string // as shown
-		data []byte
-	}
-	var jobs []job
-	seen := map[string]bool{}
+	batch := format.Batch{Options: opt, RootsOnly: f.changed, Foreign: fileLooksForeign, Name: relPath}
 	for _, p := range args {
 		t, err := f.load.load(c, p)
 		if err != nil {
@@ -159,59 +149,27 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 			refused.add(failf(ExitError, "%s: nginx -T output; fmt formats the files themselves", relPath(p)))
 			continue
 		}
-		files := t.Files
-		if f.changed {
-			files = t.Roots
-			// a file that reads whole is formatted as standard input is;
-			// one that does not, with no nginx directive before its error,
-			// is another program's
-			if len(t.Roots) == 1 && rootBroken(t) && !fileLooksLikeNginx(p, t.Roots[0]) {
-				fmt.Fprintf(c.ErrOrStderr(), "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error)\n", untrusted.Escape(relPath(p)))
-				continue
-			}
-		}
-		broken := map[string]bool{}
-		for _, d := range t.Diagnostics {
-			if unreadable(d) && (!f.changed || isRoot(t, d.File)) && !broken[d.File] {
-				broken[d.File] = true
-				refused.add(failf(ExitError, "%s:%d:%d: %s %s", relPath(d.File), d.Line, d.Col, d.Message, suffix))
-			}
-		}
-		for _, u := range t.Unreadable {
-			broken[u] = true
-			refused.add(failf(ExitError, "%s: could not be read %s", relPath(u), suffix))
-		}
-		for _, file := range files {
-			if seen[file.Path] || broken[file.Path] || !boundedread.Within(file.Path, t.Dir) {
-				continue // another tree had it, it was refused, or it lies outside this one
-			}
-			seen[file.Path] = true
-			data, err := formatted(file, opt)
-			if err != nil {
-				refused.add(err)
-				continue
-			}
-			if !bytes.Equal(data, file.Src) {
-				name := file.Path
-				if file.Via != "" && !strings.HasPrefix(filepath.Base(file.Via), ".") {
-					name = file.Via
-				}
-				jobs = append(jobs, job{file, relPath(name), data})
-			}
-		}
+		batch.Add(p, t)
 	}
+	for _, p := range batch.Skipped {
+		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error)\n", untrusted.Escape(relPath(p)))
+	}
+	for _, err := range batch.Problems {
+		refused.add(fmtProblem(err))
+	}
+	jobs := batch.Jobs
 	if f.check || f.diff {
 		for _, j := range jobs {
 			if f.diff {
-				a, b := j.name, j.name
-				if !filepath.IsAbs(j.name) {
-					a, b = "a/"+j.name, "b/"+j.name
+				a, b := j.Name, j.Name
+				if !filepath.IsAbs(j.Name) {
+					a, b = "a/"+j.Name, "b/"+j.Name
 				}
 				// the names escaped as one line (a tab would end them for
 				// patch), the lines as a patch's
-				io.WriteString(out, untrusted.EscapeLines(textdiff.Unified(untrusted.Escape(a), untrusted.Escape(b), string(j.file.Src), string(j.data))))
+				io.WriteString(out, untrusted.EscapeLines(textdiff.Unified(untrusted.Escape(a), untrusted.Escape(b), string(j.File.Src), string(j.Data))))
 			} else {
-				fmt.Fprintf(out, "%s: would reformat\n", untrusted.Escape(j.name))
+				fmt.Fprintf(out, "%s: would reformat\n", untrusted.Escape(j.Name))
 			}
 		}
 		if len(jobs) > 0 {
@@ -222,54 +180,36 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 	// a read-only file is left as it is unless --force, as lint --fix does
 	kept := jobs[:0]
 	for _, j := range jobs {
-		if atomicfile.ReadOnly(j.file.Path) && !f.force {
-			refused.add(failf(ExitError, "not formatted: %s is read-only (--force rewrites it, keeping its mode)", j.name))
+		if atomicfile.ReadOnly(j.File.Path) && !f.force {
+			refused.add(failf(ExitError, "not formatted: %s is read-only (--force rewrites it, keeping its mode)", j.Name))
 			continue
 		}
 		kept = append(kept, j)
 	}
-	jobs = kept
 	// stage every file, then put them in place: a failure leaves every
 	// file as it was (a file rewritten in place too: atomicfile.Commit)
-	names := make([]string, len(jobs))
-	for i, j := range jobs {
-		names[i] = j.name
-	}
-	var staged []atomicfile.Staged
-	for _, j := range jobs {
-		key := atomicfile.Key{Dev: j.file.Dev, Ino: j.file.Ino}
-		now, err := atomicfile.ReadVerified(j.file.Path, key)
-		if err == nil && !bytes.Equal(now, j.file.Src) {
-			err = fmt.Errorf("%s: %w", j.file.Path, atomicfile.ErrSwapped)
-		}
-		var st atomicfile.Staged
-		if err == nil {
-			st, err = atomicfile.Stage(j.file.Path, key, j.data)
-		}
-		if err != nil {
-			for _, s := range staged {
-				s.Discard()
-			}
-			refused.add(failf(ExitError, "%v (nothing formatted; not written: %s)", err, strings.Join(names, ", ")))
-			return refused.result(c.ErrOrStderr())
-		}
-		staged = append(staged, st)
-	}
-	for i, st := range staged {
-		if _, err := st.Commit(); err != nil {
-			for _, s := range staged[i+1:] {
-				s.Discard()
-			}
-			left := "left as it was"
-			if errors.Is(err, atomicfile.ErrNotRestored) {
-				left = "DAMAGED"
-			}
-			refused.add(failf(ExitError, "%v (%s %s; %d of %d files formatted before it; not written: %s)", err, names[i], left, i, len(staged), strings.Join(names[i:], ", ")))
-			return refused.result(c.ErrOrStderr())
-		}
-		fmt.Fprintf(c.ErrOrStderr(), "formatted %s\n", untrusted.Escape(jobs[i].name))
+	err = format.Write(kept, func(j format.Job) {
+		fmt.Fprintf(c.ErrOrStderr(), "formatted %s\n", untrusted.Escape(j.Name))
+	})
+	if err != nil {
+		refused.add(failf(ExitError, "%v", err))
 	}
 	return refused.result(c.ErrOrStderr())
+}
+
+// fileLooksForeign reports whether a main file that does not read whole is
+// another program's: no nginx directive before its first error.
+func fileLooksForeign(path string, f *parser.File) bool { return !fileLooksLikeNginx(path, f) }
+
+// fmtProblem gives a file format could not lay out its exit code: a result
+// that would not read as the original is a bug of nginxtune (exit 3),
+// anything else exit 2.
+func fmtProblem(err error) error {
+	var changed *format.ErrChanged
+	if errors.As(err, &changed) {
+		return failf(ExitInternal, "%v", err)
+	}
+	return failf(ExitError, "%v", err)
 }
 
 // fmtRefusals gathers what fmt could not do, one line each, and the worst
@@ -319,9 +259,9 @@ func fmtStdin(c *cobra.Command, f *fmtFlags, opt format.Options) error {
 	if d != nil {
 		return failf(ExitError, "<stdin>:%d:%d: %s", d.Line, d.Col, d.Message)
 	}
-	data, err := formatted(file, opt)
+	data, err := format.Source(file, opt)
 	if err != nil {
-		return err
+		return fmtProblem(format.Explain(err, relPath))
 	}
 	out := c.OutOrStdout()
 	switch {
@@ -342,49 +282,4 @@ func fmtStdin(c *cobra.Command, f *fmtFlags, opt format.Options) error {
 		return &exitError{code: ExitFindings}
 	}
 	return nil
-}
-
-// unreadable reports whether a diagnostic says a file's text does not read
-// whole (a main file without events reads whole: nginx -t refuses the
-// configuration, not the file's text).
-func unreadable(d finding.Diagnostic) bool {
-	return d.Rule == parser.Syntax && d.Severity == finding.Error && !loader.NoEvents(d)
-}
-
-// rootBroken reports whether the tree's one root does not read whole.
-func rootBroken(t *loader.Tree) bool {
-	for _, d := range t.Diagnostics {
-		if unreadable(d) && d.File == t.Roots[0].Path {
-			return true
-		}
-	}
-	return t.Roots[0].Broken
-}
-
-func isRoot(t *loader.Tree, path string) bool {
-	for _, r := range t.Roots {
-		if r.Path == path {
-			return true
-		}
-	}
-	return false
-}
-
-// formatted formats one file; a result that would not read as the
-// original is a bug of nginxtune (exit 3), anything else exit 2.
-func formatted(file *parser.File, opt format.Options) ([]byte, error) {
-	data, err := format.Source(file, opt)
-	if err != nil {
-		var changed *format.ErrChanged
-		if errors.As(err, &changed) {
-			return nil, failf(ExitInternal, "%v", err)
-		}
-		var refused *format.RefusedError
-		if errors.As(err, &refused) {
-			d := refused.Diagnostic
-			return nil, failf(ExitError, "%s:%d:%d: %s (not formatted)", relPath(d.File), d.Line, d.Col, d.Message)
-		}
-		return nil, failf(ExitError, "%v", err)
-	}
-	return data, nil
 }

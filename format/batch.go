@@ -1,0 +1,211 @@
+package format
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/internal/atomicfile"
+	"github.com/nginxtune/nginxtune/internal/boundedread"
+	"github.com/nginxtune/nginxtune/loader"
+	"github.com/nginxtune/nginxtune/parser"
+)
+
+// A Job is one file whose layout changes: the file as read, the name it
+// is shown by and its new bytes.
+type Job struct {
+	File *parser.File
+	Name string
+	Data []byte
+}
+
+// Batch works out, tree by tree, what formatting a set of files writes.
+// Each file is judged alone: one that cannot be formatted is a problem of
+// its own, and the others are still formatted.
+type Batch struct {
+	Options Options
+	// RootsOnly formats the trees' main files only, not what they include
+	// (the pre-commit hook's changed files).
+	RootsOnly bool
+	// Foreign reports whether a main file that does not read whole is
+	// another program's file rather than a broken configuration (RootsOnly
+	// skips it); nil: never.
+	Foreign func(path string, f *parser.File) bool
+	// Name is how a path is shown (relative to the working directory).
+	Name func(path string) string
+
+	Jobs     []Job
+	Problems []error  // one per file that cannot be formatted
+	Skipped  []string // the paths of the foreign files RootsOnly passed over
+	seen     map[string]bool
+}
+
+// Add plans the files of a tree loaded from path.
+func (b *Batch) Add(path string, t *loader.Tree) {
+	if b.seen == nil {
+		b.seen = map[string]bool{}
+	}
+	name := b.Name
+	if name == nil {
+		name = func(p string) string { return p }
+	}
+	files := t.Files
+	if b.RootsOnly {
+		files = t.Roots
+		// a file that reads whole is formatted as standard input is; one
+		// that does not, with no nginx directive before its error, is
+		// another program's
+		if len(t.Roots) == 1 && rootBroken(t) && b.Foreign != nil && b.Foreign(path, t.Roots[0]) {
+			b.Skipped = append(b.Skipped, path)
+			return
+		}
+	}
+	broken := map[string]bool{}
+	for _, d := range t.Diagnostics {
+		if unreadable(d) && (!b.RootsOnly || isRoot(t, d.File)) && !broken[d.File] {
+			broken[d.File] = true
+			b.Problems = append(b.Problems, fmt.Errorf("%s:%d:%d: %s (not formatted)", name(d.File), d.Line, d.Col, d.Message))
+		}
+	}
+	for _, u := range t.Unreadable {
+		broken[u] = true
+		b.Problems = append(b.Problems, fmt.Errorf("%s: could not be read (not formatted)", name(u)))
+	}
+	for _, file := range files {
+		if b.seen[file.Path] || broken[file.Path] || !boundedread.Within(file.Path, t.Dir) {
+			continue // another tree had it, it was refused, or it lies outside this one
+		}
+		b.seen[file.Path] = true
+		data, err := Source(file, b.Options)
+		if err != nil {
+			b.Problems = append(b.Problems, Explain(err, name))
+			continue
+		}
+		if !bytes.Equal(data, file.Src) {
+			shown := file.Path
+			if file.Via != "" && !strings.HasPrefix(filepath.Base(file.Via), ".") {
+				shown = file.Via
+			}
+			b.Jobs = append(b.Jobs, Job{file, name(shown), data})
+		}
+	}
+}
+
+// Problem is an error of Source said for a user: a file nginx would
+// refuse to read by its place and message; Err is the error itself
+// (errors.As finds an ErrChanged, nginxtune's own fault, in it).
+type Problem struct {
+	Msg string
+	Err error
+}
+
+func (p *Problem) Error() string { return p.Msg }
+func (p *Problem) Unwrap() error { return p.Err }
+
+// Explain turns an error of Source into a Problem, naming paths with name.
+func Explain(err error, name func(string) string) error {
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		d := refused.Diagnostic
+		return &Problem{fmt.Sprintf("%s:%d:%d: %s (not formatted)", name(d.File), d.Line, d.Col, d.Message), err}
+	}
+	return &Problem{err.Error(), err}
+}
+
+// unreadable reports whether a diagnostic says a file's text does not read
+// whole (a main file without events reads whole: nginx -t refuses the
+// configuration, not the file's text).
+func unreadable(d finding.Diagnostic) bool {
+	return d.Rule == parser.Syntax && d.Severity == finding.Error && !loader.NoEvents(d)
+}
+
+// rootBroken reports whether the tree's one root does not read whole.
+func rootBroken(t *loader.Tree) bool {
+	for _, d := range t.Diagnostics {
+		if unreadable(d) && d.File == t.Roots[0].Path {
+			return true
+		}
+	}
+	return t.Roots[0].Broken
+}
+
+func isRoot(t *loader.Tree, path string) bool {
+	for _, r := range t.Roots {
+		if r.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteError says why Write stopped: the file it failed on, whether that
+// file was left as it was (Damaged when even restoring it failed), how many
+// files were written before it and which were not.
+type WriteError struct {
+	Err      error
+	Name     string
+	Damaged  bool
+	Written  int
+	Total    int
+	NotWrite []string
+	Staging  bool // the failure came while staging: nothing was written
+}
+
+func (e *WriteError) Error() string {
+	if e.Staging {
+		return fmt.Sprintf("%v (nothing formatted; not written: %s)", e.Err, strings.Join(e.NotWrite, ", "))
+	}
+	left := "left as it was"
+	if e.Damaged {
+		left = "DAMAGED"
+	}
+	return fmt.Sprintf("%v (%s %s; %d of %d files formatted before it; not written: %s)", e.Err, e.Name, left, e.Written, e.Total, strings.Join(e.NotWrite, ", "))
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// Write puts the jobs' bytes in place, all or nothing as far as the file
+// system allows: every file is staged beside its place (checked to be the
+// file that was read, unchanged) before any is replaced, and a failure
+// while replacing leaves the file it failed on as it was. done is called
+// with each file written.
+func Write(jobs []Job, done func(Job)) error {
+	names := make([]string, len(jobs))
+	for i, j := range jobs {
+		names[i] = j.Name
+	}
+	var staged []atomicfile.Staged
+	for _, j := range jobs {
+		key := atomicfile.Key{Dev: j.File.Dev, Ino: j.File.Ino}
+		now, err := atomicfile.ReadVerified(j.File.Path, key)
+		if err == nil && !bytes.Equal(now, j.File.Src) {
+			err = fmt.Errorf("%s: %w", j.File.Path, atomicfile.ErrSwapped)
+		}
+		var st atomicfile.Staged
+		if err == nil {
+			st, err = atomicfile.Stage(j.File.Path, key, j.Data)
+		}
+		if err != nil {
+			for _, s := range staged {
+				s.Discard()
+			}
+			return &WriteError{Err: err, Staging: true, NotWrite: names}
+		}
+		staged = append(staged, st)
+	}
+	for i, st := range staged {
+		if _, err := st.Commit(); err != nil {
+			for _, s := range staged[i+1:] {
+				s.Discard()
+			}
+			return &WriteError{Err: err, Name: names[i], Damaged: errors.Is(err, atomicfile.ErrNotRestored), Written: i, Total: len(staged), NotWrite: names[i:]}
+		}
+		if done != nil {
+			done(jobs[i])
+		}
+	}
+	return nil
+}
