@@ -208,3 +208,63 @@ func unhex(c byte) int {
 	}
 	return -1
 }
+
+// RequestParts are what a request carries beside its URL, as a user gives
+// them: "" or nil leaves a part as ParseRequest set it.
+type RequestParts struct {
+	HTTPVersion string   // "1.0" or "1.1"
+	Method      string   // a method name
+	Headers     []string // "Name: value"
+	Addr        string   // the local address: IP or IP:PORT
+	Client      string   // the client's IP address
+}
+
+// Set gives r the parts, or says which one is malformed.
+func (p RequestParts) Set(r *Request) error {
+	switch p.HTTPVersion {
+	case "":
+	case "1.0", "1.1":
+		r.Proto = "HTTP/" + p.HTTPVersion
+	default:
+		return fmt.Errorf("--http-version %q: want 1.0 or 1.1", p.HTTPVersion)
+	}
+	if p.Method != "" {
+		r.Method = strings.ToUpper(p.Method)
+		if strings.ContainsAny(r.Method, " \t\r\n") {
+			return fmt.Errorf("--method %q: want a method name such as GET", p.Method)
+		}
+	}
+	for _, h := range p.Headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return fmt.Errorf("--header %q: want NAME:VALUE", h)
+		}
+		r.Headers[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+	}
+	if p.Addr != "" {
+		host, port := p.Addr, ""
+		if h, pt, err := net.SplitHostPort(p.Addr); err == nil {
+			host, port = h, pt
+		}
+		ip := net.ParseIP(strings.Trim(host, "[]"))
+		if ip == nil {
+			return fmt.Errorf("--addr %q: want IP or IP:PORT", p.Addr)
+		}
+		r.Addr = ip.String()
+		if port != "" {
+			n, err := strconv.Atoi(port)
+			if err != nil || n < 1 || n > 65535 {
+				return fmt.Errorf("--addr %q: bad port", p.Addr)
+			}
+			r.Port = n
+		}
+	}
+	if p.Client != "" {
+		ip := net.ParseIP(p.Client)
+		if ip == nil {
+			return fmt.Errorf("--client %q: want an IP address", p.Client)
+		}
+		r.Client = ip.String()
+	}
+	return nil
+}

@@ -1,16 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"net"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/nginxtune/nginxtune/finding"
-	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/route"
@@ -101,76 +95,34 @@ func runRoute(c *cobra.Command, args []string, f *routeFlags) error {
 	if err != nil {
 		return failf(ExitError, "%v", err)
 	}
-	switch f.http {
-	case "1.0", "1.1":
-		req.Proto = "HTTP/" + f.http
-	default:
+	// the flags' defaults are set: an empty one was given so
+	if f.http == "" {
 		return failf(ExitError, "--http-version %q: want 1.0 or 1.1", f.http)
 	}
-	req.Method = strings.ToUpper(f.method)
-	if req.Method == "" || strings.ContainsAny(req.Method, " \t\r\n") {
+	if f.method == "" {
 		return failf(ExitError, "--method %q: want a method name such as GET", f.method)
 	}
-	for _, h := range f.headers {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return failf(ExitError, "--header %q: want NAME:VALUE", h)
-		}
-		req.Headers[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
-	}
-	if f.addr != "" {
-		host, port := f.addr, ""
-		if h, p, err := net.SplitHostPort(f.addr); err == nil {
-			host, port = h, p
-		}
-		ip := net.ParseIP(strings.Trim(host, "[]"))
-		if ip == nil {
-			return failf(ExitError, "--addr %q: want IP or IP:PORT", f.addr)
-		}
-		req.Addr = ip.String()
-		if port != "" {
-			n, err := strconv.Atoi(port)
-			if err != nil || n < 1 || n > 65535 {
-				return failf(ExitError, "--addr %q: bad port", f.addr)
-			}
-			req.Port = n
-		}
-	}
-	if f.client != "" {
-		ip := net.ParseIP(f.client)
-		if ip == nil {
-			return failf(ExitError, "--client %q: want an IP address", f.client)
-		}
-		req.Client = ip.String()
+	parts := route.RequestParts{HTTPVersion: f.http, Method: f.method, Headers: f.headers, Addr: f.addr, Client: f.client}
+	if err := parts.Set(&req); err != nil {
+		return failf(ExitError, "%v", err)
 	}
 	t, err := f.load.load(c, path)
 	if err != nil {
 		return err
 	}
-	for _, d := range t.Diagnostics {
-		if d.Severity == finding.Error && d.Rule == parser.Syntax {
-			return failf(ExitError, "%s:%d:%d: %s (nginx would not load this configuration)", relPath(d.File), d.Line, d.Col, d.Message)
-		}
-	}
 	// a file is named as the command was given it: relative to the
 	// working directory, by the link it was included through
 	name := func(f *parser.File) string { return relPath(route.FileName(f)) }
-	cfg := route.Build(t)
-	if len(cfg.Servers) == 0 {
-		return failf(ExitError, "%s: no http server blocks", relPath(path))
-	}
 	hostname := f.hostname
 	if hostname == "" && isLive(path) {
 		hostname, _ = os.Hostname()
 	}
-	res := cfg.Route(req, route.Options{RootCheck: f.rootCheck, Prefix: t.Dir, Hostname: hostname, Name: name})
-	for _, d := range t.Diagnostics {
-		if (d.Rule == loader.IncludeMissing || d.Rule == loader.IncludeCycle) && d.Severity >= finding.Warning {
-			res.Unknown = append(res.Unknown, fmt.Sprintf("%s:%d: %s", relPath(d.File), d.Line, d.Message))
-		}
+	res, err := route.RouteTree(t, req, route.Options{RootCheck: f.rootCheck, Prefix: t.Dir, Hostname: hostname, Name: name}, relPath)
+	if route.NoServers(err) {
+		return failf(ExitError, "%s: no http server blocks", relPath(path))
 	}
-	if t.HasUnread() {
-		res.Unknown = append(res.Unknown, "some included files were not read (outside the tree or missing): servers or locations in them are not seen")
+	if err != nil {
+		return failf(ExitError, "%v", err)
 	}
 	out := c.OutOrStdout()
 	o := report.RouteOptions{All: f.all, Name: name}
