@@ -6,14 +6,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nginxtune/nginxtune/format"
+	"github.com/nginxtune/nginxtune/host"
 	"github.com/nginxtune/nginxtune/internal/config"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/lsp"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules"
 )
 
 func newLSPCmd() *cobra.Command {
-	return &cobra.Command{
+	var f lintFlags
+	c := &cobra.Command{
 		Use:   "lsp",
 		Short: "Serve editors over the Language Server Protocol (standard input and output)",
 		Long: `Run nginxtune as a language server for an editor, over standard input and
@@ -31,11 +34,27 @@ variables of the tree and nginx's, upstream names after proxy_pass, named
 locations after try_files and error_page. Go to definition (include targets,
 upstreams, variables, named locations, certificate files), references (of an
 upstream or a variable, across the tree), an outline, quick fixes (the edits
-lint --fix makes) and formatting (nginxtune fmt).`,
+lint --fix makes) and formatting (nginxtune fmt).
+
+--nginx-version and --facts are lint's, for every file the server lints (the
+VS Code extension passes its nginxtune.nginxVersion and nginxtune.facts
+settings so).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			// a bad version or facts file stops the server at its start,
+			// not at every file it lints
+			if f.nginxVersion != "" {
+				if _, err := knowledge.ParseVersion(f.nginxVersion); err != nil {
+					return failf(ExitError, "--nginx-version: %v", err)
+				}
+			}
+			if f.factsFile != "" {
+				if _, err := host.LoadFile(f.factsFile); err != nil {
+					return failf(ExitError, "--facts: %v", err)
+				}
+			}
 			opt := lsp.Options{
-				Settings:    lspSettings(c),
+				Settings:    lspSettings(c, &f),
 				Log:         c.ErrOrStderr(),
 				FmtSettings: lspFmtSettings,
 			}
@@ -45,12 +64,17 @@ lint --fix makes) and formatting (nginxtune fmt).`,
 			return nil
 		},
 	}
+	fl := c.Flags()
+	fl.StringVar(&f.nginxVersion, "nginx-version", "", "nginx version to lint and complete for, e.g. 1.22.1 (default: from the config file)")
+	fl.StringVar(&f.factsFile, "facts", "", "check against the host facts in FILE (saved with nginxtune facts)")
+	return c
 }
 
-// lspSettings reads a file's settings as lint does for it.
-func lspSettings(c *cobra.Command) lsp.Settings {
+// lspSettings reads a file's settings as lint does for it, with the
+// server's --nginx-version and --facts.
+func lspSettings(c *cobra.Command, f *lintFlags) lsp.Settings {
 	return func(path string) (rules.Config, parser.Options, error) {
-		s, err := settings(c, &lintFlags{}, path)
+		s, err := settings(c, &lintFlags{nginxVersion: f.nginxVersion, factsFile: f.factsFile}, path)
 		if err != nil {
 			return rules.Config{Disabled: map[string]bool{}, Severity: map[string]rules.Severity{}}, parser.Options{}, err
 		}
