@@ -6,7 +6,6 @@
 const fs = require('fs');
 const path = require('path');
 const vscode = require('vscode');
-const { LanguageClient } = require('vscode-languageclient/node');
 
 let client;
 
@@ -76,6 +75,8 @@ async function start(context) {
     return;
   }
   const server = { command, args: serverArgs(s, folder), options: { cwd: folder || path.dirname(command) } };
+  // (required here: findProgram and serverArgs load without VS Code)
+  const { LanguageClient } = require('vscode-languageclient/node');
   client = new LanguageClient('nginxtune', 'nginxtune', server, {
     documentSelector: [
       { scheme: 'file', language: 'nginx' },

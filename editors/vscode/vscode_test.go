@@ -90,6 +90,52 @@ func waitLine(t *testing.T, r io.Reader, re *regexp.Regexp, log *output, what st
 	return ""
 }
 
+// nodeModules skips (fails in CI) without node and the extension's modules,
+// and gives node's path.
+func nodeModules(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	need(t, err == nil, "node is not installed")
+	_, err = os.Stat(filepath.Join("node_modules", ".nginxtune-deps"))
+	need(t, err == nil, "editors/vscode/node_modules is not installed (scripts/deps-vscode.sh)")
+	return node
+}
+
+// The grammar, tokenized by VS Code's own TextMate engine: comments,
+// directives and block directives, variables ($x and ${x} inside strings),
+// both quotes, numbers and sizes, on/off, location's modifiers (=, ^~, ~,
+// ~*) with the regular expression after ~, a named location, if's regular
+// expression. extension.js looks its program up in PATH's absolute
+// directories only and refuses a relative nginxtune.path, and passes the
+// settings as lsp's flags (test/unit.js).
+func TestVSCodeGrammarAndSettings(t *testing.T) {
+	node := nodeModules(t)
+	cmd := exec.Command(node, filepath.Join("test", "unit.js"))
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("test/unit.js: %v\n%s", err, out)
+	}
+}
+
+// The extension's version is the program's.
+func TestVSCodeVersion(t *testing.T) {
+	var pkg struct{ Version string }
+	b, err := os.ReadFile("package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	v, err := os.ReadFile(filepath.Join("..", "..", "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pkg.Version != strings.TrimSpace(string(v)) {
+		t.Errorf("editors/vscode/package.json's version %s, VERSION %s", pkg.Version, v)
+	}
+}
+
 // VS Code (code-server, VS Code's server with its workbench in a browser)
 // with the extension installed from the .vsix that `make vsix` builds, in
 // headless Chromium: the site file of a tree under nginx/ opens as the nginx
@@ -106,14 +152,11 @@ func TestVSCodeExtension(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds nginxtune and the .vsix, runs code-server and Chromium")
 	}
-	node, err := exec.LookPath("node")
-	need(t, err == nil, "node is not installed")
-	_, err = os.Stat("/usr/bin/chromium")
+	node := nodeModules(t)
+	_, err := os.Stat("/usr/bin/chromium")
 	need(t, err == nil, "chromium is not installed")
 	ext, _ := filepath.Abs(".")
 	root := filepath.Join(ext, "..", "..")
-	_, err = os.Stat(filepath.Join(ext, "node_modules", ".nginxtune-deps"))
-	need(t, err == nil, "editors/vscode/node_modules is not installed (scripts/deps-vscode.sh)")
 
 	tmp := t.TempDir()
 	dir := func(name string) string {
