@@ -56,7 +56,9 @@ vscode() {
     echo "deps: the VS Code extension's test needs node 20 or later and npm; its test skips" >&2
     return 0
   fi
-  bash "$(dirname "$0")/deps-vscode.sh"
+  # (offline, the test skips; in CI it fails, as each test without its tools)
+  bash "$(dirname "$0")/deps-vscode.sh" ||
+    echo "deps: the VS Code extension's node modules are not installed; its test skips" >&2
 }
 packages() {
   [ ${#need[@]} -eq 0 ] && return 0

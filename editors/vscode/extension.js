@@ -63,7 +63,7 @@ function settingsNow() {
   return { path: c.get('path'), nginxVersion: c.get('nginxVersion'), facts: c.get('facts') };
 }
 
-async function start(context) {
+async function start() {
   const s = settingsNow();
   const folders = vscode.workspace.workspaceFolders || [];
   const folder = folders.length > 0 && folders[0].uri.scheme === 'file' ? folders[0].uri.fsPath : undefined;
@@ -103,15 +103,15 @@ async function activate(context) {
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration('nginxtune')) {
         await stop();
-        await start(context);
+        await start();
       }
     }),
     vscode.commands.registerCommand('nginxtune.restart', async () => {
       await stop();
-      await start(context);
+      await start();
     }),
   );
-  await start(context);
+  await start();
 }
 
 function deactivate() {
