@@ -145,7 +145,9 @@ func TestVSCodeVersion(t *testing.T) {
 // user's settings (1.24.0: the keepalive message has no "applies to nginx
 // before" clause); hover on proxy_pass shows the directive; the quick fix
 // removes "tcp_nodelay off;"; Format Document re-indents what was written
-// out of place; the saved file is nginxtune fmt's layout. The workspace's
+// out of place; the saved file is nginxtune fmt's layout; nginx.conf, opened
+// then, is linted with the workspace's nginxtune.facts (a relative path: the
+// facts' open-file limit appears in a finding). The workspace's
 // own .vscode/settings.json names a program of the tree as nginxtune.path:
 // it never runs (the setting is the user's alone).
 func TestVSCodeExtension(t *testing.T) {
@@ -171,7 +173,7 @@ func TestVSCodeExtension(t *testing.T) {
 		"XDG_CACHE_HOME="+dir("cache"), "TMPDIR="+dir("tmp"))
 	run := func(dir string, name string, args ...string) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, name, args...)
 		cmd.Dir, cmd.Env = dir, env
@@ -215,7 +217,10 @@ func TestVSCodeExtension(t *testing.T) {
 	write(site, messy, 0o644)
 	marker := filepath.Join(tmp, "ran")
 	write(filepath.Join(ws, "evil"), "#!/bin/sh\necho ran > "+marker+"\nexec "+bin+" \"$@\"\n", 0o755)
-	js, _ := json.Marshal(map[string]any{"nginxtune.path": filepath.Join(ws, "evil")})
+	// the workspace's facts file, relative to the folder: a soft open-file
+	// limit of 300 that nginx.conf's worker_connections 512 exceeds
+	write(filepath.Join(ws, "facts.yaml"), "nofile:\n  value:\n    soft: 300\n    hard: 300\n  source: the test\n", 0o644)
+	js, _ := json.Marshal(map[string]any{"nginxtune.path": filepath.Join(ws, "evil"), "nginxtune.facts": "facts.yaml"})
 	write(filepath.Join(ws, ".vscode", "settings.json"), string(js), 0o644)
 
 	// the user's settings: the program, the nginx version; a quiet workbench
@@ -240,7 +245,7 @@ func TestVSCodeExtension(t *testing.T) {
 	common := []string{cs, "--user-data-dir", ud, "--extensions-dir", dir("extensions"), "--config", filepath.Join(tmp, "code-server.yaml")}
 	run(ext, node, append(common, "--install-extension", vsix)...)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
 	defer cancel()
 	server := exec.Command(node, append(common, "--auth", "none", "--bind-addr", "127.0.0.1:0", "--disable-telemetry",
 		"--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override", ws)...)
@@ -269,7 +274,7 @@ func TestVSCodeExtension(t *testing.T) {
 	drive.Stderr = &stderr
 	stdout, err := drive.Output()
 	if ctx.Err() != nil {
-		t.Fatalf("the test did not finish within 150 s: %s\n%s", stdout, stderr.String())
+		t.Fatalf("the test did not finish within 300 s: %s\n%s", stdout, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
 	var saw struct {
@@ -278,6 +283,7 @@ func TestVSCodeExtension(t *testing.T) {
 		Tokens   map[string]string
 		Hover    string
 		Actions  []string
+		Facts    string `json:"factsProblem"`
 		Done     bool
 	}
 	if jerr := json.Unmarshal([]byte(lines[len(lines)-1]), &saw); jerr != nil || err != nil {
@@ -293,6 +299,9 @@ func TestVSCodeExtension(t *testing.T) {
 		if !strings.Contains(problems, want) {
 			t.Errorf("Problems panel lacks %q:\n%s", want, problems)
 		}
+	}
+	if !strings.Contains(saw.Facts, "worker_connections 512") {
+		t.Errorf("nginx.conf's finding from the facts file: %q", saw.Facts)
 	}
 	if strings.Contains(problems, "applies to nginx before") {
 		t.Errorf("linted for every version, not nginxtune.nginxVersion 1.24.0:\n%s", problems)

@@ -10,7 +10,7 @@
 
 const { chromium } = require('playwright-core');
 
-const step = 30000;
+const step = 60000;
 
 async function main() {
   const browser = await chromium.connectOverCDP(process.env.NGINXTUNE_CDP);
@@ -76,6 +76,12 @@ async function main() {
     await page.waitForFunction(() => ![...document.querySelectorAll('.editor-instance .view-line')].some((l) => /^\u00a0{1,3}\S/.test(l.textContent)));
     await page.keyboard.press('Control+S');
     await page.locator('.tab.active.dirty').waitFor({ state: 'detached' });
+
+    // nginx.conf, linted with the workspace's facts file: its open-file
+    // limit is in a finding
+    await page.getByRole('treeitem', { name: 'nginx.conf', exact: true }).click();
+    await rows.filter({ hasText: 'soft limit of 300' }).first().waitFor();
+    saw.factsProblem = (await rows.filter({ hasText: 'soft limit of 300' }).first().innerText()).trim();
     saw.done = true;
   } finally {
     // NGINXTUNE_SHOT: a screenshot of where it stopped, to look at
