@@ -9,8 +9,8 @@
 # and client behind grpc_pass), libnginx-mod-http-brotli-filter and -static
 # (the brotli modules, which the tests load by their path); neovim (its
 # built-in LSP client drives nginxtune lsp end to end); lintian and man-db
-# (the Debian package is checked and installed); chromium, and nodejs with npm
-# when node is missing, for the VS Code extension's test (code-server in
+# (the Debian package is checked and installed); chromium, g++, and nodejs
+# with npm when node is missing, for the VS Code extension's test (code-server in
 # headless Chromium), whose node modules scripts/deps-vscode.sh installs
 # from npm's registry into editors/vscode/node_modules once the packages are
 # in (node 20 or later; without root, when node is there).
@@ -50,6 +50,8 @@ command -v lintian >/dev/null 2>&1 || need+=(lintian)
 command -v man >/dev/null 2>&1 || need+=(man-db)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v node >/dev/null 2>&1 || need+=(nodejs npm)
+# (code-server's native modules are built against the installed node)
+command -v g++ >/dev/null 2>&1 || need+=(g++)
 # the VS Code extension's modules, once the packages are in
 vscode() {
   if ! command -v npm >/dev/null 2>&1 || ! node -e 'process.exit(+process.versions.node.split(".")[0] < 20 ? 1 : 0)'; then
