@@ -117,9 +117,25 @@ func TestVSCodeGrammarAndSettings(t *testing.T) {
 	}
 }
 
-// The extension's version is the program's.
-func TestVSCodeVersion(t *testing.T) {
-	var pkg struct{ Version string }
+// The manifest: the extension's version is the program's; nginxtune.path
+// is machine-scoped (VS Code ignores a workspace's value: TestVSCodeExtension
+// shows it) and nginxtune.facts is among the settings an untrusted
+// workspace cannot give (VS Code's Restricted Mode).
+func TestVSCodeManifest(t *testing.T) {
+	var pkg struct {
+		Version      string
+		Capabilities struct {
+			UntrustedWorkspaces struct {
+				Supported                any
+				RestrictedConfigurations []string
+			}
+		}
+		Contributes struct {
+			Configuration struct {
+				Properties map[string]struct{ Scope string }
+			}
+		}
+	}
 	b, err := os.ReadFile("package.json")
 	if err != nil {
 		t.Fatal(err)
@@ -133,6 +149,13 @@ func TestVSCodeVersion(t *testing.T) {
 	}
 	if pkg.Version != strings.TrimSpace(string(v)) {
 		t.Errorf("editors/vscode/package.json's version %s, VERSION %s", pkg.Version, v)
+	}
+	if s := pkg.Contributes.Configuration.Properties["nginxtune.path"].Scope; s != "machine" {
+		t.Errorf("nginxtune.path's scope %q, want machine", s)
+	}
+	u := pkg.Capabilities.UntrustedWorkspaces
+	if u.Supported != "limited" || strings.Join(u.RestrictedConfigurations, " ") != "nginxtune.facts" {
+		t.Errorf("untrustedWorkspaces: %+v, want limited with nginxtune.facts restricted", u)
 	}
 }
 
