@@ -10,7 +10,7 @@ FUZZTIME ?= 150000x
 FUZZTIME_TREE ?= 3000x
 FUZZTIME_FIX ?= 10000x
 
-.PHONY: deb all build build-pprof install test unit fuzz vet bench bench-lint bench-hook deps docs clean directives mutants
+.PHONY: deb all build build-pprof install test unit fuzz vet bench bench-lint bench-hook deps docs clean directives mutants vsix
 
 all: build
 
@@ -35,6 +35,13 @@ deps:
 # reproducible from a commit. DIR=dist by default.
 deb:
 	@VERSION=$(VERSION) bash scripts/deb.sh $(or $(DIR),dist)
+
+# The VS Code extension (editors/vscode) as dist/nginxtune-VERSION.vsix, made
+# by @vscode/vsce from npm (scripts/deps-vscode.sh installs the pinned modules).
+vsix:
+	@bash scripts/deps-vscode.sh
+	@mkdir -p dist
+	cd editors/vscode && node node_modules/@vscode/vsce/vsce package --skip-license --out ../../dist/
 
 vet:
 	$(GO) vet ./...

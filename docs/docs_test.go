@@ -23,7 +23,7 @@ func TestCitedDocsExist(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" && strings.Contains(p, "fixtures")) {
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "testdata" && strings.Contains(p, "fixtures")) {
 			return filepath.SkipDir
 		}
 		if d.IsDir() {

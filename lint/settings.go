@@ -376,10 +376,11 @@ func (s *Settings) Fails(diags []finding.Diagnostic) bool {
 }
 
 // ForFile are the rules' configuration and the loader's options a file is
-// linted with, read as lint reads them for it (the language server's
-// settings); notices go to log.
-func ForFile(path string, log io.Writer) (engine.Config, loader.Options, error) {
-	s, err := Resolve(Options{Stderr: log}, path)
+// linted with, read as lint reads them for it with base's options (the
+// language server's settings: its --nginx-version and --facts); notices go
+// to base.Stderr.
+func ForFile(path string, base Options) (engine.Config, loader.Options, error) {
+	s, err := Resolve(base, path)
 	if err != nil {
 		return engine.Config{Disabled: map[string]bool{}, Severity: map[string]finding.Severity{}}, loader.Options{}, err
 	}

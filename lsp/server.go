@@ -20,6 +20,9 @@ import (
 
 // Options configure a server.
 type Options struct {
+	// Lint are the lint options every file's settings start from (the
+	// command line's --nginx-version and --facts).
+	Lint lint.Options
 	// Delay is how long diagnostics wait for the next keystroke (default
 	// 40 ms).
 	Delay time.Duration
@@ -152,7 +155,9 @@ func (s *Server) logf(format string, args ...any) {
 }
 
 func (s *Server) settings(path string) (engine.Config, loader.Options, error) {
-	return lint.ForFile(path, s.opt.Log)
+	base := s.opt.Lint
+	base.Stderr = s.opt.Log
+	return lint.ForFile(path, base)
 }
 
 // fmtSettings reads fmt's layout from the settings the command line uses

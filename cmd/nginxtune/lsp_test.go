@@ -135,3 +135,15 @@ func luaString(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	return `"` + r.Replace(s) + `"`
 }
+
+// The server's --nginx-version and --facts (the VS Code extension's
+// settings) are checked when it starts: a bad one is a one-line error and
+// exit 2 before any message is read, not a failure at every file it lints.
+func TestLSPFlagsCheckedAtStart(t *testing.T) {
+	for _, args := range [][]string{{"--nginx-version", "1.x"}, {"--facts", filepath.Join(t.TempDir(), "missing.yaml")}} {
+		_, errOut, code := runCLI(t, "", append([]string{"lsp"}, args...)...)
+		if code != ExitError || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, args[0]) {
+			t.Errorf("lsp %v: exit %d, %q", args, code, errOut)
+		}
+	}
+}

@@ -5,11 +5,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nginxtune/nginxtune/host"
+	"github.com/nginxtune/nginxtune/knowledge"
+	"github.com/nginxtune/nginxtune/lint"
 	"github.com/nginxtune/nginxtune/lsp"
 )
 
 func newLSPCmd() *cobra.Command {
-	return &cobra.Command{
+	var f lintFlags
+	c := &cobra.Command{
 		Use:   "lsp",
 		Short: "Serve editors over the Language Server Protocol (standard input and output)",
 		Long: `Run nginxtune as a language server for an editor, over standard input and
@@ -27,14 +31,34 @@ variables of the tree and nginx's, upstream names after proxy_pass, named
 locations after try_files and error_page. Go to definition (include targets,
 upstreams, variables, named locations, certificate files), references (of an
 upstream or a variable, across the tree), an outline, quick fixes (the edits
-lint --fix makes) and formatting (nginxtune fmt).`,
+lint --fix makes) and formatting (nginxtune fmt).
+
+--nginx-version and --facts are lint's, for every file the server lints (the
+VS Code extension passes its nginxtune.nginxVersion and nginxtune.facts
+settings so).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			opt := lsp.Options{Log: c.ErrOrStderr()}
+			// a bad version or facts file stops the server at its start,
+			// not at every file it lints
+			if f.nginxVersion != "" {
+				if _, err := knowledge.ParseVersion(f.nginxVersion); err != nil {
+					return failf(ExitError, "--nginx-version: %v", err)
+				}
+			}
+			if f.factsFile != "" {
+				if _, err := host.LoadFile(f.factsFile); err != nil {
+					return failf(ExitError, "--facts: %v", err)
+				}
+			}
+			opt := lsp.Options{Log: c.ErrOrStderr(), Lint: lint.Options{NginxVersion: f.nginxVersion, FactsFile: f.factsFile}}
 			if err := lsp.Serve(context.Background(), c.InOrStdin(), c.OutOrStdout(), opt); err != nil {
 				return failf(ExitError, "lsp: %v", err)
 			}
 			return nil
 		},
 	}
+	fl := c.Flags()
+	fl.StringVar(&f.nginxVersion, "nginx-version", "", "nginx version to lint and complete for, e.g. 1.22.1 (default: from the config file)")
+	fl.StringVar(&f.factsFile, "facts", "", "check against the host facts in FILE (saved with nginxtune facts)")
+	return c
 }
