@@ -614,7 +614,7 @@ func requests(cfg *Config, rng *rand.Rand, n int) []Request {
 			case "=":
 				uris = append(uris, l.Pattern, l.Pattern+"/", l.Pattern+"x")
 			case "~", "~*":
-				for _, s := range sample(l.Pattern, l.Mod == "~*", 3) {
+				for _, s := range Sample(l.Pattern, l.Mod == "~*", 3) {
 					s = strings.TrimPrefix(strings.TrimSuffix(s, "$"), "^")
 					if !strings.HasPrefix(s, "/") {
 						s = "/x/" + s
@@ -629,20 +629,10 @@ func requests(cfg *Config, rng *rand.Rand, n int) []Request {
 	for _, s := range cfg.Servers {
 		add(s.Locs)
 		for _, nm := range s.Names {
-			v := nm.Value
-			switch {
-			case nm.re != nil:
-				for _, x := range sample(strings.TrimPrefix(v, "~"), true, 2) {
-					hosts = append(hosts, strings.Trim(x, "^$"))
-				}
-			case strings.HasPrefix(v, "*."):
-				hosts = append(hosts, "a"+v[1:], "b.c"+v[1:])
-			case strings.HasPrefix(v, "."):
-				hosts = append(hosts, v[1:], "w"+v)
-			case strings.HasSuffix(v, ".*"):
-				hosts = append(hosts, v[:len(v)-1]+"com", v[:len(v)-1]+"co.uk")
-			case v != "" && v != "_":
-				hosts = append(hosts, v, strings.ToUpper(v), v+".", v+":8080")
+			xs := NameSamples(nm)
+			hosts = append(hosts, xs...)
+			if v := nm.Value; nm.re == nil && len(xs) == 1 {
+				hosts = append(hosts, strings.ToUpper(v), v+".", v+":8080")
 			}
 		}
 	}

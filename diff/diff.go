@@ -1,0 +1,398 @@
+// Package diff says what a change to an nginx configuration does to
+// traffic: it asks route the same requests of two trees — generated from
+// both (every server name, every location's pattern and its edges,
+// normalisation cases, methods, http and https) plus the caller's — and
+// reports each request whose answer changes, and each directive in effect
+// at a server or location that changes, including the silent ones (a
+// header lost through add_header inheritance).
+//
+// Answers are compared by what a client or a backend sees: the status
+// (or a closed connection), the block that answers, the handler and what
+// it sends (the URI sent upstream, the file served, a redirect's target).
+// File and line numbers, upstream names and the order of prefix locations
+// are not behaviour: a reformatted file, a renamed upstream or reordered
+// prefix locations change nothing. Where route is not certain of an answer
+// (the disk, the client's address, a module's variable), the change is
+// reported as one that may happen, with what it depends on.
+package diff
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/route"
+)
+
+// Kinds of change, worst first.
+const (
+	KindStatus    = "status"    // the status differs, or the connection is closed on one side
+	KindBlock     = "block"     // another server or location answers
+	KindAnswer    = "answer"    // the same block answers otherwise: the URI sent upstream, the file, a redirect's target
+	KindUncertain = "uncertain" // route is not certain of one side, and the answers as far as it can tell differ
+)
+
+var kindRank = map[string]int{KindStatus: 0, KindBlock: 1, KindAnswer: 2, KindUncertain: 3}
+
+// Options change what Compare asks.
+type Options struct {
+	// Requests are asked of both trees beside the generated ones.
+	Requests []route.Request
+	// Hostname is the host name nginx runs on, for server_name $hostname.
+	Hostname string
+	// NoGenerate asks only Requests.
+	NoGenerate bool
+}
+
+// Answer is one tree's answer to a request.
+type Answer struct {
+	Server     string // the server's label
+	ServerAt   string // file:line
+	Location   string // the location's label, "" for none
+	LocationAt string
+	If         string // a true if block's condition
+	IfAt       string
+	Status     int  // 0: a backend or the disk decides
+	Closed     bool // the connection is closed without a response
+	Text       string
+	Unknown    []string // what route could not know
+	// norm is Text with file:line places and upstream names taken out;
+	// id names the blocks the way the other tree's can be matched
+	norm     string
+	serverID string
+	locID    string
+}
+
+// Certain reports whether route is certain of the answer.
+func (a *Answer) Certain() bool { return len(a.Unknown) == 0 }
+
+// Change is a group of requests whose answers change the same way.
+type Change struct {
+	Kind     string
+	Requests []route.Request
+	// Old and New are the answers to Requests[i], in order.
+	Old, New []Answer
+}
+
+// SettingChange is a directive in effect at a server or location that
+// differs between the trees.
+type SettingChange struct {
+	Block      string // "server example.com, location /api/"
+	OldAt      string // the block's place in the old tree
+	NewAt      string
+	Name       string
+	Category   string // headers, body size, timeouts, caching, access, TLS, other
+	Old, New   []string
+	OldPlaces  []string
+	NewPlaces  []string
+	Note       string // a silent change: what no longer applies, and why
+	categoryRk int
+}
+
+// Report is what changed.
+type Report struct {
+	Old, New string // the trees' names as given
+	// NewBase is the new tree's directory as given, for annotations on
+	// its files
+	NewBase string
+	// Compared is the number of requests asked of both trees; Uncertain
+	// how many of them route was not certain of in one tree or both.
+	Compared  int
+	Uncertain int
+	Changes   []Change
+	Settings  []SettingChange
+}
+
+// Changed reports whether any answer or directive in effect changes.
+func (r *Report) Changed() bool { return len(r.Changes) > 0 || len(r.Settings) > 0 }
+
+// Tree is one side: a loaded tree and route's reading of it.
+type Tree struct {
+	Name string // as given, for messages
+	// Base is the tree's directory as the caller names it: annotations
+	// name its files below it
+	Base string
+	Tree *parser.Tree
+	cfg  *route.Config
+	// upstreams maps an upstream's name to its servers and parameters as
+	// written, for comparing proxy_pass targets across a rename
+	upstreams map[string]string
+	ids       map[*route.Server]string
+}
+
+// Load reads a tree (a main file or its directory) as an untrusted copy:
+// nothing outside its directory is read. The error is one line with
+// file:line.
+func Load(path string) (*Tree, error) {
+	t, err := parser.Load(path, parser.Options{})
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range t.Diagnostics {
+		if d.Severity == parser.SevError && d.Kind == "syntax" {
+			return nil, fmt.Errorf("%s:%d:%d: %s (nginx would not load this configuration)", d.File, d.Line, d.Col, d.Message)
+		}
+	}
+	tr := newTree(path, t)
+	tr.Base = path
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		tr.Base = filepath.Dir(path)
+	}
+	return tr, nil
+}
+
+func newTree(name string, t *parser.Tree) *Tree {
+	tr := &Tree{Name: name, Tree: t, cfg: route.Build(t), upstreams: map[string]string{}, ids: map[*route.Server]string{}}
+	for _, d := range tr.cfg.HTTP {
+		if d.Name == "upstream" && d.Block != nil && len(d.Args) == 1 {
+			var parts []string
+			for _, x := range parser.Level(d.Block) {
+				parts = append(parts, directiveText(x))
+			}
+			tr.upstreams[d.Arg(0)] = "upstream{" + strings.Join(parts, " ") + "}"
+		}
+	}
+	return tr
+}
+
+// directiveText is a directive as values, without its layout.
+func directiveText(d *parser.Directive) string {
+	return strings.Join(append([]string{d.Name}, d.ArgValues()...), " ") + ";"
+}
+
+// display names a file by its path inside the tree it belongs to.
+func display(trees []*Tree) func(f *parser.File) string {
+	return func(f *parser.File) string {
+		p := f.Path
+		if f.Via != "" {
+			p = f.Via
+		}
+		for _, t := range trees {
+			if rel, err := filepath.Rel(t.Tree.Dir, p); err == nil && !strings.HasPrefix(rel, "..") {
+				return filepath.ToSlash(rel)
+			}
+		}
+		return p
+	}
+}
+
+// Compare asks both trees the requests and reports what changes.
+func Compare(old, new *Tree, opt Options) *Report {
+	route.Display = display([]*Tree{old, new})
+	matchServers(old, new)
+	var reqs []route.Request
+	if !opt.NoGenerate {
+		reqs = requestSet(old.cfg, new.cfg)
+	}
+	seen := map[string]bool{}
+	for _, r := range reqs {
+		seen[key(r)] = true
+	}
+	for _, r := range opt.Requests {
+		if !seen[key(r)] {
+			seen[key(r)] = true
+			reqs = append(reqs, r)
+		}
+	}
+	rep := &Report{Old: old.Name, New: new.Name, NewBase: filepath.ToSlash(new.Base), Compared: len(reqs)}
+	groups := map[string]*Change{}
+	var order []string
+	blocks := map[string]*blockPair{}
+	var blockOrder []string
+	for _, r := range reqs {
+		ro, rn := old.route(r, opt), new.route(r, opt)
+		a, b := old.answer(ro), new.answer(rn)
+		if !a.Certain() || !b.Certain() {
+			rep.Uncertain++
+		}
+		if a.serverID == b.serverID && a.locID == b.locID && ro.Server != nil && rn.Server != nil {
+			k := a.serverID + "|" + a.locID + "|" + a.If + "|" + fmt.Sprint(ro.Location == nil)
+			if _, ok := blocks[k]; !ok {
+				blocks[k] = &blockPair{old: ro, new: rn, oldTree: old, newTree: new}
+				blockOrder = append(blockOrder, k)
+			}
+		}
+		kind := classify(&a, &b)
+		if kind == "" {
+			continue
+		}
+		g := kind + "\x00" + a.ServerAt + a.LocationAt + a.IfAt + "\x00" + b.ServerAt + b.LocationAt + b.IfAt + "\x00" + strconv.Itoa(a.Status) + strconv.FormatBool(a.Closed) + "\x00" + strconv.Itoa(b.Status) + strconv.FormatBool(b.Closed)
+		c := groups[g]
+		if c == nil {
+			c = &Change{Kind: kind}
+			groups[g] = c
+			order = append(order, g)
+		}
+		c.Requests = append(c.Requests, r)
+		c.Old = append(c.Old, a)
+		c.New = append(c.New, b)
+	}
+	for _, g := range order {
+		rep.Changes = append(rep.Changes, *groups[g])
+	}
+	sort.SliceStable(rep.Changes, func(i, j int) bool {
+		a, b := rep.Changes[i], rep.Changes[j]
+		if kindRank[a.Kind] != kindRank[b.Kind] {
+			return kindRank[a.Kind] < kindRank[b.Kind]
+		}
+		return len(a.Requests) > len(b.Requests)
+	})
+	for _, k := range blockOrder {
+		rep.Settings = append(rep.Settings, blocks[k].compare()...)
+	}
+	sort.SliceStable(rep.Settings, func(i, j int) bool { return rep.Settings[i].categoryRk < rep.Settings[j].categoryRk })
+	return rep
+}
+
+// classify says how two answers differ, "" when they do not.
+func classify(a, b *Answer) string {
+	same := a.Closed == b.Closed && a.Status == b.Status && a.serverID == b.serverID && a.locID == b.locID && a.If == b.If && a.norm == b.norm
+	switch {
+	case same:
+		return ""
+	case !a.Certain() || !b.Certain():
+		return KindUncertain
+	case a.Closed != b.Closed || a.Status != b.Status:
+		return KindStatus
+	case a.serverID != b.serverID || a.locID != b.locID || a.If != b.If:
+		return KindBlock
+	}
+	return KindAnswer
+}
+
+func (t *Tree) route(r route.Request, opt Options) *route.Result {
+	r.Headers = map[string]string{}
+	// one prefix for both trees: a relative root names the same directory
+	return t.cfg.Route(r, route.Options{Hostname: opt.Hostname})
+}
+
+// place is a directive's file:line.
+func place(d *parser.Directive) string {
+	if d == nil || d.File == nil {
+		return ""
+	}
+	return route.Display(d.File) + ":" + strconv.Itoa(int(d.Line))
+}
+
+// placeRE finds the places route writes into an answer ("at FILE:LINE").
+var placeRE = regexp.MustCompile(`\bat ([^\s]+):[0-9]+`)
+
+func (t *Tree) answer(res *route.Result) Answer {
+	a := Answer{Status: res.Status, Closed: res.Closed, Text: res.Answer, Unknown: res.Unknown}
+	if res.Server != nil {
+		a.Server, a.ServerAt, a.serverID = res.Server.Label(), place(res.Server.Dir), t.ids[res.Server]
+	}
+	if res.Location != nil {
+		a.Location, a.LocationAt, a.locID = res.Location.Label(), place(res.Location.Dir), locID(res.Location)
+	}
+	if res.If != nil {
+		a.If, a.IfAt = route.Condition(res.If), place(res.If)
+	}
+	norm := placeRE.ReplaceAllString(res.Answer, "at $1")
+	// a proxy_pass to an upstream is compared by the upstream's servers
+	for i := len(res.Steps) - 1; i >= 0; i-- {
+		d := res.Steps[i].Dir
+		if res.Steps[i].Kind != "content" || d == nil || !strings.HasSuffix(d.Name, "_pass") {
+			continue
+		}
+		target := d.Arg(0)
+		host := target
+		if j := strings.Index(host, "://"); j >= 0 {
+			host = host[j+3:]
+		}
+		if j := strings.IndexAny(host, "/"); j >= 0 {
+			host = host[:j]
+		}
+		if sig, ok := t.upstreams[host]; ok && !strings.Contains(target, "$") {
+			norm = strings.Replace(norm, d.Name+" "+target, d.Name+" "+strings.Replace(target, host, sig, 1), 1)
+		}
+		break
+	}
+	a.norm = norm
+	return a
+}
+
+// locID names a location by its modifier and pattern and those of the
+// locations around it: the same in both trees whatever its line.
+func locID(l *route.Loc) string {
+	id := l.Label()
+	for p := l.Parent; p != nil; p = p.Parent {
+		id = p.Label() + " > " + id
+	}
+	return id
+}
+
+// matchServers gives corresponding servers of the two trees the same id:
+// a server of the new tree is the old one that shares most of its names
+// and listen ports, else the one at the same position among those left.
+func matchServers(old, new *Tree) {
+	sig := func(s *route.Server) (names map[string]bool, ports string) {
+		names = map[string]bool{}
+		for _, n := range s.Names {
+			names[n.Value] = true
+		}
+		var ps []string
+		for _, l := range s.Listens {
+			ps = append(ps, l.IP+":"+strconv.Itoa(l.Port)+l.Unix)
+		}
+		sort.Strings(ps)
+		return names, strings.Join(ps, ",")
+	}
+	used := map[*route.Server]bool{}
+	for i, s := range old.cfg.Servers {
+		old.ids[s] = "s" + strconv.Itoa(i)
+	}
+	var left []*route.Server
+	for _, s := range new.cfg.Servers {
+		names, ports := sig(s)
+		var best *route.Server
+		bestScore := 0
+		for _, o := range old.cfg.Servers {
+			if used[o] {
+				continue
+			}
+			on, op := sig(o)
+			score := 0
+			for n := range names {
+				if on[n] {
+					score += 2
+				}
+			}
+			if op == ports {
+				score++
+			}
+			if score > bestScore && score > 1 {
+				best, bestScore = o, score
+			}
+		}
+		if best == nil {
+			left = append(left, s)
+			continue
+		}
+		used[best] = true
+		new.ids[s] = old.ids[best]
+	}
+	// servers without a shared name: by position among the unmatched
+	var rest []*route.Server
+	for _, o := range old.cfg.Servers {
+		if !used[o] {
+			rest = append(rest, o)
+		}
+	}
+	for i, s := range left {
+		if i < len(rest) {
+			_, p1 := sig(s)
+			_, p2 := sig(rest[i])
+			if p1 == p2 {
+				new.ids[s] = old.ids[rest[i]]
+				continue
+			}
+		}
+		new.ids[s] = "n" + strconv.Itoa(i)
+	}
+}
