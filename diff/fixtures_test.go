@@ -27,11 +27,7 @@ func fixtureCases(t *testing.T) []string {
 
 func loadCase(t *testing.T, dir string) (*Tree, *Tree) {
 	t.Helper()
-	old, err := Load(filepath.Join(dir, "old"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	new, err := Load(filepath.Join(dir, "new"))
+	old, new, err := loadPair(filepath.Join(dir, "old"), filepath.Join(dir, "new"))
 	if err != nil {
 		t.Fatal(err)
 	}

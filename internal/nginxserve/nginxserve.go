@@ -518,3 +518,64 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// CorpusTree is a servable tree made of one corpus file: files by path
+// relative to the prefix, nginx.conf the main file.
+type CorpusTree struct {
+	Name  string
+	Files map[string][]byte
+}
+
+// CorpusTrees builds servable trees from corpus files nginx accepted: a
+// main file as it is, an http fragment inside http, a server fragment
+// inside a server.
+func CorpusTrees(t testing.TB, corpusDir string, limit int) []CorpusTree {
+	var rows []nginxtest.Verdict
+	for _, v := range nginxtest.CorpusVerdicts(t, corpusDir) {
+		switch {
+		case !v.OK:
+		case v.Wrap == "", v.Wrap == "http", v.Wrap == "server":
+			rows = append(rows, v)
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Path < rows[j].Path })
+	var out []CorpusTree
+	for _, r := range rows {
+		b, err := os.ReadFile(filepath.Join(corpusDir, r.Path))
+		if err != nil {
+			continue
+		}
+		src := string(b)
+		if r.Wrap != "server" && !strings.Contains(src, "server") {
+			continue
+		}
+		if r.Wrap == "server" && !strings.Contains(src, "location") {
+			continue
+		}
+		files := map[string][]byte{}
+		switch r.Wrap {
+		case "":
+			if !strings.Contains(src, "http") {
+				continue
+			}
+			files["nginx.conf"] = b
+		case "http":
+			files["site.conf"] = b
+			files["nginx.conf"] = []byte("events {}\nhttp {\n    include site.conf;\n}\n")
+		case "server":
+			files["site.conf"] = b
+			files["nginx.conf"] = []byte("events {}\nhttp {\n    server {\n        listen 80;\n        server_name wrapped.test;\n        include site.conf;\n    }\n}\n")
+		}
+		out = append(out, CorpusTree{Name: r.Path, Files: files})
+	}
+	if limit > 0 && len(out) > limit {
+		// an even spread over the sorted list: every project is sampled
+		step := float64(len(out)) / float64(limit)
+		var picked []CorpusTree
+		for i := 0; i < limit; i++ {
+			picked = append(picked, out[int(float64(i)*step)])
+		}
+		out = picked
+	}
+	return out
+}
