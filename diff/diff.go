@@ -47,6 +47,11 @@ type Options struct {
 	Hostname string
 	// NoGenerate asks only Requests.
 	NoGenerate bool
+	// Every generates the requests of every server, also of those whose
+	// answers cannot differ (see Report.Unchanged).
+	Every bool
+	// disk is an assumption about the disk (hypotheses)
+	disk func(string, bool) bool
 }
 
 // Answer is one tree's answer to a request.
@@ -61,6 +66,10 @@ type Answer struct {
 	Closed     bool // the connection is closed without a response
 	Text       string
 	Unknown    []string // what route could not know
+	// Assuming is set when the answers differ only under an assumption
+	// about the disk (route could not follow the request further
+	// without one): which
+	Assuming string
 	// norm is Text with file:line places and upstream names taken out;
 	// id names the blocks the way the other tree's can be matched
 	norm     string
@@ -104,6 +113,11 @@ type Report struct {
 	// how many of them route was not certain of in one tree or both.
 	Compared  int
 	Uncertain int
+	// Unchanged counts the servers whose requests were not generated:
+	// the server block, the http level around it and every server's
+	// listen and names read the same in both trees, so every answer of
+	// the server is the same
+	Unchanged int
 	Changes   []Change
 	Settings  []SettingChange
 }
@@ -186,8 +200,12 @@ func Compare(old, new *Tree, opt Options) *Report {
 	route.Display = display([]*Tree{old, new})
 	matchServers(old, new)
 	var reqs []route.Request
+	skip := map[*route.Server]bool{}
+	if !opt.Every {
+		skip = unchanged(old, new)
+	}
 	if !opt.NoGenerate {
-		reqs = requestSet(old.cfg, new.cfg)
+		reqs = requestSet(skip, old.cfg, new.cfg)
 	}
 	seen := map[string]bool{}
 	for _, r := range reqs {
@@ -200,6 +218,11 @@ func Compare(old, new *Tree, opt Options) *Report {
 		}
 	}
 	rep := &Report{Old: old.Name, New: new.Name, NewBase: filepath.ToSlash(new.Base), Compared: len(reqs)}
+	for s := range skip {
+		if old.ids[s] != "" {
+			rep.Unchanged++
+		}
+	}
 	groups := map[string]*Change{}
 	var order []string
 	blocks := map[string]*blockPair{}
@@ -218,6 +241,22 @@ func Compare(old, new *Tree, opt Options) *Report {
 			}
 		}
 		kind := classify(&a, &b)
+		if kind == "" && (!a.Certain() || !b.Certain()) {
+			// route stopped where the disk decides (an index file, a
+			// static file, try_files): the same words there may hide
+			// different continuations; follow both trees under each
+			// assumption about the disk
+			for _, h := range hypotheses {
+				o := opt
+				o.disk = h.disk
+				a2, b2 := old.answer(old.route(r, o)), new.answer(new.route(r, o))
+				if classify(&a2, &b2) != "" {
+					a2.Assuming, b2.Assuming = h.name, h.name
+					a, b, kind = a2, b2, KindUncertain
+					break
+				}
+			}
+		}
 		if kind == "" {
 			continue
 		}
@@ -268,7 +307,18 @@ func classify(a, b *Answer) string {
 func (t *Tree) route(r route.Request, opt Options) *route.Result {
 	r.Headers = map[string]string{}
 	// one prefix for both trees: a relative root names the same directory
-	return t.cfg.Route(r, route.Options{Hostname: opt.Hostname})
+	return t.cfg.Route(r, route.Options{Hostname: opt.Hostname, Disk: opt.disk})
+}
+
+// hypotheses are the assumptions about the disk a request route could
+// not follow to its end is asked again under: nothing the configuration
+// names exists (a fresh machine), and everything does.
+var hypotheses = []struct {
+	name string
+	disk func(string, bool) bool
+}{
+	{"assuming no file or directory the configuration names exists", func(string, bool) bool { return false }},
+	{"assuming every file and directory the configuration names exists", func(string, bool) bool { return true }},
 }
 
 // place is a directive's file:line.
@@ -328,54 +378,70 @@ func locID(l *route.Loc) string {
 }
 
 // matchServers gives corresponding servers of the two trees the same id:
-// a server of the new tree is the old one that shares most of its names
-// and listen ports, else the one at the same position among those left.
+// the server at the same position with the same names and listen ports;
+// else the old one that shares most of its names (ports break ties);
+// else the one at the same position among those left with the same
+// ports; else a new id.
 func matchServers(old, new *Tree) {
-	sig := func(s *route.Server) (names map[string]bool, ports string) {
-		names = map[string]bool{}
+	type sig struct {
+		names []string
+		ports string
+	}
+	sigOf := func(s *route.Server) sig {
+		var x sig
 		for _, n := range s.Names {
-			names[n.Value] = true
+			x.names = append(x.names, n.Value)
 		}
 		var ps []string
 		for _, l := range s.Listens {
 			ps = append(ps, l.IP+":"+strconv.Itoa(l.Port)+l.Unix)
 		}
 		sort.Strings(ps)
-		return names, strings.Join(ps, ",")
+		x.ports = strings.Join(ps, ",")
+		return x
 	}
+	key := func(x sig) string { return strings.Join(x.names, " ") + "|" + x.ports }
 	used := map[*route.Server]bool{}
+	olds := make([]sig, len(old.cfg.Servers))
+	byName := map[string][]int{}
 	for i, s := range old.cfg.Servers {
 		old.ids[s] = "s" + strconv.Itoa(i)
+		olds[i] = sigOf(s)
+		for _, n := range olds[i].names {
+			byName[n] = append(byName[n], i)
+		}
 	}
 	var left []*route.Server
-	for _, s := range new.cfg.Servers {
-		names, ports := sig(s)
-		var best *route.Server
-		bestScore := 0
-		for _, o := range old.cfg.Servers {
-			if used[o] {
-				continue
-			}
-			on, op := sig(o)
-			score := 0
-			for n := range names {
-				if on[n] {
-					score += 2
+	for i, s := range new.cfg.Servers {
+		x := sigOf(s)
+		if i < len(olds) && !used[old.cfg.Servers[i]] && key(olds[i]) == key(x) {
+			used[old.cfg.Servers[i]] = true
+			new.ids[s] = old.ids[old.cfg.Servers[i]]
+			continue
+		}
+		score := map[int]int{}
+		for _, n := range x.names {
+			for _, j := range byName[n] {
+				if !used[old.cfg.Servers[j]] {
+					score[j] += 2
 				}
 			}
-			if op == ports {
-				score++
+		}
+		best, bestScore := -1, 0
+		for j, sc := range score {
+			if olds[j].ports == x.ports {
+				sc++
 			}
-			if score > bestScore && score > 1 {
-				best, bestScore = o, score
+			if sc > bestScore || sc == bestScore && j < best {
+				best, bestScore = j, sc
 			}
 		}
-		if best == nil {
+		if best < 0 {
 			left = append(left, s)
 			continue
 		}
-		used[best] = true
-		new.ids[s] = old.ids[best]
+		used[old.cfg.Servers[best]] = true
+		new.ids[s] = old.ids[old.cfg.Servers[best]]
 	}
 	// servers without a shared name: by position among the unmatched
 	var rest []*route.Server
@@ -385,14 +451,83 @@ func matchServers(old, new *Tree) {
 		}
 	}
 	for i, s := range left {
-		if i < len(rest) {
-			_, p1 := sig(s)
-			_, p2 := sig(rest[i])
-			if p1 == p2 {
-				new.ids[s] = old.ids[rest[i]]
-				continue
-			}
+		if i < len(rest) && sigOf(s).ports == sigOf(rest[i]).ports {
+			new.ids[s] = old.ids[rest[i]]
+			continue
 		}
 		new.ids[s] = "n" + strconv.Itoa(i)
 	}
+}
+
+// blockText is a block's directives as values, nested blocks included and
+// includes read in place: equal texts configure the same.
+func blockText(b *strings.Builder, ds []*parser.Directive) {
+	for _, d := range parser.Level(ds) {
+		b.WriteString(directiveText(d))
+		if d.Block != nil {
+			b.WriteString("{")
+			blockText(b, d.Block)
+			b.WriteString("}")
+		}
+	}
+}
+
+// addressing is what decides which server a request reaches: every
+// server's listens and names, in order.
+func addressing(c *route.Config) string {
+	var b strings.Builder
+	for _, s := range c.Servers {
+		for _, l := range s.Listens {
+			fmt.Fprintf(&b, "%s|%s|%d|%t|%t|%t;", l.Unix, l.IP, l.Port, l.V6, l.Default, l.SSL)
+		}
+		for _, n := range s.Names {
+			b.WriteString(n.Value + ",")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// httpText is the http level without its servers.
+func httpText(c *route.Config) string {
+	var b strings.Builder
+	for _, d := range c.HTTP {
+		if d.Name == "server" {
+			continue
+		}
+		b.WriteString(directiveText(d))
+		if d.Block != nil {
+			b.WriteString("{")
+			blockText(&b, d.Block)
+			b.WriteString("}")
+		}
+	}
+	return b.String()
+}
+
+// unchanged lists the servers of both trees whose every answer is the
+// same in the other: the http level and the addressing of both trees are
+// the same, and the server's block reads the same as its counterpart's.
+// A request reaches a server by the addressing alone, and what happens
+// there depends on the server's block and the http level only.
+func unchanged(old, new *Tree) map[*route.Server]bool {
+	out := map[*route.Server]bool{}
+	if old.cfg.Fragment || new.cfg.Fragment || httpText(old.cfg) != httpText(new.cfg) || addressing(old.cfg) != addressing(new.cfg) {
+		return out
+	}
+	text := func(s *route.Server) string {
+		var b strings.Builder
+		blockText(&b, s.Dir.Block)
+		return b.String()
+	}
+	byID := map[string]*route.Server{}
+	for _, s := range old.cfg.Servers {
+		byID[old.ids[s]] = s
+	}
+	for _, s := range new.cfg.Servers {
+		if o := byID[new.ids[s]]; o != nil && text(o) == text(s) {
+			out[o], out[s] = true, true
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package diff
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -82,7 +83,7 @@ func TestFixtures(t *testing.T) {
 					extra = append(extra, q)
 				}
 			}
-			rep := Compare(old, new, Options{Requests: extra})
+			rep := Compare(old, new, Options{Requests: extra, Every: true})
 			var out bytes.Buffer
 			if err := Write(&out, "text", rep); err != nil {
 				t.Fatal(err)
@@ -127,5 +128,45 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("%d requests compared", rep.Compared)
 			}
 		})
+	}
+}
+
+// TestUnchangedServersNeedNoRequests checks the shortcut Compare takes by
+// default against asking every server: the same changes on every fixture
+// pair and on a tree of many servers where one line changes.
+func TestUnchangedServersNeedNoRequests(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("events {}\nhttp {\n")
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&b, "    server {\n        listen 80;\n        server_name s%d.example;\n        location / { proxy_pass http://10.0.0.1:%d; }\n        location ~ \\.php$ { return 403; }\n    }\n", i, 8000+i)
+	}
+	b.WriteString("}\n")
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "old", "nginx.conf"), b.String())
+	write(t, filepath.Join(dir, "new", "nginx.conf"), strings.Replace(b.String(), "http://10.0.0.1:8100;", "http://10.0.0.1:8100/;", 1))
+	cases := append(fixtureCases(t), dir)
+	for _, c := range cases {
+		old, new := loadCase(t, c)
+		short, every := Compare(old, new, Options{}), Compare(old, new, Options{Every: true})
+		var got, want strings.Builder
+		for _, x := range []struct {
+			r *Report
+			b *strings.Builder
+		}{{short, &got}, {every, &want}} {
+			for _, ch := range x.r.Changes {
+				for _, q := range ch.Requests {
+					fmt.Fprintf(x.b, "%s %s\n", ch.Kind, RequestLine(q))
+				}
+			}
+			for _, s := range x.r.Settings {
+				fmt.Fprintf(x.b, "%s %s\n", s.Block, s.Name)
+			}
+		}
+		if got.String() != want.String() {
+			t.Errorf("%s: without the unchanged servers\n%s\nwith every server\n%s", c, got.String(), want.String())
+		}
+		if c == dir && (short.Unchanged != 199 || short.Compared*20 > every.Compared) {
+			t.Errorf("%d servers unchanged, %d requests of %d", short.Unchanged, short.Compared, every.Compared)
+		}
 	}
 }

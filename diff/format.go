@@ -77,6 +77,9 @@ func (a *Answer) Describe() string {
 		parts = append(parts, "if ("+a.If+") ("+a.IfAt+")")
 	}
 	s := strings.Join(parts, ", ")
+	if a.Assuming != "" {
+		s = "(" + a.Assuming + ") " + s
+	}
 	if a.Text != "" {
 		s += ": " + a.Text
 	}
@@ -128,7 +131,11 @@ func blockWord(a *Answer) string {
 }
 
 func summary(r *Report) string {
-	return fmt.Sprintf("%d requests compared (route was not certain of %d of them in one tree or both)", r.Compared, r.Uncertain)
+	s := fmt.Sprintf("%d requests compared (route was not certain of %d of them in one tree or both)", r.Compared, r.Uncertain)
+	if r.Unchanged > 0 {
+		s += fmt.Sprintf("; %d %s not asked: %s, the http level and every server's listen and names read the same in both trees", r.Unchanged, plural(r.Unchanged, "server", "servers"), plural(r.Unchanged, "its block", "their blocks"))
+	}
+	return s
 }
 
 func writeText(b *strings.Builder, r *Report) {
@@ -324,6 +331,7 @@ type jsonAnswer struct {
 	Closed     bool     `json:"closed"`
 	Answer     string   `json:"answer"`
 	Certain    bool     `json:"certain"`
+	Assuming   string   `json:"assuming,omitempty"`
 	DependsOn  []string `json:"depends_on,omitempty"`
 }
 
@@ -357,6 +365,7 @@ type jsonOut struct {
 	New       string        `json:"new"`
 	Compared  int           `json:"compared"`
 	Uncertain int           `json:"uncertain"`
+	Unchanged int           `json:"servers_unchanged"`
 	Changed   bool          `json:"changed"`
 	Changes   []jsonChange  `json:"changes"`
 	Settings  []jsonSetting `json:"settings"`
@@ -364,7 +373,7 @@ type jsonOut struct {
 
 func jAnswer(a *Answer) jsonAnswer {
 	j := jsonAnswer{Server: a.Server, ServerAt: a.ServerAt, Location: a.Location, LocationAt: a.LocationAt, If: a.If, IfAt: a.IfAt,
-		Closed: a.Closed, Answer: a.Text, Certain: a.Certain(), DependsOn: a.Unknown}
+		Closed: a.Closed, Answer: a.Text, Certain: a.Certain(), Assuming: a.Assuming, DependsOn: a.Unknown}
 	if a.Status != 0 {
 		s := a.Status
 		j.Status = &s
@@ -373,7 +382,7 @@ func jAnswer(a *Answer) jsonAnswer {
 }
 
 func jsonReport(r *Report) jsonOut {
-	j := jsonOut{Old: r.Old, New: r.New, Compared: r.Compared, Uncertain: r.Uncertain, Changed: r.Changed(), Changes: []jsonChange{}, Settings: []jsonSetting{}}
+	j := jsonOut{Old: r.Old, New: r.New, Compared: r.Compared, Uncertain: r.Uncertain, Unchanged: r.Unchanged, Changed: r.Changed(), Changes: []jsonChange{}, Settings: []jsonSetting{}}
 	for i := range r.Changes {
 		c := &r.Changes[i]
 		jc := jsonChange{Kind: c.Kind, Summary: headline(c)}

@@ -85,8 +85,8 @@ func servePair(t *testing.T, oldFiles, newFiles map[string][]byte) (pc pairCheck
 		}
 		trees[i], ins[i] = tr, in
 	}
-	rep := Compare(trees[0], trees[1], Options{})
-	reqs := requestSet(trees[0].cfg, trees[1].cfg)
+	rep := Compare(trees[0], trees[1], Options{Every: true})
+	reqs := requestSet(nil, trees[0].cfg, trees[1].cfg)
 	reported := map[string]string{}
 	for _, c := range rep.Changes {
 		for j, q := range c.Requests {

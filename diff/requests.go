@@ -28,7 +28,7 @@ type port struct {
 // dot, a port), every location's pattern with the variants on its edges,
 // normalisation cases, GET, HEAD and POST, http and https, no Host header
 // and an unknown name.
-func requestSet(cfgs ...*route.Config) []route.Request {
+func requestSet(skip map[*route.Server]bool, cfgs ...*route.Config) []route.Request {
 	var out []route.Request
 	seen := map[string]bool{}
 	add := func(r route.Request) {
@@ -49,6 +49,9 @@ func requestSet(cfgs ...*route.Config) []route.Request {
 				p := port{l.IP, l.Port, l.SSL}
 				sp = append(sp, p)
 				ports[p] = true
+			}
+			if skip[s] {
+				continue
 			}
 			hosts, variants := names(s)
 			uris := locationURIs(s.Locs)

@@ -3,6 +3,7 @@ package route
 import (
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 )
 
@@ -18,10 +19,31 @@ type addrConf struct {
 	ssl     bool
 }
 
+// addrPick is pickAddress's answer for one address and port.
+type addrPick struct {
+	ac           *addrConf
+	why, unknown string
+}
+
 // pickAddress finds the address configuration a connection to addr:port
 // lands on. why explains the choice; unknown is set when the address the
-// client connects to was not given and the choice depends on it.
+// client connects to was not given and the choice depends on it. The
+// answer is kept for the next request to the same address: finding it
+// walks every listen of the tree.
 func (c *Config) pickAddress(r *Request) (ac *addrConf, why, unknown string) {
+	k := r.Addr + " " + strconv.Itoa(r.Port)
+	if p, ok := c.picks[k]; ok {
+		return p.ac, p.why, p.unknown
+	}
+	ac, why, unknown = c.findAddress(r)
+	if c.picks == nil {
+		c.picks = map[string]addrPick{}
+	}
+	c.picks[k] = addrPick{ac, why, unknown}
+	return ac, why, unknown
+}
+
+func (c *Config) findAddress(r *Request) (ac *addrConf, why, unknown string) {
 	v6 := strings.Contains(r.Addr, ":")
 	var specific []string
 	seen := map[string]bool{}

@@ -31,6 +31,7 @@ type Config struct {
 	Fragment bool
 	maps     map[string]*parser.Directive // "$name" -> its map block
 	regexes  map[string]*compiled
+	picks    map[string]addrPick // pickAddress's answers by address and port
 }
 
 // Server is one http server block.

@@ -21,6 +21,12 @@ type Options struct {
 	// Hostname is the host name of the machine nginx runs on, for
 	// "server_name $hostname" and $hostname ("" when unknown).
 	Hostname string
+	// Disk, when set, says whether a file (dir: a directory) exists in
+	// place of looking, and route takes its word as known: an assumption
+	// about the disk to follow a request past try_files, index files and
+	// static files (diff asks under "nothing exists" and "everything
+	// exists"). Nothing is looked up.
+	Disk func(path string, dir bool) bool
 }
 
 // Step is one thing that happened to the request, in order.
@@ -640,6 +646,9 @@ func (st *state) fastcgiScriptName() string {
 
 // exists looks at the disk when allowed; known is false otherwise.
 func (st *state) exists(p string, dir bool) (ok, known bool) {
+	if st.opt.Disk != nil {
+		return st.opt.Disk(p, dir), true
+	}
 	if !st.opt.RootCheck {
 		return false, false
 	}
