@@ -86,6 +86,10 @@ type Change struct {
 	Requests []route.Request
 	// Old and New are the answers to Requests[i], in order.
 	Old, New []Answer
+	// Cause names the changed lines behind the first request's change
+	// ("new nginx.conf:16-19"): inside the blocks that answer, else
+	// outside every server
+	Cause []string
 }
 
 // SettingChange is a directive in effect at a server or location that
@@ -225,6 +229,8 @@ func Compare(old, new *Tree, opt Options) *Report {
 	}
 	groups := map[string]*Change{}
 	var order []string
+	cs := &causes{}
+	cs.removed, cs.added = changedLines(old, new)
 	blocks := map[string]*blockPair{}
 	var blockOrder []string
 	for _, r := range reqs {
@@ -263,7 +269,7 @@ func Compare(old, new *Tree, opt Options) *Report {
 		g := kind + "\x00" + a.ServerAt + a.LocationAt + a.IfAt + "\x00" + b.ServerAt + b.LocationAt + b.IfAt + "\x00" + strconv.Itoa(a.Status) + strconv.FormatBool(a.Closed) + "\x00" + strconv.Itoa(b.Status) + strconv.FormatBool(b.Closed)
 		c := groups[g]
 		if c == nil {
-			c = &Change{Kind: kind}
+			c = &Change{Kind: kind, Cause: cs.cause(ro, rn)}
 			groups[g] = c
 			order = append(order, g)
 		}

@@ -51,7 +51,7 @@ func changeOf(rep *Report, line string) string {
 // (0 no change, 1 a change), "changed KIND REQUEST" (the request is
 // reported with that kind), "same REQUEST" (it is not), "setting NAME
 // BLOCK [note TEXT]" (a directive in effect at the block changes, with a
-// note holding TEXT).
+// note holding TEXT), "cause LINES" (a change names these changed lines).
 func TestFixtures(t *testing.T) {
 	for _, dir := range fixtureCases(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
@@ -119,6 +119,16 @@ func TestFixtures(t *testing.T) {
 					}
 					if !found {
 						t.Errorf("no change of %s at %s (note %q):\n%s", name, block, note, out.String())
+					}
+				case "cause":
+					found := false
+					for _, c := range rep.Changes {
+						if strings.Join(c.Cause, "; ") == rest {
+							found = true
+						}
+					}
+					if !found {
+						t.Errorf("no change caused by %q:\n%s", rest, out.String())
 					}
 				default:
 					t.Fatalf("expect.txt: %q", l)

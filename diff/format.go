@@ -154,6 +154,9 @@ func writeText(b *strings.Builder, r *Report) {
 	for i := range r.Changes {
 		c := &r.Changes[i]
 		fmt.Fprintf(b, "\n%s  %s\n", strings.ToUpper(c.Kind), e(headline(c)))
+		if len(c.Cause) > 0 {
+			fmt.Fprintf(b, "  changed lines: %s\n", e(strings.Join(c.Cause, "; ")))
+		}
 		for j := range c.Requests {
 			if j == examples {
 				fmt.Fprintf(b, "  ... and %d more\n", len(c.Requests)-examples)
@@ -234,6 +237,9 @@ func writeMarkdown(b *strings.Builder, r *Report) {
 	for i := range r.Changes {
 		c := &r.Changes[i]
 		fmt.Fprintf(b, "#### %s\n\n%s\n\n", c.Kind, md(headline(c)))
+		if len(c.Cause) > 0 {
+			fmt.Fprintf(b, "Changed lines: %s\n\n", md(strings.Join(c.Cause, "; ")))
+		}
 		for j := range c.Requests {
 			if j == examples {
 				fmt.Fprintf(b, "- ... and %d more\n", len(c.Requests)-examples)
@@ -295,6 +301,9 @@ func writeGitHub(b *strings.Builder, r *Report) {
 			at = n.ServerAt
 		}
 		msg := headline(c) + "; e.g. " + RequestLine(c.Requests[0]) + ": old " + a.Describe() + "; new " + n.Describe()
+		if len(c.Cause) > 0 {
+			msg += "; changed lines: " + strings.Join(c.Cause, "; ")
+		}
 		level := "warning"
 		if c.Kind == KindUncertain {
 			level = "notice"
@@ -344,6 +353,7 @@ type jsonPair struct {
 type jsonChange struct {
 	Kind     string     `json:"kind"`
 	Summary  string     `json:"summary"`
+	Cause    []string   `json:"changed_lines"`
 	Requests []jsonPair `json:"requests"`
 }
 
@@ -385,7 +395,7 @@ func jsonReport(r *Report) jsonOut {
 	j := jsonOut{Old: r.Old, New: r.New, Compared: r.Compared, Uncertain: r.Uncertain, Unchanged: r.Unchanged, Changed: r.Changed(), Changes: []jsonChange{}, Settings: []jsonSetting{}}
 	for i := range r.Changes {
 		c := &r.Changes[i]
-		jc := jsonChange{Kind: c.Kind, Summary: headline(c)}
+		jc := jsonChange{Kind: c.Kind, Summary: headline(c), Cause: nonNil(c.Cause)}
 		for k, q := range c.Requests {
 			jr := jsonRequest{Method: q.Method, Scheme: q.Scheme, Target: q.Target, Port: q.Port, Addr: q.Addr, HTTP: "1.1"}
 			if q.Proto == "HTTP/1.0" {

@@ -47,8 +47,8 @@ runs.
 Exit codes: 0 no change in behaviour; 1 answers or directives in effect change;
 2 could not run (bad arguments, a configuration nginx would not load).`,
 		Example: `  nginxtune diff fixtures/diff/regex-swallows/old fixtures/diff/regex-swallows/new
-  nginxtune diff --git main deploy/nginx --format markdown
-  nginxtune diff old/nginx.conf new/nginx.conf --requests access.log --format json`,
+  nginxtune diff --git main fixtures/diff/hsts-lost/new --format markdown
+  nginxtune diff fixtures/diff/proxy-slash/old/nginx.conf fixtures/diff/proxy-slash/new/nginx.conf --format json`,
 		Args: cobra.RangeArgs(0, 2),
 		RunE: func(c *cobra.Command, args []string) error { return runDiff(c, args, &f) },
 	}

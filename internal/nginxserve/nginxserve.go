@@ -107,6 +107,8 @@ type Instrumenter struct {
 	Backend string
 	sockets int
 	caches  int
+	// notHTTP are upstreams a *_pass other than proxy_pass names
+	notHTTP map[string]bool
 }
 
 // Listen is a listen directive's address as ParseListen reads it.
@@ -244,7 +246,11 @@ func (in *Instrumenter) Instrument(t *parser.Tree) map[*parser.File][]byte {
 			return false
 		case "server":
 			if parent == "upstream" {
-				replace(d, "server "+in.backendAddr()+";")
+				addr := in.backendAddr()
+				if u := c.Enclosing("upstream"); u != nil && in.notHTTP[u.Arg(0)] {
+					addr = "127.0.0.1:1" // FastCGI, uwsgi, ...: not the HTTP backend's
+				}
+				replace(d, "server "+addr+";")
 				return false
 			}
 		case "proxy_pass", "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass":
@@ -454,9 +460,20 @@ func (in *Instrumenter) Prepare(t testing.TB, bin string) string {
 	if err != nil {
 		return "does not load: " + err.Error()
 	}
+	in.notHTTP = map[string]bool{}
 	orig.Walk(func(d *parser.Directive, c *parser.Context) bool {
-		if d.Name == "upstream" && len(d.Args) == 1 {
-			in.Upstreams[d.Arg(0)] = true
+		switch d.Name {
+		case "upstream":
+			if len(d.Args) == 1 {
+				in.Upstreams[d.Arg(0)] = true
+			}
+		case "fastcgi_pass", "uwsgi_pass", "scgi_pass", "grpc_pass", "memcached_pass":
+			host := d.Arg(0)
+			if i := strings.Index(host, "://"); i >= 0 {
+				host = host[i+3:]
+			}
+			host, _, _ = strings.Cut(host, "/")
+			in.notHTTP[host] = true
 		}
 		return true
 	})
