@@ -311,7 +311,7 @@ func writeGitHub(b *strings.Builder, r *Report) {
 		annotate(level, at, "nginxtune diff: "+c.Kind, msg)
 	}
 	for _, s := range r.Settings {
-		msg := fmt.Sprintf("%s at %s: old %s; new %s", s.Name, s.Block, strings.Join(s.Old, " "), strings.Join(s.New, " "))
+		msg := fmt.Sprintf("%s at %s: old: %s new: %s", s.Name, s.Block, orNone(s.Old), orNone(s.New))
 		if s.Note != "" {
 			msg += "; " + s.Note
 		}
@@ -420,4 +420,11 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+func orNone(vals []string) string {
+	if len(vals) == 0 {
+		return "(not in effect)"
+	}
+	return strings.Join(vals, " ")
 }
