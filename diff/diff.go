@@ -124,6 +124,9 @@ type Report struct {
 	Unchanged int
 	Changes   []Change
 	Settings  []SettingChange
+	// Notes say what neither tree let diff see: includes not read, a
+	// fragment in place of a main file
+	Notes []string
 }
 
 // Changed reports whether any answer or directive in effect changes.
@@ -222,6 +225,9 @@ func Compare(old, new *Tree, opt Options) *Report {
 		}
 	}
 	rep := &Report{Old: old.Name, New: new.Name, NewBase: filepath.ToSlash(new.Base), Compared: len(reqs)}
+	for _, t := range []*Tree{old, new} {
+		rep.Notes = append(rep.Notes, t.notes()...)
+	}
 	for s := range skip {
 		if old.ids[s] != "" {
 			rep.Unchanged++
@@ -534,6 +540,27 @@ func unchanged(old, new *Tree) map[*route.Server]bool {
 		if o := byID[new.ids[s]]; o != nil && text(o) == text(s) {
 			out[o], out[s] = true, true
 		}
+	}
+	return out
+}
+
+// notes say what the tree does not let diff see.
+func (t *Tree) notes() []string {
+	var out []string
+	for _, d := range t.Tree.Diagnostics {
+		if (d.Kind == "include-missing" || d.Kind == "include-cycle") && d.Severity >= parser.SevWarning {
+			rel := d.File
+			if r, err := filepath.Rel(t.Tree.Dir, d.File); err == nil && !strings.HasPrefix(r, "..") {
+				rel = filepath.ToSlash(r)
+			}
+			out = append(out, fmt.Sprintf("%s: %s:%d: %s", t.Name, rel, d.Line, d.Message))
+		}
+	}
+	if t.Tree.HasUnread() {
+		out = append(out, t.Name+": some included files were not read (outside the tree or missing): servers and locations in them are not compared")
+	}
+	if t.cfg.Fragment {
+		out = append(out, t.Name+": a fragment, not a main nginx.conf: servers in files it does not include may share its addresses")
 	}
 	return out
 }

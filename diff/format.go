@@ -140,6 +140,9 @@ func summary(r *Report) string {
 
 func writeText(b *strings.Builder, r *Report) {
 	fmt.Fprintf(b, "nginxtune diff %s -> %s\n%s\n", e(r.Old), e(r.New), summary(r))
+	for _, n := range r.Notes {
+		fmt.Fprintf(b, "note: %s\n", e(n))
+	}
 	if !r.Changed() {
 		b.WriteString("no change in behaviour\n")
 		return
@@ -230,6 +233,9 @@ func md(s string) string {
 
 func writeMarkdown(b *strings.Builder, r *Report) {
 	fmt.Fprintf(b, "### nginxtune diff\n\n%s -> %s: %s.\n\n", md(r.Old), md(r.New), summary(r))
+	for _, n := range r.Notes {
+		fmt.Fprintf(b, "Note: %s\n\n", md(n))
+	}
 	if !r.Changed() {
 		b.WriteString("**No change in behaviour.**\n")
 		return
@@ -379,6 +385,7 @@ type jsonOut struct {
 	Changed   bool          `json:"changed"`
 	Changes   []jsonChange  `json:"changes"`
 	Settings  []jsonSetting `json:"settings"`
+	Notes     []string      `json:"notes"`
 }
 
 func jAnswer(a *Answer) jsonAnswer {
@@ -392,7 +399,7 @@ func jAnswer(a *Answer) jsonAnswer {
 }
 
 func jsonReport(r *Report) jsonOut {
-	j := jsonOut{Old: r.Old, New: r.New, Compared: r.Compared, Uncertain: r.Uncertain, Unchanged: r.Unchanged, Changed: r.Changed(), Changes: []jsonChange{}, Settings: []jsonSetting{}}
+	j := jsonOut{Old: r.Old, New: r.New, Compared: r.Compared, Uncertain: r.Uncertain, Unchanged: r.Unchanged, Changed: r.Changed(), Changes: []jsonChange{}, Settings: []jsonSetting{}, Notes: nonNil(r.Notes)}
 	for i := range r.Changes {
 		c := &r.Changes[i]
 		jc := jsonChange{Kind: c.Kind, Summary: headline(c), Cause: nonNil(c.Cause)}
