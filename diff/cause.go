@@ -21,14 +21,14 @@ type edits map[string][]int
 // them: the lines the new tree drops, and those it adds.
 func changedLines(old, new *Tree) (removed, added edits) {
 	removed, added = edits{}, edits{}
-	byName := func(t *parser.Tree) map[string]*parser.File {
+	byName := func(t *Tree) map[string]*parser.File {
 		m := map[string]*parser.File{}
-		for _, f := range t.Files {
-			m[route.Display(f)] = f
+		for _, f := range t.Tree.Files {
+			m[t.name(f)] = f
 		}
 		return m
 	}
-	o, n := byName(old.Tree), byName(new.Tree)
+	o, n := byName(old), byName(new)
 	for name, of := range o {
 		nf := n[name]
 		if nf == nil {
@@ -61,11 +61,11 @@ func allLines(f *parser.File) []int {
 }
 
 // within are the changed lines inside a block.
-func (e edits) within(d *parser.Directive) (string, []int) {
+func (e edits) within(t *Tree, d *parser.Directive) (string, []int) {
 	if d == nil || d.File == nil {
 		return "", nil
 	}
-	name := route.Display(d.File)
+	name := t.name(d.File)
 	end, _ := d.File.Position(int(d.End))
 	var out []int
 	for _, l := range e[name] {
@@ -81,14 +81,14 @@ func (e edits) within(d *parser.Directive) (string, []int) {
 // every changed line outside any server (the http level, an upstream).
 func (c *causes) cause(ro, rn *route.Result) []string {
 	var out []string
-	add := func(side string, e edits, d *parser.Directive) {
-		if name, ls := e.within(d); len(ls) > 0 {
+	add := func(side string, t *Tree, e edits, d *parser.Directive) {
+		if name, ls := e.within(t, d); len(ls) > 0 {
 			out = append(out, side+" "+ranges(name, ls))
 		}
 	}
 	for _, blocks := range [][2]*parser.Directive{{locDir(ro), locDir(rn)}, {srvDir(ro), srvDir(rn)}} {
-		add("old", c.removed, blocks[0])
-		add("new", c.added, blocks[1])
+		add("old", c.old, c.removed, blocks[0])
+		add("new", c.new, c.added, blocks[1])
 		if len(out) > 0 {
 			return out
 		}
@@ -111,7 +111,10 @@ func (c *causes) cause(ro, rn *route.Result) []string {
 	return out
 }
 
-type causes struct{ removed, added edits }
+type causes struct {
+	old, new       *Tree
+	removed, added edits
+}
 
 func locDir(r *route.Result) *parser.Directive {
 	if r == nil || r.Location == nil {

@@ -144,6 +144,8 @@ type Tree struct {
 	// written, for comparing proxy_pass targets across a rename
 	upstreams map[string]string
 	ids       map[*route.Server]string
+	// realDir is Tree.Dir with its links resolved, as file paths are
+	realDir string
 }
 
 // Load reads a tree (a main file or its directory) as an untrusted copy:
@@ -168,7 +170,10 @@ func Load(path string) (*Tree, error) {
 }
 
 func newTree(name string, t *parser.Tree) *Tree {
-	tr := &Tree{Name: name, Tree: t, cfg: route.Build(t), upstreams: map[string]string{}, ids: map[*route.Server]string{}}
+	tr := &Tree{Name: name, Tree: t, cfg: route.Build(t), upstreams: map[string]string{}, ids: map[*route.Server]string{}, realDir: t.Dir}
+	if real, err := filepath.EvalSymlinks(t.Dir); err == nil {
+		tr.realDir = real
+	}
 	for _, d := range tr.cfg.HTTP {
 		if d.Name == "upstream" && d.Block != nil && len(d.Args) == 1 {
 			var parts []string
@@ -186,25 +191,41 @@ func directiveText(d *parser.Directive) string {
 	return strings.Join(append([]string{d.Name}, d.ArgValues()...), " ") + ";"
 }
 
-// display names a file by its path inside the tree it belongs to.
-func display(trees []*Tree) func(f *parser.File) string {
-	return func(f *parser.File) string {
-		p := f.Path
-		if f.Via != "" {
-			p = f.Via
-		}
-		for _, t := range trees {
-			if rel, err := filepath.Rel(t.Tree.Dir, p); err == nil && !strings.HasPrefix(rel, "..") {
-				return filepath.ToSlash(rel)
-			}
-		}
-		return p
+// name is a file's path inside the tree (as nginx names it: a link by
+// its own path).
+func (t *Tree) name(f *parser.File) string {
+	p := f.Path
+	if f.Via != "" {
+		p = f.Via
 	}
+	for _, dir := range []string{t.Tree.Dir, t.realDir} {
+		if rel, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return p
+}
+
+// place is a directive's file:line inside the tree.
+func (t *Tree) place(d *parser.Directive) string {
+	if d == nil || d.File == nil {
+		return ""
+	}
+	return t.name(d.File) + ":" + strconv.Itoa(int(d.Line))
+}
+
+// local writes the places route names in a text inside the tree, as
+// place does.
+func (t *Tree) local(s string) string {
+	s = strings.ReplaceAll(s, t.Tree.Dir+string(filepath.Separator), "")
+	if t.realDir != t.Tree.Dir {
+		s = strings.ReplaceAll(s, t.realDir+string(filepath.Separator), "")
+	}
+	return s
 }
 
 // Compare asks both trees the requests and reports what changes.
 func Compare(old, new *Tree, opt Options) *Report {
-	route.Display = display([]*Tree{old, new})
 	matchServers(old, new)
 	var reqs []route.Request
 	skip := map[*route.Server]bool{}
@@ -235,7 +256,7 @@ func Compare(old, new *Tree, opt Options) *Report {
 	}
 	groups := map[string]*Change{}
 	var order []string
-	cs := &causes{}
+	cs := &causes{old: old, new: new}
 	cs.removed, cs.added = changedLines(old, new)
 	blocks := map[string]*blockPair{}
 	var blockOrder []string
@@ -333,29 +354,24 @@ var hypotheses = []struct {
 	{"assuming every file and directory the configuration names exists", func(string, bool) bool { return true }},
 }
 
-// place is a directive's file:line.
-func place(d *parser.Directive) string {
-	if d == nil || d.File == nil {
-		return ""
-	}
-	return route.Display(d.File) + ":" + strconv.Itoa(int(d.Line))
-}
-
 // placeRE finds the places route writes into an answer ("at FILE:LINE").
 var placeRE = regexp.MustCompile(`\bat ([^\s]+):[0-9]+`)
 
 func (t *Tree) answer(res *route.Result) Answer {
-	a := Answer{Status: res.Status, Closed: res.Closed, Text: res.Answer, Unknown: res.Unknown}
+	a := Answer{Status: res.Status, Closed: res.Closed, Text: t.local(res.Answer)}
+	for _, u := range res.Unknown {
+		a.Unknown = append(a.Unknown, t.local(u))
+	}
 	if res.Server != nil {
-		a.Server, a.ServerAt, a.serverID = res.Server.Label(), place(res.Server.Dir), t.ids[res.Server]
+		a.Server, a.ServerAt, a.serverID = res.Server.Label(), t.place(res.Server.Dir), t.ids[res.Server]
 	}
 	if res.Location != nil {
-		a.Location, a.LocationAt, a.locID = res.Location.Label(), place(res.Location.Dir), locID(res.Location)
+		a.Location, a.LocationAt, a.locID = res.Location.Label(), t.place(res.Location.Dir), locID(res.Location)
 	}
 	if res.If != nil {
-		a.If, a.IfAt = route.Condition(res.If), place(res.If)
+		a.If, a.IfAt = route.Condition(res.If), t.place(res.If)
 	}
-	norm := placeRE.ReplaceAllString(res.Answer, "at $1")
+	norm := placeRE.ReplaceAllString(a.Text, "at $1")
 	// a proxy_pass to an upstream is compared by the upstream's servers
 	for i := len(res.Steps) - 1; i >= 0; i-- {
 		d := res.Steps[i].Dir

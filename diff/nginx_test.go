@@ -165,19 +165,19 @@ func observable(a, b *Answer) bool {
 func blockOf(tr *Tree, a nginxserve.Answer) string {
 	id := "?" + a.Server
 	for _, s := range tr.cfg.Servers {
-		if place(s.Dir) == a.Server {
+		if tr.place(s.Dir) == a.Server {
 			id = tr.ids[s]
 		}
 		var walk func([]*route.Loc)
 		walk = func(ls []*route.Loc) {
 			for _, l := range ls {
-				if place(l.Dir) == a.Location {
+				if tr.place(l.Dir) == a.Location {
 					id += "|" + locID(l)
 				}
 				walk(l.Locs)
 			}
 		}
-		if place(s.Dir) == a.Server {
+		if tr.place(s.Dir) == a.Server {
 			walk(s.Locs)
 		}
 	}

@@ -64,14 +64,14 @@ func (p *blockPair) label() string {
 	return s
 }
 
-func blockAt(r *route.Result) string {
+func blockAt(t *Tree, r *route.Result) string {
 	switch {
 	case r.If != nil:
-		return place(r.If)
+		return t.place(r.If)
 	case r.Location != nil:
-		return place(r.Location.Dir)
+		return t.place(r.Location.Dir)
 	case r.Server != nil:
-		return place(r.Server.Dir)
+		return t.place(r.Server.Dir)
 	}
 	return ""
 }
@@ -122,14 +122,14 @@ func (p *blockPair) compare() []SettingChange {
 			continue
 		}
 		cat, rk := category(n)
-		c := SettingChange{Block: p.label(), OldAt: blockAt(p.old), NewAt: blockAt(p.new), Name: n, Category: cat, Old: ov, New: nv, categoryRk: rk}
+		c := SettingChange{Block: p.label(), OldAt: blockAt(p.oldTree, p.old), NewAt: blockAt(p.newTree, p.new), Name: n, Category: cat, Old: ov, New: nv, categoryRk: rk}
 		for _, d := range o.Dirs {
-			c.OldPlaces = append(c.OldPlaces, place(d))
+			c.OldPlaces = append(c.OldPlaces, p.oldTree.place(d))
 		}
 		for _, d := range nw.Dirs {
-			c.NewPlaces = append(c.NewPlaces, place(d))
+			c.NewPlaces = append(c.NewPlaces, p.newTree.place(d))
 		}
-		c.Note = silentNote(n, o, nw)
+		c.Note = silentNote(p.newTree, n, o, nw)
 		out = append(out, c)
 	}
 	return out
@@ -137,7 +137,7 @@ func (p *blockPair) compare() []SettingChange {
 
 // silentNote explains an occurrence that no longer applies though it is
 // still written: an inner level's list replaces it as a whole.
-func silentNote(name string, o, n route.Setting) string {
+func silentNote(t *Tree, name string, o, n route.Setting) string {
 	if !replacedAsList[name] || len(n.Replaces) == 0 {
 		if len(n.Dirs) == 0 && len(o.Dirs) > 0 {
 			return fmt.Sprintf("%s no longer applies here", name)
@@ -156,7 +156,7 @@ func silentNote(name string, o, n route.Setting) string {
 		}
 		for _, r := range n.Replaces {
 			if itemKey(r) == k {
-				lost = append(lost, fmt.Sprintf("%s (still written at %s)", d.Arg(0), place(r)))
+				lost = append(lost, fmt.Sprintf("%s (still written at %s)", d.Arg(0), t.place(r)))
 				break
 			}
 		}
@@ -165,5 +165,5 @@ func silentNote(name string, o, n route.Setting) string {
 		return ""
 	}
 	return fmt.Sprintf("lost through inheritance: %s at %s (%s) replaces every %s of the levels above, so %s no longer applies here",
-		name, place(n.Dirs[0]), n.Level, name, strings.Join(lost, ", "))
+		name, t.place(n.Dirs[0]), n.Level, name, strings.Join(lost, ", "))
 }
