@@ -17,6 +17,56 @@ type addrConf struct {
 	def     *Server
 	defAt   Listen
 	ssl     bool
+	names   *serverNames // built at the first search
+}
+
+// serverNames is an address's server names in nginx's search order, with
+// the exact ones by value: a search does not walk every name of a large
+// tree.
+type serverNames struct {
+	all   []nameAt
+	exact map[string]int // value ("." dropped) -> first position in all
+	// hostname holds the positions of "$hostname" (after the "." is
+	// dropped), said lists those written "$hostname", regex those with a
+	// regular expression
+	hostname, said, regex []int
+}
+
+type nameAt struct {
+	server *Server
+	name   *Name
+}
+
+func (ac *addrConf) index() *serverNames {
+	if ac.names != nil {
+		return ac.names
+	}
+	ix := &serverNames{exact: map[string]int{}}
+	for _, s := range ac.servers {
+		for i := range s.Names {
+			n := &s.Names[i]
+			at := len(ix.all)
+			ix.all = append(ix.all, nameAt{s, n})
+			if n.Value == "$hostname" {
+				ix.said = append(ix.said, at)
+			}
+			if n.re != nil {
+				ix.regex = append(ix.regex, at)
+				continue
+			}
+			v := strings.TrimPrefix(n.Value, ".")
+			switch {
+			case v == "$hostname":
+				ix.hostname = append(ix.hostname, at)
+			case !strings.Contains(v, "*"):
+				if _, dup := ix.exact[v]; !dup {
+					ix.exact[v] = at
+				}
+			}
+		}
+	}
+	ac.names = ix
+	return ix
 }
 
 // addrPick is pickAddress's answer for one address and port.
@@ -141,28 +191,26 @@ type nameMatch struct {
 // trailing wildcard, regular expressions in the order they appear, and
 // else the default server. unknown lists regexes route could not run.
 func (c *Config) findServer(ac *addrConf, host, hostname string) (m nameMatch, unknown []string) {
-	for _, s := range ac.servers {
-		for i := range s.Names {
-			if s.Names[i].Value == "$hostname" && hostname == "" {
-				unknown = append(unknown, fmt.Sprintf("server_name $hostname at %s is the host name of the machine nginx runs on; route went on as if it were not %q", at(s.Names[i].Dir), host))
-			}
+	ix := ac.index()
+	if hostname == "" {
+		for _, i := range ix.said {
+			n := ix.all[i].name
+			unknown = append(unknown, fmt.Sprintf("server_name $hostname at %s is the host name of the machine nginx runs on; route went on as if it were not %q", at(n.Dir), host))
 		}
 	}
-	// exact (".example.com" counts as the exact "example.com" as well)
-	for _, s := range ac.servers {
-		for i := range s.Names {
-			n := &s.Names[i]
-			if n.re != nil {
-				continue
-			}
-			v := strings.TrimPrefix(n.Value, ".")
-			if v == "$hostname" && hostname != "" {
-				v = strings.ToLower(hostname)
-			}
-			if !strings.Contains(v, "*") && v == host && v != "$hostname" {
-				return nameMatch{server: s, name: n, how: "exact name"}, unknown
-			}
+	// exact (".example.com" counts as the exact "example.com" as well):
+	// the first in order
+	best := -1
+	if i, ok := ix.exact[host]; ok {
+		best = i
+	}
+	if hostname != "" && strings.ToLower(hostname) == host && len(ix.hostname) > 0 {
+		if i := ix.hostname[0]; best < 0 || i < best {
+			best = i
 		}
+	}
+	if best >= 0 {
+		return nameMatch{server: ix.all[best].server, name: ix.all[best].name, how: "exact name"}, unknown
 	}
 	if host != "" {
 		// "*.example.com" and ".example.com", then "www.example.*": the
@@ -187,20 +235,15 @@ func (c *Config) findServer(ac *addrConf, host, hostname string) (m nameMatch, u
 			return m, unknown
 		}
 	}
-	for _, s := range ac.servers {
-		for i := range s.Names {
-			n := &s.Names[i]
-			if n.re == nil {
-				continue
-			}
-			caps, ok, why := matchCaps(n.re, host)
-			if why != "" {
-				unknown = append(unknown, fmt.Sprintf("server_name %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", n.Value, at(n.Dir), why))
-				continue
-			}
-			if ok {
-				return nameMatch{server: s, name: n, how: "regular expression (the first that matches, in order of appearance)", caps: caps}, unknown
-			}
+	for _, i := range ix.regex {
+		s, n := ix.all[i].server, ix.all[i].name
+		caps, ok, why := matchCaps(n.re, host)
+		if why != "" {
+			unknown = append(unknown, fmt.Sprintf("server_name %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", n.Value, at(n.Dir), why))
+			continue
+		}
+		if ok {
+			return nameMatch{server: s, name: n, how: "regular expression (the first that matches, in order of appearance)", caps: caps}, unknown
 		}
 	}
 	return nameMatch{server: ac.def, how: "default"}, unknown

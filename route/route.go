@@ -459,7 +459,7 @@ type level struct {
 func (c *Config) levelsOf(s *Server, loc *Loc, ifDir *parser.Directive) []level {
 	var out []level
 	if len(c.HTTP) > 0 {
-		out = append(out, level{label: "http", dirs: c.HTTP, block: c.httpDir})
+		out = append(out, level{label: "http", dirs: c.httpPlain(), block: c.httpDir})
 	}
 	if s != nil {
 		out = append(out, level{label: "server", dirs: s.Body, block: s.Dir})
