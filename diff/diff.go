@@ -95,15 +95,18 @@ type Change struct {
 // SettingChange is a directive in effect at a server or location that
 // differs between the trees.
 type SettingChange struct {
-	Block      string // "server example.com, location /api/"
-	OldAt      string // the block's place in the old tree
-	NewAt      string
-	Name       string
-	Category   string // headers, body size, timeouts, caching, access, TLS, other
-	Old, New   []string
-	OldPlaces  []string
-	NewPlaces  []string
-	Note       string // a silent change: what no longer applies, and why
+	Block     string // "server example.com, location /api/"
+	OldAt     string // the block's place in the old tree
+	NewAt     string
+	Name      string
+	Category  string // headers, body size, timeouts, caching, access, TLS, other
+	Old, New  []string
+	OldPlaces []string
+	NewPlaces []string
+	Note      string // a silent change: what no longer applies, and why
+	// Also lists the other blocks where the same occurrences change
+	// ("server x, location /api/ (nginx.conf:12)")
+	Also       []string
 	categoryRk int
 }
 
@@ -318,6 +321,7 @@ func Compare(old, new *Tree, opt Options) *Report {
 		rep.Settings = append(rep.Settings, blocks[k].compare()...)
 	}
 	sort.SliceStable(rep.Settings, func(i, j int) bool { return rep.Settings[i].categoryRk < rep.Settings[j].categoryRk })
+	rep.Settings = mergeSettings(rep.Settings)
 	return rep
 }
 

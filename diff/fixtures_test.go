@@ -113,8 +113,14 @@ func TestFixtures(t *testing.T) {
 					block, note, _ := strings.Cut(rest, " note ")
 					found := false
 					for _, s := range rep.Settings {
-						if s.Name == name && s.Block == "server "+strings.TrimPrefix(block, "server ") && strings.Contains(strings.ToLower(s.Note), note) {
-							found = true
+						blocks := []string{s.Block}
+						for _, x := range s.Also {
+							blocks = append(blocks, x[:strings.LastIndex(x, " (")])
+						}
+						for _, b := range blocks {
+							if s.Name == name && b == block && strings.Contains(strings.ToLower(s.Note), note) {
+								found = true
+							}
 						}
 					}
 					if !found {

@@ -181,6 +181,9 @@ func writeText(b *strings.Builder, r *Report) {
 		if s.Note != "" {
 			fmt.Fprintf(b, "    %s\n", e(s.Note))
 		}
+		if len(s.Also) > 0 {
+			fmt.Fprintf(b, "    also at %s\n", e(strings.Join(s.Also, "; ")))
+		}
 	}
 }
 
@@ -278,6 +281,9 @@ func writeMarkdown(b *strings.Builder, r *Report) {
 		if s.Note != "" {
 			fmt.Fprintf(b, "  - %s\n", md(s.Note))
 		}
+		if len(s.Also) > 0 {
+			fmt.Fprintf(b, "  - also at %s\n", md(strings.Join(s.Also, "; ")))
+		}
 	}
 }
 
@@ -320,6 +326,9 @@ func writeGitHub(b *strings.Builder, r *Report) {
 		msg := fmt.Sprintf("%s at %s: old: %s new: %s", s.Name, s.Block, orNone(s.Old), orNone(s.New))
 		if s.Note != "" {
 			msg += "; " + s.Note
+		}
+		if len(s.Also) > 0 {
+			msg += "; also at " + strings.Join(s.Also, "; ")
 		}
 		annotate("warning", s.NewAt, "nginxtune diff: "+s.Category, msg)
 	}
@@ -374,6 +383,7 @@ type jsonSetting struct {
 	OldPlaces []string `json:"old_places"`
 	NewPlaces []string `json:"new_places"`
 	Note      string   `json:"note,omitempty"`
+	Also      []string `json:"also_at,omitempty"`
 }
 
 type jsonOut struct {
@@ -417,7 +427,7 @@ func jsonReport(r *Report) jsonOut {
 		j.Changes = append(j.Changes, jc)
 	}
 	for _, s := range r.Settings {
-		j.Settings = append(j.Settings, jsonSetting{s.Block, s.OldAt, s.NewAt, s.Name, s.Category, nonNil(s.Old), nonNil(s.New), nonNil(s.OldPlaces), nonNil(s.NewPlaces), s.Note})
+		j.Settings = append(j.Settings, jsonSetting{s.Block, s.OldAt, s.NewAt, s.Name, s.Category, nonNil(s.Old), nonNil(s.New), nonNil(s.OldPlaces), nonNil(s.NewPlaces), s.Note, s.Also})
 	}
 	return j
 }

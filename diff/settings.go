@@ -167,3 +167,21 @@ func silentNote(t *Tree, name string, o, n route.Setting) string {
 	return fmt.Sprintf("lost through inheritance: %s at %s (%s) replaces every %s of the levels above, so %s no longer applies here",
 		name, t.place(n.Dirs[0]), n.Level, name, strings.Join(lost, ", "))
 }
+
+// mergeSettings folds changes of the same occurrences (a server-level
+// directive seen from each of its locations) into the first block's,
+// the others listed in Also.
+func mergeSettings(in []SettingChange) []SettingChange {
+	var out []SettingChange
+	at := map[string]int{}
+	for _, c := range in {
+		k := strings.Join([]string{c.Name, strings.Join(c.Old, "\n"), strings.Join(c.New, "\n"), strings.Join(c.OldPlaces, " "), strings.Join(c.NewPlaces, " "), c.Note}, "\x00")
+		if i, ok := at[k]; ok {
+			out[i].Also = append(out[i].Also, c.Block+" ("+c.NewAt+")")
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, c)
+	}
+	return out
+}
