@@ -4,67 +4,22 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
+	"github.com/nginxtune/nginxtune/internal/testkit/nginxserve"
 )
 
 // corpusDir is the shared corpus, beside the repository.
 const corpusDir = "../../shared/corpus"
 
-// corpusTrees builds servable trees from corpus files nginx accepted: a
-// main file as it is, an http fragment inside http, a server fragment
-// inside a server.
+// corpusTrees builds servable trees from corpus files nginx accepted
+// (nginxserve.CorpusTrees).
 func corpusTrees(t *testing.T, limit int) []routeTree {
-	var rows []nginxtest.Verdict
-	for _, v := range nginxtest.CorpusVerdicts(t, corpusDir) {
-		switch {
-		case !v.OK:
-		case v.Wrap == "", v.Wrap == "http", v.Wrap == "server":
-			rows = append(rows, v)
-		}
-	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i].Path < rows[j].Path })
 	var out []routeTree
-	for _, r := range rows {
-		b, err := os.ReadFile(filepath.Join(corpusDir, r.Path))
-		if err != nil {
-			continue
-		}
-		src := string(b)
-		if r.Wrap != "server" && !strings.Contains(src, "server") {
-			continue
-		}
-		if r.Wrap == "server" && !strings.Contains(src, "location") {
-			continue
-		}
-		files := map[string][]byte{}
-		switch r.Wrap {
-		case "":
-			if !strings.Contains(src, "http") {
-				continue
-			}
-			files["nginx.conf"] = b
-		case "http":
-			files["site.conf"] = b
-			files["nginx.conf"] = []byte("events {}\nhttp {\n    include site.conf;\n}\n")
-		case "server":
-			files["site.conf"] = b
-			files["nginx.conf"] = []byte("events {}\nhttp {\n    server {\n        listen 80;\n        server_name wrapped.test;\n        include site.conf;\n    }\n}\n")
-		}
-		out = append(out, routeTree{name: r.Path, files: files})
-	}
-	if limit > 0 && len(out) > limit {
-		// an even spread over the sorted list: every project is sampled
-		step := float64(len(out)) / float64(limit)
-		var picked []routeTree
-		for i := 0; i < limit; i++ {
-			picked = append(picked, out[int(float64(i)*step)])
-		}
-		out = picked
+	for _, c := range nginxserve.CorpusTrees(t, corpusDir, limit) {
+		out = append(out, routeTree{name: c.Name, files: c.Files})
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package route
 import (
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 )
 
@@ -16,12 +17,94 @@ type addrConf struct {
 	def     *Server
 	defAt   Listen
 	ssl     bool
+	names   *serverNames // built at the first search
+}
+
+// serverNames is an address's server names in nginx's search order, with
+// the exact ones by value: a search does not walk every name of a large
+// tree.
+type serverNames struct {
+	all   []nameAt
+	exact map[string]int // value ("." dropped) -> first position in all
+	// hostname holds the positions of "$hostname" (after the "." is
+	// dropped), said lists those written "$hostname", regex those with a
+	// regular expression
+	hostname, said, regex []int
+}
+
+type nameAt struct {
+	server *Server
+	name   *Name
+}
+
+func (ac *addrConf) index() *serverNames {
+	if ac.names != nil {
+		return ac.names
+	}
+	ix := &serverNames{exact: map[string]int{}}
+	for _, s := range ac.servers {
+		for i := range s.Names {
+			n := &s.Names[i]
+			at := len(ix.all)
+			ix.all = append(ix.all, nameAt{s, n})
+			if n.Value == "$hostname" {
+				ix.said = append(ix.said, at)
+			}
+			if n.re != nil {
+				ix.regex = append(ix.regex, at)
+				continue
+			}
+			v := strings.TrimPrefix(n.Value, ".")
+			switch {
+			case v == "$hostname":
+				ix.hostname = append(ix.hostname, at)
+			case !strings.Contains(v, "*"):
+				if _, dup := ix.exact[v]; !dup {
+					ix.exact[v] = at
+				}
+			}
+		}
+	}
+	ac.names = ix
+	return ix
+}
+
+// addrPick is pickAddress's answer for one address and port.
+type addrPick struct {
+	ac      *addrConf
+	marked  bool
+	unknown string
 }
 
 // pickAddress finds the address configuration a connection to addr:port
 // lands on. why explains the choice; unknown is set when the address the
-// client connects to was not given and the choice depends on it.
+// client connects to was not given and the choice depends on it. The
+// answer is kept for the next request to the same address: finding it
+// walks every listen of the tree.
 func (c *Config) pickAddress(r *Request, names namer) (ac *addrConf, why, unknown string) {
+	k := r.Addr + " " + strconv.Itoa(r.Port)
+	p, ok := c.picks[k]
+	if !ok {
+		p.ac, p.marked, p.unknown = c.findAddress(r)
+		if c.picks == nil {
+			c.picks = map[string]addrPick{}
+		}
+		c.picks[k] = p
+	}
+	if p.ac == nil {
+		return nil, "", p.unknown
+	}
+	if p.marked {
+		why = fmt.Sprintf("the default server there (for names no server_name matches) is %s at %s, marked default_server", p.ac.def.Label(), names.at(p.ac.def.Dir))
+	} else {
+		why = fmt.Sprintf("the default server there (for names no server_name matches) is the first, %s at %s, as none is marked default_server", p.ac.def.Label(), names.at(p.ac.def.Dir))
+	}
+	return p.ac, why, p.unknown
+}
+
+// findAddress is pickAddress's search, and whether the default server
+// there is marked default_server (else it is the first).
+func (c *Config) findAddress(r *Request) (ac *addrConf, marked bool, unknown string) {
 	v6 := strings.Contains(r.Addr, ":")
 	var specific []string
 	seen := map[string]bool{}
@@ -45,7 +128,7 @@ func (c *Config) pickAddress(r *Request, names namer) (ac *addrConf, why, unknow
 		if ip = normIP(r.Addr); !seen[ip] {
 			ip = ""
 			if !hasWild {
-				return nil, "", ""
+				return nil, false, ""
 			}
 		}
 	case len(specific) > 0:
@@ -76,7 +159,7 @@ func (c *Config) pickAddress(r *Request, names namer) (ac *addrConf, why, unknow
 		}
 	}
 	if len(ac.servers) == 0 {
-		return nil, "", unknown
+		return nil, false, unknown
 	}
 	host := ip
 	if host == "" {
@@ -89,13 +172,11 @@ func (c *Config) pickAddress(r *Request, names namer) (ac *addrConf, why, unknow
 		}
 	}
 	ac.key = fmt.Sprintf("%s:%d", host, r.Port)
-	if ac.def == nil {
+	marked = ac.def != nil
+	if !marked {
 		ac.def, ac.defAt = ac.servers[0], ac.listens[0]
-		why = fmt.Sprintf("the default server there (for names no server_name matches) is the first, %s at %s, as none is marked default_server", ac.def.Label(), names.at(ac.def.Dir))
-	} else {
-		why = fmt.Sprintf("the default server there (for names no server_name matches) is %s at %s, marked default_server", ac.def.Label(), names.at(ac.def.Dir))
 	}
-	return ac, why, unknown
+	return ac, marked, unknown
 }
 
 func normIP(s string) string {
@@ -119,28 +200,26 @@ type nameMatch struct {
 // trailing wildcard, regular expressions in the order they appear, and
 // else the default server. unknown lists regexes route could not run.
 func (c *Config) findServer(ac *addrConf, host, hostname string, names namer) (m nameMatch, unknown []string) {
-	for _, s := range ac.servers {
-		for i := range s.Names {
-			if s.Names[i].Value == "$hostname" && hostname == "" {
-				unknown = append(unknown, fmt.Sprintf("server_name $hostname at %s is the host name of the machine nginx runs on; route went on as if it were not %q", names.at(s.Names[i].Dir), host))
-			}
+	ix := ac.index()
+	if hostname == "" {
+		for _, i := range ix.said {
+			n := ix.all[i].name
+			unknown = append(unknown, fmt.Sprintf("server_name $hostname at %s is the host name of the machine nginx runs on; route went on as if it were not %q", names.at(n.Dir), host))
 		}
 	}
-	// exact (".example.com" counts as the exact "example.com" as well)
-	for _, s := range ac.servers {
-		for i := range s.Names {
-			n := &s.Names[i]
-			if n.re != nil {
-				continue
-			}
-			v := strings.TrimPrefix(n.Value, ".")
-			if v == "$hostname" && hostname != "" {
-				v = strings.ToLower(hostname)
-			}
-			if !strings.Contains(v, "*") && v == host && v != "$hostname" {
-				return nameMatch{server: s, name: n, how: "exact name"}, unknown
-			}
+	// exact (".example.com" counts as the exact "example.com" as well):
+	// the first in order
+	best := -1
+	if i, ok := ix.exact[host]; ok {
+		best = i
+	}
+	if hostname != "" && strings.ToLower(hostname) == host && len(ix.hostname) > 0 {
+		if i := ix.hostname[0]; best < 0 || i < best {
+			best = i
 		}
+	}
+	if best >= 0 {
+		return nameMatch{server: ix.all[best].server, name: ix.all[best].name, how: "exact name"}, unknown
 	}
 	if host != "" {
 		// "*.example.com" and ".example.com", then "www.example.*": the
@@ -165,20 +244,15 @@ func (c *Config) findServer(ac *addrConf, host, hostname string, names namer) (m
 			return m, unknown
 		}
 	}
-	for _, s := range ac.servers {
-		for i := range s.Names {
-			n := &s.Names[i]
-			if n.re == nil {
-				continue
-			}
-			caps, ok, why := matchCaps(n.re, host)
-			if why != "" {
-				unknown = append(unknown, fmt.Sprintf("server_name %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", n.Value, names.at(n.Dir), why))
-				continue
-			}
-			if ok {
-				return nameMatch{server: s, name: n, how: "regular expression (the first that matches, in order of appearance)", caps: caps}, unknown
-			}
+	for _, i := range ix.regex {
+		s, n := ix.all[i].server, ix.all[i].name
+		caps, ok, why := matchCaps(n.re, host)
+		if why != "" {
+			unknown = append(unknown, fmt.Sprintf("server_name %s at %s: %s; route cannot tell whether it matches, and went on as if it did not", n.Value, names.at(n.Dir), why))
+			continue
+		}
+		if ok {
+			return nameMatch{server: s, name: n, how: "regular expression (the first that matches, in order of appearance)", caps: caps}, unknown
 		}
 	}
 	return nameMatch{server: ac.def, how: DefaultServer}, unknown

@@ -34,6 +34,11 @@ type Config struct {
 	Fragment bool
 	maps     map[string]*parser.Directive // "$name" -> its map block
 	regexes  map[string]*compiled
+	picks    map[string]addrPick // pickAddress's answers by address and port
+	// plain is the http level's directives without blocks (servers,
+	// upstreams, maps): what a level's settings are read from, without
+	// walking every server of a large tree for each one
+	plain []*parser.Directive
 }
 
 // Server is one http server block.
@@ -278,6 +283,19 @@ func locationArgs(d *parser.Directive) (mod, pattern string) {
 		return "@", p
 	}
 	return "", p
+}
+
+// httpPlain is the http level without its blocks.
+func (c *Config) httpPlain() []*parser.Directive {
+	if c.plain == nil {
+		c.plain = make([]*parser.Directive, 0, 16)
+		for _, d := range c.HTTP {
+			if d.Block == nil {
+				c.plain = append(c.plain, d)
+			}
+		}
+	}
+	return c.plain
 }
 
 // compile turns a PCRE pattern into Go's regexp where the two agree.

@@ -26,6 +26,12 @@ type Options struct {
 	// Name names a file in the places the answer's steps and what it
 	// depends on cite; nil: FileName.
 	Name func(*parser.File) string
+	// Disk, when set, says whether a file (dir: a directory) exists in
+	// place of looking, and route takes its word as known: an assumption
+	// about the disk to follow a request past try_files, index files and
+	// static files (diff asks under "nothing exists" and "everything
+	// exists"). Nothing is looked up.
+	Disk func(path string, dir bool) bool
 }
 
 // Step is one thing that happened to the request, in order.
@@ -475,7 +481,7 @@ type level struct {
 func (c *Config) levelsOf(s *Server, loc *Loc, ifDir *parser.Directive) []level {
 	var out []level
 	if len(c.HTTP) > 0 {
-		out = append(out, level{label: "http", dirs: c.HTTP, block: c.httpDir})
+		out = append(out, level{label: "http", dirs: c.httpPlain(), block: c.httpDir})
 	}
 	if s != nil {
 		out = append(out, level{label: "server", dirs: s.Body, block: s.Dir})
@@ -650,6 +656,9 @@ func (st *state) fastcgiScriptName() string {
 
 // exists looks at the disk when allowed; known is false otherwise.
 func (st *state) exists(p string, dir bool) (ok, known bool) {
+	if st.opt.Disk != nil {
+		return st.opt.Disk(p, dir), true
+	}
 	if !st.opt.RootCheck {
 		return false, false
 	}

@@ -357,6 +357,11 @@ func (st *state) condition(d *parser.Directive) (bool, string) {
 			if p.unknown != "" {
 				return false, p.unknown
 			}
+			if st.opt.Disk != nil {
+				// an assumption: "-d" asks for a directory, the others
+				// for a file
+				return st.opt.Disk(p.s, strings.TrimPrefix(op, "!") == "-d") != neg, ""
+			}
 			if !st.opt.RootCheck {
 				return false, "whether " + p.s + " exists on the disk (route checks it with --root-check)"
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nginxtune/nginxtune/diff"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/rules/engine"
@@ -14,6 +15,7 @@ import (
 // formatValues are the output formats each command's --format takes.
 var formatValues = map[string]func() []string{
 	"lint":  func() []string { return report.Formats },
+	"diff":  func() []string { return diff.Formats },
 	"facts": func() []string { return []string{"yaml", "json"} },
 	"parse": func() []string { return []string{"json", "crossplane"} },
 	"route": func() []string { return []string{"text", "json"} },

@@ -93,6 +93,7 @@ var commands = []struct {
 	make func() *cobra.Command
 }{
 	{"parse", newParseCmd}, {"lint", newLintCmd}, {"gen", newGenCmd},
+	{"diff", newDiffCmd},
 	{"route", newRouteCmd}, {"fmt", newFmtCmd}, {"lsp", newLSPCmd}, {"rules", newRulesCmd}, {"version", newVersionCmd}, {"man", newManCmd}, {"explain", newExplainCmd}, {"facts", newFactsCmd},
 }
 

@@ -414,3 +414,26 @@ func unifiedWith(ops func(a, b []string) []op, oldName, newName, old, new string
 	}
 	return b.String()
 }
+
+// Changed returns the 1-based numbers of the lines of old the new text
+// drops and of the lines of new the old text lacks: the lines of a change.
+func Changed(old, new string) (removed, added []int) {
+	if old == new {
+		return nil, nil
+	}
+	o, n := 1, 1
+	for _, x := range ops(lines(old), lines(new)) {
+		switch x.kind {
+		case '-':
+			removed = append(removed, o)
+			o++
+		case '+':
+			added = append(added, n)
+			n++
+		default:
+			o++
+			n++
+		}
+	}
+	return removed, added
+}

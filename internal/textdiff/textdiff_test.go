@@ -206,3 +206,13 @@ func TestUnifiedLinearSpace(t *testing.T) {
 		t.Errorf("every line differs: %d lines removed", strings.Count(got, "\n-"))
 	}
 }
+
+func TestChanged(t *testing.T) {
+	removed, added := Changed("a\nb\nc\nd\n", "a\nx\nc\nd\ne\n")
+	if fmt.Sprint(removed, added) != "[2] [2 5]" {
+		t.Errorf("removed %v, added %v", removed, added)
+	}
+	if r, a := Changed("a\n", "a\n"); r != nil || a != nil {
+		t.Errorf("equal texts: %v %v", r, a)
+	}
+}

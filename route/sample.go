@@ -6,10 +6,10 @@ import (
 	"unicode"
 )
 
-// sample returns up to n strings a regular expression matches, each built
+// Sample returns up to n strings a regular expression matches, each built
 // by a different choice of alternatives and repeat counts, for generating
 // requests that reach regex locations and server names.
-func sample(pattern string, caseless bool, n int) []string {
+func Sample(pattern string, caseless bool, n int) []string {
 	flags := syntax.Perl
 	if caseless {
 		flags |= syntax.FoldCase
@@ -94,4 +94,28 @@ func pickRune(ranges []rune, variant int) rune {
 		return 'a'
 	}
 	return good[variant%len(good)]
+}
+
+// NameSamples returns host names a server_name value matches: two samples
+// of a regular expression, a wildcard instantiated twice, an exact name
+// itself; none for "" and "_".
+func NameSamples(nm Name) []string {
+	v := nm.Value
+	switch {
+	case nm.re != nil:
+		var out []string
+		for _, x := range Sample(strings.TrimPrefix(v, "~"), true, 2) {
+			out = append(out, strings.Trim(x, "^$"))
+		}
+		return out
+	case strings.HasPrefix(v, "*."):
+		return []string{"a" + v[1:], "b.c" + v[1:]}
+	case strings.HasPrefix(v, "."):
+		return []string{v[1:], "w" + v}
+	case strings.HasSuffix(v, ".*"):
+		return []string{v[:len(v)-1] + "com", v[:len(v)-1] + "co.uk"}
+	case v != "" && v != "_":
+		return []string{v}
+	}
+	return nil
 }

@@ -1,0 +1,169 @@
+package diff
+
+import (
+	"archive/tar"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOutputsEscapeTreeBytes is the attack of a pull request whose tree
+// carries terminal escapes, bidirectional overrides and GitHub workflow
+// commands in names and paths: no output format lets one through.
+func TestOutputsEscapeTreeBytes(t *testing.T) {
+	dir := t.TempDir()
+	base := "events {}\nhttp {\n    server {\n        listen 80;\n        server_name \"evil\x1b[2J.example\";\n        location / { return 200; }\n%s    }\n}\n"
+	write(t, filepath.Join(dir, "old", "nginx.conf"), strings.Replace(base, "%s", "", 1))
+	write(t, filepath.Join(dir, "new", "nginx.conf"), strings.Replace(base, "%s",
+		"        location \"/x\x1b]0;title\x07\n::error::pwned\" { return 403; }\n        location /a\u202e { add_header \"X\x1b[31m\" \"##[error]no\"; return 404; }\n", 1))
+	old, new, err := loadPair(filepath.Join(dir, "old"), filepath.Join(dir, "new"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Compare(old, new, Options{})
+	if !rep.Changed() {
+		t.Fatal("no change reported")
+	}
+	for _, f := range Formats {
+		var b bytes.Buffer
+		if err := Write(&b, f, rep); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if strings.ContainsAny(out, "\x1b\x07\u202e") || strings.Contains(out, "##[") {
+			t.Errorf("%s: raw escape, override or ##[ in the output:\n%q", f, out)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			l := strings.TrimLeft(line, " \t")
+			if strings.HasPrefix(l, "::") && !(f == "github" && (strings.HasPrefix(l, "::warning file=") || strings.HasPrefix(l, "::notice "))) {
+				t.Errorf("%s: a line starts a workflow command: %q", f, line)
+			}
+		}
+		if !strings.Contains(out, "evil") {
+			t.Errorf("%s: the server is not named:\n%s", f, out)
+		}
+	}
+}
+
+// TestExtractStaysInside is the attack of a revision whose archive holds
+// an entry above the tree, or a link out of it followed by a file through
+// the link: nothing is written outside the temporary directory.
+func TestExtractStaysInside(t *testing.T) {
+	outside := t.TempDir()
+	for _, entries := range [][]tar.Header{
+		{{Name: "link", Typeflag: tar.TypeSymlink, Linkname: outside}, {Name: "link/owned", Typeflag: tar.TypeReg, Size: 1}},
+		{{Name: "../owned", Typeflag: tar.TypeReg, Size: 1}},
+		{{Name: "a/../../owned", Typeflag: tar.TypeReg, Size: 1}},
+	} {
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		for _, h := range entries {
+			h.Mode = 0o644
+			tw.WriteHeader(&h)
+			if h.Size > 0 {
+				tw.Write([]byte("x"))
+			}
+		}
+		tw.Close()
+		dir := filepath.Join(t.TempDir(), "in")
+		os.MkdirAll(dir, 0o700)
+		if err := extract(&buf, dir); err == nil {
+			t.Errorf("%s: extracted without an error", entries[len(entries)-1].Name)
+		}
+		if _, err := os.Stat(filepath.Join(outside, "owned")); err == nil {
+			t.Fatalf("%s: written outside the tree", entries[len(entries)-1].Name)
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "owned")); err == nil {
+			t.Fatalf("%s: written above the tree", entries[len(entries)-1].Name)
+		}
+	}
+}
+
+// TestGit compares the working tree with a revision, and two revisions.
+func TestGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	repo := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	oldSrc, _ := os.ReadFile("../fixtures/diff/regex-swallows/old/nginx.conf")
+	newSrc, _ := os.ReadFile("../fixtures/diff/regex-swallows/new/nginx.conf")
+	run("init", "-q")
+	write(t, filepath.Join(repo, "deploy", "nginx.conf"), string(oldSrc))
+	run("add", ".")
+	run("commit", "-q", "-m", "old")
+	path := filepath.Join(repo, "deploy")
+	var out bytes.Buffer
+	rep, err := Run(RunOptions{Args: []string{path}, Git: "HEAD", Format: "text", Out: &out})
+	if err != nil || rep.Changed() {
+		t.Fatalf("unchanged working tree: %v %s", err, out.String())
+	}
+	write(t, filepath.Join(path, "nginx.conf"), string(newSrc))
+	out.Reset()
+	if rep, err = Run(RunOptions{Args: []string{path}, Git: "HEAD", Format: "text", Out: &out}); err != nil || changeOf(rep, "GET http://app.example/api/x.php") != KindBlock {
+		t.Fatalf("working tree against HEAD: %v\n%s", err, out.String())
+	}
+	run("commit", "-q", "-am", "new")
+	out.Reset()
+	if rep, err = Run(RunOptions{Args: []string{filepath.Join(path, "nginx.conf")}, Git: "HEAD~1..HEAD", Format: "github", Out: &out}); err != nil || changeOf(rep, "GET http://app.example/api/x.php") != KindBlock {
+		t.Fatalf("HEAD~1..HEAD: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "file="+filepath.ToSlash(path)+"/nginx.conf,line=16") {
+		t.Errorf("the annotation is not on the new location in the working tree:\n%s", out.String())
+	}
+	for _, bad := range []string{"--upload-pack=x", "nope", "HEAD..--x"} {
+		if _, err := Run(RunOptions{Args: []string{path}, Git: bad, Format: "text", Out: &out}); err == nil {
+			t.Errorf("--git %q: no error", bad)
+		}
+	}
+}
+
+// TestReadRequests reads URLs and access-log lines in the combined format
+// and in a tree's own log_format.
+func TestReadRequests(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "nginx.conf"), "events {}\nhttp {\n    log_format vhost '$host $remote_addr [$time_local] \"$request\" $status';\n    server { listen 80; server_name a.example; }\n}\n")
+	tr, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := `# requests
+http://a.example/x?y=1
+/nohost
+b.example/p
+10.0.0.1 - - [02/Dec/2026:07:00:00 +0000] "POST /login HTTP/1.1" 200 12 "-" "curl/8"
+a.example 10.0.0.2 [02/Dec/2026:07:00:00 +0000] "GET /vhost/page HTTP/1.1" 404
+`
+	reqs, err := ReadRequests("reqs.txt", strings.NewReader(in), tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, q := range reqs {
+		got = append(got, RequestLine(q))
+	}
+	want := []string{"GET http://a.example/x?y=1", "GET http://(no Host)/nohost", "GET http://b.example/p", "POST http://(no Host)/login (HTTP/1.0)", "GET http://a.example/vhost/page"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := ReadRequests("reqs.txt", strings.NewReader("http://a/\nnot a request line\n"), tr); err == nil || !strings.HasPrefix(err.Error(), "reqs.txt:2: ") {
+		t.Errorf("a bad line: %v", err)
+	}
+}
