@@ -99,7 +99,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 			s.logf("%s: %v", main, err)
 			return nil, err
 		}
-		topt.Overlay = overlay
+		topt.Overlay, topt.Reuse = overlay, &s.reuse
 		return loader.Load(main, topt)
 	}); t != nil {
 		tree = t
@@ -109,7 +109,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 		if err != nil {
 			s.logf("%s: %v", path, err)
 		}
-		opt.Overlay = overlay
+		opt.Overlay, opt.Reuse = overlay, &s.reuse
 		cfg, topt = fcfg, opt
 		t, err := loader.Load(path, opt)
 		if err != nil {
