@@ -550,7 +550,7 @@ func (l *loader) file(p string) (*parser.File, error) {
 	case pf != nil && l.reusable(pf.f, p, real, id):
 		f, diag, shared = pf.f, pf.diag, true
 	default:
-		if rf, rd := l.opt.Reuse.take(real, b); rf != nil && l.reusable(rf, p, real, id) {
+		if rf, rd := l.take(real, b); rf != nil && l.reusable(rf, p, real, id) {
 			f, diag, shared = rf, rd, true
 		} else {
 			f, diag = parser.Parse(real, b)
@@ -579,6 +579,15 @@ func (l *loader) file(p string) (*parser.File, error) {
 		l.tree.Outside = append(l.tree.Outside, real)
 	}
 	return f, nil
+}
+
+// take is Options.Reuse's file for the real path and bytes, when this load
+// holds the Reuse (Load does; LoadFS and a dump's files do not use it).
+func (l *loader) take(real string, b []byte) (*parser.File, *finding.Diagnostic) {
+	if l.roots == nil || !l.src.onDisk() {
+		return nil, nil
+	}
+	return l.opt.Reuse.take(real, b)
 }
 
 // reusable reports whether a file Options.Reuse kept (the same real path
@@ -925,7 +934,7 @@ func (l *loader) prefetch(paths []string) {
 				pf := &prefetched{f: &parser.File{Src: b}, err: err}
 				if _, ok := l.opt.Overlay[todo[i]]; ok || err != nil {
 					// file() reads the overlay; a failed read is its error
-				} else if rf, rd := l.opt.Reuse.take(todo[i], b); rf != nil {
+				} else if rf, rd := l.take(todo[i], b); rf != nil {
 					pf.f, pf.diag, pf.reused = rf, rd, true
 				} else {
 					pf.f, pf.diag = parser.Parse("", b)
