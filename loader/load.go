@@ -79,6 +79,11 @@ type Options struct {
 	// outside its directory and the path maps: a configuration from a pull
 	// request must not read the runner's files.
 	AllowOutside []string
+	// Reuse, when set, keeps the files this load parses for the next loads
+	// that share it, and gives back those of the last loads that are the
+	// same file with the same text: only what changed is parsed again (an
+	// editor's analyses, one a keystroke). See Reuse for what it keeps.
+	Reuse *Reuse
 }
 
 // Tree is a loaded configuration: the root files, every file read, and the
@@ -269,6 +274,10 @@ type loader struct {
 	// known); bounded caches each boundary directory's given and real form
 	bounds  []string
 	bounded map[string][2]string
+	// with Options.Reuse: the root files as named (never reused, since
+	// their context is settled), and the syntax error each parse found
+	roots  map[string]bool
+	syntax map[*parser.File]*finding.Diagnostic
 }
 
 // prefetched is a file read and parsed ahead of its turn.
@@ -276,6 +285,8 @@ type prefetched struct {
 	f    *parser.File
 	diag *finding.Diagnostic
 	err  error
+	// reused: f is a file Options.Reuse kept, not parsed here
+	reused bool
 }
 
 // Load reads the configuration at p: a main file, a directory (its
@@ -285,6 +296,11 @@ type prefetched struct {
 func Load(p string, opt Options) (*Tree, error) {
 	l := &loader{opt: opt, src: osSource{}, state: map[*parser.File]int{},
 		tree: &Tree{byPath: map[string]*parser.File{}}}
+	if opt.Reuse != nil {
+		opt.Reuse.mu.Lock()
+		defer opt.Reuse.mu.Unlock()
+		l.roots, l.syntax = map[string]bool{}, map[*parser.File]*finding.Diagnostic{}
+	}
 	var roots []string
 	switch {
 	case p == "-":
@@ -377,6 +393,11 @@ func Load(p string, opt Options) (*Tree, error) {
 	}
 	l.tree.Dir = l.prefix
 	for _, r := range roots {
+		if l.roots != nil {
+			l.roots[r] = true
+		}
+	}
+	for _, r := range roots {
 		if r != "<stdin>" {
 			if err := l.rootInside(r, l.prefix); err != nil {
 				return nil, fmt.Errorf("%s: %w", r, err)
@@ -387,6 +408,9 @@ func Load(p string, opt Options) (*Tree, error) {
 		}
 	}
 	l.finish(roots)
+	if opt.Reuse != nil {
+		opt.Reuse.keep(l, roots)
+	}
 	return l.tree, nil
 }
 
@@ -513,24 +537,41 @@ func (l *loader) file(p string) (*parser.File, error) {
 	}
 	var f *parser.File
 	var diag *finding.Diagnostic
-	if pf != nil {
+	// a file kept by Options.Reuse is shared with the trees of other
+	// loads: nothing below writes to it
+	shared := false
+	switch {
+	case pf != nil && !pf.reused:
 		f, diag = pf.f, pf.diag
 		f.Path = real
 		if diag != nil {
 			diag.File = real
 		}
-	} else {
-		f, diag = parser.Parse(real, b)
+	case pf != nil && l.reusable(pf.f, p, real, id):
+		f, diag, shared = pf.f, pf.diag, true
+	default:
+		if rf, rd := l.take(real, b); rf != nil && l.reusable(rf, p, real, id) {
+			f, diag, shared = rf, rd, true
+		} else {
+			f, diag = parser.Parse(real, b)
+		}
+	}
+	if l.syntax != nil && diag != nil {
+		l.syntax[f] = diag
 	}
 	if id != (fileID{}) {
-		f.Dev, f.Ino = id.dev, id.ino
+		if !shared {
+			f.Dev, f.Ino = id.dev, id.ino
+		}
 		if l.byID == nil {
 			l.byID = map[fileID]*parser.File{}
 		}
 		l.byID[id] = f
 	}
 	if real != p {
-		f.Via = p
+		if !shared {
+			f.Via = p
+		}
 		l.tree.byPath[p] = f
 	}
 	l.add(f, diag)
@@ -538,6 +579,27 @@ func (l *loader) file(p string) (*parser.File, error) {
 		l.tree.Outside = append(l.tree.Outside, real)
 	}
 	return f, nil
+}
+
+// take is Options.Reuse's file for the real path and bytes, when this load
+// holds the Reuse (Load does; LoadFS and a dump's files do not use it).
+func (l *loader) take(real string, b []byte) (*parser.File, *finding.Diagnostic) {
+	if l.roots == nil || !l.src.onDisk() {
+		return nil, nil
+	}
+	return l.opt.Reuse.take(real, b)
+}
+
+// reusable reports whether a file Options.Reuse kept (the same real path
+// and bytes) stands for the file read at p: the same file on disk under
+// the same name, not a root.
+func (l *loader) reusable(f *parser.File, p, real string, id fileID) bool {
+	via := ""
+	if real != p {
+		via = p
+	}
+	return id != (fileID{}) && f.Dev == id.dev && f.Ino == id.ino && f.Via == via && f.Path == real &&
+		!l.roots[p] && !l.roots[real] && f.Context == nil
 }
 
 // finish expands includes from every root, settles root contexts, and runs
@@ -808,7 +870,9 @@ func (l *loader) boundVisits() {
 	}
 	for _, f := range l.tree.Files {
 		parser.WalkFile(f.Directives, func(d *parser.Directive) {
-			d.SetIncludes(nil)
+			if len(d.Includes()) > 0 {
+				d.SetIncludes(nil)
+			}
 		})
 	}
 	if worst != nil && total <= MaxDirectiveVisits {
@@ -868,7 +932,11 @@ func (l *loader) prefetch(paths []string) {
 			for i := range next {
 				b, err := osSource{}.read(todo[i])
 				pf := &prefetched{f: &parser.File{Src: b}, err: err}
-				if err == nil {
+				if _, ok := l.opt.Overlay[todo[i]]; ok || err != nil {
+					// file() reads the overlay; a failed read is its error
+				} else if rf, rd := l.take(todo[i], b); rf != nil {
+					pf.f, pf.diag, pf.reused = rf, rd, true
+				} else {
 					pf.f, pf.diag = parser.Parse("", b)
 				}
 				out[i] = pf

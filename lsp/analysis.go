@@ -99,7 +99,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 			s.logf("%s: %v", main, err)
 			return nil, err
 		}
-		topt.Overlay = overlay
+		topt.Overlay, topt.Reuse = overlay, &s.reuse
 		return loader.Load(main, topt)
 	}); t != nil {
 		tree = t
@@ -109,7 +109,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 		if err != nil {
 			s.logf("%s: %v", path, err)
 		}
-		opt.Overlay = overlay
+		opt.Overlay, opt.Reuse = overlay, &s.reuse
 		cfg, topt = fcfg, opt
 		t, err := loader.Load(path, opt)
 		if err != nil {
@@ -127,7 +127,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 	}
 	a.ctx = fileContext(tree, a.file)
 	if full {
-		for _, dg := range s.safeRun(tree, cfg) {
+		for _, dg := range s.safeRun(tree, withOnly(cfg, tree, path)) {
 			if dg.File == path || dg.Via == path {
 				a.diags = append(a.diags, dg)
 			}
@@ -157,6 +157,21 @@ func (s *Server) findings(uri string, a *analysis) []finding.Diagnostic {
 		return r.diags
 	}
 	return nil
+}
+
+// withOnly is cfg telling the rules which files' findings the document
+// keeps (engine.Config.Only): its own, as named or read through a link. A
+// run keeps for them exactly what a full run gives, and skips costly work
+// for the rest.
+func withOnly(cfg engine.Config, t *loader.Tree, path string) engine.Config {
+	only := map[string]bool{path: true}
+	for _, f := range t.Files {
+		if f.Path == path || f.Via == path {
+			only[f.Path] = true
+		}
+	}
+	cfg.Only = only
+	return cfg
 }
 
 // safeRun runs the rules; a rule's panic costs its findings, not the

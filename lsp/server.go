@@ -59,6 +59,9 @@ type Server struct {
 	shutdown bool
 	// analyzing serialises analyses: a tree is loaded by one at a time
 	analyzing sync.Mutex
+	// reuse keeps the parsed files of the last loads: an analysis parses
+	// again only the files whose text changed
+	reuse loader.Reuse
 }
 
 // Serve runs a server on in and out until the client exits or in ends.
