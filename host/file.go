@@ -73,7 +73,7 @@ func LoadFile(path string) (*Facts, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(f); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, yamlstrict.DecodeError(path, err, untrusted.Clip)
 	}
 	if err := f.check(); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)

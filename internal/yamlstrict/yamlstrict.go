@@ -6,7 +6,9 @@
 package yamlstrict
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -29,4 +31,27 @@ func NoDuplicateKeys(n *yaml.Node, path string) error {
 		}
 	}
 	return nil
+}
+
+// DecodeError makes an error of decoding the file path one short line:
+// yaml's first complaint, as path:LINE: and cut by clip, and how many more
+// there are. yaml lists every key it does not know with its text, so a
+// file that is not what it was given as (a password file as --facts) came
+// back whole, a line of the error for each of its lines.
+func DecodeError(path string, err error, clip func(string) string) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) || len(te.Errors) == 0 {
+		return fmt.Errorf("%s: %s", path, clip(strings.TrimPrefix(err.Error(), "yaml: ")))
+	}
+	where, msg := path, te.Errors[0]
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, m, ok := strings.Cut(rest, ": "); ok {
+			where, msg = path+":"+n, m
+		}
+	}
+	more := ""
+	if len(te.Errors) > 1 {
+		more = fmt.Sprintf(" (and %d more)", len(te.Errors)-1)
+	}
+	return fmt.Errorf("%s: %s%s", where, clip(msg), more)
 }
