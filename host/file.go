@@ -67,7 +67,7 @@ func LoadFile(path string) (*Facts, error) {
 	if len(doc.Content) == 0 {
 		return f, nil
 	}
-	if err := yamlstrict.NoDuplicateKeys(&doc, path); err != nil {
+	if err := yamlstrict.NoDuplicateKeys(&doc, path, untrusted.Clip); err != nil {
 		return nil, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))

@@ -224,7 +224,7 @@ func loadConfig(path string, found bool) (*ConfigFile, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, r.bad(root, "want a mapping of settings (%s)", strings.Join(keyNames(), ", "))
 	}
-	if err := yamlstrict.NoDuplicateKeys(root, path); err != nil {
+	if err := yamlstrict.NoDuplicateKeys(root, path, untrusted.Clip); err != nil {
 		return nil, err
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {

@@ -13,20 +13,21 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// NoDuplicateKeys checks every mapping below n.
-func NoDuplicateKeys(n *yaml.Node, path string) error {
+// NoDuplicateKeys checks every mapping below n; the key named is cut by
+// clip (an explicit "? KEY" has no length limit).
+func NoDuplicateKeys(n *yaml.Node, path string, clip func(string) string) error {
 	if n.Kind == yaml.MappingNode {
 		seen := map[string]int{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			if first, dup := seen[k.Value]; dup {
-				return fmt.Errorf("%s:%d: %q is set twice (first at line %d); YAML would keep only the last", path, k.Line, k.Value, first)
+				return fmt.Errorf("%s:%d: %q is set twice (first at line %d); YAML would keep only the last", path, k.Line, clip(k.Value), first)
 			}
 			seen[k.Value] = k.Line
 		}
 	}
 	for _, c := range n.Content {
-		if err := NoDuplicateKeys(c, path); err != nil {
+		if err := NoDuplicateKeys(c, path, clip); err != nil {
 			return err
 		}
 	}
