@@ -61,7 +61,7 @@ func LoadFile(path string) (*Facts, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, yamlstrict.DecodeError(path, err, untrusted.Clip)
 	}
 	f := &Facts{}
 	if len(doc.Content) == 0 {

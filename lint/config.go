@@ -214,7 +214,7 @@ func loadConfig(path string, found bool) (*ConfigFile, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, yamlstrict.DecodeError(path, err, untrusted.Clip)
 	}
 	if len(doc.Content) == 0 {
 		return f, nil

@@ -155,6 +155,7 @@ func TestSettingsErrorsQuoteClipped(t *testing.T) {
 		"overrides: [{paths: [a], disable: [" + long + "]}]",
 		"overrides: [{paths: [a], severity: {server-tokens: " + long + "}}]",
 		"? " + long + "\n: 1\n? " + long + "\n: 2", // an explicit key has no length limit
+		"a: *" + long, // yaml quotes an unknown anchor
 	} {
 		_, err := LoadFoundConfig(write(t, t.TempDir(), text+"\n"))
 		if err == nil || strings.Contains(err.Error(), long[:65]) || len(err.Error()) > 400 {

@@ -34,25 +34,26 @@ func NoDuplicateKeys(n *yaml.Node, path string, clip func(string) string) error 
 	return nil
 }
 
-// DecodeError makes an error of decoding the file path one short line:
-// yaml's first complaint, as path:LINE: and cut by clip, and how many more
-// there are. yaml lists every key it does not know with its text, so a
-// file that is not what it was given as (a password file as --facts) came
-// back whole, a line of the error for each of its lines.
+// DecodeError makes an error of reading or decoding the file path one
+// short line: yaml's first complaint, as path:LINE: and cut by clip, and how
+// many more there are. yaml lists every key it does not know with its text,
+// so a file that is not what it was given as (a password file as --facts)
+// came back whole, a line of the error for each of its lines; and it quotes
+// an unknown anchor's name whole.
 func DecodeError(path string, err error, clip func(string) string) error {
+	msg, more := strings.TrimPrefix(err.Error(), "yaml: "), ""
 	var te *yaml.TypeError
-	if !errors.As(err, &te) || len(te.Errors) == 0 {
-		return fmt.Errorf("%s: %s", path, clip(strings.TrimPrefix(err.Error(), "yaml: ")))
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+		if len(te.Errors) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(te.Errors)-1)
+		}
 	}
-	where, msg := path, te.Errors[0]
+	where := path
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if n, m, ok := strings.Cut(rest, ": "); ok {
 			where, msg = path+":"+n, m
 		}
-	}
-	more := ""
-	if len(te.Errors) > 1 {
-		more = fmt.Sprintf(" (and %d more)", len(te.Errors)-1)
 	}
 	return fmt.Errorf("%s: %s%s", where, clip(msg), more)
 }
