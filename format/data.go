@@ -51,6 +51,10 @@ func (p *printer) dataBody(d *parser.Directive, level int) {
 		return
 	}
 	words := p.multiLineWords(d)
+	if isLua(d) && luaUnsure(src, words) {
+		p.out.Write(src[open+1 : closeAt+1])
+		return
+	}
 	inside := func(nl int) bool { return inWord(words, nl) }
 	comment := "#"
 	if isLua(d) {
@@ -131,6 +135,21 @@ func (p *printer) dataLine(start, end int, common, step string, inside func(int)
 	}
 	p.out.Write(text)
 	p.out.WriteString(ending)
+}
+
+// luaUnsure reports whether Lua may read a body's lines otherwise than
+// parser.LuaMultiLine marks them: a quoted string that it ends at a line
+// break without its closing quote. Lua goes on past such a break after a
+// "\z" escape or a "\" before CRLF, so the scan's view of the lines after
+// it (which are code, which are a long string's text) can be wrong, and a
+// line of a long string moved; such a body is written as it is.
+func luaUnsure(src []byte, words [][2]int) bool {
+	for _, w := range words {
+		if c := src[w[0]]; (c == '"' || c == '\'') && src[w[1]-1] == '\n' {
+			return true
+		}
+	}
+	return false
 }
 
 // inWord reports whether the newline at nl is part of one of words

@@ -307,6 +307,23 @@ func TestDataBodyMovesWhole(t *testing.T) {
 	}
 }
 
+// A Lua string that goes on past a line break the scan ends it at (a "\z"
+// escape, a "\" before CRLF) put the scan out of step with Lua: the long
+// string after it was taken for code and its "]]" line indented, adding
+// spaces to the string Lua reads. The long string must come out byte for
+// byte.
+func TestLuaStringPastLineBreakKeepsLongString(t *testing.T) {
+	for _, c := range []struct{ name, in, text string }{
+		{"\\z", "server {\nlocation / {\n        content_by_lua_block {\n            local s = \"a\\z\n               b\" .. [[\n  text\n]]\n            ngx.say(s)\n        }\n}\n}\n", "[[\n  text\n]]"},
+		{"backslash crlf", "server {\r\nlocation / {\r\n\tcontent_by_lua_block {\r\n\t\tlocal s = \"a\\\r\nb\" .. [[\r\n  x\r\n]]\r\n\t}\r\n}\r\n}\r\n", "[[\r\n  x\r\n]]"},
+	} {
+		got, err := format(t, c.name, c.in, Options{})
+		if err != nil || !strings.Contains(got, c.text) {
+			t.Errorf("%s: the long string %q changed:\n%s(%v)", c.name, c.text, got, err)
+		}
+	}
+}
+
 // Options.Align puts the first arguments of consecutive one-line
 // statements of a block in a column; a blank line, a comment on its own
 // line, a block or a statement over several lines ends a run, and the

@@ -61,19 +61,19 @@ func LoadFile(path string) (*Facts, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, yamlstrict.DecodeError(path, err, untrusted.Clip)
 	}
 	f := &Facts{}
 	if len(doc.Content) == 0 {
 		return f, nil
 	}
-	if err := yamlstrict.NoDuplicateKeys(&doc, path); err != nil {
+	if err := yamlstrict.NoDuplicateKeys(&doc, path, untrusted.Clip); err != nil {
 		return nil, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(f); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, yamlstrict.DecodeError(path, err, untrusted.Clip)
 	}
 	if err := f.check(); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)

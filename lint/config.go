@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/internal/yamlstrict"
 
 	"github.com/nginxtune/nginxtune/knowledge"
@@ -213,7 +214,7 @@ func loadConfig(path string, found bool) (*ConfigFile, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, yamlstrict.DecodeError(path, err, untrusted.Clip)
 	}
 	if len(doc.Content) == 0 {
 		return f, nil
@@ -223,7 +224,7 @@ func loadConfig(path string, found bool) (*ConfigFile, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, r.bad(root, "want a mapping of settings (%s)", strings.Join(keyNames(), ", "))
 	}
-	if err := yamlstrict.NoDuplicateKeys(root, path); err != nil {
+	if err := yamlstrict.NoDuplicateKeys(root, path, untrusted.Clip); err != nil {
 		return nil, err
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -245,9 +246,24 @@ func loadConfig(path string, found bool) (*ConfigFile, error) {
 // configReader reads the keys of a settings file into f.
 type configReader struct{ f *ConfigFile }
 
-// bad is an error at a node of the file.
+// bad is an error at a node of the file. The node's text, which the
+// message or an error it wraps may quote, is quoted at most
+// untrusted.Clip's 64 bytes: a key or value of the file's writer's choosing
+// came back whole, 100 KB on one line.
 func (r *configReader) bad(n *yaml.Node, format string, args ...any) error {
-	return &lineErr{r.f.Path, n.Line, fmt.Sprintf(format, args...)}
+	return badAt(r.f.Path)(n, format, args...)
+}
+
+// badAt builds the errors at the nodes of the settings file path (see bad).
+func badAt(path string) badFunc {
+	return func(n *yaml.Node, format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		if c := untrusted.Clip(n.Value); c != n.Value {
+			msg = strings.ReplaceAll(msg, strconv.Quote(n.Value), strconv.Quote(c))
+			msg = strings.ReplaceAll(msg, n.Value, c)
+		}
+		return &lineErr{path, n.Line, msg}
+	}
 }
 
 // key reads one key's value v.
@@ -339,7 +355,7 @@ func (r *configReader) confined(n *yaml.Node, key, p string) error {
 		real = res
 	}
 	if !boundedread.Within(real, r.f.Dir) {
-		return r.bad(n, "%s: %q is outside the directory of this file; a settings file found beside the configuration cannot widen what is read (give it on the command line, or name a settings file with --config)", key, p)
+		return r.bad(n, "%s: %q is outside the directory of this file; a settings file found beside the configuration cannot widen what is read (give it on the command line, or name a settings file with --config)", key, untrusted.Clip(p))
 	}
 	return nil
 }
@@ -510,9 +526,7 @@ func severities(v *yaml.Node, what, want string, bad badFunc, into map[string]fi
 }
 
 func parseOverrides(v *yaml.Node, path string, f *ConfigFile) error {
-	var bad badFunc = func(n *yaml.Node, format string, args ...any) error {
-		return &lineErr{path, n.Line, fmt.Sprintf(format, args...)}
-	}
+	bad := badAt(path)
 	if v.Kind != yaml.SequenceNode {
 		return bad(v, "overrides: want %s", keys["overrides"])
 	}

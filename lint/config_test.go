@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,5 +132,34 @@ func TestFindStaysInTheTree(t *testing.T) {
 	os.Chown(open, 65534, 65534)
 	if p, ignored := FindConfig(open); p != "" || !strings.Contains(ignored, "directory is owned by uid 65534") {
 		t.Errorf("another user's directory: %q, %q", p, ignored)
+	}
+}
+
+// A settings file beside the configuration is written by whoever wrote the
+// tree: a message about one of its keys or values quotes at most 64 bytes
+// of it (the errors quoted a 100 KB value whole, on one line).
+func TestSettingsErrorsQuoteClipped(t *testing.T) {
+	long := strings.Repeat("q", 100000)
+	for _, text := range []string{
+		"disable: [" + long + "]",
+		"enable: [category:" + long + "]",
+		"severity: {server-tokens: " + long + "}",
+		"nginx-version: " + long,
+		"fail-on: " + long,
+		"prefix: ../" + long,
+		"roots: [../" + long + "]",
+		"map: {/a: ../" + long + "}",
+		"fmt: {" + long[:1000] + ": 1}",
+		long[:1000] + ": 1",
+		"overrides: [{paths: [/" + long + "], disable: [server-tokens]}]",
+		"overrides: [{paths: [a], disable: [" + long + "]}]",
+		"overrides: [{paths: [a], severity: {server-tokens: " + long + "}}]",
+		"? " + long + "\n: 1\n? " + long + "\n: 2", // an explicit key has no length limit
+		"a: *" + long, // yaml quotes an unknown anchor
+	} {
+		_, err := LoadFoundConfig(write(t, t.TempDir(), text+"\n"))
+		if err == nil || strings.Contains(err.Error(), long[:65]) || len(err.Error()) > 400 {
+			t.Errorf("%.40s: want an error quoting at most 64 bytes, got %d bytes: %.300v", text, len(fmt.Sprint(err)), err)
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/internal/yamlstrict"
 	"github.com/nginxtune/nginxtune/knowledge"
 
 	"go.yaml.in/yaml/v3"
@@ -152,7 +153,7 @@ func ParseProfile(b []byte, name string) (*Profile, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, yamlstrict.DecodeError(name, err, untrusted.Clip)
 	}
 	switch p.Kind {
 	case Static, Proxy, PHP, UWSGI, GRPC:

@@ -41,9 +41,12 @@ line, blocks indented as the file already is (tabs or N spaces; 4 spaces when
 it shows none), "{" on the statement's line and "}" on its own, at most two
 blank lines in a row, comments kept where they are (with the code before them
 on their line). Arguments are kept byte for byte (quotes, escapes, multi-line
-strings, the spaces that align them), and so are the bodies of map, geo,
-types, split_clients, charset_map and *_by_lua_block blocks: a file already
-laid out so (Debian's own) comes out unchanged.
+strings, the spaces that align them). The bodies of map, geo, types,
+split_clients, charset_map and *_by_lua_block blocks keep their lines as
+written and move as a whole with their block (the lines of a multi-line
+string, Lua's long strings and comments, not at all); entries written on the
+block's "{" line are laid out one a line. A file already laid out so
+(Debian's own) comes out unchanged.
 
 PATH is a main file or a directory (its nginx.conf, or every *.conf below it):
 every file it includes that lies inside the same directory is formatted. "-"

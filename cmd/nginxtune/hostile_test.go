@@ -608,7 +608,8 @@ func TestSettingsCannotPassWhatNginxRefuses(t *testing.T) {
 }
 
 // Facts files are bounded and range-checked: a value no host can have is an
-// error naming the fact, not a number the rules compute with.
+// error naming the fact, not a number the rules compute with; a file that is
+// no facts file at all is one short line, not its lines quoted.
 func TestFactsFileBounds(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "nginx.conf")
@@ -619,6 +620,8 @@ func TestFactsFileBounds(t *testing.T) {
 		"port range":      "net_ipv4_ip_local_port_range: {low: 60000, high: 1024}\n",
 		"soft above hard": "nofile: {soft: 100000, hard: 1024}\n",
 		"huge":            "kernel: " + strings.Repeat("x", 2<<20) + "\n",
+		// not a facts file: yaml named each of its lines in the error
+		"a password file": passwordFile(40),
 	} {
 		p := filepath.Join(dir, "facts.yaml")
 		os.WriteFile(p, []byte(facts), 0o644)
@@ -633,6 +636,15 @@ func TestFactsFileBounds(t *testing.T) {
 	if _, errOut, code := runCLI(t, "", "lint", "--no-config", "--facts", filepath.Join(dir, "facts.yaml"), conf); code == ExitError {
 		t.Errorf("a long source is clipped, not refused: %s", errOut)
 	}
+}
+
+// passwordFile is n lines of a shadow password file, each user its own.
+func passwordFile(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "user%d:$6$SECRETHASH%d:20228:0:99999:7:::\n", i, i)
+	}
+	return b.String()
 }
 
 // gen refuses values that would leave their place: a server name that walks

@@ -22,13 +22,15 @@ output (see docs/editors.md for Neovim, VS Code, Helix and Emacs).
 Diagnostics: each open file is linted as part of the nginx.conf that includes it
 (the nearest one above it, not above the workspace folder), with the unsaved
 buffers of the other open files read in place of theirs, on open, change and
-save; settings come from .nginxtune.yaml as for lint. Hover: a directive's
-contexts, arguments, module, the nginx versions that have it and its
+save; settings come from .nginxtune.yaml as for lint. Hover: what a directive
+does in one line, its contexts, arguments, values, default (per version where
+versions differ), module, the nginx versions that have it and its
 documentation link; where a variable is set, or that nginx defines it; the
 Why and Fix of a finding on the line. Completion: directives allowed at the
-cursor for the nginx version linted for, on/off and the values of enumerations,
-variables of the tree and nginx's, upstream names after proxy_pass, named
-locations after try_files and error_page. Go to definition (include targets,
+cursor for the nginx version linted for, each with its one-line summary,
+on/off and the values of enumerations, variables of the tree and nginx's,
+upstream names after proxy_pass, named locations after try_files and
+error_page. Go to definition (include targets,
 upstreams, variables, named locations, certificate files), references (of an
 upstream or a variable, across the tree), an outline, quick fixes (the edits
 lint --fix makes) and formatting (nginxtune fmt).
