@@ -40,7 +40,10 @@ type Batch struct {
 	Jobs     []Job
 	Problems []error  // one per file that cannot be formatted
 	Skipped  []string // the paths of the foreign files RootsOnly passed over
-	seen     map[string]bool
+	// Outside says, one line each, what the trees include from outside
+	// themselves (a link out): read by nginx, never formatted here.
+	Outside []string
+	seen    map[string]bool
 }
 
 // Add plans the files of a tree loaded from path.
@@ -68,6 +71,12 @@ func (b *Batch) Add(path string, t *loader.Tree) {
 		if unreadable(d) && (!b.RootsOnly || isRoot(t, d.File)) && !broken[d.File] {
 			broken[d.File] = true
 			b.Problems = append(b.Problems, fmt.Errorf("%s:%d:%d: %s (not formatted)", name(d.File), d.Line, d.Col, d.Message))
+		}
+	}
+	for _, d := range t.Diagnostics {
+		if d.Rule == loader.IncludeOutsideTree {
+			msg, _, _ := strings.Cut(d.Message, ";")
+			b.Outside = append(b.Outside, fmt.Sprintf("%s:%d: not formatted: %s", name(d.File), d.Line, msg))
 		}
 	}
 	for _, u := range t.Unreadable {

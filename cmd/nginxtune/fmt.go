@@ -157,6 +157,9 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 	for _, p := range batch.Skipped {
 		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: skipped %s: not an nginx configuration (no nginx directive before the first error)\n", untrusted.Escape(relPath(p)))
 	}
+	for _, s := range batch.Outside {
+		fmt.Fprintf(c.ErrOrStderr(), "nginxtune: %s\n", untrusted.Escape(s))
+	}
 	for _, err := range batch.Problems {
 		refused.add(fmtProblem(err))
 	}

@@ -152,6 +152,26 @@ func TestFmtHardLink(t *testing.T) {
 	}
 }
 
+// A file a tree includes through a link out of the tree is never
+// formatted, and fmt says so (it passed over it without a word): nginx
+// reads it there, the check of the tree does not cover it.
+func TestFmtSaysWhatLiesOutside(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sites"), 0o755)
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte("events {}\nhttp {\n    include sites/*.conf;\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(out, "x.conf"), []byte(unformatted), 0o644)
+	if err := os.Symlink(filepath.Join(out, "x.conf"), filepath.Join(dir, "sites", "x.conf")); err != nil {
+		t.Skip(err)
+	}
+	_, errOut, code := runCLI(t, "", "fmt", "--check", filepath.Join(dir, "nginx.conf"))
+	if code != ExitOK || !strings.Contains(errOut, "nginx.conf:3: not formatted: include \"sites/*.conf\": sites/x.conf is a link to files outside") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "x.conf")); string(b) != unformatted {
+		t.Error("the file outside the tree was written")
+	}
+}
+
 func TestFmtChanged(t *testing.T) {
 	dir, _ := fmtTree(t)
 	other := filepath.Join(dir, "supervisord.conf")
