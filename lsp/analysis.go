@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -91,12 +92,14 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 	var tree *loader.Tree
 	var cfg engine.Config
 	var topt loader.Options
+	var settingsErr error // the settings file could not be read: defaults used
 	if bound := realDir(root, given); !boundedread.Within(path, bound) {
 		path = given
 	} else if _, t := lint.IncludedBy(path, bound, func(main string) (*loader.Tree, error) {
 		var err error
 		if cfg, topt, err = s.settings(main); err != nil {
 			s.logf("%s: %v", main, err)
+			settingsErr = err
 			return nil, err
 		}
 		topt.Overlay, topt.Reuse = overlay, &s.reuse
@@ -108,6 +111,7 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 		fcfg, opt, err := s.settings(path)
 		if err != nil {
 			s.logf("%s: %v", path, err)
+			settingsErr = err
 		}
 		opt.Overlay, opt.Reuse = overlay, &s.reuse
 		cfg, topt = fcfg, opt
@@ -132,10 +136,20 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 				a.diags = append(a.diags, dg)
 			}
 		}
+		if settingsErr != nil {
+			// said where the user looks, not only in the server's log:
+			// the findings are then those of the default settings
+			a.diags = append(a.diags, finding.Diagnostic{Rule: SettingsError, Severity: finding.Error, File: path, Line: 1, Col: 1, EndLine: 1,
+				Message: fmt.Sprintf("the settings file could not be read, so this file is linted with the default settings: %v", settingsErr)})
+		}
 	}
 	s.store(uri, a)
 	return a
 }
+
+// SettingsError is the code of the finding that says a file's
+// .nginxtune.yaml could not be read.
+const SettingsError = "settings-file"
 
 func (s *Server) store(uri string, a *analysis) {
 	s.mu.Lock()

@@ -1,6 +1,9 @@
 package lsp
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -33,6 +36,38 @@ func TestToDiagnostic(t *testing.T) {
 		if got.Range != c.want.Range || got.Severity != c.want.Severity || got.Code != c.want.Code || got.Source != c.want.Source || got.Message != c.want.Message ||
 			len(got.RelatedInformation) != len(c.want.RelatedInformation) || len(got.RelatedInformation) == 1 && got.RelatedInformation[0] != c.want.RelatedInformation[0] {
 			t.Errorf("%+v:\n got %+v\nwant %+v", c.dg, got, c.want)
+		}
+	}
+}
+
+// A .nginxtune.yaml the server cannot read is said where the user looks,
+// as a finding on the file's first line, not only in the server's log: the
+// file's findings are then those of the default settings.
+func TestSettingsErrorShown(t *testing.T) {
+	s := newServer(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".nginxtune.yaml"), []byte("disable: [no-such-rule]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	uri := openFile(t, s, dir, "site.conf", "server {\n    listen 80;\n}\n")
+	a := s.current(uri, true)
+	found := false
+	for _, dg := range a.diags {
+		if dg.Rule == SettingsError && dg.Line == 1 && strings.Contains(dg.Message, ".nginxtune.yaml:1") && strings.Contains(dg.Message, "no-such-rule") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no settings-file finding: %+v", a.diags)
+	}
+	// a readable settings file: none
+	if err := os.WriteFile(filepath.Join(dir, ".nginxtune.yaml"), []byte("disable: [server-tokens]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := openFile(t, s, dir, "other.conf", "server {\n    listen 81;\n}\n")
+	for _, dg := range s.current(other, true).diags {
+		if dg.Rule == SettingsError {
+			t.Errorf("a settings-file finding for a readable file: %+v", dg)
 		}
 	}
 }
