@@ -15,7 +15,10 @@ type About struct {
 	Module   string
 	Extra    string   // the third-party module (with its version), "" for nginx's own
 	Core     []string // every nginx version of the table that has it, oldest first
-	URL      string   // the directive's page on nginx.org, "" for third-party modules
+	// Missing is the version asked for when it does not have the
+	// directive (the forms are then those of the versions that do).
+	Missing string
+	URL     string // the directive's page on nginx.org, "" for third-party modules
 }
 
 // Form is one way of writing a directive.
@@ -51,6 +54,8 @@ func Describe(name, key string, v Version) (About, bool) {
 	if len(in) == 0 {
 		in = rows
 	}
+	all := in
+	missing := ""
 	if branch := Branch(v); v.Known() && branch != "" {
 		var of []Directive
 		for _, d := range in {
@@ -60,17 +65,23 @@ func Describe(name, key string, v Version) (About, bool) {
 		}
 		if len(of) > 0 {
 			in = of
+		} else {
+			missing = branch
 		}
 	}
 	// the module of the newest row: a name two modules define (error_log
 	// in the core and in http) is described as the place asks for it
 	last := in[len(in)-1]
-	a := About{Name: name, Summary: Summary(name), Module: last.Module, Extra: last.Extra, URL: last.DocURL()}
+	a := About{Name: name, Summary: Summary(name), Module: last.Module, Extra: last.Extra, URL: last.DocURL(), Missing: missing}
+	for _, d := range all {
+		if d.Module == last.Module && d.Extra == last.Extra {
+			a.Core = union(a.Core, d.Core) // every version that has it
+		}
+	}
 	for _, d := range in {
 		if d.Module != last.Module || d.Extra != last.Extra {
 			continue
 		}
-		a.Core = union(a.Core, d.Core)
 		a.Forms = addForm(a.Forms, d)
 		if d.Default != "" {
 			a.Defaults = addVersioned(a.Defaults, d.Default, d.Core)

@@ -22,8 +22,12 @@ func TestDescribe(t *testing.T) {
 	}
 	// a version given: that branch's rows
 	a, _ = Describe("keepalive", "upstream", MustVersion("1.22.1"))
-	if len(a.Forms) != 1 || len(a.Defaults) != 0 || strings.Join(a.Core, ",") != "1.22.1,1.26.3,1.28.3" {
+	if len(a.Forms) != 1 || len(a.Defaults) != 0 || strings.Join(a.Core, ",") != "1.22.1,1.26.3,1.28.3,1.30.4" || a.Missing != "" {
 		t.Errorf("keepalive for 1.22.1: %+v", a)
+	}
+	// a version that does not have it says so
+	if a, _ = Describe("http2", "server", MustVersion("1.22.1")); a.Missing != "1.22.1" || len(a.Forms) == 0 {
+		t.Errorf("http2 for 1.22.1: %+v", a)
 	}
 	// a name of two modules: the one the context asks for
 	a, _ = Describe("error_log", "http", Version{})

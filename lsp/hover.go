@@ -56,6 +56,9 @@ func directiveDoc(name string, names []string, v knowledge.Version) string {
 		fmt.Fprintf(&b, " — %s", a.Summary)
 	}
 	b.WriteString("\n\n")
+	if a.Missing != "" {
+		fmt.Fprintf(&b, "**Not in nginx %s**, the version linted for: nginx %s has it.\n\n", a.Missing, strings.Join(a.Core, ", "))
+	}
 	writeByVersion(&b, "Arguments", a, func(f knowledge.Form) string { return f.Args.String() })
 	writeByVersion(&b, "Contexts", a, func(f knowledge.Form) string { return strings.Join(f.Contexts, ", ") })
 	writeByVersion(&b, "Values", a, func(f knowledge.Form) string { return strings.Join(f.Values, ", ") })

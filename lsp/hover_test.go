@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -93,5 +95,20 @@ func TestHoverFacts(t *testing.T) {
 				t.Errorf("hover on %s: %q, want no %q", c.at, got, f)
 			}
 		}
+	}
+}
+
+// With an nginx version set, a directive that version lacks says so.
+func TestHoverNotInVersion(t *testing.T) {
+	s := newServer(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".nginxtune.yaml"), []byte("nginx-version: 1.22.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := "server {\n    http2 on;\n}\n"
+	uri := openFile(t, s, dir, "v.conf", text)
+	h := s.hover(place(uri, pos(1, 6)))
+	if h == nil || !strings.Contains(h.Contents.Value, "**Not in nginx 1.22.1**, the version linted for: nginx 1.26.3, 1.28.3, 1.30.4 has it.") {
+		t.Errorf("hover on http2 for 1.22.1: %+v", h)
 	}
 }
