@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -235,5 +236,38 @@ func TestPreCommitSelection(t *testing.T) {
 		if out, err := runCmd(t, repo, "pre-commit", "run", "nginxtune-fmt", "--files", f); err != nil {
 			t.Errorf("the fmt hook failed %s:\n%s", f, out)
 		}
+	}
+}
+
+// The diff hook, run when asked (the manual stage), says which requests
+// the working tree answers differently from HEAD: a proxy_pass given a
+// trailing slash changes the URI the backend gets.
+func TestPreCommitDiffHook(t *testing.T) {
+	requirePreCommit(t)
+	repo := t.TempDir()
+	must := func(out string, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return out
+	}
+	conf := "events {}\nhttp {\n    server {\n        listen 80;\n        server_name app.test;\n        location /api/ {\n            proxy_pass http://127.0.0.1:9000%s;\n        }\n    }\n}\n"
+	must(runCmd(t, repo, "git", "init", "-q", "-b", "main"))
+	os.WriteFile(filepath.Join(repo, "nginx.conf"), []byte(fmt.Sprintf(conf, "")), 0o644)
+	must(runCmd(t, repo, "git", "add", "-A"))
+	must(runCmd(t, repo, "git", "commit", "-q", "-m", "proxy"))
+	// not run at commit time
+	if out, _ := runCmd(t, repo, "pre-commit", "try-repo", root, "nginxtune-diff", "--all-files"); !strings.Contains(out, "No hook with id `nginxtune-diff` in stage") {
+		t.Fatalf("the diff hook ran at the commit stage:\n%s", out)
+	}
+	os.WriteFile(filepath.Join(repo, "nginx.conf"), []byte(fmt.Sprintf(conf, "/")), 0o644)
+	out, err := runCmd(t, repo, "pre-commit", "try-repo", root, "nginxtune-diff", "--all-files", "--hook-stage", "manual")
+	if err == nil || !strings.Contains(out, "/api/") || !strings.Contains(out, "nginx.conf:7") {
+		t.Fatalf("the manual diff hook did not report the changed request at nginx.conf:7 (err %v):\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(repo, "nginx.conf"), []byte(fmt.Sprintf(conf, "")+"# a comment\n"), 0o644)
+	if out, err := runCmd(t, repo, "pre-commit", "try-repo", root, "nginxtune-diff", "--all-files", "--hook-stage", "manual"); err != nil || !strings.Contains(out, "no change in behaviour") {
+		t.Fatalf("a change that moves no answer (err %v):\n%s", err, out)
 	}
 }
