@@ -1,0 +1,363 @@
+package playground
+
+import (
+	"bufio"
+	"encoding/base64"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nginxtune/nginxtune/generate"
+)
+
+var screenshot = flag.String("screenshot", "", "write the playground's screenshot to this PNG file (docs/playground.png)")
+
+// The page's example tree for the tests: a main file that includes a
+// second one, with a finding that has a fix (upstream-keepalive) and one
+// that has none (server-tokens).
+var browserTree = []File{
+	{Name: "nginx.conf", Text: "events {}\nhttp {\n    include conf.d/*.conf;\n    server {\n        listen 80 default_server;\n        server_name example.com;\n        root /var/www/html;\n        location /api/ {\n            proxy_pass http://127.0.0.1:8080;\n        }\n    }\n}\n"},
+	{Name: "conf.d/app.conf", Text: "server {\n    listen 80;\n    server_name app.example;\n    location / {\n        return 200 ok;\n    }\n}\n"},
+}
+
+// TestPlaygroundInBrowser builds the page (nginxtune compiled to
+// WebAssembly and web/), serves it on loopback and drives it in a real
+// headless Chromium: the findings of a configuration given in the URL's
+// fragment, typing, route, a fix, gen against the library's gen, a shared
+// link, and the screenshot README shows.
+func TestPlaygroundInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds WebAssembly and starts a browser")
+	}
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed (scripts/deps.sh installs it)")
+		}
+		t.Skip("chromium is not installed (scripts/deps.sh installs it)")
+	}
+	site := buildSite(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir(site)))
+	defer srv.Close()
+	c := startBrowser(t, bin)
+	p, err := c.newPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 1000, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	// one file in #config=BASE64URL, as tools link to it
+	one := browserTree[0]
+	p.open(t, srv.URL+"/#config="+base64.RawURLEncoding.EncodeToString([]byte(one.Text)))
+	want, err := Lint([]File{one}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.findings(t)
+	if !slices.Equal(got, placesOf(want.Findings)) || !slices.Contains(got, "upstream-keepalive:9") {
+		t.Fatalf("findings shown for #config=:\n%v\nlint finds:\n%v", got, placesOf(want.Findings))
+	}
+
+	// the second file, added as a tab and typed in; findings follow
+	p.js(t, `document.getElementById("newname").value = "conf.d/app.conf"; document.getElementById("add").click()`)
+	p.js(t, `document.getElementById("text").focus()`)
+	if err := p.call("Input.insertText", map[string]any{"text": browserTree[1].Text}, nil); err != nil {
+		t.Fatal(err)
+	}
+	want, err = Lint(browserTree, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.waitFindings(t, placesOf(want.Findings))
+	// the nginx version chosen (the newest the page offers): what lint
+	// finds for it
+	vs := Versions()
+	newest := vs[len(vs)-1]
+	p.js(t, `const v = document.getElementById("version"); v.value = "`+newest+`"; v.dispatchEvent(new Event("change"))`)
+	want, err = Lint(browserTree, newest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.waitFindings(t, placesOf(want.Findings))
+
+	// route
+	p.js(t, `document.getElementById("url").value = "http://app.example/x"; document.querySelector("#route-form button").click()`)
+	wantRoute, err := Route(browserTree, "http://app.example/x", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var route string
+	p.evalT(t, `document.getElementById("route-out").textContent`, &route)
+	if route != wantRoute || !strings.Contains(route, "server    app.example  conf.d/app.conf:1") {
+		t.Fatalf("route shows:\n%s\nroute answers:\n%s", route, wantRoute)
+	}
+
+	// a fix applied with its button: the files as the library fixes them
+	fixAt := slices.IndexFunc(want.Findings, func(f Finding) bool { return f.Rule == "upstream-keepalive" })
+	wantFixed, err := ApplyFix(browserTree, newest, fixAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.js(t, `document.querySelector('#findings li[data-rule="upstream-keepalive"] button.apply').click()`)
+	var files []File
+	p.waitFor(t, "the fix applied", `window.nginxtuneState()`, &files, func() bool { return slices.Equal(files, wantFixed) })
+	want, _ = Lint(wantFixed, newest)
+	p.waitFindings(t, placesOf(want.Findings))
+
+	// a shared link reopens the same state in another tab
+	var link string
+	p.evalT(t, `(async () => { document.getElementById("share").click(); await new Promise(r => setTimeout(r, 200)); return location.href })()`, &link)
+	if !strings.Contains(link, "#s=") {
+		t.Fatalf("shared link %q has no state", link)
+	}
+	p2, err := c.newPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2.open(t, link)
+	var files2 []File
+	p2.evalT(t, `window.nginxtuneState()`, &files2)
+	var version string
+	p2.evalT(t, `document.getElementById("version").value`, &version)
+	if !slices.Equal(files2, wantFixed) || version != newest {
+		t.Fatalf("shared link reopens %q for %q, want %q for %s", files2, version, wantFixed, newest)
+	}
+	p2.waitFindings(t, placesOf(want.Findings))
+
+	// gen: the page's files are the library's gen for the same inputs
+	p.js(t, `document.getElementById("gen-profile").value = "proxy";
+		document.getElementById("gen-names").value = "shop.example, www.shop.example";
+		document.getElementById("gen-upstream").value = "127.0.0.1:3000";
+		document.getElementById("gen-cpus").value = "8";
+		document.getElementById("gen-memory").value = "16GiB";
+		document.getElementById("gen-tls").value = "/etc/ssl/shop.crt,/etc/ssl/shop.key";
+		document.querySelector("#gen-form button").click()`)
+	var shown []GenFile
+	p.evalT(t, `[...document.querySelectorAll("#gen-out details.gen-file")].map(d => ({path: d.dataset.path, content: (d.querySelector("pre") || {}).textContent || ""}))`, &shown)
+	lib, err := generate.Run(generate.Options{Profile: "proxy", ServerNames: []string{"shop.example", "www.shop.example"}, Upstreams: []string{"127.0.0.1:3000"},
+		CPUs: 8, CPUsSet: true, Memory: "16GiB", TLS: "/etc/ssl/shop.crt,/etc/ssl/shop.key", NginxVersion: newest, Brotli: "off", TLSProfile: "intermediate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var libFiles []GenFile
+	for _, f := range lib {
+		if f.Stock {
+			continue
+		}
+		if f.Link != "" {
+			f.Content = ""
+		}
+		libFiles = append(libFiles, GenFile{Path: f.Path, Content: f.Content})
+	}
+	if len(shown) == 0 || !slices.Equal(shown, libFiles) {
+		t.Fatalf("gen in the page shows %d files, nginxtune gen writes %d; first difference:\n%s", len(shown), len(libFiles), firstDiff(shown, libFiles))
+	}
+	var explained int
+	p.evalT(t, `document.querySelectorAll("#gen-out ul.explain li").length`, &explained)
+	if explained < 3 {
+		t.Errorf("gen explains %d numbers", explained)
+	}
+
+	if *screenshot != "" {
+		p3, err := c.newPage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p3.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 860, "deviceScaleFactor": 1, "mobile": false}, nil)
+		p3.open(t, link)
+		p3.js(t, `document.getElementById("url").value = "http://example.com/api/users"; document.querySelector("#route-form button").click();
+			document.querySelector("#findings details")?.setAttribute("open", "")`)
+		var shot struct {
+			Data []byte `json:"data"`
+		}
+		if err := p3.call("Page.captureScreenshot", map[string]any{"format": "png"}, &shot); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(*screenshot, shot.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// 200 servers: how long the first lint takes after the page loads
+	var big strings.Builder
+	big.WriteString("events {}\nhttp {\n")
+	for i := range 200 {
+		fmt.Fprintf(&big, "    server {\n        listen 80;\n        server_name s%d.example;\n        root /srv/s%d;\n        location / { try_files $uri $uri/ =404; }\n        location /api/ { proxy_pass http://127.0.0.1:%d; }\n    }\n", i, i, 8000+i)
+	}
+	big.WriteString("}\n")
+	p4, err := c.newPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p4.open(t, srv.URL+"/#config="+base64.RawURLEncoding.EncodeToString([]byte(big.String())))
+	var tm struct{ Ready, FirstLint float64 }
+	p4.evalT(t, `window.nginxtuneTimings`, &tm)
+	var n int
+	p4.evalT(t, `document.querySelectorAll("#findings li").length`, &n)
+	t.Logf("200 servers: page ready (wasm loaded and started) %.0f ms after the script ran, first lint %.1f ms, %d findings", tm.Ready, tm.FirstLint, n)
+}
+
+// placesOf is "rule:line" of each finding, in order.
+func placesOf(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s:%d", f.Rule, f.Line))
+	}
+	return out
+}
+
+func firstDiff(a, b []GenFile) string {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return fmt.Sprintf("page %s:\n%s\ngen %s:\n%s", a[i].Path, a[i].Content, b[i].Path, b[i].Content)
+		}
+	}
+	return fmt.Sprintf("%d files against %d", len(a), len(b))
+}
+
+// open navigates to u and waits for nginxtune to have started and linted.
+func (p *page) open(t *testing.T, u string) {
+	t.Helper()
+	if err := p.call("Page.navigate", map[string]any{"url": u}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var ready bool
+	p.waitFor(t, "the page to start", `document.body && document.body.dataset.ready === "1" && window.nginxtuneTimings.firstLint !== undefined`, &ready, func() bool { return ready })
+}
+
+// findings reads the findings the page shows: "rule:line" of each.
+func (p *page) findings(t *testing.T) []string {
+	t.Helper()
+	var got []string
+	p.evalT(t, `[...document.querySelectorAll("#findings li")].map(li => li.dataset.rule + ":" + li.dataset.line)`, &got)
+	return got
+}
+
+func (p *page) waitFindings(t *testing.T, want []string) {
+	t.Helper()
+	var got []string
+	p.waitFor(t, fmt.Sprintf("findings %v", want), `[...document.querySelectorAll("#findings li")].map(li => li.dataset.rule + ":" + li.dataset.line)`, &got,
+		func() bool { return slices.Equal(got, want) })
+}
+
+// waitFor evaluates expr into out until done says so; 30 s catch a hang.
+func (p *page) waitFor(t *testing.T, what, expr string, out any, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := p.eval(expr, out)
+		if err == nil && done() {
+			return
+		}
+		if time.Now().After(deadline) {
+			var status string
+			p.eval(`document.getElementById("status").textContent`, &status)
+			t.Fatalf("waiting for %s: last %v (err %v); status %q", what, out, err, status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (p *page) evalT(t *testing.T, expr string, out any) {
+	t.Helper()
+	if err := p.eval(expr, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (p *page) js(t *testing.T, expr string) {
+	t.Helper()
+	p.evalT(t, "{"+expr+"}", nil)
+}
+
+// buildSite builds what make web builds into a temporary directory.
+func buildSite(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	root, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	goroot := strings.TrimSpace(string(root))
+	cmd := exec.Command(filepath.Join(goroot, "bin", "go"), "build", "-trimpath", "-ldflags=-s", "-o", filepath.Join(dir, "nginxtune.wasm"), "../cmd/nginxtune-wasm")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the WebAssembly: %v\n%s", err, out)
+	}
+	for _, f := range []string{"../web/index.html", "../web/app.js", "../web/style.css", "../web/sw.js", filepath.Join(goroot, "lib", "wasm", "wasm_exec.js")} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+var devtoolsRe = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
+
+// startBrowser starts headless Chromium in its own process group with a
+// fresh profile and temporary directory (both removed at the end), and
+// connects to it; the group is killed when the test ends.
+func startBrowser(t *testing.T, bin string) *cdp {
+	t.Helper()
+	home := t.TempDir()
+	tmp := filepath.Join(home, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+		"--user-data-dir="+filepath.Join(home, "profile"), "--remote-debugging-port=0", "about:blank")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_CACHE_HOME="+home)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	found := make(chan string, 1)
+	go func() {
+		s := bufio.NewScanner(stderr)
+		for s.Scan() {
+			if m := devtoolsRe.FindStringSubmatch(s.Text()); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	var ws string
+	select {
+	case ws = <-found:
+	case <-time.After(60 * time.Second):
+		t.Fatal("chromium did not start its DevTools endpoint in 60 s")
+	}
+	c, err := dialCDP(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.ws.c.Close() })
+	return c
+}
