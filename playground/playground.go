@@ -104,22 +104,27 @@ type Finding struct {
 	Col      int    `json:"col"`
 	EndLine  int    `json:"endLine"`
 	Message  string `json:"message"`
-	// Title, Why and Fix are the rule's documentation (nginxtune rules
-	// --explain); empty for what reading the tree reports.
-	Title string `json:"title,omitempty"`
-	Why   string `json:"why,omitempty"`
-	Fix   string `json:"fix,omitempty"`
 	// FixTitle says what applying the finding's fix does; empty when it
 	// has none.
 	FixTitle string `json:"fixTitle,omitempty"`
 }
 
-// LintResult is lint's answer: the findings in file order and the nginx
-// version they are for, said as the command says it.
+// Doc is a rule's documentation as nginxtune rules --explain gives it.
+type Doc struct {
+	Title string `json:"title"`
+	Why   string `json:"why"`
+	Fix   string `json:"fix"`
+}
+
+// LintResult is lint's answer: the findings in file order, the
+// documentation of each rule among them (once, however many findings it
+// has: what reading the tree reports has none), and the nginx version
+// they are for, said as the command says it.
 type LintResult struct {
-	Findings []Finding `json:"findings"`
-	Assumed  string    `json:"assumed"`
-	NotShown int       `json:"notShown,omitempty"`
+	Findings []Finding      `json:"findings"`
+	Docs     map[string]Doc `json:"docs"`
+	Assumed  string         `json:"assumed"`
+	NotShown int            `json:"notShown,omitempty"`
 }
 
 // diagnose runs the rules over files, as lint does over a tree.
@@ -147,13 +152,15 @@ func Lint(files []File, version string) (LintResult, error) {
 	if cfg.Version.Known() {
 		from = "chosen on the page"
 	}
-	res := LintResult{Findings: make([]Finding, 0, len(diags)), NotShown: notShown,
+	res := LintResult{Findings: make([]Finding, 0, len(diags)), Docs: map[string]Doc{}, NotShown: notShown,
 		Assumed: strings.Replace(rules.Assumed(cfg.Version, from), "set one with --nginx-version or nginx-version: in .nginxtune.yaml", "choose one above", 1)}
 	for _, d := range diags {
 		f := Finding{Rule: d.Rule, Severity: d.Severity.String(), File: name(d.File), Line: d.Line, Col: d.Col,
 			EndLine: d.EndLine, Message: d.Message}
-		if r := rules.ByID(d.Rule); r != nil {
-			f.Title, f.Why, f.Fix = r.Title, strings.TrimSpace(r.Why), strings.TrimSpace(r.Fix)
+		if _, done := res.Docs[d.Rule]; !done {
+			if r := rules.ByID(d.Rule); r != nil {
+				res.Docs[d.Rule] = Doc{Title: r.Title, Why: strings.TrimSpace(r.Why), Fix: strings.TrimSpace(r.Fix)}
+			}
 		}
 		if d.Fix != nil && len(d.Fix.Edits) > 0 {
 			f.FixTitle = d.Fix.Description

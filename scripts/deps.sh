@@ -44,6 +44,9 @@ command -v uwsgi >/dev/null 2>&1 || need+=(uwsgi-core)
 command -v nvim >/dev/null 2>&1 || need+=(neovim)
 command -v lintian >/dev/null 2>&1 || need+=(lintian)
 command -v man >/dev/null 2>&1 || need+=(man-db)
+# the browser playground's test (playground/browser_test.go) drives
+# Debian's headless Chromium over the DevTools protocol
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "deps: missing ${need[*]}; install them (apt-get install ${need[*]}) or the tests that need them skip" >&2

@@ -217,14 +217,15 @@ function renderFindings(res, ms) {
     rule.className = "rule";
     rule.textContent = f.rule;
     li.append(go, " ", sev, " ", msg, " ", rule);
-    if (f.why) {
+    const doc = res.docs[f.rule];
+    if (doc) {
       const d = document.createElement("details");
       const s = document.createElement("summary");
-      s.textContent = f.title ? "Why: " + f.title : "Why";
+      s.textContent = "Why: " + doc.title;
       const why = document.createElement("p");
-      why.textContent = f.why;
+      why.textContent = doc.why;
       const fix = document.createElement("p");
-      fix.textContent = "Fix: " + f.fix;
+      fix.textContent = "Fix: " + doc.fix;
       d.append(s, why, fix);
       li.append(d);
     }

@@ -9,12 +9,20 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"syscall/js"
 
 	"github.com/nginxtune/nginxtune/playground"
 )
 
 func main() {
+	// the page's heap only holds one tree and its findings at a time: fewer
+	// collections, which are slow in WebAssembly's single thread
+	debug.SetGCPercent(400)
+	// the first lint pays for what is set up on first use (the directive
+	// table's indexes, regular expressions): paid here, while the page
+	// loads, not on the first keystroke
+	playground.Lint([]playground.File{{Name: "nginx.conf", Text: warmUp}}, "")
 	api := js.Global().Get("Object").New()
 	register(api, "lint", func(a request) (any, error) { return playground.Lint(a.Files, a.Version) })
 	register(api, "fix", func(a request) (any, error) { return playground.ApplyFix(a.Files, a.Version, a.Index) })
@@ -35,6 +43,28 @@ func main() {
 	}
 	select {}
 }
+
+// warmUp is a configuration that most rules look at.
+const warmUp = `events {}
+http {
+    map $http_upgrade $connection_upgrade { default upgrade; "" close; }
+    upstream app { server 127.0.0.1:8080; }
+    server {
+        listen 80;
+        listen 443 ssl;
+        server_name example.com *.example.org ~^www\.(.+)$;
+        ssl_certificate /etc/ssl/a.crt;
+        ssl_certificate_key /etc/ssl/a.key;
+        root /var/www;
+        location / { try_files $uri $uri/ /index.php?$args; }
+        location ~ \.php$ { fastcgi_pass unix:/run/php.sock; include fastcgi_params; }
+        location /api/ { proxy_pass http://app; proxy_set_header Host $host; }
+        location = /x { return 301 https://$host$request_uri; }
+        if ($host = bad) { rewrite ^/(.*)$ /y/$1 last; }
+        add_header X-Frame-Options DENY;
+    }
+}
+`
 
 // request is every call's argument; each call reads its own fields.
 type request struct {
