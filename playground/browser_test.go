@@ -36,31 +36,12 @@ var browserTree = []File{
 // fragment, typing, route, a fix, gen against the library's gen, a shared
 // link, and the screenshot README shows.
 func TestPlaygroundInBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds WebAssembly and starts a browser")
-	}
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed (scripts/deps.sh installs it)")
-		}
-		t.Skip("chromium is not installed (scripts/deps.sh installs it)")
-	}
-	site := buildSite(t)
-	srv := httptest.NewServer(http.FileServer(http.Dir(site)))
-	defer srv.Close()
-	c := startBrowser(t, bin)
-	p, err := c.newPage()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 1000, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
-		t.Fatal(err)
-	}
+	p, srv := playgroundPage(t)
+	c, url := p.c, srv.URL
 
 	// one file in #config=BASE64URL, as tools link to it
 	one := browserTree[0]
-	p.open(t, srv.URL+"/#config="+base64.RawURLEncoding.EncodeToString([]byte(one.Text)))
+	p.open(t, url+"/#config="+base64.RawURLEncoding.EncodeToString([]byte(one.Text)))
 	want, err := Lint([]File{one}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -176,9 +157,9 @@ func TestPlaygroundInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		p3.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 860, "deviceScaleFactor": 1, "mobile": false}, nil)
-		p3.open(t, link)
+		p3.open(t, url+"/#config="+base64.RawURLEncoding.EncodeToString([]byte(one.Text)))
 		p3.js(t, `document.getElementById("url").value = "http://example.com/api/users"; document.querySelector("#route-form button").click();
-			document.querySelector("#findings details")?.setAttribute("open", "")`)
+			document.querySelector('#findings li[data-rule="upstream-keepalive"] details')?.setAttribute("open", "")`)
 		var shot struct {
 			Data []byte `json:"data"`
 		}
@@ -188,6 +169,16 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		if err := os.WriteFile(*screenshot, shot.Data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+
+	// every control is named for a screen reader; the findings and the
+	// answers are live regions
+	var unnamed []string
+	p.evalT(t, `[...document.querySelectorAll("input, select, textarea, button")].filter(e => !(e.labels && e.labels.length) && !e.getAttribute("aria-label") && !e.textContent.trim()).map(e => e.id || e.outerHTML)`, &unnamed)
+	var live []string
+	p.evalT(t, `[...document.querySelectorAll("[aria-live]")].map(e => e.id)`, &live)
+	if len(unnamed) > 0 || !slices.Contains(live, "findings") || !slices.Contains(live, "route-out") {
+		t.Errorf("controls without a name: %v; live regions: %v", unnamed, live)
 	}
 
 	// 200 servers: how long the first lint takes after the page loads
@@ -201,7 +192,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p4.open(t, srv.URL+"/#config="+base64.RawURLEncoding.EncodeToString([]byte(big.String())))
+	p4.open(t, url+"/#config="+base64.RawURLEncoding.EncodeToString([]byte(big.String())))
 	var tm struct{ Ready, FirstLint float64 }
 	p4.evalT(t, `window.nginxtuneTimings`, &tm)
 	var n int
@@ -209,7 +200,50 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	var again []float64
 	p4.evalT(t, `[1,2,3,4].map(() => { const t0 = performance.now(); nginxtune.lint(JSON.stringify({files: nginxtuneState(), version: ""})); return performance.now() - t0 })`, &again)
 	t.Logf("200 servers: lint again %v ms", again)
+	var loaded float64
+	p4.evalT(t, `window.nginxtuneTimings.readyAt`, &loaded)
+	t.Logf("first load over loopback: nginxtune ready %.0f ms after navigation started", loaded)
 	t.Logf("200 servers: page ready (wasm loaded and started) %.0f ms after the script ran, first lint %.1f ms, %d findings", tm.Ready, tm.FirstLint, n)
+
+	// offline: once loaded, the page opens again with the server gone
+	var cached bool
+	p4.waitFor(t, "the service worker's cache", `navigator.serviceWorker.ready.then(() => caches.open("nginxtune-playground")).then(c => c.match("nginxtune.wasm")).then(r => !!r)`, &cached, func() bool { return cached })
+	p4.js(t, `window.oldDocument = 1`)
+	srv.Close()
+	if err := p4.call("Page.reload", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var reopened bool
+	p4.waitFor(t, "the page to open offline", `window.oldDocument === undefined && document.body?.dataset.ready === "1" && document.querySelectorAll("#findings li").length === `+fmt.Sprint(n), &reopened, func() bool { return reopened })
+}
+
+// playgroundPage builds the page (what make web builds), serves it on
+// loopback and opens a tab of a fresh headless Chromium, all of it undone
+// when t ends. It skips under -short and without chromium (outside CI).
+func playgroundPage(t *testing.T) (*page, *httptest.Server) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds WebAssembly and starts a browser")
+	}
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed (scripts/deps.sh installs it)")
+		}
+		t.Skip("chromium is not installed (scripts/deps.sh installs it)")
+	}
+	site := buildSite(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir(site)))
+	t.Cleanup(srv.Close)
+	c := startBrowser(t, bin)
+	p, err := c.newPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 1000, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return p, srv
 }
 
 // placesOf is "rule:line" of each finding, in order.
@@ -363,4 +397,34 @@ func startBrowser(t *testing.T, bin string) *cdp {
 	}
 	t.Cleanup(func() { c.ws.c.Close() })
 	return c
+}
+
+// TestPlaygroundShowsConfigTextAsText opens the page with a configuration
+// whose directive names, arguments and file names are markup that would
+// run script if the page inserted them as HTML (in findings, the route
+// answer and the tabs), and checks that none of it became an element or
+// ran: everything a configuration contributes is shown as text.
+func TestPlaygroundShowsConfigTextAsText(t *testing.T) {
+	p, srv := playgroundPage(t)
+	url := srv.URL
+	evil := `<img src=x onerror="window.pwned=1">`
+	conf := "events {}\nhttp {\n    " + evil + ";\n    server {\n        listen 80;\n        server_name \"" + evil + "\";\n        location / { return 200 \"" + evil + "\"; }\n    }\n}\n"
+	p.open(t, url+"/#config="+base64.RawURLEncoding.EncodeToString([]byte(conf))+"&name="+strings.ReplaceAll(evil, " ", "%20")+".conf")
+	p.js(t, `document.getElementById("url").value = "http://x/"; document.querySelector("#route-form button").click()`)
+	var shown struct {
+		Imgs     int
+		Pwned    bool
+		Route    string
+		Findings string
+		Tab      string
+	}
+	p.evalT(t, `({imgs: document.querySelectorAll("img").length, pwned: window.pwned !== undefined,
+		route: document.getElementById("route-out").textContent, findings: document.getElementById("findings").textContent,
+		tab: document.getElementById("tab-0").textContent})`, &shown)
+	if shown.Imgs != 0 || shown.Pwned {
+		t.Fatalf("configuration text became markup: %d img elements, script ran: %v", shown.Imgs, shown.Pwned)
+	}
+	if !strings.Contains(shown.Findings, "<img") || !strings.Contains(shown.Route, "<img") || !strings.Contains(shown.Tab, "<img") {
+		t.Fatalf("the markup is not shown as text: findings %q, route %q, tab %q", shown.Findings, shown.Route, shown.Tab)
+	}
 }

@@ -460,6 +460,7 @@ async function start() {
   go.run(wasm.instance);
   await ready;
   timings.ready = performance.now() - timings.start;
+  timings.readyAt = performance.now();
   const info = call("info", {});
   for (const v of [...info.versions].reverse()) $("version").append(new Option(v, v));
   $("version").value = state.version;
