@@ -217,10 +217,8 @@ func Route(files []File, url string, all bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, d := range t.Diagnostics {
-		if d.Severity == finding.Error && d.Rule == parser.Syntax {
-			return "", fmt.Errorf("%s:%d:%d: %s (nginx would not load this configuration)", name(d.File), d.Line, d.Col, d.Message)
-		}
+	if d := route.Refused(t); d != nil {
+		return "", fmt.Errorf("%s:%d:%d: %s (nginx would not load this configuration)", name(d.File), d.Line, d.Col, d.Message)
 	}
 	cfg := route.Build(t)
 	if len(cfg.Servers) == 0 {
@@ -228,14 +226,7 @@ func Route(files []File, url string, all bool) (string, error) {
 	}
 	fileName := func(f *parser.File) string { return name(route.FileName(f)) }
 	res := cfg.Route(req, route.Options{Prefix: t.Dir, Name: fileName})
-	for _, d := range t.Diagnostics {
-		if (d.Rule == loader.IncludeMissing || d.Rule == loader.IncludeCycle) && d.Severity >= finding.Warning {
-			res.Unknown = append(res.Unknown, fmt.Sprintf("%s:%d: %s", name(d.File), d.Line, d.Message))
-		}
-	}
-	if t.HasUnread() {
-		res.Unknown = append(res.Unknown, "some included files were not read (missing from the page): servers or locations in them are not seen")
-	}
+	res.Unknown = append(res.Unknown, route.Unseen(t, name)...)
 	var b bytes.Buffer
 	if err := report.RouteText(&b, &req, res, report.RouteOptions{All: all, Name: fileName}); err != nil {
 		return "", err

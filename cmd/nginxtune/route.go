@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"net"
 	"os"
 	"strconv"
@@ -9,8 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nginxtune/nginxtune/finding"
-	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/route"
@@ -147,10 +144,8 @@ func runRoute(c *cobra.Command, args []string, f *routeFlags) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range t.Diagnostics {
-		if d.Severity == finding.Error && d.Rule == parser.Syntax {
-			return failf(ExitError, "%s:%d:%d: %s (nginx would not load this configuration)", relPath(d.File), d.Line, d.Col, d.Message)
-		}
+	if d := route.Refused(t); d != nil {
+		return failf(ExitError, "%s:%d:%d: %s (nginx would not load this configuration)", relPath(d.File), d.Line, d.Col, d.Message)
 	}
 	// a file is named as the command was given it: relative to the
 	// working directory, by the link it was included through
@@ -164,14 +159,7 @@ func runRoute(c *cobra.Command, args []string, f *routeFlags) error {
 		hostname, _ = os.Hostname()
 	}
 	res := cfg.Route(req, route.Options{RootCheck: f.rootCheck, Prefix: t.Dir, Hostname: hostname, Name: name})
-	for _, d := range t.Diagnostics {
-		if (d.Rule == loader.IncludeMissing || d.Rule == loader.IncludeCycle) && d.Severity >= finding.Warning {
-			res.Unknown = append(res.Unknown, fmt.Sprintf("%s:%d: %s", relPath(d.File), d.Line, d.Message))
-		}
-	}
-	if t.HasUnread() {
-		res.Unknown = append(res.Unknown, "some included files were not read (outside the tree or missing): servers or locations in them are not seen")
-	}
+	res.Unknown = append(res.Unknown, route.Unseen(t, relPath)...)
 	out := c.OutOrStdout()
 	o := report.RouteOptions{All: f.all, Name: name}
 	if f.format == "json" {
