@@ -171,6 +171,32 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		}
 	}
 
+	// a directory opened with the picker: its files as tabs, nginx.conf
+	// the main one, names below the directory
+	dir := filepath.Join(t.TempDir(), "etc-nginx")
+	tree := []File{{Name: "nginx.conf", Text: "events {}\nhttp {\n    include sites/*.conf;\n}\n"},
+		{Name: "sites/a.conf", Text: "server {\n    listen 80;\n    server_name a.example;\n    location / { proxy_pass http://127.0.0.1:9000; }\n}\n"}}
+	for _, f := range tree {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, f.Name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, f.Name), []byte(f.Text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var input struct {
+		Result struct {
+			ObjectID string `json:"objectId"`
+		} `json:"result"`
+	}
+	if err := p2.call("Runtime.evaluate", map[string]any{"expression": `document.getElementById("open-dir")`}, &input); err != nil {
+		t.Fatal(err)
+	}
+	if err := p2.call("DOM.setFileInputFiles", map[string]any{"files": []string{dir}, "objectId": input.Result.ObjectID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var opened []File
+	p2.waitFor(t, "the directory opened", `window.nginxtuneState()`, &opened, func() bool { return slices.Equal(opened, tree) })
+	p2.waitFindings(t, placesOf(must(Lint(tree, newest))))
+
 	// every control is named for a screen reader; the findings and the
 	// answers are live regions
 	var unnamed []string
@@ -244,6 +270,13 @@ func playgroundPage(t *testing.T) (*page, *httptest.Server) {
 		t.Fatal(err)
 	}
 	return p, srv
+}
+
+func must(r LintResult, err error) []Finding {
+	if err != nil {
+		panic(err)
+	}
+	return r.Findings
 }
 
 // placesOf is "rule:line" of each finding, in order.

@@ -371,6 +371,57 @@ function openFile(name, text) {
   changed();
 }
 
+// ---- opening files: the file pickers, or files and directories dropped ----
+
+// openFiles replaces the configuration with list ({name, text}: names
+// relative to the chosen directory); nginx.conf, if there is one nearest
+// the top, becomes the main file.
+function openFiles(list) {
+  if (list.length === 0) return;
+  list.sort((a, b) => a.name.split("/").length - b.name.split("/").length || a.name.localeCompare(b.name));
+  const main = list.findIndex((f) => f.name.split("/").pop() === "nginx.conf");
+  if (main > 0) list.unshift(...list.splice(main, 1));
+  state.files = list;
+  selectTab(0);
+  status(`Opened ${list.length} file${list.length === 1 ? "" : "s"}.`);
+  changed();
+}
+// fromPicker reads the files of a file input; a directory's come with
+// their path below it (webkitRelativePath "dir/a/b.conf": "a/b.conf").
+async function fromPicker(input) {
+  const list = [];
+  for (const f of input.files) {
+    const rel = f.webkitRelativePath ? f.webkitRelativePath.split("/").slice(1).join("/") : f.name;
+    list.push({ name: rel, text: await f.text() });
+  }
+  input.value = "";
+  openFiles(list);
+}
+// fromDrop reads dropped files and directories (walked below).
+async function fromDrop(items) {
+  const list = [];
+  const walk = async (entry, dir) => {
+    if (entry.isFile) {
+      const f = await new Promise((ok, bad) => entry.file(ok, bad));
+      list.push({ name: dir + entry.name, text: await f.text() });
+    } else if (entry.isDirectory) {
+      const reader = entry.createReader();
+      for (;;) {
+        const batch = await new Promise((ok, bad) => reader.readEntries(ok, bad));
+        if (batch.length === 0) break;
+        for (const e of batch) await walk(e, dir + entry.name + "/");
+      }
+    }
+  };
+  const entries = [...items].map((i) => i.webkitGetAsEntry && i.webkitGetAsEntry()).filter(Boolean);
+  for (const e of entries) await walk(e, "");
+  // one directory dropped: names below it
+  if (entries.length === 1 && entries[0].isDirectory) {
+    for (const f of list) f.name = f.name.slice(entries[0].name.length + 1);
+  }
+  openFiles(list);
+}
+
 // ---- start ----
 
 function wire() {
@@ -421,6 +472,14 @@ function wire() {
     state.files.splice(state.active, 1);
     selectTab(0);
     changed();
+  });
+  $("open").addEventListener("change", (e) => fromPicker(e.target));
+  $("open-dir").addEventListener("change", (e) => fromPicker(e.target));
+  const panel = $("editor-panel");
+  panel.addEventListener("dragover", (e) => e.preventDefault());
+  panel.addEventListener("drop", (e) => {
+    e.preventDefault();
+    fromDrop(e.dataTransfer.items).catch((err) => status(err.message));
   });
   $("route-form").addEventListener("submit", (e) => {
     e.preventDefault();
