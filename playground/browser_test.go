@@ -440,9 +440,9 @@ func startBrowser(t *testing.T, bin string) *cdp {
 func TestPlaygroundShowsConfigTextAsText(t *testing.T) {
 	p, srv := playgroundPage(t)
 	url := srv.URL
-	evil := `<img src=x onerror="window.pwned=1">`
+	evil := `<img/src=x/onerror=window.pwned=1>`
 	conf := "events {}\nhttp {\n    " + evil + ";\n    server {\n        listen 80;\n        server_name \"" + evil + "\";\n        location / { return 200 \"" + evil + "\"; }\n    }\n}\n"
-	p.open(t, url+"/#config="+base64.RawURLEncoding.EncodeToString([]byte(conf))+"&name="+strings.ReplaceAll(evil, " ", "%20")+".conf")
+	p.open(t, url+"/#config="+base64.RawURLEncoding.EncodeToString([]byte(conf))+"&name="+evil+".conf")
 	p.js(t, `document.getElementById("url").value = "http://x/"; document.querySelector("#route-form button").click()`)
 	var shown struct {
 		Imgs     int
