@@ -219,17 +219,18 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	p4.open(t, url+"/#config="+base64.RawURLEncoding.EncodeToString([]byte(big.String())))
-	var tm struct{ Ready, FirstLint float64 }
+	var tm struct{ Ready, FirstLint, FirstShown float64 }
 	p4.evalT(t, `window.nginxtuneTimings`, &tm)
 	var n int
 	p4.evalT(t, `document.querySelectorAll("#findings li").length`, &n)
-	var again []float64
-	p4.evalT(t, `[1,2,3,4].map(() => { const t0 = performance.now(); nginxtune.lint(JSON.stringify({files: nginxtuneState(), version: ""})); return performance.now() - t0 })`, &again)
-	t.Logf("200 servers: lint again %v ms", again)
+	// the least of ten, as a machine's load adds to each
+	var again struct{ Lint, Shown float64 }
+	p4.evalT(t, `(async () => { let best = {lint: 1e9, shown: 1e9}; for (let i = 0; i < 10; i++) { const r = await nginxtuneLint(); best = {lint: Math.min(best.lint, r.lint), shown: Math.min(best.shown, r.shown)} } return best })()`, &again)
+	t.Logf("200 servers: lint again, the least of ten: %.1f ms for the answer, %.1f ms until the findings are on the screen", again.Lint, again.Shown)
 	var loaded float64
 	p4.evalT(t, `window.nginxtuneTimings.readyAt`, &loaded)
 	t.Logf("first load over loopback: nginxtune ready %.0f ms after navigation started", loaded)
-	t.Logf("200 servers: page ready (wasm loaded and started) %.0f ms after the script ran, first lint %.1f ms, %d findings", tm.Ready, tm.FirstLint, n)
+	t.Logf("200 servers: page ready (wasm loaded and started) %.0f ms after the script ran, first lint %.1f ms, on the screen %.1f ms after nginxtune was ready, %d findings", tm.Ready, tm.FirstLint, tm.FirstShown, n)
 
 	// offline: once loaded, the page opens again with the server gone
 	var cached bool

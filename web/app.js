@@ -127,6 +127,7 @@ function selectTab(i) {
   $("text").value = state.files[i].text;
   renderTabs();
   renderGutter();
+  $("gutter").scrollTop = $("text").scrollTop;
   saveSoon();
 }
 function renderGutter() {
@@ -138,17 +139,29 @@ function renderGutter() {
     if (f.file === name && f.line > 0) marked.set(f.line, (marked.has(f.line) ? marked.get(f.line) + "; " : "") + f.rule);
   }
   const g = $("gutter");
-  g.replaceChildren();
-  for (let n = 1; n <= lines; n++) {
-    const s = document.createElement("span");
-    s.textContent = n;
-    if (marked.has(n)) {
+  // the numbers as text, a span only for a marked line; rebuilt only when
+  // the lines or the marks change
+  const key = lines + "|" + [...marked].join("|");
+  if (g.dataset.key !== key) {
+    g.dataset.key = key;
+    const out = document.createDocumentFragment();
+    let run = "";
+    for (let n = 1; n <= lines; n++) {
+      if (!marked.has(n)) {
+        run += n + "\n";
+        continue;
+      }
+      if (run) out.append(run);
+      run = "\n";
+      const s = document.createElement("span");
       s.className = "marked";
       s.title = marked.get(n);
+      s.textContent = n;
+      out.append(s);
     }
-    g.append(s, "\n");
+    if (run) out.append(run);
+    g.replaceChildren(out);
   }
-  g.scrollTop = $("text").scrollTop;
 }
 function goTo(file, line) {
   const i = state.files.findIndex((f) => f.name === file);
@@ -191,9 +204,16 @@ function lint() {
   renderFindings(res, ms);
   renderGutter();
 }
+// lint now, for tests and the console: how long the answer took, and
+// until the findings were on the screen (the next frame after them)
+window.nginxtuneLint = () =>
+  new Promise((done) => {
+    const t0 = performance.now();
+    lint();
+    requestAnimationFrame(() => setTimeout(() => done({ lint: timings.lastLint, shown: performance.now() - t0 })));
+  });
 function renderFindings(res, ms) {
-  const list = $("findings");
-  list.replaceChildren();
+  const list = document.createDocumentFragment();
   findings.forEach((f, i) => {
     const li = document.createElement("li");
     li.className = "finding " + f.severity;
@@ -222,11 +242,16 @@ function renderFindings(res, ms) {
       const d = document.createElement("details");
       const s = document.createElement("summary");
       s.textContent = "Why: " + doc.title;
-      const why = document.createElement("p");
-      why.textContent = doc.why;
-      const fix = document.createElement("p");
-      fix.textContent = "Fix: " + doc.fix;
-      d.append(s, why, fix);
+      d.append(s);
+      // the explanation is filled in when it is first opened
+      d.addEventListener("toggle", () => {
+        if (d.childElementCount > 1) return;
+        const why = document.createElement("p");
+        why.textContent = doc.why;
+        const fix = document.createElement("p");
+        fix.textContent = "Fix: " + doc.fix;
+        d.append(why, fix);
+      });
       li.append(d);
     }
     if (f.fixTitle) {
@@ -239,6 +264,7 @@ function renderFindings(res, ms) {
     }
     list.append(li);
   });
+  $("findings").replaceChildren(list);
   const n = findings.length;
   $("findings-summary").textContent =
     (n === 0 ? "No findings" : n === 1 ? "1 finding" : `${n} findings`) +
@@ -526,6 +552,9 @@ async function start() {
   for (const p of info.profiles) $("gen-profile").append(new Option(p, p));
   status(`nginxtune ready (${(timings.ready / 1000).toFixed(2)} s).`);
   lint();
+  // the first findings on the screen: the frame after them
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r)));
+  timings.firstShown = performance.now() - timings.readyAt;
   document.body.dataset.ready = "1";
   if ("serviceWorker" in navigator && location.protocol !== "file:") {
     navigator.serviceWorker.register("sw.js").catch(() => {});
