@@ -344,10 +344,12 @@ function genNow() {
     p.className = "error";
     p.textContent = e.message;
     out.append(p);
+    status("gen: " + e.message);
     return;
   }
   const h = document.createElement("h3");
   h.textContent = `Files for nginx ${res.version}`;
+  status(`Generated ${res.files.length} files for nginx ${res.version}.`);
   const ul = document.createElement("ul");
   ul.className = "explain";
   ul.setAttribute("aria-label", "Why each number");
