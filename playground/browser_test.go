@@ -145,6 +145,24 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if len(shown) == 0 || !slices.Equal(shown, libFiles) {
 		t.Fatalf("gen in the page shows %d files, nginxtune gen writes %d; first difference:\n%s", len(shown), len(libFiles), firstDiff(shown, libFiles))
 	}
+	// a generated file downloaded as it is shown
+	downloads := t.TempDir()
+	if err := c.call("", "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": downloads}, nil); err != nil {
+		t.Fatal(err)
+	}
+	p.js(t, `document.querySelector('#gen-out details.gen-file[data-path="nginx.conf"] button').click()`)
+	var downloaded []byte
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if downloaded, err = os.ReadFile(filepath.Join(downloads, "nginx.conf")); err == nil && len(downloaded) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nginx.conf was not downloaded: %v", err)
+		}
+	}
+	if i := slices.IndexFunc(libFiles, func(f GenFile) bool { return f.Path == "nginx.conf" }); i < 0 || string(downloaded) != libFiles[i].Content {
+		t.Errorf("the downloaded nginx.conf is not gen's")
+	}
 	var explained int
 	p.evalT(t, `document.querySelectorAll("#gen-out ul.explain li").length`, &explained)
 	if explained < 3 {
@@ -211,6 +229,31 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	p.evalT(t, `[...document.querySelectorAll("[aria-live]")].map(e => e.id)`, &live)
 	if len(unnamed) > 0 || !slices.Contains(live, "findings-summary") || !slices.Contains(live, "route-out") || !slices.Contains(live, "status") {
 		t.Errorf("controls without a name: %v; live regions: %v", unnamed, live)
+	}
+
+	// the keyboard: arrows move between the file tabs; Tab indents in the
+	// editor, and Escape then Tab leaves it
+	if err := p.call("Page.bringToFront", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var where string
+	p.js(t, `document.getElementById("tab-0").focus()`)
+	p.key(t, "ArrowRight", 39)
+	p.evalT(t, `document.activeElement.id + " " + document.getElementById("tab-1").getAttribute("aria-selected")`, &where)
+	if where != "tab-1 true" {
+		t.Errorf("ArrowRight on the first tab: focus and selection %q, want the second tab's", where)
+	}
+	p.js(t, `const ta = document.getElementById("text"); ta.focus(); ta.setSelectionRange(0, 0)`)
+	p.key(t, "Tab", 9)
+	p.evalT(t, `document.activeElement.id + " " + JSON.stringify(document.getElementById("text").value.slice(0, 5))`, &where)
+	if where != `text "    s"` {
+		t.Errorf("Tab in the editor: %s, want it to indent", where)
+	}
+	p.key(t, "Escape", 27)
+	p.key(t, "Tab", 9)
+	p.evalT(t, `document.activeElement.id`, &where)
+	if where == "text" {
+		t.Error("Escape then Tab did not leave the editor")
 	}
 
 	// 200 servers: how long the first lint takes after the page loads
@@ -312,6 +355,17 @@ func (p *page) open(t *testing.T, u string) {
 	}
 	var ready bool
 	p.waitFor(t, "the page to start", `document.body && document.body.dataset.ready === "1" && window.nginxtuneTimings.firstLint !== undefined`, &ready, func() bool { return ready })
+}
+
+// key presses a key as the keyboard does (trusted: its default action
+// happens).
+func (p *page) key(t *testing.T, key string, code int) {
+	t.Helper()
+	for _, typ := range []string{"rawKeyDown", "keyUp"} {
+		if err := p.call("Input.dispatchKeyEvent", map[string]any{"type": typ, "key": key, "code": key, "windowsVirtualKeyCode": code}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // findings reads the findings the page shows: "rule:line" of each.
