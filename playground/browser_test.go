@@ -2,6 +2,8 @@ package playground
 
 import (
 	"bufio"
+	"bytes"
+	"compress/flate"
 	"encoding/base64"
 	"flag"
 	"fmt"
@@ -520,5 +522,24 @@ func TestPlaygroundShowsConfigTextAsText(t *testing.T) {
 	}
 	if !strings.Contains(shown.Findings, "<img") || !strings.Contains(shown.Route, "<img") || !strings.Contains(shown.Tab, "<img") {
 		t.Fatalf("the markup is not shown as text: findings %q, route %q, tab %q", shown.Findings, shown.Route, shown.Tab)
+	}
+}
+
+// TestPlaygroundBoundsSharedLinks opens a link whose state inflates to
+// 64 MiB (from a fragment of about 90 KB; one of 2 MB would inflate to
+// gigabytes and take the tab down): the page stops unpacking past its
+// bound (9 MiB, the 8 MiB of configuration nginxtune reads and the JSON
+// around it), says so and opens its example instead.
+func TestPlaygroundBoundsSharedLinks(t *testing.T) {
+	p, srv := playgroundPage(t)
+	var z bytes.Buffer
+	w, _ := flate.NewWriter(&z, flate.BestCompression)
+	w.Write(make([]byte, 64<<20))
+	w.Close()
+	p.open(t, srv.URL+"/#s="+base64.RawURLEncoding.EncodeToString(z.Bytes()))
+	var got struct{ Status, Text string }
+	p.evalT(t, `({status: document.getElementById("status").textContent, text: document.getElementById("text").value})`, &got)
+	if !strings.Contains(got.Status, "could not be read: larger than 9 MiB") || !strings.HasPrefix(got.Text, "events {}") {
+		t.Fatalf("a link inflating to 64 MiB: status %q, editor %.40q", got.Status, got.Text)
 	}
 }

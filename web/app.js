@@ -51,9 +51,33 @@ function unb64url(s) {
   const b = atob(s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4));
   return Uint8Array.from(b, (c) => c.charCodeAt(0));
 }
+// MAX_STATE bounds what a link may unpack to: the configuration nginxtune
+// reads (playground.MaxBytes, 8 MiB) and room for the JSON around it. A
+// link of 2 MB could otherwise inflate to gigabytes.
+const MAX_STATE = 9 << 20;
+// pipe runs bytes through a compression stream, refusing to produce more
+// than MAX_STATE bytes.
 async function pipe(bytes, stream) {
-  const out = new Response(new Blob([bytes]).stream().pipeThrough(stream));
-  return new Uint8Array(await out.arrayBuffer());
+  const reader = new Blob([bytes]).stream().pipeThrough(stream).getReader();
+  const chunks = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.length;
+    if (n > MAX_STATE) {
+      reader.cancel();
+      throw new Error(`larger than ${MAX_STATE >> 20} MiB`);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 // encodeState gives the fragment of the page's state: "s=" and the state's
 // JSON, deflate-raw compressed, in base64url.
@@ -533,10 +557,12 @@ function apply(s) {
 async function start() {
   wire();
   let s = null;
+  let linkError = "";
   try {
     s = await decodeFragment(location.hash);
   } catch (e) {
-    status("The link's configuration could not be read: " + e.message);
+    linkError = " The link's configuration could not be read: " + e.message + ".";
+    status(linkError);
   }
   Object.assign(state, s || { files: [{ name: "nginx.conf", text: EXAMPLE }] });
   $("url").value = state.url;
@@ -552,7 +578,7 @@ async function start() {
   for (const v of [...info.versions].reverse()) $("version").append(new Option(v, v));
   $("version").value = state.version;
   for (const p of info.profiles) $("gen-profile").append(new Option(p, p));
-  status(`nginxtune ready (${(timings.ready / 1000).toFixed(2)} s).`);
+  status(`nginxtune ready (${(timings.ready / 1000).toFixed(2)} s).` + linkError);
   lint();
   // the first findings on the screen: the frame after them
   await new Promise((r) => requestAnimationFrame(() => setTimeout(r)));
