@@ -46,8 +46,8 @@ func TestPlaygroundGenIsGen(t *testing.T) {
 
 // TestPlaygroundReadsOnlyWhatItIsGiven: an include of a path on this
 // machine finds nothing (the tree is the files the page gave), file names
-// that climb out of the tree are refused, and a finding without a fix has
-// nothing to apply.
+// that climb out of the tree are refused, so are more than MaxBytes of
+// files, and a finding without a fix has nothing to apply.
 func TestPlaygroundReadsOnlyWhatItIsGiven(t *testing.T) {
 	files := []File{{Name: "nginx.conf", Text: "events {}\nhttp {\n    include /etc/hostname;\n    include /etc/nginx/mime.types;\n}\n"}}
 	res, err := Lint(files, "")
@@ -61,6 +61,10 @@ func TestPlaygroundReadsOnlyWhatItIsGiven(t *testing.T) {
 		if _, err := Lint([]File{files[0], {Name: name, Text: "x;"}}, ""); err == nil {
 			t.Errorf("%q accepted as a file of the tree", name)
 		}
+	}
+	big := []File{{Name: "nginx.conf", Text: strings.Repeat("#", MaxBytes)}, {Name: "x.conf", Text: "#"}}
+	if _, err := Lint(big, ""); err == nil || !strings.Contains(err.Error(), "more than 8 MiB") {
+		t.Errorf("more than MaxBytes of files: %v", err)
 	}
 	if _, err := ApplyFix(files, "", len(res.Findings)); err == nil {
 		t.Error("a fix applied past the findings")
