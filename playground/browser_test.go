@@ -543,3 +543,19 @@ func TestPlaygroundBoundsSharedLinks(t *testing.T) {
 		t.Fatalf("a link inflating to 64 MiB: status %q, editor %.40q", got.Status, got.Text)
 	}
 }
+
+// TestPlaygroundBuildsForTheBrowser builds what make web builds, also
+// where no browser is installed to drive it: a package the WebAssembly
+// links that stops building for GOOS=js (a system call, os.Root, running
+// nginx) fails here.
+func TestPlaygroundBuildsForTheBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds WebAssembly")
+	}
+	site := buildSite(t)
+	for _, f := range []string{"index.html", "app.js", "style.css", "sw.js", "wasm_exec.js", "nginxtune.wasm"} {
+		if st, err := os.Stat(filepath.Join(site, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
