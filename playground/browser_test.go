@@ -468,6 +468,14 @@ func startBrowser(t *testing.T, bin string) *cdp {
 	t.Cleanup(func() {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
+		// the group's other processes (renderers, the GPU and network
+		// services) are gone once signal 0 finds none of them
+		for deadline := time.Now().Add(30 * time.Second); syscall.Kill(-cmd.Process.Pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Errorf("chromium's processes (group %d) still run 30 s after they were killed", cmd.Process.Pid)
+				break
+			}
+		}
 	})
 	found := make(chan string, 1)
 	go func() {
