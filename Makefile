@@ -10,7 +10,7 @@ FUZZTIME ?= 150000x
 FUZZTIME_TREE ?= 3000x
 FUZZTIME_FIX ?= 10000x
 
-.PHONY: deb all build build-pprof install test unit fuzz vet bench bench-lint bench-hook deps docs clean directives mutants vsix
+.PHONY: web deb all build build-pprof install test unit fuzz vet bench bench-lint bench-hook deps docs clean directives mutants vsix
 
 all: build
 
@@ -30,6 +30,15 @@ install:
 
 deps:
 	@bash scripts/deps.sh
+
+# The browser playground (docs/playground.md): web/ with nginxtune compiled
+# to WebAssembly, into build/web/ (WEBDIR=), a static directory to serve as it is.
+WEBDIR ?= build/web
+web:
+	rm -rf $(WEBDIR) && mkdir -p $(WEBDIR)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(WEBDIR)/nginxtune.wasm ./cmd/nginxtune-wasm
+	cp web/index.html web/app.js web/style.css web/sw.js "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(WEBDIR)/
+	@echo "$(WEBDIR): $$(du -sk $(WEBDIR) | cut -f1) KiB; nginxtune.wasm gzip'd: $$(gzip -9 -c $(WEBDIR)/nginxtune.wasm | wc -c) bytes"
 
 # The Debian package (dpkg-deb): the binary, man pages, completions, docs;
 # reproducible from a commit. DIR=dist by default.
@@ -80,7 +89,7 @@ bench-hook:
 	@bash scripts/bench-hook.sh
 
 clean:
-	rm -rf bin
+	rm -rf bin build
 
 # Regenerate the rule reference from rules.All (a test fails when it is stale).
 docs:

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
-	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
@@ -148,73 +147,4 @@ func isRoot(t *loader.Tree, path string) bool {
 		}
 	}
 	return false
-}
-
-// WriteError says why Write stopped: the file it failed on, whether that
-// file was left as it was (Damaged when even restoring it failed), how many
-// files were written before it and which were not.
-type WriteError struct {
-	Err      error
-	Name     string
-	Damaged  bool
-	Written  int
-	Total    int
-	NotWrite []string
-	Staging  bool // the failure came while staging: nothing was written
-}
-
-func (e *WriteError) Error() string {
-	if e.Staging {
-		return fmt.Sprintf("%v (nothing formatted; not written: %s)", e.Err, strings.Join(e.NotWrite, ", "))
-	}
-	left := "left as it was"
-	if e.Damaged {
-		left = "DAMAGED"
-	}
-	return fmt.Sprintf("%v (%s %s; %d of %d files formatted before it; not written: %s)", e.Err, e.Name, left, e.Written, e.Total, strings.Join(e.NotWrite, ", "))
-}
-
-func (e *WriteError) Unwrap() error { return e.Err }
-
-// Write puts the jobs' bytes in place, all or nothing as far as the file
-// system allows: every file is staged beside its place (checked to be the
-// file that was read, unchanged) before any is replaced, and a failure
-// while replacing leaves the file it failed on as it was. done is called
-// with each file written.
-func Write(jobs []Job, done func(Job)) error {
-	names := make([]string, len(jobs))
-	for i, j := range jobs {
-		names[i] = j.Name
-	}
-	var staged []atomicfile.Staged
-	for _, j := range jobs {
-		key := atomicfile.Key{Dev: j.File.Dev, Ino: j.File.Ino}
-		now, err := atomicfile.ReadVerified(j.File.Path, key)
-		if err == nil && !bytes.Equal(now, j.File.Src) {
-			err = fmt.Errorf("%s: %w", j.File.Path, atomicfile.ErrSwapped)
-		}
-		var st atomicfile.Staged
-		if err == nil {
-			st, err = atomicfile.Stage(j.File.Path, key, j.Data)
-		}
-		if err != nil {
-			for _, s := range staged {
-				s.Discard()
-			}
-			return &WriteError{Err: err, Staging: true, NotWrite: names}
-		}
-		staged = append(staged, st)
-	}
-	for i, st := range staged {
-		if _, err := st.Commit(); err != nil {
-			for _, s := range staged[i+1:] {
-				s.Discard()
-			}
-			return &WriteError{Err: err, Name: names[i], Damaged: errors.Is(err, atomicfile.ErrNotRestored), Written: i, Total: len(staged), NotWrite: names[i:]}
-		}
-		if done != nil {
-			done(jobs[i])
-		}
-	}
-	return nil
 }

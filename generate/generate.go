@@ -24,8 +24,8 @@ import (
 )
 
 // DefaultVersion is the nginx version gen writes for when neither the
-// options nor the host say: the current stable line.
-const DefaultVersion = "1.30.0"
+// options nor the host say (templates.DefaultVersion).
+const DefaultVersion = templates.DefaultVersion
 
 // Options are what gen is asked to do. The messages of Run name the
 // command's flags (--into, --tls, ...) that set each field.
@@ -292,36 +292,8 @@ func facts(o *Options) (*host.Facts, error) {
 	} else {
 		facts = &host.Facts{}
 	}
-	var spec []string
-	if o.CPUs < 0 || o.CPUs > 65536 || (o.CPUs == 0 && o.CPUsSet) {
-		return nil, fmt.Errorf("--cpus %d: want 1 to 65536", o.CPUs)
-	}
-	if o.CPUs > 0 {
-		spec = append(spec, fmt.Sprintf("cpus=%d", o.CPUs))
-	}
-	if o.Memory != "" {
-		spec = append(spec, "mem="+o.Memory)
-	}
-	if o.NoFile != "" {
-		spec = append(spec, "nofile="+o.NoFile)
-	}
-	if len(spec) > 0 {
-		over, err := host.ParseSpec(strings.Join(spec, " "))
-		if err != nil {
-			return nil, err
-		}
-		if over.CPUOnline.Known() {
-			facts.CPUOnline, facts.CPUAffinity, facts.CPUQuota = over.CPUOnline, over.CPUOnline, host.Fact[float64]{}
-			facts.CPUOnline.Source, facts.CPUAffinity.Source = "--cpus", "--cpus"
-		}
-		if over.MemTotal.Known() {
-			facts.MemTotal, facts.MemLimit = over.MemTotal, host.Fact[uint64]{}
-			facts.MemTotal.Source = "--memory"
-		}
-		if over.NoFile.Known() {
-			facts.NoFile = over.NoFile
-			facts.NoFile.Source = "--nofile"
-		}
+	if err := facts.Override(o.CPUs, o.CPUsSet, o.Memory, o.NoFile); err != nil {
+		return nil, err
 	}
 	return facts, nil
 }

@@ -16,18 +16,18 @@ import (
 // Concurrency, FPMMaxChildren and FPMPool.
 func backendInputs(o *Options, prof *templates.Profile, in *templates.Input) error {
 	if o.TLS != "" {
-		cert, key, ok := strings.Cut(o.TLS, ",")
-		if !ok || cert == "" || key == "" {
-			return fmt.Errorf("--tls %q: want CERT,KEY", o.TLS)
+		tls, err := templates.ParseTLS(o.TLS)
+		if err != nil {
+			return err
 		}
-		in.TLS = &templates.TLS{Cert: cert, Key: key}
+		in.TLS = tls
 		if o.thisHost() {
-			for _, p := range []string{cert, key} {
+			for _, p := range []string{tls.Cert, tls.Key} {
 				if _, err := os.Stat(p); err != nil {
 					return fmt.Errorf("--tls: %v: nginx cannot start without it (for another host, give --facts; for a certificate still to be issued, --acme)", unwrap(err))
 				}
 			}
-			in.Stapling, in.StaplingWhy = stapling(cert, "/etc/resolv.conf")
+			in.Stapling, in.StaplingWhy = stapling(tls.Cert, "/etc/resolv.conf")
 		}
 	}
 	switch {

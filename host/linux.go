@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 )
@@ -92,7 +91,7 @@ func (r *Reader) readInRoot(p string) ([]byte, error) {
 // FIFO does not block a non-blocking open), and keeps it only if it is a
 // regular file.
 func openRegular(root *os.Root, p string) (*os.File, error) {
-	f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := root.OpenFile(p, os.O_RDONLY|boundedread.ONonblock, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
-	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 )
 
 // ParseNginxV reads the version and configure arguments from "nginx -V".
@@ -117,10 +116,6 @@ func splitArgs(s string) []string {
 	}
 	return out
 }
-
-// RunNginxV runs the installed nginx's "nginx -V" (nginxcheck finds the
-// binary and caches the answer under its identity).
-func RunNginxV() (string, error) { return (&nginxcheck.Installed{}).V() }
 
 // nginxBinaries are where packages and source builds put nginx.
 var nginxBinaries = []string{"usr/sbin/nginx", "usr/local/sbin/nginx", "usr/local/nginx/sbin/nginx", "usr/bin/nginx"}

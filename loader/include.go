@@ -833,7 +833,7 @@ func globMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
 // (O_DIRECTORY refuses it).
 func dirNames(dir string) ([]string, error) {
 	fd, err := boundedread.IgnoringEINTR(func() (int, error) {
-		return syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+		return syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC|boundedread.ONonblock, 0)
 	})
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}

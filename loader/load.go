@@ -208,7 +208,7 @@ func readOS(p string, st os.FileInfo) ([]byte, error) {
 	// O_NONBLOCK: should the file have become a FIFO since the stat, opening
 	// it does not wait for a writer.
 	fd, err := boundedread.IgnoringEINTR(func() (int, error) {
-		return syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+		return syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|boundedread.ONonblock, 0)
 	})
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: err}

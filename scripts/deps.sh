@@ -48,6 +48,8 @@ command -v uwsgi >/dev/null 2>&1 || need+=(uwsgi-core)
 command -v nvim >/dev/null 2>&1 || need+=(neovim)
 command -v lintian >/dev/null 2>&1 || need+=(lintian)
 command -v man >/dev/null 2>&1 || need+=(man-db)
+# headless Chromium: the VS Code extension's test (code-server) and the
+# browser playground's (playground/browser_test.go, over the DevTools protocol)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v node >/dev/null 2>&1 || need+=(nodejs npm)
 # (code-server's native modules are built against the installed node)

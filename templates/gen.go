@@ -179,7 +179,20 @@ func ParseProfile(b []byte, name string) (*Profile, error) {
 }
 
 // TLS names the certificate files.
+// DefaultVersion is the nginx version gen writes for when neither its
+// options nor the host say: the current stable line.
+const DefaultVersion = "1.30.0"
+
 type TLS struct{ Cert, Key string }
+
+// ParseTLS reads gen's --tls value, "CERT,KEY".
+func ParseTLS(s string) (*TLS, error) {
+	cert, key, ok := strings.Cut(s, ",")
+	if !ok || cert == "" || key == "" {
+		return nil, fmt.Errorf("--tls %q: want CERT,KEY", s)
+	}
+	return &TLS{Cert: cert, Key: key}, nil
+}
 
 // Input is what the user asked for.
 type Input struct {

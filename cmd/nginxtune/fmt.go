@@ -194,8 +194,12 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 	}
 	// stage every file, then put them in place: a failure leaves every
 	// file as it was (a file rewritten in place too: atomicfile.Commit)
-	err = format.Write(kept, func(j format.Job) {
-		fmt.Fprintf(c.ErrOrStderr(), "formatted %s\n", untrusted.Escape(j.Name))
+	changes := make([]atomicfile.Change, len(kept))
+	for i, j := range kept {
+		changes[i] = atomicfile.Change{Path: j.File.Path, Name: j.Name, Key: atomicfile.Key{Dev: j.File.Dev, Ino: j.File.Ino}, Old: j.File.Src, New: j.Data}
+	}
+	err = atomicfile.WriteAll(changes, func(i int) {
+		fmt.Fprintf(c.ErrOrStderr(), "formatted %s\n", untrusted.Escape(kept[i].Name))
 	})
 	if err != nil {
 		refused.add(failf(ExitError, "%v", err))

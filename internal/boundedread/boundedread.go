@@ -35,7 +35,7 @@ func File(path string, max int64, within string) ([]byte, error) {
 	}
 	// open first, without waiting (a FIFO does not block a non-blocking
 	// open for reading), then ask what was opened
-	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fh, err := os.OpenFile(path, os.O_RDONLY|ONonblock, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func Within(p, dir string) bool {
 // an error.
 func Small(path string, max int) ([]byte, error) {
 	fd, err := IgnoringEINTR(func() (int, error) {
-		return syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+		return syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|ONonblock, 0)
 	})
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
