@@ -16,16 +16,16 @@ func TestHandlers(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"proxy_pass", "grpc_pass", "memcached_pass"} {
-		if !IsPassHandler(n) || !Handlers[n] {
+		if !IsPassHandler(n) || !Responds(n) {
 			t.Errorf("%s passes to a backend", n)
 		}
 	}
 	for _, n := range []string{"mp4", "flv", "root", "try_files", "proxy_set_header"} {
-		if Handlers[n] || IsPassHandler(n) {
-			t.Errorf("%s: Handlers %v, IsPassHandler %v; it serves files or is no handler", n, Handlers[n], IsPassHandler(n))
+		if Responds(n) || IsPassHandler(n) {
+			t.Errorf("%s: Responds %v, IsPassHandler %v; it serves files or is no handler", n, Responds(n), IsPassHandler(n))
 		}
 	}
-	if !Handlers["return"] || IsContentHandler("return") {
+	if !Responds("return") || IsContentHandler("return") {
 		t.Error("return makes the response in the rewrite phase; it sets no content handler")
 	}
 }

@@ -248,7 +248,7 @@ func appendLocations(out, dirs []*parser.Directive) []*parser.Directive {
 // hasHandler reports whether a block level produces responses itself.
 func hasHandler(dirs []*parser.Directive) bool {
 	for _, d := range parser.Level(dirs) {
-		if knowledge.Handlers[d.Name] {
+		if knowledge.Responds(d.Name) {
 			return true
 		}
 	}
