@@ -10,9 +10,9 @@ import (
 	"github.com/nginxtune/nginxtune/rules"
 )
 
-// LiveDirs are where nginx packages keep the configuration a running nginx
+// liveDirs are where nginx packages keep the configuration a running nginx
 // reads; linting one of them asks the installed nginx for its version.
-var LiveDirs = []string{"/etc/nginx", "/usr/local/nginx/conf", "/usr/local/etc/nginx", "/opt/homebrew/etc/nginx"}
+var liveDirs = []string{"/etc/nginx", "/usr/local/nginx/conf", "/usr/local/etc/nginx", "/opt/homebrew/etc/nginx"}
 
 // IsLive reports whether path is in the configuration directory of a live
 // installation.
@@ -21,7 +21,7 @@ func IsLive(path string) bool {
 	if err != nil {
 		return false
 	}
-	for _, d := range LiveDirs {
+	for _, d := range liveDirs {
 		if abs == d || strings.HasPrefix(abs, d+"/") {
 			return true
 		}

@@ -2,6 +2,7 @@ package parser
 
 import (
 	_ "embed"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -34,7 +35,7 @@ func Known(name string) bool {
 	if knowledge.Has(name) {
 		return true
 	}
-	names := GonginxDirectives()
+	names := gonginxNames()
 	i := sort.SearchStrings(names, name)
 	return i < len(names) && names[i] == name
 }
@@ -49,7 +50,9 @@ func Known(name string) bool {
 var gonginxDirectives string
 
 // GonginxDirectives lists the directive names gonginx knows, sorted.
-var GonginxDirectives = sync.OnceValue(func() []string {
+func GonginxDirectives() []string { return slices.Clone(gonginxNames()) }
+
+var gonginxNames = sync.OnceValue(func() []string {
 	var out []string
 	for _, l := range strings.Split(gonginxDirectives, "\n") {
 		if l != "" && !strings.HasPrefix(l, "#") {
