@@ -7,7 +7,6 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/knowledge"
-	"github.com/nginxtune/nginxtune/rules"
 )
 
 // liveDirs are where nginx packages keep the configuration a running nginx
@@ -42,13 +41,13 @@ func allLive(paths []string) bool {
 
 // liveVersion asks the installed nginx for its version when path is the
 // configuration directory of a live installation.
-func liveVersion(path string, nginx *nginxcheck.Installed) rules.Version {
+func liveVersion(path string, nginx *nginxcheck.Installed) knowledge.Version {
 	if !IsLive(path) {
-		return rules.Version{}
+		return knowledge.Version{}
 	}
 	v, err := knowledge.ParseVersion(nginx.Version())
 	if err != nil {
-		return rules.Version{}
+		return knowledge.Version{}
 	}
 	return v
 }
