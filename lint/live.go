@@ -9,18 +9,15 @@ import (
 	"github.com/nginxtune/nginxtune/knowledge"
 )
 
-// liveDirs are where nginx packages keep the configuration a running nginx
-// reads; linting one of them asks the installed nginx for its version.
-var liveDirs = []string{"/etc/nginx", "/usr/local/nginx/conf", "/usr/local/etc/nginx", "/opt/homebrew/etc/nginx"}
-
 // IsLive reports whether path is in the configuration directory of a live
-// installation.
+// installation (knowledge.ConfDirs): linting one asks the installed nginx
+// for its version.
 func IsLive(path string) bool {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return false
 	}
-	for _, d := range liveDirs {
+	for _, d := range knowledge.ConfDirs() {
 		if abs == d || strings.HasPrefix(abs, d+"/") {
 			return true
 		}

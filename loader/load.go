@@ -25,6 +25,7 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -652,7 +653,7 @@ func (l *loader) diag(d *parser.Directive, kind string, sev finding.Severity, fo
 	// what an include left unread may set anything, unless nginx would
 	// refuse the tree anyway (an error) or it is a stock file whose content
 	// every package ships (mime.types, fastcgi_params)
-	if d.Name == "include" && (kind == IncludeOutsideTree || kind == IncludeMissing && sev == finding.Info && !stockFiles[filepath.Base(d.Arg(0))]) {
+	if d.Name == "include" && (kind == IncludeOutsideTree || kind == IncludeMissing && sev == finding.Info && !knowledge.IsPackageFile(filepath.Base(d.Arg(0)))) {
 		if l.tree.notRead == nil {
 			l.tree.notRead = map[*parser.Directive]bool{}
 		}
