@@ -203,13 +203,6 @@ type Installed struct {
 	err    error
 }
 
-// Binary is the package's Binary, looked up on the first call.
-func (i *Installed) Binary() string {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	return i.binary()
-}
-
 func (i *Installed) binary() string {
 	if !i.looked {
 		i.bin, i.looked = Binary(), true
