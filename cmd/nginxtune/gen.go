@@ -9,6 +9,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/generate"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/lint"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -133,7 +134,7 @@ func runGen(c *cobra.Command, f *genFlags) error {
 		Profile: f.profile, ProfileFile: f.profileFile, ServerNames: names, Root: f.root, User: f.user, Upstreams: f.upstreams,
 		TLS: f.tls, ACME: f.acme, ACMERoot: f.acmeRoot,
 		FactsFile: f.factsFile, CPUs: f.cpus, CPUsSet: c.Flags().Changed("cpus"), Memory: f.memory, NoFile: f.nofile, NginxVersion: f.nginxVersion,
-		Out: f.out, Into: f.into, Live: target != "" && isLive(target), Force: f.force, Diff: f.diff, Verify: f.verify, NginxTest: f.nginxTest,
+		Out: f.out, Into: f.into, Live: target != "" && lint.IsLive(target), Force: f.force, Diff: f.diff, Verify: f.verify, NginxTest: f.nginxTest,
 		FPMMaxChildren: f.fpmMaxChildren, FPMPool: f.fpmPool, Concurrency: f.concurrency, Layout: f.layout, Site: f.site, TuneMain: f.tuneMain, OSRoot: f.osRoot,
 		NoSecurityHeaders: f.noSecurityHeaders, CSP: f.csp, HSTSSubdomains: f.hstsSubdomains, HSTSPreload: f.hstsPreload, TLSProfile: f.tlsProfile,
 		WWWRedirect: f.wwwRedirect, Brotli: f.brotli,

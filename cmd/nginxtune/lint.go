@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nginxtune/nginxtune/lint"
-	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/rules/engine"
@@ -101,22 +100,6 @@ func (f *lintFlags) options(c *cobra.Command) lint.Options {
 		AllowOutside: f.allowOutside, Fix: f.fix, Force: f.force, NginxTest: f.nginxTest,
 		Stdin: c.InOrStdin(), Stderr: c.ErrOrStderr()}
 }
-
-// isLive reports whether path is in the configuration directory of a live
-// installation (lint.IsLive).
-func isLive(path string) bool { return lint.IsLive(path) }
-
-// settingsFile is lint.SettingsFile, its error the command's.
-func settingsFile(w io.Writer, configPath string, noConfig bool, first string) (*lint.ConfigFile, error) {
-	file, err := lint.SettingsFile(w, configPath, noConfig, first)
-	if err != nil {
-		return nil, failf(ExitError, "%v", err)
-	}
-	return file, nil
-}
-
-// fileLooksLikeNginx is lint.LooksLikeNginx.
-func fileLooksLikeNginx(name string, f *parser.File) bool { return lint.LooksLikeNginx(name, f) }
 
 func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 	if len(args) == 0 && f.changed {
