@@ -581,7 +581,7 @@ func (l *loader) finish(roots []string) {
 	for _, e := range l.opt.Extra {
 		extra[e] = true
 	}
-	known := func(name string) bool { return parser.Known(name) || extra[name] }
+	known := func(name string) bool { return knowledge.IsDirective(name) || extra[name] }
 	for _, f := range l.tree.Files {
 		l.tree.Diagnostics = append(l.tree.Diagnostics, parser.FileFindings(f, known)...)
 	}

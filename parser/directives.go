@@ -2,10 +2,7 @@ package parser
 
 import (
 	_ "embed"
-	"slices"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/nginxtune/nginxtune/knowledge"
 )
@@ -23,44 +20,6 @@ const (
 	CtxStream      = "stream"
 	CtxMail        = "mail"
 )
-
-// Known reports whether name is a directive of nginx or of a widely used
-// module. The vocabulary is the directive table generated from nginx's and
-// the modules' sources (knowledge) and gonginx's list of valid directives
-// (nginx Plus, njs, OpenResty's Lua directives, ...).
-func Known(name string) bool {
-	if name == "" {
-		return false
-	}
-	if knowledge.Has(name) {
-		return true
-	}
-	names := gonginxNames()
-	i := sort.SearchStrings(names, name)
-	return i < len(names) && names[i] == name
-}
-
-// gonginxDirectives is gonginx's ValidDirectives, one name a line, sorted:
-// copied from the pinned gonginx by a test (TestGonginxVocabulary, which
-// fails when the two differ; -update rewrites it), because linking gonginx's
-// parser package builds its map of 780 names at every start of the program,
-// the pre-commit hook's too (a twentieth of the hook's run).
-//
-//go:embed gonginx-directives.txt
-var gonginxDirectives string
-
-// GonginxDirectives lists the directive names gonginx knows, sorted.
-func GonginxDirectives() []string { return slices.Clone(gonginxNames()) }
-
-var gonginxNames = sync.OnceValue(func() []string {
-	var out []string
-	for _, l := range strings.Split(gonginxDirectives, "\n") {
-		if l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	return out
-})
 
 // Block bodies that hold data rather than directives.
 var dataBlocks = map[string]bool{
