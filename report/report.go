@@ -11,6 +11,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Meta describes the run, for the formats that carry it.
@@ -28,7 +29,7 @@ type Rule struct {
 	ID, Title, Why, Fix string
 	Markdown            string // the rule's documentation, as docs/rules.md shows it
 	Severity            finding.Severity
-	Category            string // "security", "performance", ...
+	Category            engine.Category
 }
 
 func (m Meta) path(p string) string {

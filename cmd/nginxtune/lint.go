@@ -375,12 +375,12 @@ func writeReportFile(o output, diags []finding.Diagnostic, m report.Meta) error 
 }
 
 // reportRules describes every rule for the output formats (SARIF's rule
-// metadata): report knows findings, not rules.
+// metadata): report knows findings and the engine's categories, not the rules.
 func reportRules() []report.Rule {
 	out := make([]report.Rule, 0, len(rules.All))
 	for _, r := range rules.All {
 		out = append(out, report.Rule{ID: r.ID, Title: r.Title, Why: r.Why, Fix: r.Fix, Markdown: r.Markdown(),
-			Severity: r.Severity, Category: string(r.Category)})
+			Severity: r.Severity, Category: r.Category})
 	}
 	return out
 }
