@@ -32,23 +32,29 @@ func IsDataBlock(name string) bool {
 	return dataBlocks[name] || strings.HasSuffix(name, "_by_lua_block")
 }
 
-// inferOrder is the nesting of the http family from outside in, each with
-// its context key in the directive table (knowledge); inference picks the
-// outermost context every top-level directive accepts.
-var inferOrder = [...]struct {
-	stack []string
-	key   string
-}{
-	{[]string{CtxMain}, "main"},
-	{[]string{CtxMain, CtxHTTP}, "http"},
-	{[]string{CtxMain, CtxHTTP, CtxServer}, "server"},
-	{[]string{CtxMain, CtxHTTP, CtxServer, CtxLocation}, "location"},
-	{[]string{CtxMain, CtxHTTP, CtxUpstream}, "upstream"},
-	{[]string{CtxMain, CtxEvents}, "events"},
-	{[]string{CtxMain, CtxStream}, "stream"},
-	{[]string{CtxMain, CtxStream, CtxServer}, "stream-server"},
-	{[]string{CtxMain, CtxMail}, "mail"},
+// inferOrder is the nesting of the http family from outside in (then
+// events, stream and mail); inference picks the outermost context every
+// top-level directive accepts, by its key in the directive table
+// (inferKeys).
+var inferOrder = [...][]string{
+	{CtxMain},
+	{CtxMain, CtxHTTP},
+	{CtxMain, CtxHTTP, CtxServer},
+	{CtxMain, CtxHTTP, CtxServer, CtxLocation},
+	{CtxMain, CtxHTTP, CtxUpstream},
+	{CtxMain, CtxEvents},
+	{CtxMain, CtxStream},
+	{CtxMain, CtxStream, CtxServer},
+	{CtxMain, CtxMail},
 }
+
+// inferKeys are inferOrder's context keys.
+var inferKeys = func() (keys [len(inferOrder)]string) {
+	for i, stack := range inferOrder {
+		keys[i] = knowledge.ContextKey(stack)
+	}
+	return keys
+}()
 
 // inferContext guesses the context stack of a snippet from the directives at
 // its top level: the outermost context that accepts the most of them, by
@@ -62,7 +68,7 @@ func inferContext(dirs []*Directive) []string {
 			mask |= x.Mask
 		}
 		for i := range inferOrder {
-			if mask&(knowledge.ContextBit(inferOrder[i].key)|1<<31) != 0 {
+			if mask&(knowledge.ContextBit(inferKeys[i])|1<<31) != 0 {
 				scores[i]++
 			}
 		}
@@ -76,7 +82,7 @@ func inferContext(dirs []*Directive) []string {
 	if best < 0 {
 		return []string{CtxMain}
 	}
-	return append([]string(nil), inferOrder[best].stack...)
+	return append([]string(nil), inferOrder[best]...)
 }
 
 // parseContextSpec turns "http,server" (as written in a

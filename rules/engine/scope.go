@@ -299,57 +299,9 @@ func (p *Pass) HTTPServers(fn func(s *parser.Directive, c *parser.Context)) {
 func InStream(c *parser.Context) bool { return c.Has(parser.CtxStream) }
 
 // ContextKey names the context a directive stands in, as the table's type
-// flags do; "" inside blocks nginxtune cannot place (an unknown module's).
-func ContextKey(c *parser.Context) string {
-	names := c.Names
-	last := names[len(names)-1]
-	switch last {
-	case "main", "events", "http", "stream", "mail", "rtmp":
-		return last
-	}
-	family := ""
-	for _, n := range names {
-		switch n {
-		case "http", "stream", "mail", "rtmp":
-			family = n
-		}
-	}
-	switch family {
-	case "http":
-		switch last {
-		case "server", "location", "upstream", "limit_except":
-			return last
-		case "if":
-			if len(names) >= 2 && names[len(names)-2] == "server" {
-				return "if-server"
-			}
-			if len(names) >= 2 && names[len(names)-2] == "location" {
-				return "if-location"
-			}
-		}
-	case "stream":
-		switch last {
-		case "server":
-			return "stream-server"
-		case "upstream":
-			return "stream-upstream"
-		}
-	case "mail":
-		if last == "server" {
-			return "mail-server"
-		}
-	case "rtmp":
-		switch last {
-		case "server":
-			return "rtmp-server"
-		case "application":
-			return "rtmp-application"
-		case "recorder":
-			return "rtmp-recorder"
-		}
-	}
-	return ""
-}
+// flags do (knowledge.ContextKey of the context's stack); "" inside blocks
+// nginxtune cannot place (an unknown module's).
+func ContextKey(c *parser.Context) string { return knowledge.ContextKey(c.Names) }
 
 // WalkDirs visits every directive of a list and its blocks, within one file.
 func WalkDirs(dirs []*parser.Directive, fn func(*parser.Directive)) {
