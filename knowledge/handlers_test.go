@@ -29,3 +29,21 @@ func TestHandlers(t *testing.T) {
 		t.Error("return makes the response in the rewrite phase; it sets no content handler")
 	}
 }
+
+func TestAccessChecks(t *testing.T) {
+	for _, n := range AccessChecks() {
+		if !IsAccessCheck(n) {
+			t.Errorf("IsAccessCheck(%q) is false", n)
+		}
+		// auth_pam is a third-party module's, auth_jwt nginx Plus's: the
+		// table, built from nginx's and Debian's modules' sources, may lack them
+		if n != "auth_pam" && n != "auth_jwt" && !Has(n) {
+			t.Errorf("the directive table does not know %s", n)
+		}
+	}
+	for _, n := range []string{"allow", "deny", "return", ""} {
+		if IsAccessCheck(n) {
+			t.Errorf("IsAccessCheck(%q): allow and deny are apart, the others are no access check", n)
+		}
+	}
+}
