@@ -31,3 +31,21 @@ func TestContextKey(t *testing.T) {
 		}
 	}
 }
+
+func TestPlusContexts(t *testing.T) {
+	keys, ok := PlusContexts("auth_jwt")
+	if !ok || len(keys) == 0 {
+		t.Fatal("auth_jwt's contexts are not known")
+	}
+	for _, k := range keys {
+		if ContextBit(k) == 0 {
+			t.Errorf("auth_jwt's context %s is no context key of the table", k)
+		}
+	}
+	if Has("auth_jwt") {
+		t.Error("the table now holds auth_jwt: its contexts come from there, PlusContexts can drop it")
+	}
+	if _, ok := PlusContexts("proxy_pass"); ok {
+		t.Error("proxy_pass is open source: the table has its contexts")
+	}
+}

@@ -186,12 +186,12 @@ func (p *Pass) UnreadMayHold(dirs []*parser.Directive, names []string, directive
 	if !p.UnreadInclude(dirs) {
 		return false
 	}
-	key := ContextKey(&parser.Context{Names: names})
+	key := knowledge.ContextKey(names)
 	if key == "" {
 		return true
 	}
 	for _, name := range directives {
-		if ctxs, ok := plusContexts[name]; ok {
+		if ctxs, ok := knowledge.PlusContexts(name); ok {
 			if slices.Contains(ctxs, key) {
 				return true
 			}
@@ -208,13 +208,6 @@ func (p *Pass) UnreadMayHold(dirs []*parser.Directive, names []string, directive
 		}
 	}
 	return false
-}
-
-// plusContexts are the contexts of the nginx Plus directives rules look
-// up, which the directive table (built from open source) does not hold:
-// nginx Plus documentation, ngx_http_auth_jwt_module.
-var plusContexts = map[string][]string{
-	"auth_jwt": {"http", "server", "location", "limit_except"},
 }
 
 // EffectiveIn is Effective for a context captured during a walk, including
