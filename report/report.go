@@ -1,7 +1,9 @@
-// Package report turns findings into text for people and formats for
-// machines: gcc-style text, JSON, SARIF 2.1.0 and GitHub workflow
-// annotations. It reads no configuration; paths arrive as the caller wants
-// them shown.
+// Package report holds every printer of nginxtune: findings as gcc-style
+// text, JSON, SARIF 2.1.0 and GitHub workflow annotations, route's answers
+// as text and JSON, a loaded tree as JSON and as crossplane's payload, and
+// the files gen makes. It reads no configuration; paths arrive as the caller
+// wants them shown, and every byte a configuration contributes is escaped
+// (internal/untrusted).
 package report
 
 import (
