@@ -76,11 +76,7 @@ command exits 2.`,
 			}
 			switch format {
 			case "json":
-				out := report.NewJSONWriter(c.OutOrStdout())
-				err = report.WriteTreeJSON(out, t) // streamed, file by file
-				if err == nil {
-					err = out.Flush()
-				}
+				err = report.WriteTreeJSON(c.OutOrStdout(), t) // streamed, file by file
 			case "crossplane":
 				err = report.EncodeJSON(c.OutOrStdout(), report.Crossplane(t))
 			default:
