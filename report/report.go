@@ -9,6 +9,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -41,8 +42,14 @@ func (m Meta) path(p string) string {
 	return m.Path(p)
 }
 
+// formats are the output formats by name.
+var formats = []string{"text", "json", "sarif", "github"}
+
 // Formats lists the output formats by name.
-var Formats = []string{"text", "json", "sarif", "github"}
+func Formats() []string { return slices.Clone(formats) }
+
+// IsFormat reports whether Write knows the named format.
+func IsFormat(name string) bool { return slices.Contains(formats, name) }
 
 // Write renders diags in the named format.
 func Write(w io.Writer, format string, diags []finding.Diagnostic, m Meta, color bool) error {
@@ -56,7 +63,7 @@ func Write(w io.Writer, format string, diags []finding.Diagnostic, m Meta, color
 	case "github":
 		return GitHub(w, diags, m)
 	}
-	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(formats, ", "))
 }
 
 const (

@@ -13,7 +13,7 @@ import (
 
 // formatValues are the output formats each command's --format takes.
 var formatValues = map[string]func() []string{
-	"lint":  func() []string { return report.Formats },
+	"lint":  report.Formats,
 	"facts": func() []string { return []string{"yaml", "json"} },
 	"parse": func() []string { return []string{"json", "crossplane"} },
 	"route": func() []string { return []string{"text", "json"} },

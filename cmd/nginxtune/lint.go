@@ -72,7 +72,7 @@ a tree not read whole), 3 internal error.`,
 	}
 	f.load.register(c)
 	fl := c.Flags()
-	listVar(fl, &f.formats, "format", "f", []string{"text"}, false, "output format: "+strings.Join(report.Formats, ", ")+"; FORMAT=FILE writes it to FILE instead of standard output; repeatable, one run writes them all")
+	listVar(fl, &f.formats, "format", "f", []string{"text"}, false, "output format: "+strings.Join(report.Formats(), ", ")+"; FORMAT=FILE writes it to FILE instead of standard output; repeatable, one run writes them all")
 	fl.StringVar(&f.failOn, "fail-on", "", "lowest severity that makes the exit code 1: error, warning, info or none (default warning)")
 	fl.StringVar(&f.nginxVersion, "nginx-version", "", "nginx version to lint for, e.g. 1.22.1 (default: from the config file or the installed nginx when linting the live tree)")
 	fl.StringVar(&f.configPath, "config", "", "settings file (default: .nginxtune.yaml in the linted path's directory or above)")
@@ -263,15 +263,6 @@ func sayRead(w io.Writer, trees []*loader.Tree, findings int, s *lint.Settings) 
 	fmt.Fprintln(w, untrusted.Escape(report.Summary(files, directives, findings, s.Assumed())))
 }
 
-func validFormat(f string) bool {
-	for _, x := range report.Formats {
-		if x == f {
-			return true
-		}
-	}
-	return false
-}
-
 func pluralS(n int) string {
 	if n == 1 {
 		return ""
@@ -339,8 +330,8 @@ func parseOutputs(values []string) ([]output, error) {
 	toStdout, files := 0, map[string]bool{}
 	for _, v := range values {
 		name, path, hasPath := strings.Cut(v, "=")
-		if !validFormat(name) {
-			return nil, failf(ExitError, "--format %q: want %s, optionally =FILE", v, strings.Join(report.Formats, ", "))
+		if !report.IsFormat(name) {
+			return nil, failf(ExitError, "--format %q: want %s, optionally =FILE", v, strings.Join(report.Formats(), ", "))
 		}
 		switch {
 		case hasPath && path == "":
