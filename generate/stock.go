@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/lazyre"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -16,10 +17,6 @@ func present(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
 }
-
-// packageData are the data files nginx's packages install beside
-// nginx.conf.
-var packageData = map[string]bool{"mime.types": true, "fastcgi_params": true, "fastcgi.conf": true, "scgi_params": true, "uwsgi_params": true, "proxy_params": true}
 
 var includeRe = lazyre.New(`(?m)^\s*include\s+([^\s;]+);`)
 
@@ -38,7 +35,7 @@ func packageFiles(files []templates.File, dir, confDir string) []string {
 		for _, m := range includeRe().FindAllStringSubmatch(f.Content, -1) {
 			name := path.Base(m[1])
 			rel, ok := strings.CutPrefix(m[1], confDir+"/")
-			if !packageData[name] || (!ok && path.IsAbs(m[1])) || rel != name || written[name] || seen[name] || present(filepath.Join(dir, name)) {
+			if !knowledge.IsPackageFile(name) || (!ok && path.IsAbs(m[1])) || rel != name || written[name] || seen[name] || present(filepath.Join(dir, name)) {
 				continue
 			}
 			seen[name] = true

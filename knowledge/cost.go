@@ -24,6 +24,11 @@ const (
 	gzipShare = 4
 )
 
+// ListenBacklog is the listen backlog nginx asks for when listen sets none:
+// NGX_LISTEN_BACKLOG, 511 on Linux (src/os/unix/ngx_linux_config.h); the
+// kernel cuts it to net.core.somaxconn.
+const ListenBacklog = 511
+
 // MemoryPerConnection estimates the memory one busy worker_connections slot
 // holds on average: the preallocated slot, the pools and header buffer of
 // its request, a TLS buffer, a quarter of the gzip state (see gzipShare), and

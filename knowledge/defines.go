@@ -48,15 +48,6 @@ func DefinesVariable(directive string, n int) (i int, ok bool) {
 	return i, ok && i >= 0 && i < n
 }
 
-// DefinedVariable returns the name (without "$") of the variable a
-// directive with these arguments defines, "" when none.
-func DefinedVariable(directive string, args []string) string {
-	if i, ok := DefinesVariable(directive, len(args)); ok {
-		return strings.TrimPrefix(args[i], "$")
-	}
-	return ""
-}
-
 // namedGroup finds the named groups of a PCRE pattern: (?<name>...),
 // (?'name'...) and (?P<name>...); a name starts with a letter or "_"
 // (PCRE2 refuses a digit first). nginx adds a variable for each

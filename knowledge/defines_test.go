@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -28,8 +29,8 @@ func TestDefinedVariable(t *testing.T) {
 		{"set_base32_padding", []string{"on"}, ""},
 		{"proxy_set_header", []string{"Host", "$host"}, ""},
 	} {
-		if got := DefinedVariable(c.directive, c.args); got != c.want {
-			t.Errorf("DefinedVariable(%s %q) = %q, want %q", c.directive, c.args, got, c.want)
+		if got := definedVariable(c.directive, c.args); got != c.want {
+			t.Errorf("definedVariable(%s %q) = %q, want %q", c.directive, c.args, got, c.want)
 		}
 	}
 	// every definer is a directive of the table
@@ -51,4 +52,13 @@ func TestNamedCaptures(t *testing.T) {
 			t.Errorf("NamedCaptures(%q) = %q, want %q", re, got, want)
 		}
 	}
+}
+
+// definedVariable returns the name (without "$") of the variable a
+// directive with these arguments defines, "" when none.
+func definedVariable(directive string, args []string) string {
+	if i, ok := DefinesVariable(directive, len(args)); ok {
+		return strings.TrimPrefix(args[i], "$")
+	}
+	return ""
 }

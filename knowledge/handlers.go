@@ -49,10 +49,12 @@ func IsPassHandler(name string) bool { return isPass[name] }
 // handler: a pass to a backend or another module's handler.
 func IsContentHandler(name string) bool { return isContent[name] }
 
-// Handlers are directives that produce the response of a location, so that
-// it does not serve files from disk: the content handlers but flv, mp4 and
-// hls, and return.
-var Handlers = func() map[string]bool {
+// Responds reports whether a directive makes its location's response
+// itself, so that the location does not serve files from disk: the content
+// handlers but flv, mp4 and hls, and return.
+func Responds(name string) bool { return responds[name] }
+
+var responds = func() map[string]bool {
 	m := setOf(passHandlers, otherHandlers)
 	m["return"] = true
 	return m

@@ -33,7 +33,7 @@ type VarRef struct {
 // script compiler reads them. A "$" nginx refuses ("invalid variable
 // name": at the end, before a character that cannot start a name, "${}";
 // "the closing bracket ... is missing": "${a", "${a-b}") yields nothing,
-// and reading goes on after it; ScriptError says what nginx would say.
+// and reading goes on after it (scanScript has what nginx would say).
 func VarRefs(arg string) []VarRef {
 	var out []VarRef
 	scanScript(arg, func(r VarRef, bad string) {
@@ -42,18 +42,6 @@ func VarRefs(arg string) []VarRef {
 		}
 	})
 	return out
-}
-
-// ScriptError returns nginx's error for the first "$" of an argument it
-// refuses to compile, "" when it compiles.
-func ScriptError(arg string) string {
-	msg := ""
-	scanScript(arg, func(_ VarRef, bad string) {
-		if msg == "" {
-			msg = bad
-		}
-	})
-	return msg
 }
 
 // scanScript calls fn for every "$" of v: the variable it starts, or the

@@ -32,7 +32,7 @@ const ConfigName = ".nginxtune.yaml"
 // ConfigFile is the content of a .nginxtune.yaml.
 type ConfigFile struct {
 	Path         string
-	NginxVersion rules.Version
+	NginxVersion knowledge.Version
 	FailOn       string   // error, warning, info or none
 	Disable      []string // rules not run
 	Enable       []string // when set, only these rules run (syntax and include rules always do)

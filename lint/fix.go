@@ -308,7 +308,7 @@ func restore(changed map[string]atomicfile.Key, originals map[string][]byte) str
 // checked is false when it could not: no nginx, another version than the
 // one linted for, or a copy that could not be written (then nothing is
 // said against the fixes).
-func nginxTest(trees []*loader.Tree, target rules.Version) (res nginxcheck.Result, checked bool) {
+func nginxTest(trees []*loader.Tree, target knowledge.Version) (res nginxcheck.Result, checked bool) {
 	bin := nginxcheck.Binary()
 	if bin == "" || len(trees) != 1 || trees[0].Dump || len(trees[0].Roots) != 1 || trees[0].Dir == "" || !sameMinor(bin, target) {
 		return res, false
@@ -335,7 +335,7 @@ func nginxTest(trees []*loader.Tree, target rules.Version) (res nginxcheck.Resul
 
 // sameMinor reports whether the nginx at bin is of target's major and
 // minor version (any when target is unknown).
-func sameMinor(bin string, target rules.Version) bool {
+func sameMinor(bin string, target knowledge.Version) bool {
 	if !target.Known() {
 		return true
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
-	"github.com/nginxtune/nginxtune/rules"
 )
 
 // fixSettings are the settings of lint --fix for conf: no settings file,
@@ -58,12 +58,12 @@ func TestFixNginxCheckAndRestore(t *testing.T) {
 		return []*loader.Tree{tr}
 	}
 	trees := load()
-	if res, checked := nginxTest(trees, rules.Version{}); !checked || !res.OK {
+	if res, checked := nginxTest(trees, knowledge.Version{}); !checked || !res.OK {
 		t.Fatalf("good tree: checked %v, %s", checked, res.Output)
 	}
 	originals := map[string][]byte{trees[0].Files[1].Path: trees[0].Files[1].Src}
 	os.WriteFile(filepath.Join(dir, "conf.d/a.conf"), []byte("server { listen 127.0.0.1:8080; proxy_pass http://x; }\n"), 0o644)
-	if res, checked := nginxTest(load(), rules.Version{}); !checked || res.OK {
+	if res, checked := nginxTest(load(), knowledge.Version{}); !checked || res.OK {
 		t.Fatalf("broken tree passed nginx -t")
 	}
 	f1 := trees[0].Files[1]

@@ -7,21 +7,17 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/nginxcheck"
 	"github.com/nginxtune/nginxtune/knowledge"
-	"github.com/nginxtune/nginxtune/rules"
 )
 
-// LiveDirs are where nginx packages keep the configuration a running nginx
-// reads; linting one of them asks the installed nginx for its version.
-var LiveDirs = []string{"/etc/nginx", "/usr/local/nginx/conf", "/usr/local/etc/nginx", "/opt/homebrew/etc/nginx"}
-
 // IsLive reports whether path is in the configuration directory of a live
-// installation.
+// installation (knowledge.ConfDirs): linting one asks the installed nginx
+// for its version.
 func IsLive(path string) bool {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return false
 	}
-	for _, d := range LiveDirs {
+	for _, d := range knowledge.ConfDirs() {
 		if abs == d || strings.HasPrefix(abs, d+"/") {
 			return true
 		}
@@ -42,13 +38,13 @@ func allLive(paths []string) bool {
 
 // liveVersion asks the installed nginx for its version when path is the
 // configuration directory of a live installation.
-func liveVersion(path string, nginx *nginxcheck.Installed) rules.Version {
+func liveVersion(path string, nginx *nginxcheck.Installed) knowledge.Version {
 	if !IsLive(path) {
-		return rules.Version{}
+		return knowledge.Version{}
 	}
 	v, err := knowledge.ParseVersion(nginx.Version())
 	if err != nil {
-		return rules.Version{}
+		return knowledge.Version{}
 	}
 	return v
 }

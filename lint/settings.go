@@ -89,7 +89,7 @@ type Settings struct {
 	// (rules.Assumed); dumpVersion is the installed nginx's, taken for an
 	// nginx -T dump of its files when no version was given
 	versionFrom string
-	dumpVersion rules.Version
+	dumpVersion knowledge.Version
 	// beforeWrite, when set (by tests), runs between --fix's reading of the
 	// files and its writing of them: where a swap of a file for a link
 	// would have to happen.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/internal/boundedread"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -112,7 +113,7 @@ func LooksLikeNginx(name string, f *parser.File) bool {
 		return true
 	}
 	for _, d := range f.Directives {
-		if parser.Known(d.Name) {
+		if knowledge.IsDirective(d.Name) {
 			return true
 		}
 	}

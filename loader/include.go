@@ -20,6 +20,7 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -255,15 +256,6 @@ func (l *loader) mapLinkTarget(t string) string {
 	return t
 }
 
-// stockFiles are the files nginx packages install next to nginx.conf;
-// repositories of site configurations often include them without
-// carrying a copy.
-var stockFiles = map[string]bool{
-	"mime.types": true, "fastcgi_params": true, "fastcgi.conf": true, "scgi_params": true,
-	"uwsgi_params": true, "proxy_params": true, "koi-utf": true, "koi-win": true, "win-utf": true,
-	"fastcgi-php.conf": true, "snakeoil.conf": true,
-}
-
 func hasGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
 
 // optionalInclude reports the "name[.]conf" idiom: a pattern that matches
@@ -345,7 +337,7 @@ func (l *loader) resolve(d *parser.Directive) []string {
 		if glob && optionalInclude(target) {
 			return nil // "file[.]conf": meant to read nothing where the file is absent
 		}
-		if !glob && stockFiles[filepath.Base(target)] {
+		if !glob && knowledge.IsPackageFile(filepath.Base(target)) {
 			l.diag(d, IncludeMissing, finding.Info, "include %q: %s is not in the linted tree; nginx packages ship this file in the configuration directory, so nginx on the server likely has it%s",
 				untrusted.Clip(target), untrusted.Clip(l.display(local)), l.mapHint(target))
 			return nil
@@ -359,7 +351,7 @@ func (l *loader) resolve(d *parser.Directive) []string {
 			if alt, ok := l.inferMap(target); ok {
 				return []string{alt}
 			}
-			if stockFiles[filepath.Base(target)] {
+			if knowledge.IsPackageFile(filepath.Base(target)) {
 				l.diag(d, IncludeMissing, finding.Info, "include %q: %s is not here; nginx packages ship this file in the configuration directory, so nginx on the server likely has it%s",
 					untrusted.Clip(target), l.display(local), l.mapHint(target))
 				return nil

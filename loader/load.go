@@ -25,6 +25,7 @@ import (
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
 
@@ -642,7 +643,7 @@ func (l *loader) finish(roots []string) {
 	for _, e := range l.opt.Extra {
 		extra[e] = true
 	}
-	known := func(name string) bool { return parser.Known(name) || extra[name] }
+	known := func(name string) bool { return knowledge.IsDirective(name) || extra[name] }
 	for _, f := range l.tree.Files {
 		l.tree.Diagnostics = append(l.tree.Diagnostics, parser.FileFindings(f, known)...)
 	}
@@ -714,7 +715,7 @@ func (l *loader) diag(d *parser.Directive, kind string, sev finding.Severity, fo
 	// what an include left unread may set anything, unless nginx would
 	// refuse the tree anyway (an error) or it is a stock file whose content
 	// every package ships (mime.types, fastcgi_params)
-	if d.Name == "include" && (kind == IncludeOutsideTree || kind == IncludeMissing && sev == finding.Info && !stockFiles[filepath.Base(d.Arg(0))]) {
+	if d.Name == "include" && (kind == IncludeOutsideTree || kind == IncludeMissing && sev == finding.Info && !knowledge.IsPackageFile(filepath.Base(d.Arg(0)))) {
 		if l.tree.notRead == nil {
 			l.tree.notRead = map[*parser.Directive]bool{}
 		}

@@ -2,9 +2,7 @@ package parser
 
 import (
 	_ "embed"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/nginxtune/nginxtune/knowledge"
 )
@@ -23,42 +21,6 @@ const (
 	CtxMail        = "mail"
 )
 
-// Known reports whether name is a directive of nginx or of a widely used
-// module. The vocabulary is the directive table generated from nginx's and
-// the modules' sources (knowledge) and gonginx's list of valid directives
-// (nginx Plus, njs, OpenResty's Lua directives, ...).
-func Known(name string) bool {
-	if name == "" {
-		return false
-	}
-	if knowledge.Has(name) {
-		return true
-	}
-	names := GonginxDirectives()
-	i := sort.SearchStrings(names, name)
-	return i < len(names) && names[i] == name
-}
-
-// gonginxDirectives is gonginx's ValidDirectives, one name a line, sorted:
-// copied from the pinned gonginx by a test (TestGonginxVocabulary, which
-// fails when the two differ; -update rewrites it), because linking gonginx's
-// parser package builds its map of 780 names at every start of the program,
-// the pre-commit hook's too (a twentieth of the hook's run).
-//
-//go:embed gonginx-directives.txt
-var gonginxDirectives string
-
-// GonginxDirectives lists the directive names gonginx knows, sorted.
-var GonginxDirectives = sync.OnceValue(func() []string {
-	var out []string
-	for _, l := range strings.Split(gonginxDirectives, "\n") {
-		if l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	return out
-})
-
 // Block bodies that hold data rather than directives.
 var dataBlocks = map[string]bool{
 	"map": true, "geo": true, "types": true, "split_clients": true, "charset_map": true,
@@ -70,23 +32,29 @@ func IsDataBlock(name string) bool {
 	return dataBlocks[name] || strings.HasSuffix(name, "_by_lua_block")
 }
 
-// inferOrder is the nesting of the http family from outside in, each with
-// its context key in the directive table (knowledge); inference picks the
-// outermost context every top-level directive accepts.
-var inferOrder = [...]struct {
-	stack []string
-	key   string
-}{
-	{[]string{CtxMain}, "main"},
-	{[]string{CtxMain, CtxHTTP}, "http"},
-	{[]string{CtxMain, CtxHTTP, CtxServer}, "server"},
-	{[]string{CtxMain, CtxHTTP, CtxServer, CtxLocation}, "location"},
-	{[]string{CtxMain, CtxHTTP, CtxUpstream}, "upstream"},
-	{[]string{CtxMain, CtxEvents}, "events"},
-	{[]string{CtxMain, CtxStream}, "stream"},
-	{[]string{CtxMain, CtxStream, CtxServer}, "stream-server"},
-	{[]string{CtxMain, CtxMail}, "mail"},
+// inferOrder is the nesting of the http family from outside in (then
+// events, stream and mail); inference picks the outermost context every
+// top-level directive accepts, by its key in the directive table
+// (inferKeys).
+var inferOrder = [...][]string{
+	{CtxMain},
+	{CtxMain, CtxHTTP},
+	{CtxMain, CtxHTTP, CtxServer},
+	{CtxMain, CtxHTTP, CtxServer, CtxLocation},
+	{CtxMain, CtxHTTP, CtxUpstream},
+	{CtxMain, CtxEvents},
+	{CtxMain, CtxStream},
+	{CtxMain, CtxStream, CtxServer},
+	{CtxMain, CtxMail},
 }
+
+// inferKeys are inferOrder's context keys.
+var inferKeys = func() (keys [len(inferOrder)]string) {
+	for i, stack := range inferOrder {
+		keys[i] = knowledge.ContextKey(stack)
+	}
+	return keys
+}()
 
 // inferContext guesses the context stack of a snippet from the directives at
 // its top level: the outermost context that accepts the most of them, by
@@ -100,7 +68,7 @@ func inferContext(dirs []*Directive) []string {
 			mask |= x.Mask
 		}
 		for i := range inferOrder {
-			if mask&(knowledge.ContextBit(inferOrder[i].key)|1<<31) != 0 {
+			if mask&(knowledge.ContextBit(inferKeys[i])|1<<31) != 0 {
 				scores[i]++
 			}
 		}
@@ -114,7 +82,7 @@ func inferContext(dirs []*Directive) []string {
 	if best < 0 {
 		return []string{CtxMain}
 	}
-	return append([]string(nil), inferOrder[best].stack...)
+	return append([]string(nil), inferOrder[best]...)
 }
 
 // parseContextSpec turns "http,server" (as written in a

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nginxtune/nginxtune/knowledge"
 )
 
 const fixtures = "../fixtures"
@@ -59,7 +61,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("comment %q: recorded %d:%d, offset gives %d:%d", c.Text, c.Line, c.Col, line, col)
 			}
 		}
-		gluedStatements(file, Known)
+		gluedStatements(file, knowledge.IsDirective)
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/knowledge"
 )
 
 // gluedStatements finds statements that swallowed the next one because a
@@ -125,7 +126,7 @@ func FileFindings(f *File, known func(string) bool) []finding.Diagnostic {
 // refuses each. Names are looked up in the directive table alone.
 func FileErrors(f *File) []finding.Diagnostic {
 	var out []finding.Diagnostic
-	for _, d := range FileFindings(f, Known) {
+	for _, d := range FileFindings(f, knowledge.IsDirective) {
 		if d.Severity == finding.Error {
 			out = append(out, d)
 		}

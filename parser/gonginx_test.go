@@ -1,10 +1,8 @@
 package parser
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -93,33 +91,4 @@ func firstDiff(a, b []string) string {
 		}
 	}
 	return "lengths " + itoaT(len(a)) + " / " + itoaT(len(b))
-}
-
-var updateVocabulary = flag.Bool("update", false, "rewrite gonginx-directives.txt from the pinned gonginx")
-
-// The vocabulary Known takes from gonginx is a copy of the pinned gonginx's
-// ValidDirectives (so that the program does not link gonginx's parser and
-// build its map at every start); this keeps the copy exact.
-func TestGonginxVocabulary(t *testing.T) {
-	var names []string
-	for n := range gonginx.ValidDirectives {
-		if n != "" {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	want := "# gonginx's parser.ValidDirectives (github.com/tufanbarisyildirim/gonginx, the version go.mod pins),\n" +
-		"# sorted; written by: go test ./parser -run TestGonginxVocabulary -update\n" + strings.Join(names, "\n") + "\n"
-	if *updateVocabulary {
-		if err := os.WriteFile("gonginx-directives.txt", []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return // the test binary embedded the old copy
-	}
-	if gonginxDirectives != want {
-		t.Errorf("gonginx-directives.txt is not gonginx's list: go test ./parser -run TestGonginxVocabulary -update")
-	}
-	if got := GonginxDirectives(); !slices.Equal(got, names) {
-		t.Errorf("GonginxDirectives has %d names, gonginx %d", len(got), len(names))
-	}
 }

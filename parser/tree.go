@@ -8,11 +8,11 @@
 // range it covers, so rules can point at it and fixes can edit the original
 // text without reformatting it.
 //
-// Package loader reads a whole configuration: it parses each file once and
-// resolves include directives into the files they read (Directive.Includes).
-// A file included from several places is shared; Walk visits it in every
-// place it is included, with the enclosing blocks of that place as its
-// context.
+// Package loader reads a whole configuration with it: it parses each file
+// once and resolves include directives into the files they read
+// (Directive.Includes). A file included from several places is shared;
+// loader's Tree.Walk visits it in every place it is included, with the
+// enclosing blocks of that place as its context.
 package parser
 
 import (

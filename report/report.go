@@ -1,16 +1,20 @@
-// Package report turns findings into text for people and formats for
-// machines: gcc-style text, JSON, SARIF 2.1.0 and GitHub workflow
-// annotations. It reads no configuration; paths arrive as the caller wants
-// them shown.
+// Package report holds every printer of nginxtune: findings as gcc-style
+// text, JSON, SARIF 2.1.0 and GitHub workflow annotations, route's answers
+// as text and JSON, a loaded tree as JSON and as crossplane's payload, and
+// the files gen makes. It reads no configuration; paths arrive as the caller
+// wants them shown, and every byte a configuration contributes is escaped
+// (internal/untrusted).
 package report
 
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Meta describes the run, for the formats that carry it.
@@ -28,7 +32,7 @@ type Rule struct {
 	ID, Title, Why, Fix string
 	Markdown            string // the rule's documentation, as docs/rules.md shows it
 	Severity            finding.Severity
-	Category            string // "security", "performance", ...
+	Category            engine.Category
 }
 
 func (m Meta) path(p string) string {
@@ -38,8 +42,14 @@ func (m Meta) path(p string) string {
 	return m.Path(p)
 }
 
+// formats are the output formats by name.
+var formats = []string{"text", "json", "sarif", "github"}
+
 // Formats lists the output formats by name.
-var Formats = []string{"text", "json", "sarif", "github"}
+func Formats() []string { return slices.Clone(formats) }
+
+// IsFormat reports whether Write knows the named format.
+func IsFormat(name string) bool { return slices.Contains(formats, name) }
 
 // Write renders diags in the named format.
 func Write(w io.Writer, format string, diags []finding.Diagnostic, m Meta, color bool) error {
@@ -53,7 +63,7 @@ func Write(w io.Writer, format string, diags []finding.Diagnostic, m Meta, color
 	case "github":
 		return GitHub(w, diags, m)
 	}
-	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(formats, ", "))
 }
 
 const (

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the subset
@@ -108,8 +109,8 @@ func sarifLevel(s finding.Severity) string {
 // GitHub code scanning's "security" tag and a security-severity (a CVSS-like
 // score: 8.0 high for an error, 5.0 medium for a warning, 3.0 low for info).
 func ruleProperties(r Rule) sarifProperties {
-	p := sarifProperties{Tags: []string{"nginx", r.Category}}
-	if r.Category == "security" {
+	p := sarifProperties{Tags: []string{"nginx", string(r.Category)}}
+	if r.Category == engine.CategorySecurity {
 		switch r.Severity {
 		case finding.Error:
 			p.SecuritySeverity = "8.0"

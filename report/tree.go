@@ -76,12 +76,13 @@ func fileIndex(t *loader.Tree) map[*parser.File]int {
 }
 
 // WriteTreeJSON writes the tree's native JSON document (roots, files,
-// diagnostics, nginx_T_dump, inferred_maps), as json.Encoder with two-space
-// indentation would, one file at a time: a tree of hundreds of megabytes
-// of output is never held whole in memory.
+// diagnostics, nginx_T_dump, inferred_maps), as EncodeJSON would (two-space
+// indentation, through a JSONWriter), one file at a time: a tree of
+// hundreds of megabytes of output is never held whole in memory.
 func WriteTreeJSON(w io.Writer, t *loader.Tree) error {
 	idx := fileIndex(t)
-	bw := bufio.NewWriterSize(w, 256<<10)
+	safe := NewJSONWriter(w)
+	bw := bufio.NewWriterSize(safe, 256<<10)
 	put := func(prefix string, v any) error {
 		b, err := json.MarshalIndent(v, prefix, "  ")
 		if err == nil {
@@ -128,7 +129,10 @@ func WriteTreeJSON(w io.Writer, t *loader.Tree) error {
 		}
 	}
 	bw.WriteString("\n}\n")
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return safe.Flush()
 }
 
 // writeJSONFile writes one file's JSONFile, its top-level directives one

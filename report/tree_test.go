@@ -2,16 +2,18 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nginxtune/nginxtune/loader"
 )
 
 // WriteTreeJSON streams exactly what encoding the whole document does.
+// Its own JSONWriter escapes what a terminal or a CI runner would act on,
+// as every JSON printer of the package does: TestWriteTreeJSONEscaped.
 func TestWriteJSONMatchesEncoder(t *testing.T) {
 	var paths []string
 	for _, pat := range []string{"../fixtures/mission/*.conf", "../fixtures/rules/*.conf", "../fixtures/rules/*/*.conf", "../fixtures/parser/*/*.conf", "../fixtures/trees/*"} {
@@ -28,9 +30,7 @@ func TestWriteJSONMatchesEncoder(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want, got bytes.Buffer
-		enc := json.NewEncoder(&want)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(treeJSON(tr)); err != nil {
+		if err := EncodeJSON(&want, treeJSON(tr)); err != nil {
 			t.Fatal(err)
 		}
 		if err := WriteTreeJSON(&got, tr); err != nil {
@@ -42,9 +42,7 @@ func TestWriteJSONMatchesEncoder(t *testing.T) {
 	}
 	empty := &loader.Tree{}
 	var want, got bytes.Buffer
-	enc := json.NewEncoder(&want)
-	enc.SetIndent("", "  ")
-	enc.Encode(treeJSON(empty))
+	EncodeJSON(&want, treeJSON(empty))
 	WriteTreeJSON(&got, empty)
 	if got.String() != want.String() {
 		t.Errorf("empty tree: %q, want %q", got.String(), want.String())
@@ -143,5 +141,33 @@ func TestCrossplaneArgs(t *testing.T) {
 				t.Errorf("native value %q, want a line feed", d.Block[0].Arg(1))
 			}
 		}
+	}
+}
+
+// A file name or an argument that would reorder a terminal's text or start
+// a runner's workflow command reaches parse's JSON as JSON escapes, with
+// no JSONWriter around the call (the command had to add one).
+func TestWriteTreeJSONEscaped(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "a\u202e\u0085.conf")
+	if err := os.WriteFile(name, []byte("events {}\nhttp { server { server_name \"##[x\u202e\"; } }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := loader.Load(name, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := WriteTreeJSON(&got, tr); err != nil {
+		t.Fatal(err)
+	}
+	out := got.String()
+	for _, raw := range []string{"\u202e", "\u0085", "##["} {
+		if strings.Contains(out, raw) {
+			t.Errorf("%q raw in %s", raw, out)
+		}
+	}
+	if !strings.Contains(out, `#\u0023[x\u202e`) {
+		t.Errorf("the server name is not escaped as JSON: %s", out)
 	}
 }

@@ -110,9 +110,6 @@ type compiled struct {
 	err string
 }
 
-// ok reports whether route can run the expression.
-func (c *compiled) ok() bool { return c.re != nil || c.bt != nil }
-
 // find runs the expression on s: the submatch indexes as
 // regexp.FindStringSubmatchIndex returns them (nil: no match), or why
 // route cannot tell.

@@ -108,3 +108,6 @@ http {
 		t.Errorf("%s: unknown %q, want one naming the bound", res.Answer, res.Unknown)
 	}
 }
+
+// ok reports whether route can run the expression.
+func (c *compiled) ok() bool { return c.re != nil || c.bt != nil }

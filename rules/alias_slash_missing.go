@@ -51,7 +51,7 @@ func checkAliasSlashMissing(p *Pass) {
 			return
 		}
 		for _, x := range parser.Level(loc.Block) {
-			if knowledge.Handlers[x.Name] {
+			if knowledge.Responds(x.Name) {
 				return // the location answers without reading a file
 			}
 		}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
-	"github.com/nginxtune/nginxtune/internal/textdiff"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -108,35 +107,6 @@ func TestDirectiveTableUpToDate(t *testing.T) {
 	want, _ := os.ReadFile("../knowledge/directives.tsv")
 	if string(want) != string(out) {
 		t.Errorf("knowledge/directives.tsv differs from a regeneration: run make directives")
-	}
-}
-
-// Where gonginx's list of directives and the generated table disagree, the
-// table wins; the differences are pinned in testdata/only-gonginx.txt
-// (modules Debian does not ship, nginx Plus), so that a new one is looked
-// at: a directive the table lost, or one gonginx added (go test ./rules
-// -run TestDirectiveTableAgainstGonginx -update after reviewing it).
-func TestDirectiveTableAgainstGonginx(t *testing.T) {
-	var onlyGonginx []string
-	for _, n := range parser.GonginxDirectives() {
-		if len(knowledge.Lookup(n)) == 0 {
-			onlyGonginx = append(onlyGonginx, n)
-		}
-	}
-	got := strings.Join(onlyGonginx, "\n") + "\n"
-	const pinned = "testdata/only-gonginx.txt"
-	if *update {
-		os.WriteFile(pinned, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(pinned)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != got {
-		t.Errorf("directives gonginx knows and the table does not changed (%s, -update after review):\n%s", pinned, textdiff.Unified(pinned, "now", string(want), got))
-	}
-	if len(knowledge.Names()) < 900 {
-		t.Errorf("the table has %d names", len(knowledge.Names()))
 	}
 }
 

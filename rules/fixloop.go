@@ -46,7 +46,7 @@ type FixResult struct {
 // Run applies the fixes of diags (the findings of trees) in rounds. After
 // the first round it applies only what the user was shown: fixes of a rule
 // the first report had a fixable finding of in that file, and of the
-// follow-up rules of those (FollowUpOf); anything else a fix brings up is
+// follow-up rules of those (followUpOf); anything else a fix brings up is
 // left for the report. The written files are in the result also when an
 // error ends the run, for the caller to restore.
 func (s FixSession) Run(diags []finding.Diagnostic, trees []*loader.Tree, broken bool) (FixResult, error) {
@@ -59,7 +59,7 @@ func (s FixSession) Run(diags []finding.Diagnostic, trees []*loader.Tree, broken
 		}
 	}
 	followUp := func(rule string) bool {
-		for _, parent := range FollowUpOf[rule] {
+		for _, parent := range followUpOf[rule] {
 			if shownRule[parent] {
 				return true
 			}
@@ -123,12 +123,12 @@ func inTrees(trees []*loader.Tree) func(string) bool {
 	return func(file string) bool { return in[file] }
 }
 
-// FollowUpOf names, for a rule, the rules whose fixes make its findings
+// followUpOf names, for a rule, the rules whose fixes make its findings
 // appear: --fix applies them in a later pass although the first report did
 // not show them, since the first fix's description promised them (a new
 // upstream with keepalive needs HTTP/1.1 and an empty Connection header
 // where it is proxied to). Any other finding a fix brings up is reported,
 // not applied: --fix changes only what the user was shown.
-var FollowUpOf = map[string][]string{
+var followUpOf = map[string][]string{
 	"proxy-keepalive-headers": {"upstream-keepalive"},
 }

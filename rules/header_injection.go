@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -76,5 +77,10 @@ func checkHeaderInjection(p *Pass) {
 			diag.Severity = finding.Warning
 			p.Report(diag)
 		}
-	}, "add_header", "add_trailer", "proxy_set_header", "grpc_set_header", "more_set_headers", "more_set_input_headers", "return", "rewrite", protoHTTP)
+	}, headerOrRedirect...)
 }
+
+// headerOrRedirect are the directives header-injection reads: the header
+// setters, the redirects (return, rewrite: their Location) and proxy_pass
+// (its URI goes into the request line).
+var headerOrRedirect = append(slices.Clone(headerSetters), "return", "rewrite", protoHTTP)

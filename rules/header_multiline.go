@@ -41,5 +41,5 @@ func checkHeaderMultiline(p *Pass) {
 				return
 			}
 		}
-	}, "add_header", "add_trailer", "proxy_set_header", "grpc_set_header", "more_set_headers", "more_set_input_headers")
+	}, headerSetters...)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules/engine"
 )
@@ -29,9 +30,6 @@ default is cut to 128: bursts beyond it are dropped or reset.`,
 	Check: check(checkHostSomaxconn),
 }
 
-// defaultBacklog is nginx's listen backlog on Linux.
-const defaultBacklog = 511
-
 func checkHostSomaxconn(p *Pass) {
 	if p.Host == nil {
 		return
@@ -41,7 +39,7 @@ func checkHostSomaxconn(p *Pass) {
 		if d.Name != "listen" || len(d.Args) == 0 || c.Has(parser.CtxMail) {
 			return
 		}
-		backlog, explicit := defaultBacklog, -1
+		backlog, explicit := knowledge.ListenBacklog, -1
 		for i, a := range d.Args {
 			if v, ok := strings.CutPrefix(a.Value, "backlog="); ok {
 				if n, err := strconv.Atoi(v); err == nil {
@@ -74,7 +72,7 @@ func checkHostSomaxconn(p *Pass) {
 		if !seen[d.Arg(0)] {
 			seen[d.Arg(0)] = true
 			p.Reportf(d, "nginx's default listen backlog of %d is above net.core.somaxconn %d (%s): the kernel cuts the queue to %d; raise net.core.somaxconn",
-				defaultBacklog, limit, p.Host.Somaxconn().Source, limit)
+				knowledge.ListenBacklog, limit, p.Host.Somaxconn().Source, limit)
 		}
 	}, "listen")
 }

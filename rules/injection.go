@@ -59,6 +59,11 @@ func soleVar(part string) (string, bool) {
 	return vs[0].Name, true
 }
 
+// headerSetters are the directives that set a request or response header:
+// nginx's add_header, add_trailer, proxy_set_header and grpc_set_header, the
+// headers-more module's more_set_headers and more_set_input_headers.
+var headerSetters = []string{"add_header", "add_trailer", "proxy_set_header", "grpc_set_header", "more_set_headers", "more_set_input_headers"}
+
 // headerValue returns the argument of d that goes into a header (or a
 // redirect's Location), or -1.
 func headerValue(d *parser.Directive) int {

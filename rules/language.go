@@ -20,7 +20,7 @@ func ContextKey(names []string) string {
 
 // Available reports whether nginx v has the directive, by the same
 // reading of the table as unknown-directive (a zero v: any version).
-func Available(name string, v Version) bool {
+func Available(name string, v knowledge.Version) bool {
 	p := &Pass{Pass: &engine.Pass{Version: v}}
 	known, _, _ := p.knownIn(name, knowledge.Lookup(name))
 	return known

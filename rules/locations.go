@@ -3,6 +3,7 @@ package rules
 import (
 	"strings"
 
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules/engine"
 )
@@ -38,10 +39,13 @@ func locationRegex(loc *parser.Directive) (string, bool) {
 	return "", false
 }
 
+// accessChecks are the access phase's directives besides allow and deny.
+var accessChecks = knowledge.AccessChecks()
+
 // restricted reports whether access to a place is limited: deny, auth or
 // auth_request in effect.
 func (p *Pass) restricted(c *parser.Context) bool {
-	for _, name := range []string{"auth_basic", "auth_request", "auth_pam", "satisfy", "auth_jwt"} {
+	for _, name := range accessChecks {
 		if s := p.Effective(c.Blocks, c.Root, name); s.Found() && s.Last().Arg(0) != "off" || !s.Complete {
 			return true
 		}

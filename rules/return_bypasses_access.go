@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules/engine"
 )
@@ -29,7 +30,7 @@ Redirects and error codes are usually harmless; a 2xx with content is the guarde
 }
 
 // accessDirectives are checked in nginx's access phase, after rewrite.
-var accessDirectives = []string{"deny", "auth_basic", "auth_request", "auth_pam", "auth_jwt", "satisfy"}
+var accessDirectives = append([]string{"deny"}, knowledge.AccessChecks()...)
 
 func checkReturnBypassesAccess(p *Pass) {
 	p.Each(func(d *parser.Directive, c *parser.Context) {

@@ -100,7 +100,7 @@ func servesNothing(p *Pass, c *parser.Context) bool {
 	block := b[len(b)-1]
 	handles := func(l *parser.Directive) bool {
 		for _, x := range parser.Level(l.Block) {
-			if knowledge.Handlers[x.Name] || x.Name == "alias" || x.Name == "root" {
+			if knowledge.Responds(x.Name) || x.Name == "alias" || x.Name == "root" {
 				return true
 			}
 		}
@@ -109,7 +109,7 @@ func servesNothing(p *Pass, c *parser.Context) bool {
 	switch block.Name {
 	case "location":
 		for _, x := range parser.Level(block.Block) {
-			if knowledge.Handlers[x.Name] {
+			if knowledge.Responds(x.Name) {
 				return true
 			}
 		}

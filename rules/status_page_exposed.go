@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules/engine"
 )
@@ -135,11 +136,7 @@ func guardedHere(c *parser.Context, more ...string) bool {
 	}
 	for _, dirs := range levels {
 		for _, x := range parser.Level(dirs) {
-			switch x.Name {
-			case "auth_basic", "auth_request", "auth_pam", "auth_jwt", "satisfy", "include":
-				return true
-			}
-			if slices.Contains(more, x.Name) {
+			if x.Name == "include" || knowledge.IsAccessCheck(x.Name) || slices.Contains(more, x.Name) {
 				return true
 			}
 		}

@@ -2,11 +2,6 @@ package rules
 
 import "github.com/nginxtune/nginxtune/knowledge"
 
-// Version is an nginx version (knowledge.Version): the zero value means
-// unknown, and rules whose advice depends on the version then report for
-// the versions where the problem exists and say which those are.
-type Version = knowledge.Version
-
 // Versions where nginx changed what rules advise (knowledge/version.go).
 var (
 	vHTTP2Directive    = knowledge.HTTP2Directive
@@ -16,11 +11,11 @@ var (
 
 // Before reports whether the linted version is older than w, or unknown
 // (and so possibly older).
-func (p *Pass) Before(w Version) bool { return !p.Version.Known() || p.Version.Less(w) }
+func (p *Pass) Before(w knowledge.Version) bool { return !p.Version.Known() || p.Version.Less(w) }
 
 // AtLeast reports whether the linted version is w or newer, or unknown (and
 // so possibly newer).
-func (p *Pass) AtLeast(w Version) bool { return !p.Version.Known() || !p.Version.Less(w) }
+func (p *Pass) AtLeast(w knowledge.Version) bool { return !p.Version.Known() || !p.Version.Less(w) }
 
 // versionNote explains, when the version is unknown, which versions a
 // finding applies to. How to give the version is said once, in the
@@ -37,7 +32,7 @@ func (p *Pass) versionNote(cond string) string {
 // nginx", ...), or, when none was given, every version of the directive
 // table (an error where all of them refuse, information where they
 // differ) and how to give one.
-func Assumed(v Version, from string) string {
+func Assumed(v knowledge.Version, from string) string {
 	if v.Known() {
 		if from == "" {
 			return "nginx " + v.String()

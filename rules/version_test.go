@@ -17,23 +17,23 @@ import (
 // --nginx-version to be sure"), so --fail-on error passed it, and "ssl on"
 // was an error as if the version were 1.25.1 or later.
 func TestNoVersionJudgedByEveryVersion(t *testing.T) {
-	unknown, v122, v130 := Version{}, knowledge.MustVersion("1.22.1"), knowledge.MustVersion("1.30.4")
+	unknown, v122, v130 := knowledge.Version{}, knowledge.MustVersion("1.22.1"), knowledge.MustVersion("1.30.4")
 	cases := []struct {
 		line, rule string
-		want       map[Version]finding.Severity // absent: no finding of the rule
+		want       map[knowledge.Version]finding.Severity // absent: no finding of the rule
 	}{
-		{"locaton / { }", "unknown-directive", map[Version]finding.Severity{unknown: finding.Error, v122: finding.Error, v130: finding.Error}},
-		{"location / { proxy_pas http://127.0.0.1:1; }", "unknown-directive", map[Version]finding.Severity{unknown: finding.Error, v122: finding.Error, v130: finding.Error}},
-		{"proxy_pass http://127.0.0.1:1;", "directive-context", map[Version]finding.Severity{unknown: finding.Error, v122: finding.Error, v130: finding.Error}},
-		{"listen 443 ssl; ssl on; ssl_certificate c; ssl_certificate_key k;", "ssl-directive-removed", map[Version]finding.Severity{unknown: finding.Info, v122: finding.Warning, v130: finding.Error}},
-		{"http2 on;", "unknown-directive", map[Version]finding.Severity{unknown: finding.Info, v122: finding.Error}},
-		{"listen 443 quic;", "directive-args", map[Version]finding.Severity{unknown: finding.Info, v122: finding.Error}},
-		{"location / { sendfile on; }", "unknown-directive", map[Version]finding.Severity{}},
+		{"locaton / { }", "unknown-directive", map[knowledge.Version]finding.Severity{unknown: finding.Error, v122: finding.Error, v130: finding.Error}},
+		{"location / { proxy_pas http://127.0.0.1:1; }", "unknown-directive", map[knowledge.Version]finding.Severity{unknown: finding.Error, v122: finding.Error, v130: finding.Error}},
+		{"proxy_pass http://127.0.0.1:1;", "directive-context", map[knowledge.Version]finding.Severity{unknown: finding.Error, v122: finding.Error, v130: finding.Error}},
+		{"listen 443 ssl; ssl on; ssl_certificate c; ssl_certificate_key k;", "ssl-directive-removed", map[knowledge.Version]finding.Severity{unknown: finding.Info, v122: finding.Warning, v130: finding.Error}},
+		{"http2 on;", "unknown-directive", map[knowledge.Version]finding.Severity{unknown: finding.Info, v122: finding.Error}},
+		{"listen 443 quic;", "directive-args", map[knowledge.Version]finding.Severity{unknown: finding.Info, v122: finding.Error}},
+		{"location / { sendfile on; }", "unknown-directive", map[knowledge.Version]finding.Severity{}},
 		// at http level: resolver in an upstream came with nginx 1.27.3
-		{"upstream u { server 127.0.0.1:1; resolver 127.0.0.1; }", "directive-context", map[Version]finding.Severity{unknown: finding.Info, v122: finding.Error}},
+		{"upstream u { server 127.0.0.1:1; resolver 127.0.0.1; }", "directive-context", map[knowledge.Version]finding.Severity{unknown: finding.Info, v122: finding.Error}},
 	}
 	for _, c := range cases {
-		for _, v := range []Version{unknown, v122, v130} {
+		for _, v := range []knowledge.Version{unknown, v122, v130} {
 			conf := "events {}\nhttp {\n    server {\n        " + c.line + "\n    }\n}\n"
 			if strings.HasPrefix(c.line, "upstream") {
 				conf = "events {}\nhttp {\n    " + c.line + "\n}\n"

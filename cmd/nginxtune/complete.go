@@ -14,7 +14,7 @@ import (
 
 // formatValues are the output formats each command's --format takes.
 var formatValues = map[string]func() []string{
-	"lint":  func() []string { return report.Formats },
+	"lint":  report.Formats,
 	"diff":  func() []string { return diff.Formats },
 	"facts": func() []string { return []string{"yaml", "json"} },
 	"parse": func() []string { return []string{"json", "crossplane"} },

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/lint"
 	"github.com/nginxtune/nginxtune/loader"
 
 	"github.com/spf13/cobra"
@@ -102,9 +103,9 @@ something would change; 2 bad arguments, unreadable, broken or read-only files;
 // fmtOptions merges the settings file and the flags.
 func fmtOptions(c *cobra.Command, f *fmtFlags, first string) (format.Options, error) {
 	var opt format.Options
-	file, err := settingsFile(c.ErrOrStderr(), f.configPath, f.noConfig, first)
+	file, err := lint.SettingsFile(c.ErrOrStderr(), f.configPath, f.noConfig, first)
 	if err != nil {
-		return opt, err
+		return opt, failf(ExitError, "%v", err)
 	}
 	if file != nil {
 		opt.Indent, opt.Tabs, opt.Align = file.FmtIndent, file.FmtTabs, file.FmtAlign
@@ -209,7 +210,7 @@ func runFmt(c *cobra.Command, args []string, f *fmtFlags) error {
 
 // fileLooksForeign reports whether a main file that does not read whole is
 // another program's: no nginx directive before its first error.
-func fileLooksForeign(path string, f *parser.File) bool { return !fileLooksLikeNginx(path, f) }
+func fileLooksForeign(path string, f *parser.File) bool { return !lint.LooksLikeNginx(path, f) }
 
 // fmtProblem gives a file format could not lay out its exit code: a result
 // that would not read as the original is a bug of nginxtune (exit 3),

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nginxtune/nginxtune/generate"
-	"github.com/nginxtune/nginxtune/internal/untrusted"
+	"github.com/nginxtune/nginxtune/lint"
+	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/templates"
 )
 
@@ -133,7 +132,7 @@ func runGen(c *cobra.Command, f *genFlags) error {
 		Profile: f.profile, ProfileFile: f.profileFile, ServerNames: names, Root: f.root, User: f.user, Upstreams: f.upstreams,
 		TLS: f.tls, ACME: f.acme, ACMERoot: f.acmeRoot,
 		FactsFile: f.factsFile, CPUs: f.cpus, CPUsSet: c.Flags().Changed("cpus"), Memory: f.memory, NoFile: f.nofile, NginxVersion: f.nginxVersion,
-		Out: f.out, Into: f.into, Live: target != "" && isLive(target), Force: f.force, Diff: f.diff, Verify: f.verify, NginxTest: f.nginxTest,
+		Out: f.out, Into: f.into, Live: target != "" && lint.IsLive(target), Force: f.force, Diff: f.diff, Verify: f.verify, NginxTest: f.nginxTest,
 		FPMMaxChildren: f.fpmMaxChildren, FPMPool: f.fpmPool, Concurrency: f.concurrency, Layout: f.layout, Site: f.site, TuneMain: f.tuneMain, OSRoot: f.osRoot,
 		NoSecurityHeaders: f.noSecurityHeaders, CSP: f.csp, HSTSSubdomains: f.hstsSubdomains, HSTSPreload: f.hstsPreload, TLSProfile: f.tlsProfile,
 		WWWRedirect: f.wwwRedirect, Brotli: f.brotli,
@@ -143,28 +142,7 @@ func runGen(c *cobra.Command, f *genFlags) error {
 		return failf(ExitError, "%v", err)
 	}
 	if target == "" {
-		printGen(c.OutOrStdout(), files)
+		report.GenFiles(c.OutOrStdout(), files)
 	}
 	return nil
-}
-
-// printGen writes the files gen made to standard output, each under a
-// header naming it.
-func printGen(w io.Writer, files []templates.File) {
-	for i, file := range files {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		// what gen prints holds text from flags and profile files: written
-		// as every output (a CI log runs no workflow command from it)
-		if file.Link != "" {
-			fmt.Fprintf(w, "# ==> %s -> %s (symbolic link) <==\n", untrusted.Escape(file.Path), untrusted.Escape(file.Link))
-			continue
-		}
-		if file.Stock {
-			fmt.Fprintf(w, "# ==> %s: nginxtune's own (%d lines), written with --out where the tree has none <==\n", untrusted.Escape(file.Path), strings.Count(file.Content, "\n"))
-			continue
-		}
-		fmt.Fprintf(w, "# ==> %s <==\n%s", untrusted.Escape(file.Path), untrusted.EscapeLines(file.Content))
-	}
 }

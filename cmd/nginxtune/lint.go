@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nginxtune/nginxtune/lint"
-	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/rules"
 	"github.com/nginxtune/nginxtune/rules/engine"
@@ -73,7 +72,7 @@ a tree not read whole), 3 internal error.`,
 	}
 	f.load.register(c)
 	fl := c.Flags()
-	listVar(fl, &f.formats, "format", "f", []string{"text"}, false, "output format: "+strings.Join(report.Formats, ", ")+"; FORMAT=FILE writes it to FILE instead of standard output; repeatable, one run writes them all")
+	listVar(fl, &f.formats, "format", "f", []string{"text"}, false, "output format: "+strings.Join(report.Formats(), ", ")+"; FORMAT=FILE writes it to FILE instead of standard output; repeatable, one run writes them all")
 	fl.StringVar(&f.failOn, "fail-on", "", "lowest severity that makes the exit code 1: error, warning, info or none (default warning)")
 	fl.StringVar(&f.nginxVersion, "nginx-version", "", "nginx version to lint for, e.g. 1.22.1 (default: from the config file or the installed nginx when linting the live tree)")
 	fl.StringVar(&f.configPath, "config", "", "settings file (default: .nginxtune.yaml in the linted path's directory or above)")
@@ -101,22 +100,6 @@ func (f *lintFlags) options(c *cobra.Command) lint.Options {
 		AllowOutside: f.allowOutside, Fix: f.fix, Force: f.force, NginxTest: f.nginxTest,
 		Stdin: c.InOrStdin(), Stderr: c.ErrOrStderr()}
 }
-
-// isLive reports whether path is in the configuration directory of a live
-// installation (lint.IsLive).
-func isLive(path string) bool { return lint.IsLive(path) }
-
-// settingsFile is lint.SettingsFile, its error the command's.
-func settingsFile(w io.Writer, configPath string, noConfig bool, first string) (*lint.ConfigFile, error) {
-	file, err := lint.SettingsFile(w, configPath, noConfig, first)
-	if err != nil {
-		return nil, failf(ExitError, "%v", err)
-	}
-	return file, nil
-}
-
-// fileLooksLikeNginx is lint.LooksLikeNginx.
-func fileLooksLikeNginx(name string, f *parser.File) bool { return lint.LooksLikeNginx(name, f) }
 
 func runLint(c *cobra.Command, args []string, f *lintFlags) error {
 	if len(args) == 0 && f.changed {
@@ -280,15 +263,6 @@ func sayRead(w io.Writer, trees []*loader.Tree, findings int, s *lint.Settings) 
 	fmt.Fprintln(w, untrusted.Escape(report.Summary(files, directives, findings, s.Assumed())))
 }
 
-func validFormat(f string) bool {
-	for _, x := range report.Formats {
-		if x == f {
-			return true
-		}
-	}
-	return false
-}
-
 func pluralS(n int) string {
 	if n == 1 {
 		return ""
@@ -356,8 +330,8 @@ func parseOutputs(values []string) ([]output, error) {
 	toStdout, files := 0, map[string]bool{}
 	for _, v := range values {
 		name, path, hasPath := strings.Cut(v, "=")
-		if !validFormat(name) {
-			return nil, failf(ExitError, "--format %q: want %s, optionally =FILE", v, strings.Join(report.Formats, ", "))
+		if !report.IsFormat(name) {
+			return nil, failf(ExitError, "--format %q: want %s, optionally =FILE", v, strings.Join(report.Formats(), ", "))
 		}
 		switch {
 		case hasPath && path == "":
@@ -392,12 +366,12 @@ func writeReportFile(o output, diags []finding.Diagnostic, m report.Meta) error 
 }
 
 // reportRules describes every rule for the output formats (SARIF's rule
-// metadata): report knows findings, not rules.
+// metadata): report knows findings and the engine's categories, not the rules.
 func reportRules() []report.Rule {
 	out := make([]report.Rule, 0, len(rules.All))
 	for _, r := range rules.All {
 		out = append(out, report.Rule{ID: r.ID, Title: r.Title, Why: r.Why, Fix: r.Fix, Markdown: r.Markdown(),
-			Severity: r.Severity, Category: string(r.Category)})
+			Severity: r.Severity, Category: r.Category})
 	}
 	return out
 }

@@ -28,7 +28,7 @@ func (lf *loadFlags) load(c *cobra.Command, path string) (*loader.Tree, error) {
 	// the live configuration is read as lint reads it: as nginx does,
 	// including what its includes reach outside (Debian's modules-enabled
 	// links to /usr/share/nginx/modules-available)
-	opt := loader.Options{Prefix: lf.prefix, Stdin: c.InOrStdin(), Live: path != "-" && isLive(path)}
+	opt := loader.Options{Prefix: lf.prefix, Stdin: c.InOrStdin(), Live: path != "-" && lint.IsLive(path)}
 	for _, m := range lf.maps {
 		pm, err := loader.ParsePathMap(m)
 		if err != nil {
@@ -76,11 +76,7 @@ command exits 2.`,
 			}
 			switch format {
 			case "json":
-				out := report.NewJSONWriter(c.OutOrStdout())
-				err = report.WriteTreeJSON(out, t) // streamed, file by file
-				if err == nil {
-					err = out.Flush()
-				}
+				err = report.WriteTreeJSON(c.OutOrStdout(), t) // streamed, file by file
 			case "crossplane":
 				err = report.EncodeJSON(c.OutOrStdout(), report.Crossplane(t))
 			default:

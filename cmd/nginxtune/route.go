@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nginxtune/nginxtune/lint"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/report"
 	"github.com/nginxtune/nginxtune/route"
@@ -114,7 +115,7 @@ func runRoute(c *cobra.Command, args []string, f *routeFlags) error {
 	// working directory, by the link it was included through
 	name := func(f *parser.File) string { return relPath(route.FileName(f)) }
 	hostname := f.hostname
-	if hostname == "" && isLive(path) {
+	if hostname == "" && lint.IsLive(path) {
 		hostname, _ = os.Hostname()
 	}
 	res, err := route.RouteTree(t, req, route.Options{RootCheck: f.rootCheck, Prefix: t.Dir, Hostname: hostname, Name: name}, relPath)

@@ -351,16 +351,6 @@ func (st Staged) Discard() {
 	syscall.Close(st.dirfd)
 }
 
-// Temp writes data, synced and with mode, to a new hidden file beside name,
-// for a rename onto name once every file of a change is staged; nothing is
-// left behind on failure.
-func Temp(name string, data []byte, mode os.FileMode) (string, error) {
-	return temp(name, mode, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
 // Write replaces name with what fill writes: a hidden file beside it,
 // synced, given mode, then renamed into place, so that a failure (fill's, a
 // full disk) leaves the old file whole and nothing beside it.

@@ -21,6 +21,7 @@ import (
 	"github.com/nginxtune/nginxtune/internal/atomicfile"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
 	"github.com/nginxtune/nginxtune/internal/lazyre"
+	"github.com/nginxtune/nginxtune/knowledge"
 )
 
 // Binary returns the path of nginx, or "" when it is not installed.
@@ -118,11 +119,11 @@ EGQt7X5D224687J/yRZY3o2sVfaOn3yJUFPzahpO6gGM0JejcQQgAZQw
 // (mime.types, fastcgi_params, ...) from the installed nginx into dir, so a
 // configuration that includes them can be tested there.
 func StockFiles(dir string) {
-	for _, name := range []string{"mime.types", "fastcgi_params", "fastcgi.conf", "scgi_params", "uwsgi_params"} {
+	for _, name := range knowledge.PackageFiles() {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			continue
 		}
-		for _, src := range []string{"/etc/nginx", "/usr/local/nginx/conf", "/usr/local/etc/nginx"} {
+		for _, src := range knowledge.ConfDirs() {
 			if b, err := os.ReadFile(filepath.Join(src, name)); err == nil {
 				os.WriteFile(filepath.Join(dir, name), b, 0o644)
 				break
@@ -200,13 +201,6 @@ type Installed struct {
 	asked  bool
 	out    string
 	err    error
-}
-
-// Binary is the package's Binary, looked up on the first call.
-func (i *Installed) Binary() string {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	return i.binary()
 }
 
 func (i *Installed) binary() string {

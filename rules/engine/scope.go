@@ -186,12 +186,12 @@ func (p *Pass) UnreadMayHold(dirs []*parser.Directive, names []string, directive
 	if !p.UnreadInclude(dirs) {
 		return false
 	}
-	key := ContextKey(&parser.Context{Names: names})
+	key := knowledge.ContextKey(names)
 	if key == "" {
 		return true
 	}
 	for _, name := range directives {
-		if ctxs, ok := plusContexts[name]; ok {
+		if ctxs, ok := knowledge.PlusContexts(name); ok {
 			if slices.Contains(ctxs, key) {
 				return true
 			}
@@ -208,13 +208,6 @@ func (p *Pass) UnreadMayHold(dirs []*parser.Directive, names []string, directive
 		}
 	}
 	return false
-}
-
-// plusContexts are the contexts of the nginx Plus directives rules look
-// up, which the directive table (built from open source) does not hold:
-// nginx Plus documentation, ngx_http_auth_jwt_module.
-var plusContexts = map[string][]string{
-	"auth_jwt": {"http", "server", "location", "limit_except"},
 }
 
 // EffectiveIn is Effective for a context captured during a walk, including
@@ -248,7 +241,7 @@ func appendLocations(out, dirs []*parser.Directive) []*parser.Directive {
 // hasHandler reports whether a block level produces responses itself.
 func hasHandler(dirs []*parser.Directive) bool {
 	for _, d := range parser.Level(dirs) {
-		if knowledge.Handlers[d.Name] {
+		if knowledge.Responds(d.Name) {
 			return true
 		}
 	}
@@ -299,57 +292,9 @@ func (p *Pass) HTTPServers(fn func(s *parser.Directive, c *parser.Context)) {
 func InStream(c *parser.Context) bool { return c.Has(parser.CtxStream) }
 
 // ContextKey names the context a directive stands in, as the table's type
-// flags do; "" inside blocks nginxtune cannot place (an unknown module's).
-func ContextKey(c *parser.Context) string {
-	names := c.Names
-	last := names[len(names)-1]
-	switch last {
-	case "main", "events", "http", "stream", "mail", "rtmp":
-		return last
-	}
-	family := ""
-	for _, n := range names {
-		switch n {
-		case "http", "stream", "mail", "rtmp":
-			family = n
-		}
-	}
-	switch family {
-	case "http":
-		switch last {
-		case "server", "location", "upstream", "limit_except":
-			return last
-		case "if":
-			if len(names) >= 2 && names[len(names)-2] == "server" {
-				return "if-server"
-			}
-			if len(names) >= 2 && names[len(names)-2] == "location" {
-				return "if-location"
-			}
-		}
-	case "stream":
-		switch last {
-		case "server":
-			return "stream-server"
-		case "upstream":
-			return "stream-upstream"
-		}
-	case "mail":
-		if last == "server" {
-			return "mail-server"
-		}
-	case "rtmp":
-		switch last {
-		case "server":
-			return "rtmp-server"
-		case "application":
-			return "rtmp-application"
-		case "recorder":
-			return "rtmp-recorder"
-		}
-	}
-	return ""
-}
+// flags do (knowledge.ContextKey of the context's stack); "" inside blocks
+// nginxtune cannot place (an unknown module's).
+func ContextKey(c *parser.Context) string { return knowledge.ContextKey(c.Names) }
 
 // WalkDirs visits every directive of a list and its blocks, within one file.
 func WalkDirs(dirs []*parser.Directive, fn func(*parser.Directive)) {

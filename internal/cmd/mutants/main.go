@@ -170,13 +170,7 @@ func loadBases(dir string) ([]base, error) {
 	return out, nil
 }
 
-func stock(p string) bool {
-	switch filepath.Base(p) {
-	case "mime.types", "fastcgi_params", "fastcgi.conf", "scgi_params", "uwsgi_params", "proxy_params":
-		return true
-	}
-	return false
-}
+func stock(p string) bool { return knowledge.IsPackageFile(filepath.Base(p)) }
 
 // statements lists the directives of a file with their context.
 type stmt struct {
