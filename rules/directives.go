@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -365,7 +364,13 @@ func limitZone(d *parser.Directive) string {
 // template, and the text need not be copied to ask.
 func mayBeTemplated(src []byte, start, end int) bool {
 	start, end = max(0, min(start, len(src))), max(0, min(end, len(src)))
-	return start < end && bytes.ContainsAny(src[start:end], "%{<@")
+	for _, b := range src[start:max(start, end)] {
+		switch b {
+		case '%', '{', '<', '@':
+			return true
+		}
+	}
+	return false
 }
 
 // langCtx is the context of a run of directives in one block.

@@ -89,3 +89,17 @@ func TestArgsRowsReused(t *testing.T) {
 		t.Errorf("checking a valued directive allocated %.1f times", allocs)
 	}
 }
+
+// mayBeTemplated, which spares directive-args a copy of each directive's
+// arguments, never says no where templated says yes.
+func TestMayBeTemplatedBeforeTemplated(t *testing.T) {
+	for _, s := range []string{"", "a", "%a%", "{{ x }}", "<http or https>", "a@b@c", "%", "{", "<", "@", "@@", "x > y", "$host", "%%", "a{{b", "<>"} {
+		src := []byte("pre " + s + " post")
+		if templated(s) && !mayBeTemplated(src, 4, 4+len(s)) {
+			t.Errorf("%q is templated, but mayBeTemplated says no", s)
+		}
+	}
+	if mayBeTemplated([]byte("a%b"), 2, 1) || mayBeTemplated([]byte("%"), 0, 5) != true {
+		t.Error("out-of-order or out-of-range bounds")
+	}
+}
