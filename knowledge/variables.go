@@ -15,28 +15,38 @@ import (
 var variablesTSV string
 
 type varSet struct {
-	names    map[string]bool // proto + "\x00" + name
+	names    map[varKey]bool
 	prefixes map[string][]string
 }
 
-var variableSet = sync.OnceValue(func() varSet {
-	vs := varSet{names: map[string]bool{}, prefixes: map[string][]string{}}
-	for _, l := range strings.Split(variablesTSV, "\n") {
+// varKey is a variable of http or stream.
+type varKey struct{ proto, name string }
+
+// variableSet is variables.tsv read once, its lines cut in place (the
+// pre-commit hook reads it too, when a file uses a variable).
+var variableSet = sync.OnceValue(func() varSet { return variablesOf(variablesTSV) })
+
+func variablesOf(tsv string) varSet {
+	vs := varSet{names: make(map[varKey]bool, strings.Count(tsv, "\n")), prefixes: map[string][]string{}}
+	for rest := tsv; rest != ""; {
+		var l string
+		l, rest, _ = strings.Cut(rest, "\n")
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
-		f := strings.Split(l, "\t")
-		if len(f) < 3 {
-			continue
+		name, l, _ := strings.Cut(l, "\t")
+		proto, l, ok := strings.Cut(l, "\t")
+		if !ok {
+			continue // fewer than three fields
 		}
-		if f[2] == "1" {
-			vs.prefixes[f[1]] = append(vs.prefixes[f[1]], f[0])
+		if prefix, _, _ := strings.Cut(l, "\t"); prefix == "1" {
+			vs.prefixes[proto] = append(vs.prefixes[proto], name)
 		} else {
-			vs.names[f[1]+"\x00"+f[0]] = true
+			vs.names[varKey{proto, name}] = true
 		}
 	}
 	return vs
-})
+}
 
 // VariableKnown reports whether nginx or a module of the table defines the
 // variable (without "$") for http or stream, by name or by a family prefix
@@ -47,7 +57,7 @@ func VariableKnown(name string, stream bool) bool {
 		proto = "stream"
 	}
 	vs := variableSet()
-	if vs.names[proto+"\x00"+name] {
+	if vs.names[varKey{proto, name}] {
 		return true
 	}
 	for _, p := range vs.prefixes[proto] {
@@ -68,8 +78,8 @@ func Variables(stream bool) (names, prefixes []string) {
 	}
 	vs := variableSet()
 	for k := range vs.names {
-		if p, n, _ := strings.Cut(k, "\x00"); p == proto {
-			names = append(names, n)
+		if k.proto == proto {
+			names = append(names, k.name)
 		}
 	}
 	prefixes = append(prefixes, vs.prefixes[proto]...)

@@ -92,7 +92,27 @@ func (g *listenGroup) defaultServer() *parser.Directive {
 // listenGroups groups the http servers by the addresses they listen on, in
 // the order the addresses first appear, and lists apart the servers with
 // no listen directive (nginx puts them on *:80, or *:8000 without root).
+// The groups are the run's, made once for every rule that asks: read
+// them, do not modify them.
 func (p *Pass) listenGroups() (groups []*listenGroup, noListen []*parser.Directive) {
+	lg := p.Shared(listenGroupsKey{}, func() any {
+		var v listenGroupsOf
+		v.groups, v.noListen = p.groupListens()
+		return &v
+	}).(*listenGroupsOf)
+	return lg.groups, lg.noListen
+}
+
+// listenGroupsKey is the key of listenGroups' value in Pass.Shared.
+type listenGroupsKey struct{}
+
+type listenGroupsOf struct {
+	groups   []*listenGroup
+	noListen []*parser.Directive
+}
+
+// groupListens is listenGroups, made anew.
+func (p *Pass) groupListens() (groups []*listenGroup, noListen []*parser.Directive) {
 	byAddr := map[string]*listenGroup{}
 	p.HTTPServers(func(s *parser.Directive, c *parser.Context) {
 		listens := p.Find(s.Block, "listen")

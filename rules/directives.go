@@ -284,6 +284,7 @@ func runLanguage(p *Pass) {
 	zoneFirsts := map[zoneKey]*parser.Directive{}
 	var lastC *parser.Context
 	var lc langCtx
+	var rows []knowledge.Directive // argsAt's rows, one array for every directive
 	for _, v := range p.Visits() {
 		d, c := v.D, v.C
 		if c != lastC {
@@ -303,7 +304,7 @@ func runLanguage(p *Pass) {
 			contextAt(context, d, c, lc, in)
 		}
 		if args != nil {
-			argsAt(args, d, c, lc, in)
+			rows = argsAt(args, d, c, lc, in, rows[:0])
 		}
 		if dup != nil && d.Name != "include" && lc.key != "" && in.once(lc.bit, lc.certain) {
 			k := blockKey{c, in}
@@ -356,6 +357,20 @@ func limitZone(d *parser.Directive) string {
 		return ""
 	}
 	return z
+}
+
+// mayBeTemplated reports whether src[start:end] holds a byte that
+// templated looks for ('%', '{', '<', '@'): without one it cannot be a
+// template, and the text need not be copied to ask.
+func mayBeTemplated(src []byte, start, end int) bool {
+	start, end = max(0, min(start, len(src))), max(0, min(end, len(src)))
+	for _, b := range src[start:max(start, end)] {
+		switch b {
+		case '%', '{', '<', '@':
+			return true
+		}
+	}
+	return false
 }
 
 // langCtx is the context of a run of directives in one block.
@@ -563,19 +578,22 @@ func (p *Pass) beyondTable() (bool, string) {
 	return !p.Version.Known() || p.Version.Major > n.Major || p.Version.Major == n.Major && p.Version.Minor > n.Minor, newest
 }
 
-func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nameInfo) {
+// argsAt checks d's arguments against the table's rows for its context.
+// rows is an empty slice whose array argsAt may use for those rows (they
+// are not kept past the call); it returns the array, for the next call.
+func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nameInfo, rows []knowledge.Directive) []knowledge.Directive {
 	if lc.key == "" && c.In() != parser.CtxMain || d.RawBody() != "" || len(in.ds) == 0 {
-		return
+		return rows
 	}
-	if n := len(d.Args); n > 0 && templated(d.File.SrcText(int(d.Args[0].Offset), int(d.Args[n-1].Offset)+len(d.Args[n-1].Raw))) {
-		return // a template's placeholder ("<http or https>") splits into words
+	if n := len(d.Args); n > 0 && mayBeTemplated(d.File.Src, int(d.Args[0].Offset), int(d.Args[n-1].Offset)+len(d.Args[n-1].Raw)) &&
+		templated(d.File.SrcText(int(d.Args[0].Offset), int(d.Args[n-1].Offset)+len(d.Args[n-1].Raw))) {
+		return rows // a template's placeholder ("<http or https>") splits into words
 	}
 	certain := lc.certain
 	n := len(d.Args)
 	isFlagValue := n == 1 && in.anyFlag && (strings.EqualFold(d.Arg(0), "on") || strings.EqualFold(d.Arg(0), "off"))
 	var first knowledge.Directive
 	any, argsOK, blockOK, flagOK := false, false, false, false
-	var rows []knowledge.Directive
 	for _, r := range in.ds {
 		if certain && r.Mask&(lc.bit|1<<31) == 0 {
 			continue
@@ -591,12 +609,12 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 		flagOK = flagOK || !r.Flag || n != 1 || isFlagValue
 	}
 	if !any {
-		return
+		return rows
 	}
 	// a ";" missing: the next line's directive became arguments, and the
 	// parser's syntax finding says so, once
 	if d.Glued() && (!argsOK || !blockOK) {
-		return
+		return rows
 	}
 	switch {
 	case !blockOK && d.Block == nil:
@@ -612,6 +630,11 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 	case !flagOK:
 		p.ReportArgf(d, 0, "invalid value %q in %q: it must be \"on\" or \"off\"", d.Arg(0), d.Name)
 	default:
-		valuesAt(p, d, c, rows, certain)
+		if len(rows) == 0 {
+			valuesAt(p, d, c, nil, certain) // as before the array was shared
+		} else {
+			valuesAt(p, d, c, rows, certain)
+		}
 	}
+	return rows
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -48,23 +49,32 @@ func serverNameKeys(name string) []string {
 }
 
 func checkServerNameConflict(p *Pass) {
-	groups, noListen := p.listenGroups()
+	shared, noListen := p.listenGroups()
 	// a server without listen is on *:80 (nginx runs as root where it
 	// serves; without root *:8000), with the servers that say 80, after
-	// them: nginx adds it to the address once the http block is read
-	var implicit *listenGroup
-	for _, g := range groups {
+	// them: nginx adds it to the address once the http block is read (to
+	// a copy of the run's groups: other rules read them as they are)
+	groups := slices.Clip(shared)
+	implicit, at := (*listenGroup)(nil), -1
+	for i, g := range groups {
 		if nginxAddr(g.addr) == "0.0.0.0:80" {
-			implicit = g
+			implicit, at = g, i
 		}
 	}
+	copied := false
 	for _, s := range noListen {
 		if p.UnreadInclude(s.Block) {
 			continue // its listen may be in what was not read
 		}
 		if implicit == nil {
-			implicit = &listenGroup{addr: "*:80"}
+			implicit, copied = &listenGroup{addr: "*:80"}, true
 			groups = append(groups, implicit)
+		}
+		if !copied {
+			g := *implicit
+			g.servers = slices.Clip(g.servers)
+			groups = slices.Clone(groups)
+			implicit, groups[at], copied = &g, &g, true
 		}
 		implicit.servers = append(implicit.servers, s)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/nginxtune/nginxtune/loader"
@@ -131,22 +132,36 @@ func (p *Pass) Each(fn func(d *parser.Directive, c *parser.Context), names ...st
 		return
 	}
 	// one name: its list as it is (no copy); several: their lists in one
-	// slice of the right size, in walk order
+	// slice of the right size, in walk order, made once per run for every
+	// rule that asks for the same names (several rules walk the *_pass
+	// directives, or the header families)
 	idx := p.visits.byName[names[0]]
 	if len(names) > 1 {
-		n := 0
-		for _, name := range names {
-			n += len(p.visits.byName[name])
-		}
-		idx = make([]int, 0, n)
-		for _, name := range names {
-			idx = append(idx, p.visits.byName[name]...)
-		}
-		sort.Ints(idx)
+		idx = p.mergedOf(names)
 	}
 	for _, i := range idx {
 		fn(p.visits.all[i].D, p.visits.all[i].C)
 	}
+}
+
+// mergedKey is the key in Shared of the visits of several names (joined
+// by NUL), in walk order.
+type mergedKey string
+
+// mergedOf returns the visits of the names, in walk order.
+func (p *Pass) mergedOf(names []string) []int {
+	return p.Shared(mergedKey(strings.Join(names, "\x00")), func() any {
+		n := 0
+		for _, name := range names {
+			n += len(p.visits.byName[name])
+		}
+		idx := make([]int, 0, n)
+		for _, name := range names {
+			idx = append(idx, p.visits.byName[name]...)
+		}
+		sort.Ints(idx)
+		return idx
+	}).([]int)
 }
 
 // EachDirective calls fn for every directive of the tree.
