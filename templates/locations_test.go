@@ -21,7 +21,8 @@ import (
 
 // The locations of the files profiles as they were before they were made
 // cheaper per request: dot-files and backups denied by two regex
-// locations (every request paid for both), and no exact locations for "/"
+// locations (every request paid for both; the php profiles' by four, with
+// Composer's files and vendor/, and PHP under uploads), and no exact locations for "/"
 // and /index.html (the home page was tested against every regex location,
 // and its index page against the deny and HTML ones).
 const (
@@ -30,17 +31,31 @@ const (
 		"    location ~* (?:\\.(?:bak|old|orig|save|swp|swo|sql|sqlite3?|dump|log)|~)$ {\n        return 404;\n    }\n"
 )
 
+// The php profiles' deny location, and the four it was.
+var (
+	denyOnePHP = "    location ~ \"/\\.(?!well-known/)|(?i:\\.(?:bak|old|orig|save|swp|swo|sql|sqlite3?|dump|log)|~)$|" +
+		"(?i:(?:^|/)(?:composer\\.(?:json|lock)|vendor/(?!.*\\.(?:" + assetExts + ")$)|\\.env))|" +
+		"(?i:^/(?:uploads|files|media|wp-content/uploads|sites/default/files)/.*\\.php)\" {\n        return 404;\n    }\n"
+	denyFourPHP = denyTwo +
+		"    location ~* \"(?:^|/)(?:composer\\.(?:json|lock)|vendor/(?!.*\\.(?:" + assetExts + ")$)|\\.env)\" {\n        return 404;\n    }\n" +
+		"    location ~* ^/(?:uploads|files|media|wp-content/uploads|sites/default/files)/.*\\.php {\n        return 404;\n    }\n"
+)
+
 var exactHomeLocations = regexp.MustCompile(`(?m)^    location = /(?:index\.html)? \{\n[^}]*\}\n`)
 
 // plainLocations is site with the locations written the way they were
 // before: the reference the cheaper locations must answer exactly like.
 // The static profiles have the two exact locations, the php ones none.
-func plainLocations(t *testing.T, site string, exact int) string {
+func plainLocations(t *testing.T, site string, php bool) string {
 	t.Helper()
-	if strings.Count(site, denyOne) != 1 || len(exactHomeLocations.FindAllString(site, -1)) != exact {
+	one, was, exact := denyOne, denyTwo, 2
+	if php {
+		one, was, exact = denyOnePHP, denyFourPHP, 0
+	}
+	if strings.Count(site, one) != 1 || len(exactHomeLocations.FindAllString(site, -1)) != exact {
 		t.Fatalf("the site has not the one deny location and the %d exact home locations the test undoes:\n%s", exact, site)
 	}
-	return exactHomeLocations.ReplaceAllString(strings.Replace(site, denyOne, denyTwo, 1), "")
+	return exactHomeLocations.ReplaceAllString(strings.Replace(site, one, was, 1), "")
 }
 
 // The files profiles' locations are written to cost a request fewer regex
@@ -146,7 +161,7 @@ func TestCheapLocationsAnswerTheSame(t *testing.T) {
 						c = strings.ReplaceAll(c, "    listen [::]:80 default_server;\n", "")
 						c = strings.ReplaceAll(c, "listen 80", "listen "+addr)
 						if plain && strings.Contains(c, "location / {") {
-							c = plainLocations(t, c, map[bool]int{true: 2}[p.Kind == "static"])
+							c = plainLocations(t, c, p.Kind == "php")
 						}
 					}
 					tree[i].Content = c
