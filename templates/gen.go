@@ -371,6 +371,7 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		"Enabled":     enabledPath(lay, site+"-tls"),
 		"RunFlags":    runFlags(plan),
 		"AssetExts":   assetExts,
+		"ExactHome":   exactHome(p),
 	}
 	tmpl, err := template.New("").Option("missingkey=error").Funcs(template.FuncMap{
 		"join":       strings.Join,
@@ -473,6 +474,21 @@ func rootName(site string) string {
 
 // servesFiles reports whether a profile serves files from a root.
 func servesFiles(p *Profile) bool { return p.Kind == Static || p.Kind == PHP }
+
+// htmlIndex is a first index file the HTML location answers, with a name
+// that needs no quoting in a location.
+var htmlIndex = lazyre.New(`^[A-Za-z0-9_-][A-Za-z0-9._-]*\.(?i:html?)$`)
+
+// exactHome reports whether a files profile answers its home page, "/"
+// and the index page it leads to, from exact locations: the same
+// directives as the locations that would answer them, found without
+// testing a request against every regex location first. Only where none
+// of the regex or ^~ locations a profile adds (deny, generated, aliases)
+// could take either page from them; gen's own never do.
+func exactHome(p *Profile) bool {
+	return p.Kind == "static" && len(p.Deny) == 0 && len(p.Generated) == 0 && len(p.Aliases) == 0 &&
+		len(p.Index) > 0 && htmlIndex().MatchString(p.Index[0])
+}
 
 // stagedPath is where the HTTPS site of --acme waits for its certificate:
 // Debian's sites-available without a link, elsewhere a name the sites'
