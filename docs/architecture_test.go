@@ -178,3 +178,31 @@ func TestArchitectureRules(t *testing.T) {
 	},
 		[]string{"internal/testkit"}, "test kits are for tests and development commands")
 }
+
+// TestPageRunsNothing: the browser page's WebAssembly, built as make web
+// builds it, links nothing that runs a program or writes a file (nginx -t,
+// the all-or-nothing writer, lint's --fix, gen's writing): the page reads
+// what it is given and answers.
+func TestPageRunsNothing(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	cmd := exec.Command("go", "list", "-deps", "./cmd/nginxtune-wasm")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, module+"/playground") {
+		t.Fatalf("the page's build does not link playground: %v", deps)
+	}
+	for _, d := range deps {
+		for _, no := range []string{"internal/nginxcheck", "internal/atomicfile", "lint", "generate", "os/exec"} {
+			if short(d) == no {
+				t.Errorf("the page links %s", d)
+			}
+		}
+	}
+}
