@@ -173,9 +173,15 @@ func TestPreCommitSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal(b, &manifest); err != nil || len(manifest) != 2 || manifest[0]["id"] != "nginxtune" || manifest[1]["id"] != "nginxtune-fmt" {
-		t.Fatalf("manifest: %v", err)
+	if err := yaml.Unmarshal(b, &manifest); err != nil || len(manifest) != 3 || manifest[0]["id"] != "nginxtune" || manifest[1]["id"] != "nginxtune-fmt" || manifest[2]["id"] != "nginxtune-diff" {
+		t.Fatalf("manifest: %v %v", err, manifest)
 	}
+	// the diff hook runs when asked only (TestPreCommitDiffHook): the
+	// selection is the two that run on every commit
+	if st, _ := manifest[2]["stages"].([]any); len(st) != 1 || st[0] != "manual" {
+		t.Fatalf("the diff hook's stages: %v", manifest[2]["stages"])
+	}
+	manifest = manifest[:2]
 	bin := filepath.Join(t.TempDir(), "nginxtune")
 	if out, err := runCmd(t, root, "go", "build", "-o", bin, "./cmd/nginxtune"); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
