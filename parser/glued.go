@@ -44,7 +44,12 @@ func gluedStatements(f *File, known func(string) bool) []finding.Diagnostic {
 					diag.Severity = finding.Warning
 					diag.Message += fmt.Sprintf("; nginx accepts it (more %s), so %q is silently lost", freeWhat(d.Name), a.Value)
 				}
-				d.rareParts().glued = true
+				// set once: a file the loader shares between the trees of
+				// an editor (loader.Options.Reuse) is found glued again by
+				// every load, and only read then, while rules may read it
+				if !d.Glued() {
+					d.rareParts().glued = true
+				}
 				out = append(out, diag)
 				break
 			}

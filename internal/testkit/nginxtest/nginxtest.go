@@ -104,6 +104,10 @@ p=$1; shift
 mount --bind "$p" "$p" || fail "bind $p"
 for m in $(awk '{print $5}' /proc/self/mountinfo); do
 	case $m in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*|"$p"|*\\*) continue;; esac
+	# a mount whose directory another test removed since (its tmpfs
+	# unmounted, then its temporary directory deleted) has no path left
+	# to write through
+	[ -e "$m" ] || continue
 	mount -o remount,bind,ro "$m" || fail "read-only $m"
 done
 while [ "$1" != "--" ]; do
