@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/base64"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net/http"
@@ -565,5 +566,73 @@ func TestPlaygroundBuildsForTheBrowser(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(site, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+}
+
+// TestPlaygroundBoundsWhatALinkOpens opens links crafted to hold the page:
+// one of 5,001 files (a tab each, rebuilt at every click, before nginxtune
+// refused more than MaxFiles: 100,000 files held the page 3 s a keystroke),
+// and a configuration of 1,500 findings (an element each, rebuilt at every
+// change: 50,000 held it for over a minute). The page refuses the first as
+// it refuses a link that inflates too far, and lists the first 500
+// findings of the second, saying how many there are.
+func TestPlaygroundBoundsWhatALinkOpens(t *testing.T) {
+	p, srv := playgroundPage(t)
+	link := func(files []File) string {
+		b, err := json.Marshal(map[string]any{"files": files})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var z bytes.Buffer
+		w, _ := flate.NewWriter(&z, flate.BestCompression)
+		w.Write(b)
+		w.Close()
+		return srv.URL + "/#s=" + base64.RawURLEncoding.EncodeToString(z.Bytes())
+	}
+	many := []File{{Name: "nginx.conf", Text: "events {}\n"}}
+	for i := range 5000 {
+		many = append(many, File{Name: fmt.Sprintf("f%d.conf", i)})
+	}
+	// not p.open: the old page never linted (nginxtune refused the files)
+	if err := p.call("Page.navigate", map[string]any{"url": link(many)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var ready bool
+	p.waitFor(t, "the page to start", `document.body?.dataset.ready === "1"`, &ready, func() bool { return ready })
+	var got struct {
+		Status, Text string
+		Tabs         int
+	}
+	p.evalT(t, `({status: document.getElementById("status").textContent, text: document.getElementById("text").value,
+		tabs: document.querySelectorAll("#tabs [role=tab]").length})`, &got)
+	if !strings.Contains(got.Status, "could not be read: 5001 files: at most 256") || got.Tabs != 1 || !strings.HasPrefix(got.Text, "events {}\nhttp {") {
+		t.Fatalf("a link of 5,001 files: status %q, %d tabs, editor %.40q", got.Status, got.Tabs, got.Text)
+	}
+
+	var conf strings.Builder
+	conf.WriteString("events {}\nhttp {\n")
+	for i := range 1500 {
+		fmt.Fprintf(&conf, "server { listen 80; server_name s%d.example; location ~ ^/(a+)+$ { return 200; } }\n", i)
+	}
+	conf.WriteString("}\n")
+	files := []File{{Name: "nginx.conf", Text: conf.String()}}
+	want := must(Lint(files, ""))
+	if len(want) < 1500 {
+		t.Fatalf("the configuration has %d findings, not the 1,500 or more meant", len(want))
+	}
+	// a fresh document: a navigation that changes only the fragment keeps it
+	if err := p.call("Page.navigate", map[string]any{"url": "about:blank"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var blank bool
+	p.waitFor(t, "a blank page", `location.href === "about:blank"`, &blank, func() bool { return blank })
+	p.open(t, link(files))
+	var shown struct {
+		Items   int
+		Summary string
+	}
+	p.evalT(t, `({items: document.querySelectorAll("#findings li").length, summary: document.getElementById("findings-summary").textContent})`, &shown)
+	if shown.Items != 500 || !strings.HasPrefix(shown.Summary, fmt.Sprintf("%d findings (the first 500 listed)", len(want))) {
+		t.Fatalf("%d findings: %d listed, summary %q", len(want), shown.Items, shown.Summary)
 	}
 }
