@@ -94,11 +94,24 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.js(t, `document.querySelector('#findings li[data-rule="upstream-keepalive"] button.apply').click()`)
+	// (from the keyboard: Enter on the button; the button goes with the
+	// finding, and the focus goes to the finding in its place, not to the
+	// start of the page, where Tab would lead back through the editor)
+	p.js(t, `document.querySelector('#findings li[data-rule="upstream-keepalive"] button.apply').focus()`)
+	for _, typ := range []string{"keyDown", "keyUp"} {
+		if err := p.call("Input.dispatchKeyEvent", map[string]any{"type": typ, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var files []File
 	p.waitFor(t, "the fix applied", `window.nginxtuneState()`, &files, func() bool { return slices.Equal(files, wantFixed) })
 	want, _ = Lint(wantFixed, newest)
 	p.waitFindings(t, placesOf(want.Findings))
+	var focused string
+	p.evalT(t, `(document.activeElement.closest("li[data-rule]")?.dataset.rule ?? "") + ":" + (document.activeElement.closest("#lint") ? document.activeElement.className : document.activeElement.tagName)`, &focused)
+	if wantFocus := want.Findings[min(fixAt, len(want.Findings)-1)].Rule + ":where"; focused != wantFocus {
+		t.Fatalf("after a fix applied from the keyboard the focus is on %q, want %q", focused, wantFocus)
+	}
 
 	// a shared link reopens the same state in another tab
 	var link string

@@ -314,6 +314,13 @@ function applyFix(i) {
   $("text").value = state.files[state.active].text;
   status("Fix applied.");
   changed();
+  // the list is rebuilt now, and the keyboard's focus, which was on the
+  // button just removed, goes to the finding that took its place (or the
+  // summary when none is left) instead of the start of the page
+  clearTimeout(lintTimer);
+  lint();
+  const places = $("findings").querySelectorAll(".where");
+  (places[Math.min(i, places.length - 1)] || $("findings-summary")).focus();
 }
 function changed() {
   saveSoon();
