@@ -314,6 +314,13 @@ func TestPlaygroundInBrowser(t *testing.T) {
 // when t ends. It skips under -short and without chromium (outside CI).
 func playgroundPage(t *testing.T) (*page, *httptest.Server) {
 	t.Helper()
+	return playgroundPageWith(t, nil)
+}
+
+// playgroundPageWith is playgroundPage with other files served beside the
+// page's (other: path to content).
+func playgroundPageWith(t *testing.T, other map[string]string) (*page, *httptest.Server) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds WebAssembly and starts a browser")
 	}
@@ -325,7 +332,14 @@ func playgroundPage(t *testing.T) (*page, *httptest.Server) {
 		t.Skip("chromium is not installed (scripts/deps.sh installs it)")
 	}
 	site := buildSite(t)
-	srv := httptest.NewServer(http.FileServer(http.Dir(site)))
+	files := http.FileServer(http.Dir(site))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if body, ok := other[r.URL.Path]; ok {
+			w.Write([]byte(body))
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	c := startBrowser(t, bin)
 	p, err := c.newPage()
@@ -647,5 +661,29 @@ func TestPlaygroundBoundsWhatALinkOpens(t *testing.T) {
 	p.evalT(t, `({items: document.querySelectorAll("#findings li").length, summary: document.getElementById("findings-summary").textContent})`, &shown)
 	if shown.Items != 500 || !strings.HasPrefix(shown.Summary, fmt.Sprintf("%d findings (the first 500 listed)", len(want))) {
 		t.Fatalf("%d findings: %d listed, summary %q", len(want), shown.Items, shown.Summary)
+	}
+}
+
+// TestPlaygroundCachesOnlyItsOwnFiles serves the page beside another
+// application's answer (as a site that hosts the page in one of its
+// directories does) and asks for that answer and for the page's script
+// under a query, from a page the service worker controls: the worker's
+// cache holds the page's six files and nothing else, each once.
+func TestPlaygroundCachesOnlyItsOwnFiles(t *testing.T) {
+	p, srv := playgroundPageWith(t, map[string]string{"/account/token": "secret of another application"})
+	p.open(t, srv.URL+"/")
+	var controlled bool
+	p.waitFor(t, "the service worker to control the page", `navigator.serviceWorker.ready.then(() => !!navigator.serviceWorker.controller)`, &controlled, func() bool { return controlled })
+	var keys []string
+	p.evalT(t, `(async () => {
+		if (await (await fetch("account/token")).text() !== "secret of another application") throw new Error("not served");
+		await fetch("app.js?v=2");
+		await new Promise((r) => setTimeout(r, 500));
+		const c = await caches.open("nginxtune-playground");
+		return (await c.keys()).map((k) => k.url.slice(location.origin.length)).sort();
+	})()`, &keys)
+	want := []string{"/", "/app.js", "/index.html", "/nginxtune.wasm", "/style.css", "/wasm_exec.js"}
+	if !slices.Equal(keys, want) {
+		t.Fatalf("the service worker keeps %q, want %q", keys, want)
 	}
 }
