@@ -10,9 +10,9 @@ import (
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 )
 
-// maxDepth bounds block nesting. nginx accepts 10,000 nested locations (its
-// parser is recursive too); real configurations stay below 20.
-const maxDepth = 20000
+// maxDepth (depth.go, depth_js.go) bounds block nesting. nginx accepts
+// 10,000 nested locations (its parser is recursive too); real
+// configurations stay below 20.
 
 // maxToken mirrors nginx's 4096-byte configuration buffer: a longer single
 // parameter is rejected by nginx with "too long parameter".

@@ -55,6 +55,13 @@ function unb64url(s) {
 // reads (playground.MaxBytes, 8 MiB) and room for the JSON around it. A
 // link of 2 MB could otherwise inflate to gigabytes.
 const MAX_STATE = 9 << 20;
+// MAX_FILES is the most files nginxtune reads (playground.MaxFiles): a
+// link or a directory of more is refused before a tab is made for each.
+const MAX_FILES = 256;
+// MAX_SHOWN bounds the findings listed (all are marked in the line
+// numbers): a configuration of 50,000 findings would otherwise hold the
+// page for a minute building their elements at every change.
+const MAX_SHOWN = 500;
 // pipe runs bytes through a compression stream, refusing to produce more
 // than MAX_STATE bytes.
 async function pipe(bytes, stream) {
@@ -97,6 +104,7 @@ async function decodeFragment(frag) {
     const json = new TextDecoder().decode(await pipe(unb64url(p.get("s")), new DecompressionStream("deflate-raw")));
     const s = JSON.parse(json);
     if (!Array.isArray(s.files) || s.files.length === 0) throw new Error("no files in the link");
+    if (s.files.length > MAX_FILES) throw new Error(`${s.files.length} files: at most ${MAX_FILES}`);
     return {
       files: s.files.map((f) => ({ name: String(f.name), text: String(f.text) })),
       active: Math.min(Math.max(0, s.active | 0), s.files.length - 1),
@@ -238,7 +246,7 @@ window.nginxtuneLint = () =>
   });
 function renderFindings(res, ms) {
   const list = document.createDocumentFragment();
-  findings.forEach((f, i) => {
+  findings.slice(0, MAX_SHOWN).forEach((f, i) => {
     const li = document.createElement("li");
     li.className = "finding " + f.severity;
     li.dataset.rule = f.rule;
@@ -292,6 +300,7 @@ function renderFindings(res, ms) {
   const n = findings.length;
   $("findings-summary").textContent =
     (n === 0 ? "No findings" : n === 1 ? "1 finding" : `${n} findings`) +
+    (n > MAX_SHOWN ? ` (the first ${MAX_SHOWN} listed)` : "") +
     (res.notShown ? ` (${res.notShown} more not shown)` : "") +
     ` for ${res.assumed}. Linted in ${ms.toFixed(1)} ms.`;
 }
@@ -305,6 +314,13 @@ function applyFix(i) {
   $("text").value = state.files[state.active].text;
   status("Fix applied.");
   changed();
+  // the list is rebuilt now, and the keyboard's focus, which was on the
+  // button just removed, goes to the finding that took its place (or the
+  // summary when none is left) instead of the start of the page
+  clearTimeout(lintTimer);
+  lint();
+  const places = $("findings").querySelectorAll(".where");
+  (places[Math.min(i, places.length - 1)] || $("findings-summary")).focus();
 }
 function changed() {
   saveSoon();
@@ -430,6 +446,10 @@ function openFile(name, text) {
 // the top, becomes the main file.
 function openFiles(list) {
   if (list.length === 0) return;
+  if (list.length > MAX_FILES) {
+    status(`${list.length} files: nginxtune reads at most ${MAX_FILES}; open the directory that holds nginx.conf.`);
+    return;
+  }
   list.sort((a, b) => a.name.split("/").length - b.name.split("/").length || a.name.localeCompare(b.name));
   const main = list.findIndex((f) => f.name.split("/").pop() === "nginx.conf");
   if (main > 0) list.unshift(...list.splice(main, 1));

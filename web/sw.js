@@ -10,14 +10,22 @@ self.addEventListener("install", (e) => {
   e.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)).then(() => self.skipWaiting()));
 });
 self.addEventListener("activate", (e) => e.waitUntil(self.clients.claim()));
+// OURS are the page's files as absolute URLs: the worker answers and keeps
+// those alone, not whatever else is served below its directory (another
+// application's pages and answers), and keeps each once, whatever query
+// or fragment the address carried.
+const OURS = new Set(FILES.map((f) => new URL(f, location).href));
 self.addEventListener("fetch", (e) => {
-  if (e.request.method !== "GET" || new URL(e.request.url).origin !== location.origin) return;
+  const u = new URL(e.request.url);
+  u.search = "";
+  u.hash = ""; // a navigation's URL keeps its fragment (the shared state)
+  if (e.request.method !== "GET" || !OURS.has(u.href)) return;
   e.respondWith(
     fetch(e.request)
       .then((r) => {
         if (r.ok) {
           const copy = r.clone();
-          caches.open(CACHE).then((c) => c.put(e.request, copy));
+          caches.open(CACHE).then((c) => c.put(u.href, copy));
         }
         return r;
       })
