@@ -73,8 +73,13 @@ func gitTrees(spec, p string) (old, new *Tree, cleanup func(), err error) {
 func git(dir string, args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	cmd := exec.Command("git", append([]string{"-c", "core.fsmonitor=false", "-C", dir}, args...)...)
-	cmd.Stdout, cmd.Stderr = &limited{w: &out, n: maxArchive}, &limited{w: &errb, n: 4096}
+	stdout := &limited{w: &out, n: maxArchive}
+	cmd.Stdout, cmd.Stderr = stdout, &limited{w: &errb, n: 4096}
 	if err := cmd.Run(); err != nil {
+		if stdout.over {
+			// git stopped on the closed pipe: say why it was closed
+			return "", errTooLarge
+		}
 		msg := strings.TrimSpace(errb.String())
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]
@@ -87,16 +92,18 @@ func git(dir string, args ...string) (string, error) {
 	return out.String(), nil
 }
 
-// limited writes at most n bytes and fails after.
+// limited writes at most n bytes and fails after, noting it in over.
 type limited struct {
-	w io.Writer
-	n int
+	w    io.Writer
+	n    int
+	over bool
 }
 
 var errTooLarge = errors.New("the revision's tree is larger than 64 MiB")
 
 func (l *limited) Write(p []byte) (int, error) {
 	if len(p) > l.n {
+		l.over = true
 		return 0, errTooLarge
 	}
 	l.n -= len(p)
@@ -116,7 +123,9 @@ func revisionTree(top, rev, rel, dir, shown string) (*Tree, error) {
 		args = append(args, "--", filepath.ToSlash(rel))
 	}
 	tarball, err := git(top, args...)
-	if err != nil {
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("--git: %s: %v", rev, err)
+	} else if err != nil {
 		return nil, fmt.Errorf("--git: %s has no %s: %v", rev, shown, err)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {

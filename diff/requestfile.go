@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -17,6 +18,9 @@ const combined = `$remote_addr - $remote_user [$time_local] "$request" $status $
 
 // maxRequestLines bounds a requests file: more lines are not read.
 const maxRequestLines = 100000
+
+// maxRequestLine bounds one line of a requests file.
+const maxRequestLine = 1 << 20
 
 // logFormat is a log_format turned into a regular expression whose
 // groups are the variables it writes.
@@ -141,8 +145,9 @@ func ReadRequests(name string, r io.Reader, trees ...*Tree) ([]route.Request, er
 	formats := logFormats(trees...)
 	var out []route.Request
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 64*1024), maxRequestLine)
+	n := 1
+	for ; sc.Scan(); n++ {
 		if n > maxRequestLines {
 			return out, fmt.Errorf("%s:%d: more than %d lines", name, n, maxRequestLines)
 		}
@@ -178,8 +183,10 @@ func ReadRequests(name string, r io.Reader, trees ...*Tree) ([]route.Request, er
 			return nil, fmt.Errorf("%s:%d: neither a URL nor an access-log line in the combined format or a log_format of the trees", name, n)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s:%d: a line longer than %d bytes", name, n, maxRequestLine)
+	} else if err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", name, n, err)
 	}
 	return out, nil
 }

@@ -92,17 +92,7 @@ func TestExtractStaysInside(t *testing.T) {
 
 // TestGit compares the working tree with a revision, and two revisions.
 func TestGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	repo := t.TempDir()
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	repo, run := gitRepo(t)
 	oldSrc, _ := os.ReadFile("../fixtures/diff/regex-swallows/old/nginx.conf")
 	newSrc, _ := os.ReadFile("../fixtures/diff/regex-swallows/new/nginx.conf")
 	run("init", "-q")
@@ -166,4 +156,56 @@ a.example 10.0.0.2 [02/Dec/2026:07:00:00 +0000] "GET /vhost/page HTTP/1.1" 404
 	if _, err := ReadRequests("reqs.txt", strings.NewReader("http://a/\nnot a request line\n"), tr); err == nil || !strings.HasPrefix(err.Error(), "reqs.txt:2: ") {
 		t.Errorf("a bad line: %v", err)
 	}
+}
+
+// A requests file with a line of ten million characters (a hostile access
+// log) is refused with the line it stops at, as every bad line is, not
+// with the scanner's message and no place.
+func TestRequestFileLongLine(t *testing.T) {
+	in := "http://a/\n/" + strings.Repeat("a", 10_000_000) + "\n"
+	_, err := ReadRequests("access.log", strings.NewReader(in))
+	if err == nil || !strings.HasPrefix(err.Error(), "access.log:2: ") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a 10,000,000-character line: %v, want one line starting access.log:2:", err)
+	}
+}
+
+// A revision whose tree is larger than diff reads (a committed file past
+// 64 MiB) is refused saying so, not as git's broken pipe (or as a
+// revision that has no such path), whichever way git stops.
+func TestGitTreeTooLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 64 MiB file")
+	}
+	repo, run := gitRepo(t)
+	run("init", "-q")
+	write(t, filepath.Join(repo, "nginx.conf"), "events {}\nhttp { server { listen 80; } }\n")
+	write(t, filepath.Join(repo, "big.txt"), strings.Repeat("a", maxArchive+1))
+	run("add", ".")
+	run("commit", "-q", "-m", "big")
+	if err := os.Remove(filepath.Join(repo, "big.txt")); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_, err := Run(RunOptions{Args: []string{repo}, Git: "HEAD", Format: "text", Out: &out})
+	if err == nil || err.Error() != "--git: HEAD: "+errTooLarge.Error() {
+		t.Errorf("a 64 MiB tree: %v, want one line saying it is larger than 64 MiB", err)
+	}
+}
+
+// gitRepo makes an empty repository and returns it with a function running
+// git there (skipping the test without git).
+func gitRepo(t *testing.T) (string, func(args ...string)) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	repo := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	return repo, run
 }
