@@ -3,6 +3,7 @@ package diff
 import (
 	"archive/tar"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -208,4 +209,53 @@ func gitRepo(t *testing.T) (string, func(args ...string)) {
 		}
 	}
 	return repo, run
+}
+
+// A pull request that adds thousands of regex server names asks route to
+// match every generated request (one per name, and more) against every
+// name, in both trees: 10,000 of them ran for hours. Past diff's bound of
+// matches the run is refused in one line before any request is asked;
+// 3,000 names (36 million matches) ran for tens of seconds before.
+func TestRegexExplosionRefused(t *testing.T) {
+	dir := t.TempDir()
+	var names strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&names, ` "~^(a+)+b%d\.(x|y)+\.example$"`, i)
+	}
+	for _, side := range []string{"old", "new"} {
+		extra := ""
+		if side == "new" {
+			extra = "location /new/ { return 204; }"
+		}
+		write(t, filepath.Join(dir, side, "nginx.conf"), "events {}\nhttp {\n server {\n  listen 80;\n  server_name"+names.String()+";\n  "+extra+"\n }\n}\n")
+	}
+	var out bytes.Buffer
+	_, err := Run(RunOptions{Args: []string{filepath.Join(dir, "old"), filepath.Join(dir, "new")}, Format: "text", Out: &out})
+	if err == nil || !strings.Contains(err.Error(), "regular-expression matches") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("3,000 regex server names: %v, want one line refusing the run", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("a refused run wrote %d bytes", out.Len())
+	}
+}
+
+// The bound leaves the 20,000-server tree and its kind alone: what a
+// request costs is the regexes at its port, not every one of the tree.
+func TestWorkCountsOnePort(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("events {}\nhttp {\n")
+	for i := range 2000 {
+		fmt.Fprintf(&b, " server { listen 80; server_name s%d.example; location ~ \\.php$ { return 200; } location ~ /\\. { deny all; } }\n", i)
+	}
+	b.WriteString("}\n")
+	write(t, filepath.Join(dir, "nginx.conf"), b.String())
+	tr, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := requestSet(nil, tr.cfg, tr.cfg)
+	if err := checkWork(reqs, tr, tr); err != nil {
+		t.Errorf("2,000 servers with two regex locations each: %v", err)
+	}
 }
