@@ -87,7 +87,16 @@ func git(dir string, args ...string) (string, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", fmt.Errorf("git %s: %s", args[0], msg)
+		sub := args[0]
+		for i := 0; i < len(args); i++ {
+			if args[i] == "-c" {
+				i++
+				continue
+			}
+			sub = args[i]
+			break
+		}
+		return "", fmt.Errorf("git %s: %s", sub, msg)
 	}
 	return out.String(), nil
 }
@@ -110,6 +119,30 @@ func (l *limited) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// noFilters returns the options that turn off every filter driver the
+// user's git configuration defines (git-lfs's, most often): git archive
+// runs a driver's smudge or process command on every file the revision's
+// own .gitattributes assigns it to, so a tree from a pull request could
+// run it, and git-lfs would fetch from the server the tree's .lfsconfig
+// names. An empty command is no filter; required=false keeps git from
+// failing the file. The revision's files are read as committed.
+func noFilters(top string) []string {
+	out, _ := git(top, "config", "-z", "--name-only", "--get-regexp", `^filter\.`)
+	var args []string
+	seen := map[string]bool{}
+	for _, name := range strings.Split(out, "\x00") {
+		name = strings.TrimPrefix(name, "filter.")
+		i := strings.LastIndexByte(name, '.')
+		if i <= 0 || seen[name[:i]] {
+			continue
+		}
+		d := name[:i]
+		seen[d] = true
+		args = append(args, "-c", "filter."+d+".smudge=", "-c", "filter."+d+".process=", "-c", "filter."+d+".required=false")
+	}
+	return args
+}
+
 // revisionTree writes path rel of revision rev into dir and loads it.
 func revisionTree(top, rev, rel, dir, shown string) (*Tree, error) {
 	if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, " \t\r\n") {
@@ -118,7 +151,7 @@ func revisionTree(top, rev, rel, dir, shown string) (*Tree, error) {
 	if _, err := git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}"); err != nil {
 		return nil, fmt.Errorf("--git: %q is not a revision of %s", rev, top)
 	}
-	args := []string{"archive", "--format=tar", rev}
+	args := append(noFilters(top), "archive", "--format=tar", rev)
 	if rel != "." {
 		args = append(args, "--", filepath.ToSlash(rel))
 	}

@@ -259,3 +259,31 @@ func TestWorkCountsOnePort(t *testing.T) {
 		t.Errorf("2,000 servers with two regex locations each: %v", err)
 	}
 }
+
+// A revision's .gitattributes assigns its files to a filter driver of the
+// user's git configuration (git-lfs's on many CI machines, whose smudge
+// fetches from the server the tree's .lfsconfig names): git archive ran
+// the driver's command for each file. It must run nothing.
+func TestGitRunsNoFilter(t *testing.T) {
+	repo, run := gitRepo(t)
+	marker := filepath.Join(t.TempDir(), "smudged")
+	run("init", "-q")
+	run("config", "filter.demo.smudge", "touch '"+marker+"'; cat")
+	run("config", "filter.demo.clean", "cat")
+	run("config", "filter.demo.required", "true")
+	write(t, filepath.Join(repo, ".gitattributes"), "*.conf filter=demo\n")
+	write(t, filepath.Join(repo, "nginx.conf"), "events {}\nhttp { server { listen 80; } }\n")
+	run("add", ".")
+	run("commit", "-q", "-m", "filtered")
+	if _, err := os.Stat(marker); err == nil {
+		os.Remove(marker) // git add's checkout side, not diff
+	}
+	var out bytes.Buffer
+	rep, err := Run(RunOptions{Args: []string{repo}, Git: "HEAD", Format: "text", Out: &out})
+	if err != nil || rep.Changed() {
+		t.Fatalf("--git HEAD over a filtered file: %v %s", err, out.String())
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("--git ran the filter driver the revision's .gitattributes names")
+	}
+}
