@@ -144,6 +144,11 @@ func fromLog(vars map[string]string) (route.Request, bool) {
 func ReadRequests(name string, r io.Reader, trees ...*Tree) ([]route.Request, error) {
 	formats := logFormats(trees...)
 	var out []route.Request
+	// an access log is written in one format: the one that read the line
+	// before is tried first, so a tree with thousands of log_format
+	// directives costs each line one match, not one for each format
+	// before its own
+	last := -1
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), maxRequestLine)
 	n := 1
@@ -164,19 +169,28 @@ func ReadRequests(name string, r io.Reader, trees ...*Tree) ([]route.Request, er
 			continue
 		}
 		ok := false
-		for _, lf := range formats {
+		for j := -1; j < len(formats) && !ok; j++ {
+			i := j
+			if j < 0 {
+				i = last
+			} else if j == last {
+				continue
+			}
+			if i < 0 {
+				continue
+			}
+			lf := formats[i]
 			m := lf.re.FindStringSubmatch(line)
 			if m == nil {
 				continue
 			}
 			vars := map[string]string{}
-			for i, v := range lf.vars {
-				vars[v] = m[i+1]
+			for k, v := range lf.vars {
+				vars[v] = m[k+1]
 			}
 			if q, good := fromLog(vars); good {
 				out = append(out, q)
-				ok = true
-				break
+				ok, last = true, i
 			}
 		}
 		if !ok {
