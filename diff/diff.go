@@ -231,6 +231,23 @@ func (t *Tree) local(s string) string {
 
 // Compare asks both trees the requests and reports what changes.
 func Compare(old, new *Tree, opt Options) *Report {
+	reqs, skip := requests(old, new, opt)
+	return compare(old, new, opt, reqs, skip)
+}
+
+// CompareBounded is Compare refusing trees whose requests would ask route
+// for more than maxWork regular-expression matches.
+func CompareBounded(old, new *Tree, opt Options) (*Report, error) {
+	reqs, skip := requests(old, new, opt)
+	if err := checkWork(reqs, old, new); err != nil {
+		return nil, err
+	}
+	return compare(old, new, opt, reqs, skip), nil
+}
+
+// requests are the requests both trees are asked (the generated ones and
+// opt's), and the servers not asked.
+func requests(old, new *Tree, opt Options) ([]route.Request, map[*route.Server]bool) {
 	matchServers(old, new)
 	var reqs []route.Request
 	skip := map[*route.Server]bool{}
@@ -250,6 +267,10 @@ func Compare(old, new *Tree, opt Options) *Report {
 			reqs = append(reqs, r)
 		}
 	}
+	return reqs, skip
+}
+
+func compare(old, new *Tree, opt Options, reqs []route.Request, skip map[*route.Server]bool) *Report {
 	rep := &Report{Old: old.Name, New: new.Name, NewBase: filepath.ToSlash(new.Base), Compared: len(reqs)}
 	for _, t := range []*Tree{old, new} {
 		rep.Notes = append(rep.Notes, t.notes()...)

@@ -73,8 +73,13 @@ func gitTrees(spec, p string) (old, new *Tree, cleanup func(), err error) {
 func git(dir string, args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	cmd := exec.Command("git", append([]string{"-c", "core.fsmonitor=false", "-C", dir}, args...)...)
-	cmd.Stdout, cmd.Stderr = &limited{w: &out, n: maxArchive}, &limited{w: &errb, n: 4096}
+	stdout := &limited{w: &out, n: maxArchive}
+	cmd.Stdout, cmd.Stderr = stdout, &limited{w: &errb, n: 4096}
 	if err := cmd.Run(); err != nil {
+		if stdout.over {
+			// git stopped on the closed pipe: say why it was closed
+			return "", errTooLarge
+		}
 		msg := strings.TrimSpace(errb.String())
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]
@@ -82,25 +87,60 @@ func git(dir string, args ...string) (string, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", fmt.Errorf("git %s: %s", args[0], msg)
+		sub := args[0]
+		for i := 0; i < len(args); i++ {
+			if args[i] == "-c" {
+				i++
+				continue
+			}
+			sub = args[i]
+			break
+		}
+		return "", fmt.Errorf("git %s: %s", sub, msg)
 	}
 	return out.String(), nil
 }
 
-// limited writes at most n bytes and fails after.
+// limited writes at most n bytes and fails after, noting it in over.
 type limited struct {
-	w io.Writer
-	n int
+	w    io.Writer
+	n    int
+	over bool
 }
 
 var errTooLarge = errors.New("the revision's tree is larger than 64 MiB")
 
 func (l *limited) Write(p []byte) (int, error) {
 	if len(p) > l.n {
+		l.over = true
 		return 0, errTooLarge
 	}
 	l.n -= len(p)
 	return l.w.Write(p)
+}
+
+// noFilters returns the options that turn off every filter driver the
+// user's git configuration defines (git-lfs's, most often): git archive
+// runs a driver's smudge or process command on every file the revision's
+// own .gitattributes assigns it to, so a tree from a pull request could
+// run it, and git-lfs would fetch from the server the tree's .lfsconfig
+// names. An empty command is no filter; required=false keeps git from
+// failing the file. The revision's files are read as committed.
+func noFilters(top string) []string {
+	out, _ := git(top, "config", "-z", "--name-only", "--get-regexp", `^filter\.`)
+	var args []string
+	seen := map[string]bool{}
+	for _, name := range strings.Split(out, "\x00") {
+		name = strings.TrimPrefix(name, "filter.")
+		i := strings.LastIndexByte(name, '.')
+		if i <= 0 || seen[name[:i]] {
+			continue
+		}
+		d := name[:i]
+		seen[d] = true
+		args = append(args, "-c", "filter."+d+".smudge=", "-c", "filter."+d+".process=", "-c", "filter."+d+".required=false")
+	}
+	return args
 }
 
 // revisionTree writes path rel of revision rev into dir and loads it.
@@ -111,12 +151,14 @@ func revisionTree(top, rev, rel, dir, shown string) (*Tree, error) {
 	if _, err := git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}"); err != nil {
 		return nil, fmt.Errorf("--git: %q is not a revision of %s", rev, top)
 	}
-	args := []string{"archive", "--format=tar", rev}
+	args := append(noFilters(top), "archive", "--format=tar", rev)
 	if rel != "." {
 		args = append(args, "--", filepath.ToSlash(rel))
 	}
 	tarball, err := git(top, args...)
-	if err != nil {
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("--git: %s: %v", rev, err)
+	} else if err != nil {
 		return nil, fmt.Errorf("--git: %s has no %s: %v", rev, shown, err)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {

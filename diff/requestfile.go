@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -17,6 +18,9 @@ const combined = `$remote_addr - $remote_user [$time_local] "$request" $status $
 
 // maxRequestLines bounds a requests file: more lines are not read.
 const maxRequestLines = 100000
+
+// maxRequestLine bounds one line of a requests file.
+const maxRequestLine = 1 << 20
 
 // logFormat is a log_format turned into a regular expression whose
 // groups are the variables it writes.
@@ -140,9 +144,15 @@ func fromLog(vars map[string]string) (route.Request, bool) {
 func ReadRequests(name string, r io.Reader, trees ...*Tree) ([]route.Request, error) {
 	formats := logFormats(trees...)
 	var out []route.Request
+	// an access log is written in one format: the one that read the line
+	// before is tried first, so a tree with thousands of log_format
+	// directives costs each line one match, not one for each format
+	// before its own
+	last := -1
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 64*1024), maxRequestLine)
+	n := 1
+	for ; sc.Scan(); n++ {
 		if n > maxRequestLines {
 			return out, fmt.Errorf("%s:%d: more than %d lines", name, n, maxRequestLines)
 		}
@@ -159,27 +169,38 @@ func ReadRequests(name string, r io.Reader, trees ...*Tree) ([]route.Request, er
 			continue
 		}
 		ok := false
-		for _, lf := range formats {
+		for j := -1; j < len(formats) && !ok; j++ {
+			i := j
+			if j < 0 {
+				i = last
+			} else if j == last {
+				continue
+			}
+			if i < 0 {
+				continue
+			}
+			lf := formats[i]
 			m := lf.re.FindStringSubmatch(line)
 			if m == nil {
 				continue
 			}
 			vars := map[string]string{}
-			for i, v := range lf.vars {
-				vars[v] = m[i+1]
+			for k, v := range lf.vars {
+				vars[v] = m[k+1]
 			}
 			if q, good := fromLog(vars); good {
 				out = append(out, q)
-				ok = true
-				break
+				ok, last = true, i
 			}
 		}
 		if !ok {
 			return nil, fmt.Errorf("%s:%d: neither a URL nor an access-log line in the combined format or a log_format of the trees", name, n)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s:%d: a line longer than %d bytes", name, n, maxRequestLine)
+	} else if err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", name, n, err)
 	}
 	return out, nil
 }

@@ -61,7 +61,10 @@ func Run(o RunOptions) (*Report, error) {
 			return nil, err
 		}
 	}
-	rep := Compare(old, new, opt)
+	rep, err := CompareBounded(old, new, opt)
+	if err != nil {
+		return nil, err
+	}
 	if err := Write(o.Out, o.Format, rep); err != nil {
 		return nil, fmt.Errorf("writing output: %v", err)
 	}
