@@ -161,8 +161,13 @@ func Load(path string) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d := route.Refused(t); d != nil {
+		return nil, fmt.Errorf("%s:%d:%d: %s (nginx would not load this configuration)", d.File, d.Line, d.Col, d.Message)
+	}
+	// an include that leads back to a file being read: nginx includes it
+	// again and again and does not load either
 	for _, d := range t.Diagnostics {
-		if d.Severity == finding.Error && d.Rule == parser.Syntax {
+		if d.Rule == loader.IncludeCycle && d.Severity == finding.Error {
 			return nil, fmt.Errorf("%s:%d:%d: %s (nginx would not load this configuration)", d.File, d.Line, d.Col, d.Message)
 		}
 	}

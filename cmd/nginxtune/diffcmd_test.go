@@ -13,6 +13,11 @@ func TestDiffExitCodes(t *testing.T) {
 	fx := filepath.Join(root, "fixtures", "diff")
 	broken := filepath.Join(t.TempDir(), "nginx.conf")
 	os.WriteFile(broken, []byte("events {}\nhttp {\n    server {\n"), 0o644)
+	// an include that leads back to the file being read: nginx does not
+	// load it either
+	cycle := t.TempDir()
+	os.WriteFile(filepath.Join(cycle, "nginx.conf"), []byte("events {}\nhttp {\n    include site.conf;\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(cycle, "site.conf"), []byte("server { listen 80; }\ninclude site.conf;\n"), 0o644)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -21,6 +26,7 @@ func TestDiffExitCodes(t *testing.T) {
 		{[]string{filepath.Join(fx, "reformat", "old"), filepath.Join(fx, "reformat", "new")}, 0, "no change in behaviour"},
 		{[]string{filepath.Join(fx, "proxy-slash", "old"), filepath.Join(fx, "proxy-slash", "new"), "--format", "markdown"}, 1, "the URI sent upstream is /x"},
 		{[]string{broken, filepath.Join(fx, "reformat", "new")}, 2, ""},
+		{[]string{cycle, filepath.Join(fx, "reformat", "new")}, 2, ""},
 		{[]string{filepath.Join(fx, "reformat", "old")}, 2, ""},
 		{[]string{filepath.Join(fx, "reformat", "old"), filepath.Join(fx, "reformat", "new"), "--format", "yaml"}, 2, ""},
 	} {
