@@ -126,19 +126,28 @@ func key(r route.Request) string {
 
 // names returns a server's names as requests send them (wildcards and
 // regexes instantiated), and variants of the first: upper case, a trailing
-// dot, a port.
+// dot, a port. The names nginx takes as a Host come first: the first is
+// the one the server's locations are asked with, and a name nginx answers
+// 400 for (a regex sampled to "::x") would ask them of nothing.
 func names(s *route.Server) (hosts, variants []string) {
+	var refused []string
 	for _, nm := range s.Names {
 		for _, x := range route.NameSamples(nm) {
-			if x != "" && !strings.ContainsAny(x, " /\\\t\r\n?#%$") {
+			if x == "" || strings.ContainsAny(x, " /\\\t\r\n?#%$") {
+				continue
+			}
+			if route.HostAccepted(x) {
 				hosts = append(hosts, x)
+			} else {
+				refused = append(refused, x)
 			}
 		}
 	}
 	if len(hosts) == 0 {
-		return []string{"unnamed.invalid"}, nil
+		return append([]string{"unnamed.invalid"}, refused...), nil
 	}
 	h := hosts[0]
+	hosts = append(hosts, refused...)
 	return hosts, []string{strings.ToUpper(h), h + ".", h + ":8080"}
 }
 

@@ -329,3 +329,20 @@ func TestManyLogFormats(t *testing.T) {
 		t.Fatalf("60,000 lines against %d log formats did not finish in 60 s", len(formats))
 	}
 }
+
+// A server whose first name samples to a Host nginx refuses (a regex
+// name "~^::x") still has its locations asked, with a name nginx takes:
+// the change in its location is reported, not "no change in behaviour".
+func TestRefusedHostFirstStillAsksLocations(t *testing.T) {
+	dir := t.TempDir()
+	base := "events {}\nhttp {\n    server {\n        listen 80;\n        server_name ~^::x app.test;\n        location /api/ { return %d; }\n    }\n    server {\n        listen 80 default_server;\n        return 404;\n    }\n}\n"
+	write(t, filepath.Join(dir, "old", "nginx.conf"), fmt.Sprintf(base, 200))
+	write(t, filepath.Join(dir, "new", "nginx.conf"), fmt.Sprintf(base, 403))
+	old, new, err := loadPair(filepath.Join(dir, "old"), filepath.Join(dir, "new"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := Compare(old, new, Options{}); !rep.Changed() {
+		t.Error("the location's new status was not reported")
+	}
+}

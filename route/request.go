@@ -103,6 +103,13 @@ func splitHostPort(a string) (host, port string) {
 // configuration applies.
 var errBadRequest = errors.New("bad request")
 
+// HostAccepted reports whether nginx takes h as a Host header rather than
+// answering 400 before any server's configuration applies.
+func HostAccepted(h string) bool {
+	_, ok := hostName(h)
+	return ok
+}
+
 // hostName is the Host header as nginx compares it with server_name
 // (ngx_http_validate_host): the port cut off, a trailing dot dropped,
 // lower case. ok is false when nginx answers 400 for it.
