@@ -267,15 +267,7 @@ func (w *writing) stage(edits []treeEdit) error {
 		}
 	}
 	for _, e := range edits {
-		key := atomicfile.Key{Dev: e.file.Dev, Ino: e.file.Ino}
-		now, err := atomicfile.ReadVerified(e.file.Path, key)
-		if err == nil && string(now) != string(e.file.Src) {
-			err = fmt.Errorf("%s: %w", e.file.Path, atomicfile.ErrSwapped)
-		}
-		if err != nil {
-			return w.abort(err)
-		}
-		st, err := atomicfile.Stage(e.file.Path, key, e.data)
+		st, err := atomicfile.StageUnchanged(e.file.Path, atomicfile.Key{Dev: e.file.Dev, Ino: e.file.Ino}, e.file.Src, e.data)
 		if err != nil {
 			return w.abort(err)
 		}

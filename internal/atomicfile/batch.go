@@ -42,6 +42,20 @@ func (e *WriteError) Error() string {
 
 func (e *WriteError) Unwrap() error { return e.Err }
 
+// StageUnchanged stages data for the file name (Stage) once it is checked
+// to be the file that was read (key) holding the bytes that were read
+// (old): a file replaced or changed since is ErrSwapped, nothing staged.
+func StageUnchanged(name string, key Key, old, data []byte) (Staged, error) {
+	now, err := ReadVerified(name, key)
+	if err != nil {
+		return Staged{}, err
+	}
+	if !bytes.Equal(now, old) {
+		return Staged{}, fmt.Errorf("%s: %w", name, ErrSwapped)
+	}
+	return Stage(name, key, data)
+}
+
 // WriteAll puts the changes in place, all or nothing as far as the file
 // system allows: every file is staged beside its place (checked to be the
 // file that was read, unchanged) before any is replaced, and a failure
@@ -54,14 +68,7 @@ func WriteAll(changes []Change, done func(int)) error {
 	}
 	var staged []Staged
 	for _, c := range changes {
-		now, err := ReadVerified(c.Path, c.Key)
-		if err == nil && !bytes.Equal(now, c.Old) {
-			err = fmt.Errorf("%s: %w", c.Path, ErrSwapped)
-		}
-		var st Staged
-		if err == nil {
-			st, err = Stage(c.Path, c.Key, c.New)
-		}
+		st, err := StageUnchanged(c.Path, c.Key, c.Old, c.New)
 		if err != nil {
 			for _, s := range staged {
 				s.Discard()
