@@ -388,6 +388,12 @@ func ForFile(path string, base Options) (engine.Config, loader.Options, error) {
 	return s.Config, s.Loader, nil
 }
 
+// FmtOptions is the layout the file's fmt key sets (zero values where it
+// sets none).
+func (f *ConfigFile) FmtOptions() format.Options {
+	return format.Options{Indent: f.FmtIndent, Tabs: f.FmtTabs, Align: f.FmtAlign}
+}
+
 // FmtForFile reads fmt's layout from the .nginxtune.yaml above a file, nil
 // when it sets none.
 func FmtForFile(path string) *format.Options {
@@ -401,5 +407,6 @@ func FmtForFile(path string) *format.Options {
 	if err != nil || f.FmtIndent == 0 && !f.FmtTabs && !f.FmtAlign {
 		return nil
 	}
-	return &format.Options{Indent: f.FmtIndent, Tabs: f.FmtTabs, Align: f.FmtAlign}
+	opt := f.FmtOptions()
+	return &opt
 }

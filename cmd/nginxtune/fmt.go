@@ -108,7 +108,7 @@ func fmtOptions(c *cobra.Command, f *fmtFlags, first string) (format.Options, er
 		return opt, failf(ExitError, "%v", err)
 	}
 	if file != nil {
-		opt.Indent, opt.Tabs, opt.Align = file.FmtIndent, file.FmtTabs, file.FmtAlign
+		opt = file.FmtOptions()
 	}
 	if c.Flags().Changed("indent") {
 		if f.indent < 1 || f.indent > 8 {
