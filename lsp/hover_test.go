@@ -7,6 +7,17 @@ import (
 	"testing"
 )
 
+// hoverAt is the hover's text just inside the first occurrence of after
+// on a line of the open text, "" when there is none.
+func hoverAt(s *Server, uri, text string, line int, after string) string {
+	i := strings.Index(strings.Split(text, "\n")[line], after)
+	h := s.hover(place(uri, pos(line, i+1)))
+	if h == nil {
+		return ""
+	}
+	return h.Contents.Value
+}
+
 // A hover describes a directive from the table, where a variable is set
 // (or that nginx defines it, or that it is a capture), and the findings of
 // the line once the rules have run; a blank place has none.
@@ -16,12 +27,7 @@ func TestHover(t *testing.T) {
 	uri := openFile(t, s, t.TempDir(), "h.conf", text)
 	hover := func(line int, after string) string {
 		t.Helper()
-		i := strings.Index(strings.Split(text, "\n")[line], after)
-		h := s.hover(place(uri, pos(line, i+1)))
-		if h == nil {
-			return ""
-		}
-		return h.Contents.Value
+		return hoverAt(s, uri, text, line, after)
 	}
 	for _, c := range []struct {
 		line     int
@@ -62,12 +68,7 @@ func TestHoverFacts(t *testing.T) {
 	uri := openFile(t, s, t.TempDir(), "f.conf", text)
 	hover := func(line int, after string) string {
 		t.Helper()
-		i := strings.Index(strings.Split(text, "\n")[line], after)
-		h := s.hover(place(uri, pos(line, i+1)))
-		if h == nil {
-			return ""
-		}
-		return h.Contents.Value
+		return hoverAt(s, uri, text, line, after)
 	}
 	for _, c := range []struct {
 		line      int

@@ -28,6 +28,18 @@ func runCmd(t *testing.T, dir string, name string, args ...string) (string, erro
 	return string(out), err
 }
 
+// mustRun returns a check of runCmd's answer that stops the test on an
+// error, with the command's output.
+func mustRun(t *testing.T) func(out string, err error) string {
+	return func(out string, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return out
+	}
+}
+
 const appClean = `upstream app {
     server 127.0.0.1:8080;
     keepalive 32;
@@ -61,13 +73,7 @@ server {
 func TestPreCommitHook(t *testing.T) {
 	requirePreCommit(t)
 	repo := t.TempDir()
-	must := func(out string, err error) string {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
-		return out
-	}
+	must := mustRun(t)
 	must(runCmd(t, repo, "git", "init", "-q", "-b", "main"))
 	os.MkdirAll(filepath.Join(repo, "deploy/nginx/conf.d"), 0o755)
 	os.WriteFile(filepath.Join(repo, "deploy/nginx/nginx.conf"), []byte("# nginxtune:disable-file worker-processes\nworker_processes auto;\nevents {}\nhttp {\n    include conf.d/*.conf;\n}\n"), 0o644)
@@ -251,13 +257,7 @@ func TestPreCommitSelection(t *testing.T) {
 func TestPreCommitDiffHook(t *testing.T) {
 	requirePreCommit(t)
 	repo := t.TempDir()
-	must := func(out string, err error) string {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
-		return out
-	}
+	must := mustRun(t)
 	conf := "events {}\nhttp {\n    server {\n        listen 80;\n        server_name app.test;\n        location /api/ {\n            proxy_pass http://127.0.0.1:9000%s;\n        }\n    }\n}\n"
 	must(runCmd(t, repo, "git", "init", "-q", "-b", "main"))
 	os.WriteFile(filepath.Join(repo, "nginx.conf"), []byte(fmt.Sprintf(conf, "")), 0o644)
