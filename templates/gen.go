@@ -372,6 +372,7 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		"RunFlags":    runFlags(plan),
 		"AssetExts":   assetExts,
 		"ExactHome":   exactHome(p),
+		"PagesFirst":  pagesFirst(p),
 	}
 	tmpl, err := template.New("").Option("missingkey=error").Funcs(template.FuncMap{
 		"join":       strings.Join,
@@ -486,8 +487,20 @@ var htmlIndex = lazyre.New(`^[A-Za-z0-9_-][A-Za-z0-9._-]*\.(?i:html?)$`)
 // of the regex or ^~ locations a profile adds (deny, generated, aliases)
 // could take either page from them; gen's own never do.
 func exactHome(p *Profile) bool {
-	return p.Kind == "static" && len(p.Deny) == 0 && len(p.Generated) == 0 && len(p.Aliases) == 0 &&
-		len(p.Index) > 0 && htmlIndex().MatchString(p.Index[0])
+	return pagesFirst(p) && len(p.Aliases) == 0 && len(p.Index) > 0 && htmlIndex().MatchString(p.Index[0])
+}
+
+// pagesFirst reports whether a files profile tests a request against its
+// HTML location before the deny location, with the dot-files the deny
+// location hides left out of the HTML location's own regex: a page then
+// costs one regex test instead of two, and every request is answered by
+// the same location as before (a URI that ends in .html or .htm never ends
+// in a backup's suffix, so the deny location's other part takes none of
+// them). Only the static profiles, whose deny location is gen's own alone:
+// a profile's deny or generated locations, and the php profiles' Composer,
+// vendor/ and uploads parts, could take a page the HTML location would.
+func pagesFirst(p *Profile) bool {
+	return p.Kind == Static && len(p.Deny) == 0 && len(p.Generated) == 0
 }
 
 // stagedPath is where the HTTPS site of --acme waits for its certificate:

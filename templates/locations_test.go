@@ -43,24 +43,38 @@ var (
 
 var exactHomeLocations = regexp.MustCompile(`(?m)^    location = /(?:index\.html)? \{\n[^}]*\}\n`)
 
+// pagesFirstLocation is the static profiles' HTML location, tested before the
+// deny location with the dot-files left out of its regex; it was
+// "location ~* \.html?$" after the deny location.
+var pagesFirstLocation = regexp.MustCompile(`(?m)^    location ~\* "\^\(\?!\(\?s:\.\*\)/\\\.\(\?-i:\(\?!well-known/\)\)\)\(\?s:\.\*\)\\\.html\?\$" \{\n[^}]*\}\n`)
+
 // plainLocations is site with the locations written the way they were
 // before: the reference the cheaper locations must answer exactly like.
-// The static profiles have the two exact locations, the php ones none.
+// The static profiles have the two exact locations and the HTML location
+// first, the php ones neither.
 func plainLocations(t *testing.T, site string, php bool) string {
 	t.Helper()
-	one, was, exact := denyOne, denyTwo, 2
+	one, was, exact, pages := denyOne, denyTwo, 2, 1
 	if php {
-		one, was, exact = denyOnePHP, denyFourPHP, 0
+		one, was, exact, pages = denyOnePHP, denyFourPHP, 0, 0
 	}
-	if strings.Count(site, one) != 1 || len(exactHomeLocations.FindAllString(site, -1)) != exact {
-		t.Fatalf("the site has not the one deny location and the %d exact home locations the test undoes:\n%s", exact, site)
+	first := pagesFirstLocation.FindAllString(site, -1)
+	if strings.Count(site, one) != 1 || len(exactHomeLocations.FindAllString(site, -1)) != exact || len(first) != pages {
+		t.Fatalf("the site has not the one deny location, the %d exact home locations and the %d HTML location first the test undoes:\n%s", exact, pages, site)
+	}
+	if pages == 1 {
+		// the HTML location as it was, right after the deny locations
+		_, body, _ := strings.Cut(first[0], "{\n")
+		site = strings.Replace(site, first[0], "", 1)
+		was += "    location ~* \\.html?$ {\n" + body
 	}
 	return exactHomeLocations.ReplaceAllString(strings.Replace(site, one, was, 1), "")
 }
 
 // The files profiles' locations are written to cost a request fewer regex
 // tests (one deny regex instead of two, exact locations for "/" and
-// /index.html); what every request gets must not change. Real nginx
+// /index.html, the HTML location before the deny one, its regex leaving
+// out the dot-files); what every request gets must not change. Real nginx
 // serves the generated site and the same site with the locations as they
 // were, side by side, and every request of a set that reaches every location (dot-files and
 // /.well-known/, backups in either case, fingerprinted and plain assets,
@@ -85,6 +99,9 @@ func TestCheapLocationsAnswerTheSame(t *testing.T) {
 		"img.png": "png", "favicon.ico": "ico", "robots.txt": "User-agent: *\n", "feed.rss": "<rss/>\n",
 		"site.webmanifest": "{}\n", "file.txt": strings.Repeat("text ", 200), "_next/static/chunk.js": "next\n",
 		"assets/index-Bx7qK2mZ.js": "vite\n", "assets/logo.png": "logo", "file.txt.gz": "not really gzip",
+		".git/x.html": "git page\n", "dir/.x.htm": "hidden htm\n", ".well-known/x.html": "known page\n",
+		".WELL-KNOWN/x.html": "KNOWN page\n", "a.html.bak": "page bak\n", "x.html\n": "newline page\n",
+		"a\n/.x.html": "newline hidden page\n", "a\n/b.html": "newline page\n",
 		"index.php": "<?php\n", "x.php": "<?php\n", "wp-login.php": "<?php\n", "wp-config.php": "<?php\n",
 		"xmlrpc.php": "<?php\n", "composer.json": "{}\n", "vendor/autoload.php": "<?php\n", "vendor/x.js": "x\n",
 		"wp-content/uploads/a.php": "<?php\n", "sites/default/files/x.php": "<?php\n", "wp-includes/version.php": "<?php\n",
@@ -113,6 +130,12 @@ func TestCheapLocationsAnswerTheSame(t *testing.T) {
 		"/%2egit/config", "/%2Eenv", "/a%2Ebak", "/a%2ebak", "/1k%2ehtml", "/dir%2F", "/a.html%7e", "/a.html%7E",
 		"/dir/../.env", "/./.env", "//.git/config", "/dir/./page.htm", "/%64ir/", "/%2e%77ell-known/x.txt",
 		"/index.html%0A", "/a.bak%0A", "/x%00y", "/../etc/passwd", "/" + strings.Repeat("a", 300) + ".html",
+		// the HTML location tested first: pages the deny location hides
+		// (under a dot-directory, hidden, with a backup's suffix, in either
+		// case, after a decoded newline) and pages it does not
+		"/x.html%0A", "/a%0A/.x.html", "/a%0A/.x.html%0A", "/a%0A/b.html", "/.git/x.html", "/.git/x.HTML", "/%2Egit/x.html",
+		"/dir/.x.htm", "/dir/.x.htm?x=1", "/.well-known/x.html", "/.WELL-KNOWN/x.html", "/.well-known/.x.html",
+		"/a.html.bak", "/a.html.BAK", "/a.HTM~", "/.html", "/dir/.html", "/x.html/.y",
 		// the php profiles' locations: scripts (answered 502 here: no
 		// php-fpm listens), Composer's files, vendor/, uploads, the
 		// profiles' own deny lists
