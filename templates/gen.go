@@ -373,6 +373,7 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		"AssetExts":   assetExts,
 		"ExactHome":   exactHome(p),
 		"PagesFirst":  pagesFirst(p),
+		"HomeTry":     homeTryFiles(p),
 	}
 	tmpl, err := template.New("").Option("missingkey=error").Funcs(template.FuncMap{
 		"join":       strings.Join,
@@ -501,6 +502,25 @@ func exactHome(p *Profile) bool {
 // vendor/ and uploads parts, could take a page the HTML location would.
 func pagesFirst(p *Profile) bool {
 	return p.Kind == Static && len(p.Deny) == 0 && len(p.Generated) == 0
+}
+
+// homeTryFiles is the try_files of the exact location for "/" that
+// answers with the first index page itself: that page, then the
+// profile's try_files from "$uri/" on. "location /" answers "/" through
+// "$uri/" ("$uri" is the root, a directory, which it never takes), whose
+// index page the index module finds and redirects to, where the exact
+// location of that page answers it; taking the page straight away, with
+// that location's directives, sends the same answer without the redirect
+// and the lookups before it, and a missing or unreadable page still goes
+// on to "$uri/". "" where the home page has no exact locations or the
+// profile's try_files does not begin with "$uri $uri/" (an alternative
+// between them, such as "$uri.html", could answer "/" first).
+func homeTryFiles(p *Profile) string {
+	f := strings.Fields(p.TryFiles)
+	if !exactHome(p) || len(f) < 3 || f[0] != "$uri" || f[1] != "$uri/" {
+		return ""
+	}
+	return "/" + p.Index[0] + " " + strings.Join(f[1:], " ")
 }
 
 // stagedPath is where the HTTPS site of --acme waits for its certificate:

@@ -3,8 +3,10 @@ package templates
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -153,14 +155,39 @@ func TestCheapLocationsAnswerTheSame(t *testing.T) {
 		req{"GET", "/", "Accept-Encoding: gzip\r\n"}, req{"POST", "/", "Content-Length: 0\r\n"}, req{"GET", "/1k.html", "If-None-Match: \"x\"\r\n"},
 		req{"GET", "/1k.html", "If-Modified-Since: " + mtime.Format(http.TimeFormat) + "\r\n"}, req{"GET", "/file.txt", "Range: bytes=0-9\r\n"})
 
-	for _, profile := range []string{"static", "spa", "php", "wordpress", "drupal", "laravel"} {
-		t.Run(profile, func(t *testing.T) {
+	// the home page's exact location takes index.html straight away: roots
+	// where it is missing, a directory, or unreadable by the workers
+	// (nobody: the test's nginx has no user directive) go on as before
+	homeless := map[string]func(string) error{
+		"no index.html": os.Remove,
+		"index.html a directory": func(p string) error {
+			return errors.Join(os.Remove(p), os.MkdirAll(filepath.Join(p, "index.html"), 0o755))
+		},
+		"index.html unreadable":        func(p string) error { return os.Chmod(p, 0o600) },
+		"index.html a link to nowhere": func(p string) error { return errors.Join(os.Remove(p), os.Symlink("missing.html", p)) },
+	}
+	type site struct{ profile, root, how string }
+	sites := []site{{"static", www, ""}, {"spa", www, ""}, {"php", www, ""}, {"wordpress", www, ""}, {"drupal", www, ""}, {"laravel", www, ""}}
+	for _, how := range slices.Sorted(maps.Keys(homeless)) {
+		root := filepath.Join(t.TempDir(), "www")
+		if err := os.CopyFS(root, os.DirFS(www)); err != nil {
+			t.Fatal(err)
+		}
+		if err := homeless[how](filepath.Join(root, "index.html")); err != nil {
+			t.Fatal(err)
+		}
+		filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, mtime, mtime) })
+		sites = append(sites, site{"static", root, how}, site{"spa", root, how})
+	}
+	for _, st := range sites {
+		profile := st.profile
+		t.Run(strings.TrimSpace(profile+" "+st.how), func(t *testing.T) {
 			p, err := LoadProfile(profile)
 			if err != nil {
 				t.Fatal(err)
 			}
 			files, _, err := Render(p, facts(t, "medium"), knowledge.MustVersion("1.22.1"),
-				Input{ServerNames: []string{"example.com"}, Root: www, Upstreams: []string{"unix:" + filepath.Join(www, "none.sock")}})
+				Input{ServerNames: []string{"example.com"}, Root: st.root, Upstreams: []string{"unix:" + filepath.Join(www, "none.sock")}})
 			if err != nil {
 				t.Fatal(err)
 			}
