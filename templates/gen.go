@@ -372,6 +372,8 @@ func Render(p *Profile, f *host.Facts, v knowledge.Version, in Input) ([]File, P
 		"RunFlags":    runFlags(plan),
 		"AssetExts":   assetExts,
 		"ExactHome":   exactHome(p),
+		"PagesFirst":  pagesFirst(p),
+		"HomeTry":     homeTryFiles(p),
 	}
 	tmpl, err := template.New("").Option("missingkey=error").Funcs(template.FuncMap{
 		"join":       strings.Join,
@@ -486,8 +488,39 @@ var htmlIndex = lazyre.New(`^[A-Za-z0-9_-][A-Za-z0-9._-]*\.(?i:html?)$`)
 // of the regex or ^~ locations a profile adds (deny, generated, aliases)
 // could take either page from them; gen's own never do.
 func exactHome(p *Profile) bool {
-	return p.Kind == "static" && len(p.Deny) == 0 && len(p.Generated) == 0 && len(p.Aliases) == 0 &&
-		len(p.Index) > 0 && htmlIndex().MatchString(p.Index[0])
+	return pagesFirst(p) && len(p.Aliases) == 0 && len(p.Index) > 0 && htmlIndex().MatchString(p.Index[0])
+}
+
+// pagesFirst reports whether a files profile tests a request against its
+// HTML location before the deny location, with the dot-files the deny
+// location hides left out of the HTML location's own regex: a page then
+// costs one regex test instead of two, and every request is answered by
+// the same location as before (a URI that ends in .html or .htm never ends
+// in a backup's suffix, so the deny location's other part takes none of
+// them). Only the static profiles, whose deny location is gen's own alone:
+// a profile's deny or generated locations, and the php profiles' Composer,
+// vendor/ and uploads parts, could take a page the HTML location would.
+func pagesFirst(p *Profile) bool {
+	return p.Kind == Static && len(p.Deny) == 0 && len(p.Generated) == 0
+}
+
+// homeTryFiles is the try_files of the exact location for "/" that
+// answers with the first index page itself: that page, then the
+// profile's try_files from "$uri/" on. "location /" answers "/" through
+// "$uri/" ("$uri" is the root, a directory, which it never takes), whose
+// index page the index module finds and redirects to, where the exact
+// location of that page answers it; taking the page straight away, with
+// that location's directives, sends the same answer without the redirect
+// and the lookups before it, and a missing or unreadable page still goes
+// on to "$uri/". "" where the home page has no exact locations or the
+// profile's try_files does not begin with "$uri $uri/" (an alternative
+// between them, such as "$uri.html", could answer "/" first).
+func homeTryFiles(p *Profile) string {
+	f := strings.Fields(p.TryFiles)
+	if !exactHome(p) || len(f) < 3 || f[0] != "$uri" || f[1] != "$uri/" {
+		return ""
+	}
+	return "/" + p.Index[0] + " " + strings.Join(f[1:], " ")
 }
 
 // stagedPath is where the HTTPS site of --acme waits for its certificate:

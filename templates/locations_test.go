@@ -3,8 +3,10 @@ package templates
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -43,24 +45,38 @@ var (
 
 var exactHomeLocations = regexp.MustCompile(`(?m)^    location = /(?:index\.html)? \{\n[^}]*\}\n`)
 
+// pagesFirstLocation is the static profiles' HTML location, tested before the
+// deny location with the dot-files left out of its regex; it was
+// "location ~* \.html?$" after the deny location.
+var pagesFirstLocation = regexp.MustCompile(`(?m)^    location ~\* "\^\(\?!\(\?s:\.\*\)/\\\.\(\?-i:\(\?!well-known/\)\)\)\(\?s:\.\*\)\\\.html\?\$" \{\n[^}]*\}\n`)
+
 // plainLocations is site with the locations written the way they were
 // before: the reference the cheaper locations must answer exactly like.
-// The static profiles have the two exact locations, the php ones none.
+// The static profiles have the two exact locations and the HTML location
+// first, the php ones neither.
 func plainLocations(t *testing.T, site string, php bool) string {
 	t.Helper()
-	one, was, exact := denyOne, denyTwo, 2
+	one, was, exact, pages := denyOne, denyTwo, 2, 1
 	if php {
-		one, was, exact = denyOnePHP, denyFourPHP, 0
+		one, was, exact, pages = denyOnePHP, denyFourPHP, 0, 0
 	}
-	if strings.Count(site, one) != 1 || len(exactHomeLocations.FindAllString(site, -1)) != exact {
-		t.Fatalf("the site has not the one deny location and the %d exact home locations the test undoes:\n%s", exact, site)
+	first := pagesFirstLocation.FindAllString(site, -1)
+	if strings.Count(site, one) != 1 || len(exactHomeLocations.FindAllString(site, -1)) != exact || len(first) != pages {
+		t.Fatalf("the site has not the one deny location, the %d exact home locations and the %d HTML location first the test undoes:\n%s", exact, pages, site)
+	}
+	if pages == 1 {
+		// the HTML location as it was, right after the deny locations
+		_, body, _ := strings.Cut(first[0], "{\n")
+		site = strings.Replace(site, first[0], "", 1)
+		was += "    location ~* \\.html?$ {\n" + body
 	}
 	return exactHomeLocations.ReplaceAllString(strings.Replace(site, one, was, 1), "")
 }
 
 // The files profiles' locations are written to cost a request fewer regex
 // tests (one deny regex instead of two, exact locations for "/" and
-// /index.html); what every request gets must not change. Real nginx
+// /index.html, the HTML location before the deny one, its regex leaving
+// out the dot-files); what every request gets must not change. Real nginx
 // serves the generated site and the same site with the locations as they
 // were, side by side, and every request of a set that reaches every location (dot-files and
 // /.well-known/, backups in either case, fingerprinted and plain assets,
@@ -85,6 +101,9 @@ func TestCheapLocationsAnswerTheSame(t *testing.T) {
 		"img.png": "png", "favicon.ico": "ico", "robots.txt": "User-agent: *\n", "feed.rss": "<rss/>\n",
 		"site.webmanifest": "{}\n", "file.txt": strings.Repeat("text ", 200), "_next/static/chunk.js": "next\n",
 		"assets/index-Bx7qK2mZ.js": "vite\n", "assets/logo.png": "logo", "file.txt.gz": "not really gzip",
+		".git/x.html": "git page\n", "dir/.x.htm": "hidden htm\n", ".well-known/x.html": "known page\n",
+		".WELL-KNOWN/x.html": "KNOWN page\n", "a.html.bak": "page bak\n", "x.html\n": "newline page\n",
+		"a\n/.x.html": "newline hidden page\n", "a\n/b.html": "newline page\n",
 		"index.php": "<?php\n", "x.php": "<?php\n", "wp-login.php": "<?php\n", "wp-config.php": "<?php\n",
 		"xmlrpc.php": "<?php\n", "composer.json": "{}\n", "vendor/autoload.php": "<?php\n", "vendor/x.js": "x\n",
 		"wp-content/uploads/a.php": "<?php\n", "sites/default/files/x.php": "<?php\n", "wp-includes/version.php": "<?php\n",
@@ -113,6 +132,12 @@ func TestCheapLocationsAnswerTheSame(t *testing.T) {
 		"/%2egit/config", "/%2Eenv", "/a%2Ebak", "/a%2ebak", "/1k%2ehtml", "/dir%2F", "/a.html%7e", "/a.html%7E",
 		"/dir/../.env", "/./.env", "//.git/config", "/dir/./page.htm", "/%64ir/", "/%2e%77ell-known/x.txt",
 		"/index.html%0A", "/a.bak%0A", "/x%00y", "/../etc/passwd", "/" + strings.Repeat("a", 300) + ".html",
+		// the HTML location tested first: pages the deny location hides
+		// (under a dot-directory, hidden, with a backup's suffix, in either
+		// case, after a decoded newline) and pages it does not
+		"/x.html%0A", "/a%0A/.x.html", "/a%0A/.x.html%0A", "/a%0A/b.html", "/.git/x.html", "/.git/x.HTML", "/%2Egit/x.html",
+		"/dir/.x.htm", "/dir/.x.htm?x=1", "/.well-known/x.html", "/.WELL-KNOWN/x.html", "/.well-known/.x.html",
+		"/a.html.bak", "/a.html.BAK", "/a.HTM~", "/.html", "/dir/.html", "/x.html/.y",
 		// the php profiles' locations: scripts (answered 502 here: no
 		// php-fpm listens), Composer's files, vendor/, uploads, the
 		// profiles' own deny lists
@@ -130,14 +155,39 @@ func TestCheapLocationsAnswerTheSame(t *testing.T) {
 		req{"GET", "/", "Accept-Encoding: gzip\r\n"}, req{"POST", "/", "Content-Length: 0\r\n"}, req{"GET", "/1k.html", "If-None-Match: \"x\"\r\n"},
 		req{"GET", "/1k.html", "If-Modified-Since: " + mtime.Format(http.TimeFormat) + "\r\n"}, req{"GET", "/file.txt", "Range: bytes=0-9\r\n"})
 
-	for _, profile := range []string{"static", "spa", "php", "wordpress", "drupal", "laravel"} {
-		t.Run(profile, func(t *testing.T) {
+	// the home page's exact location takes index.html straight away: roots
+	// where it is missing, a directory, or unreadable by the workers
+	// (nobody: the test's nginx has no user directive) go on as before
+	homeless := map[string]func(string) error{
+		"no index.html": os.Remove,
+		"index.html a directory": func(p string) error {
+			return errors.Join(os.Remove(p), os.MkdirAll(filepath.Join(p, "index.html"), 0o755))
+		},
+		"index.html unreadable":        func(p string) error { return os.Chmod(p, 0o600) },
+		"index.html a link to nowhere": func(p string) error { return errors.Join(os.Remove(p), os.Symlink("missing.html", p)) },
+	}
+	type site struct{ profile, root, how string }
+	sites := []site{{"static", www, ""}, {"spa", www, ""}, {"php", www, ""}, {"wordpress", www, ""}, {"drupal", www, ""}, {"laravel", www, ""}}
+	for _, how := range slices.Sorted(maps.Keys(homeless)) {
+		root := filepath.Join(t.TempDir(), "www")
+		if err := os.CopyFS(root, os.DirFS(www)); err != nil {
+			t.Fatal(err)
+		}
+		if err := homeless[how](filepath.Join(root, "index.html")); err != nil {
+			t.Fatal(err)
+		}
+		filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, mtime, mtime) })
+		sites = append(sites, site{"static", root, how}, site{"spa", root, how})
+	}
+	for _, st := range sites {
+		profile := st.profile
+		t.Run(strings.TrimSpace(profile+" "+st.how), func(t *testing.T) {
 			p, err := LoadProfile(profile)
 			if err != nil {
 				t.Fatal(err)
 			}
 			files, _, err := Render(p, facts(t, "medium"), knowledge.MustVersion("1.22.1"),
-				Input{ServerNames: []string{"example.com"}, Root: www, Upstreams: []string{"unix:" + filepath.Join(www, "none.sock")}})
+				Input{ServerNames: []string{"example.com"}, Root: st.root, Upstreams: []string{"unix:" + filepath.Join(www, "none.sock")}})
 			if err != nil {
 				t.Fatal(err)
 			}
