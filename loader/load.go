@@ -112,6 +112,10 @@ type Tree struct {
 	byPath map[string]*parser.File
 	// notRead holds the includes that left something unread
 	notRead map[*parser.Directive]bool
+	// what Statements and Visits return, counted while loading (counted
+	// is unset for a Tree made otherwise)
+	statements, visits int
+	counted            bool
 }
 
 // NotRead reports whether an include left something unread: a file outside
@@ -279,6 +283,10 @@ type loader struct {
 	// their context is settled), and the syntax error each parse found
 	roots  map[string]bool
 	syntax map[*parser.File]*finding.Diagnostic
+	// what expanding each file saw of it (finish), and the files an
+	// include of another file read
+	shapes   map[*parser.File]*fileShape
+	included map[*parser.File]bool
 }
 
 // prefetched is a file read and parsed ahead of its turn.
@@ -604,27 +612,20 @@ func (l *loader) reusable(f *parser.File, p, real string, id fileID) bool {
 }
 
 // finish expands includes from every root, settles root contexts, and runs
-// the checks that need the whole tree.
+// the checks that need the whole tree. Expanding walks each file once and
+// keeps what the later steps need of it (its size, its includes: shape),
+// so that they do not walk the tree again.
 func (l *loader) finish(roots []string) {
-	included := map[*parser.File]bool{}
+	l.shapes = map[*parser.File]*fileShape{}
 	for _, r := range roots {
 		f := l.tree.byPath[r]
 		l.expand(f)
-	}
-	for _, f := range l.tree.Files {
-		parser.WalkFile(f.Directives, func(d *parser.Directive) {
-			for _, inc := range d.Includes() {
-				if inc != f {
-					included[inc] = true
-				}
-			}
-		})
 	}
 	for _, r := range roots {
 		f := l.tree.byPath[r]
 		// In a directory without nginx.conf, a file that another one
 		// includes is linted through that one, not on its own.
-		if len(roots) > 1 && included[f] {
+		if len(roots) > 1 && l.included[f] {
 			continue
 		}
 		parser.SettleContext(f)
@@ -650,6 +651,19 @@ func (l *loader) finish(roots []string) {
 	parser.SortDiagnostics(l.tree.Diagnostics)
 }
 
+// fileShape is what expanding a file saw of it: how many directives a walk
+// of the file alone meets (parser.WalkFile), and its include directives
+// with the place of each in that walk (1 for the first directive).
+type fileShape struct {
+	directives int
+	includes   []includeAt
+}
+
+type includeAt struct {
+	d  *parser.Directive
+	at int
+}
+
 // expand resolves the include directives of f and of the files they name,
 // depth first; an include that leads back to a file being expanded is a
 // cycle and is not followed.
@@ -658,10 +672,14 @@ func (l *loader) expand(f *parser.File) {
 		return
 	}
 	l.state[f] = 1
+	shape := &fileShape{}
+	l.shapes[f] = shape
 	parser.WalkFile(f.Directives, func(d *parser.Directive) {
+		shape.directives++
 		if d.Name != "include" {
 			return
 		}
+		shape.includes = append(shape.includes, includeAt{d, shape.directives})
 		paths := l.resolve(d)
 		l.prefetch(paths)
 		// files the pattern matched inside the tree that are links to files
@@ -705,6 +723,12 @@ func (l *loader) expand(f *parser.File) {
 				continue
 			}
 			d.SetIncludes(append(d.Includes(), inc))
+			if inc != f {
+				if l.included == nil {
+					l.included = map[*parser.File]bool{}
+				}
+				l.included[inc] = true
+			}
 			l.expand(inc)
 		}
 	})
@@ -803,6 +827,8 @@ func NoEvents(d finding.Diagnostic) bool { return d.Rule == parser.Syntax && d.M
 // reports the include that amplifies most and cuts every include, so that
 // no rule walks an exponential tree: the tree was not read whole (exit 2).
 func (l *loader) boundVisits() {
+	// from each file's shape, in the order and with the cut-offs of a walk
+	// of its directives (WalkFile), without walking them again
 	memo := map[*parser.File]int{}
 	var cost func(f *parser.File, depth int) int
 	cost = func(f *parser.File, depth int) int {
@@ -810,16 +836,19 @@ func (l *loader) boundVisits() {
 			return n
 		}
 		memo[f] = MaxDirectiveVisits + 1 // a path back here is a cycle already cut; count it as too much
-		n := 0
-		parser.WalkFile(f.Directives, func(d *parser.Directive) {
-			n++
-			for _, inc := range d.Includes() {
+		sh := l.shape(f)
+		added := 0 // by the includes so far
+		for _, inc := range sh.includes {
+			n := inc.at + added
+			for _, f := range inc.d.Includes() {
 				if n <= MaxDirectiveVisits {
-					n += cost(inc, depth+1)
+					c := cost(f, depth+1)
+					n += c
+					added += c
 				}
 			}
-		})
-		memo[f] = min(n, MaxDirectiveVisits+1)
+		}
+		memo[f] = min(sh.directives+added, MaxDirectiveVisits+1)
 		return memo[f]
 	}
 	// file instances: a file counted once per place that includes it
@@ -833,13 +862,13 @@ func (l *loader) boundVisits() {
 		}
 		inst[f] = MaxFileInstances + 1
 		n := 1
-		parser.WalkFile(f.Directives, func(d *parser.Directive) {
-			for _, inc := range d.Includes() {
+		for _, inc := range l.shape(f).includes {
+			for _, f := range inc.d.Includes() {
 				if n <= MaxFileInstances {
-					n += instances(inc)
+					n += instances(f)
 				}
 			}
-		})
+		}
 		inst[f] = min(n, MaxFileInstances+1)
 		return inst[f]
 	}
@@ -848,8 +877,18 @@ func (l *loader) boundVisits() {
 		total += cost(r, 0)
 		files += instances(r)
 	}
+	l.tree.statements, l.tree.counted = 0, true
+	for _, f := range l.tree.Files {
+		l.tree.statements += l.shape(f).directives
+	}
 	if total <= MaxDirectiveVisits && files <= MaxFileInstances {
+		l.tree.visits = total
 		return
+	}
+	// every include is cut below: a walk meets the roots' own directives
+	l.tree.visits = 0
+	for _, r := range l.tree.Roots {
+		l.tree.visits += l.shape(r).directives
 	}
 	if total <= MaxDirectiveVisits {
 		memo = inst // name the include that multiplies files most
@@ -883,6 +922,23 @@ func (l *loader) boundVisits() {
 		l.diag(worst, IncludeMissing, finding.Error, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", untrusted.Clip(worst.Arg(0)), MaxDirectiveVisits)
 		l.tree.Unreadable = append(l.tree.Unreadable, worst.File.Path)
 	}
+}
+
+// shape is what expanding f saw of it; for a file that was not expanded
+// (a file of an nginx -T dump that nothing includes), a walk of it.
+func (l *loader) shape(f *parser.File) *fileShape {
+	if sh := l.shapes[f]; sh != nil {
+		return sh
+	}
+	sh := &fileShape{}
+	parser.WalkFile(f.Directives, func(d *parser.Directive) {
+		sh.directives++
+		if d.Name == "include" {
+			sh.includes = append(sh.includes, includeAt{d, sh.directives})
+		}
+	})
+	l.shapes[f] = sh
+	return sh
 }
 
 // prefetch reads and parses, in parallel, the files an include pattern

@@ -12,6 +12,9 @@ func (t *Tree) Walk(fn func(d *parser.Directive, c *parser.Context) bool) {
 // counted once however often it is included (the entries of data blocks,
 // map and types, are not counted): what a run read, for its summary.
 func (t *Tree) Statements() int {
+	if t.counted {
+		return t.statements
+	}
 	n := 0
 	for _, f := range t.Files {
 		n += countDirectives(f.Directives, false)
@@ -22,6 +25,9 @@ func (t *Tree) Statements() int {
 // Visits returns how many directives Walk meets (a file included from
 // several places counted once per place), without building contexts.
 func (t *Tree) Visits() int {
+	if t.counted {
+		return t.visits
+	}
 	n := 0
 	for _, r := range t.Roots {
 		n += countDirectives(r.Directives, true)
