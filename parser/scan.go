@@ -193,6 +193,7 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 	start, line := s.pos, s.line
 	col := s.colAt(start)
 	i := s.pos + 1
+	escaped := false // a backslash: the value is unescaped, else it is the text
 	for {
 		if i >= len(s.src) {
 			s.pos = i
@@ -209,6 +210,7 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 				s.line++
 			}
 			i += 2
+			escaped = true
 			continue
 		}
 		if c == q {
@@ -231,24 +233,46 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 		}
 	}
 	s.lastTokLine = s.line
+	value := raw[1 : len(raw)-1]
+	if escaped {
+		value = unescape(value)
+	}
 	return token{kind: tWord, off: start, line: line, arg: Arg{
-		Raw: raw, Value: unescape(raw[1 : len(raw)-1]), Quote: q, Line: int32(line), Col: col, Offset: int32(start),
+		Raw: raw, Value: value, Quote: q, Line: int32(line), Col: col, Offset: int32(start),
 	}}, nil
 }
+
+// wordByte marks the bytes a word's loop has nothing to decide on: not
+// white space, ";", "{", "\\" or "$" (after which "{" stays in the word).
+var wordByte = func() (t [256]bool) {
+	for i := range t {
+		t[i] = true
+	}
+	for _, c := range " \t\r\n;{\\$" {
+		t[c] = false
+	}
+	return t
+}()
 
 func (s *scanner) word() (token, *syntaxError) {
 	start, line := s.pos, s.line
 	col := s.colAt(start)
 	i := s.pos
 	variable := false
+	escaped := false // a backslash: the value is unescaped, else it is the text
 	for i < len(s.src) {
 		c := s.src[i]
+		if wordByte[c] {
+			variable = false
+			i++
+			continue
+		}
 		if c == '\\' && i+1 < len(s.src) {
 			if s.src[i+1] == '\n' {
 				s.line++
 			}
 			i += 2
-			variable = false
+			variable, escaped = false, true
 			continue
 		}
 		if c == '{' && variable { // "${name}" keeps its brace
@@ -260,6 +284,7 @@ func (s *scanner) word() (token, *syntaxError) {
 			break
 		}
 		variable = c == '$'
+		escaped = escaped || c == '\\'
 		i++
 	}
 	if i-start >= maxToken {
@@ -270,8 +295,12 @@ func (s *scanner) word() (token, *syntaxError) {
 	s.pos = i
 	raw := srcString(s.src[start:i])
 	s.lastTokLine = s.line
+	value := raw
+	if escaped {
+		value = unescape(raw)
+	}
 	return token{kind: tWord, off: start, line: line, arg: Arg{
-		Raw: raw, Value: unescape(raw), Line: int32(line), Col: col, Offset: int32(start),
+		Raw: raw, Value: value, Line: int32(line), Col: col, Offset: int32(start),
 	}}, nil
 }
 

@@ -17,6 +17,7 @@ package parser
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sort"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -248,6 +249,11 @@ func lineStarts(src []byte) []int32 {
 // columnOf counts characters, so a multi-byte UTF-8 sequence is one column.
 func columnOf(b []byte) int {
 	n := 0
+	// eight bytes at a time while they are ASCII (one column each)
+	for len(b) >= 8 && binary.LittleEndian.Uint64(b)&0x8080808080808080 == 0 {
+		n += 8
+		b = b[8:]
+	}
 	for _, c := range b {
 		if c&0xC0 != 0x80 {
 			n++
