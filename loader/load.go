@@ -283,9 +283,9 @@ type loader struct {
 	// their context is settled), and the syntax error each parse found
 	roots  map[string]bool
 	syntax map[*parser.File]*finding.Diagnostic
-	// what expanding each file saw of it (finish), and the files an
-	// include of another file read
-	shapes   map[*parser.File]*fileShape
+	// what a walk of a file with a syntax error meets (shape), and the
+	// files an include of another file read
+	shapes   map[*parser.File]*parser.Walked
 	included map[*parser.File]bool
 }
 
@@ -612,11 +612,11 @@ func (l *loader) reusable(f *parser.File, p, real string, id fileID) bool {
 }
 
 // finish expands includes from every root, settles root contexts, and runs
-// the checks that need the whole tree. Expanding walks each file once and
-// keeps what the later steps need of it (its size, its includes: shape),
-// so that they do not walk the tree again.
+// the checks that need the whole tree. None of it walks the files' statements:
+// the scanner noted what a walk meets (its size, its include directives:
+// parser.Walked), which is all the include expansion, the bounds and the
+// counts need.
 func (l *loader) finish(roots []string) {
-	l.shapes = map[*parser.File]*fileShape{}
 	for _, r := range roots {
 		f := l.tree.byPath[r]
 		l.expand(f)
@@ -651,19 +651,6 @@ func (l *loader) finish(roots []string) {
 	parser.SortDiagnostics(l.tree.Diagnostics)
 }
 
-// fileShape is what expanding a file saw of it: how many directives a walk
-// of the file alone meets (parser.WalkFile), and its include directives
-// with the place of each in that walk (1 for the first directive).
-type fileShape struct {
-	directives int
-	includes   []includeAt
-}
-
-type includeAt struct {
-	d  *parser.Directive
-	at int
-}
-
 // expand resolves the include directives of f and of the files they name,
 // depth first; an include that leads back to a file being expanded is a
 // cycle and is not followed.
@@ -672,67 +659,66 @@ func (l *loader) expand(f *parser.File) {
 		return
 	}
 	l.state[f] = 1
-	shape := &fileShape{}
-	l.shapes[f] = shape
-	parser.WalkFile(f.Directives, func(d *parser.Directive) {
-		shape.directives++
-		if d.Name != "include" {
+	for _, inc := range l.shape(f).Includes {
+		l.expandInclude(f, inc.D)
+	}
+	l.state[f] = 2
+}
+
+// expandInclude resolves the include directive d of f and expands the
+// files it reads.
+func (l *loader) expandInclude(f *parser.File, d *parser.Directive) {
+	paths := l.resolve(d)
+	l.prefetch(paths)
+	// files the pattern matched inside the tree that are links to files
+	// outside it: one finding for the include, naming where they point
+	var outside []string
+	defer func() {
+		if len(outside) == 0 {
 			return
 		}
-		shape.includes = append(shape.includes, includeAt{d, shape.directives})
-		paths := l.resolve(d)
-		l.prefetch(paths)
-		// files the pattern matched inside the tree that are links to files
-		// outside it: one finding for the include, naming where they point
-		var outside []string
-		defer func() {
-			if len(outside) == 0 {
-				return
+		dirs := map[string]bool{}
+		var list []string
+		for _, p := range outside {
+			if dir := filepath.Dir(l.realPath(p)); !dirs[dir] {
+				dirs[dir] = true
+				list = append(list, dir)
 			}
-			dirs := map[string]bool{}
-			var list []string
-			for _, p := range outside {
-				if dir := filepath.Dir(l.realPath(p)); !dirs[dir] {
-					dirs[dir] = true
-					list = append(list, dir)
-				}
-			}
-			what := untrusted.Clip(l.display(outside[0])) + " is a link"
-			if len(outside) > 1 {
-				what = fmt.Sprintf("%d of the files it matches (%s, ...) are links", len(outside), untrusted.Clip(l.display(outside[0])))
-			}
-			l.diag(d, IncludeOutsideTree, finding.Info, "include %q: %s to files outside the linted tree (in %s); not read: they name the server's files, which nginx reads there, and findings that depend on them are missing (\"# nginxtune:disable include-outside-tree -- the server's files\" above the include says so once)",
-				untrusted.Clip(d.Arg(0)), what, untrusted.Clip(strings.Join(list, ", ")))
-		}()
-		for _, p := range paths {
-			inc, err := l.file(p)
-			switch {
-			case errors.Is(err, ErrOutside):
-				outside = append(outside, p)
-				continue
-			case err != nil:
-				l.diag(d, IncludeMissing, finding.Error, "include %q: cannot read %s: %v", untrusted.Clip(d.Arg(0)), untrusted.Clip(l.display(p)), unwrapPathErr(err))
-				l.tree.Unreadable = append(l.tree.Unreadable, p)
-				continue
-			}
-			if l.state[inc] == 1 && l.throughInferred(d.Arg(0)) {
-				continue // a guessed map, not the configuration, leads back: the guess is wrong here
-			}
-			if l.state[inc] == 1 {
-				l.diag(d, IncludeCycle, finding.Error, "include %q leads back to %s, which is already being read: nginx would include it again and again", untrusted.Clip(d.Arg(0)), l.display(inc.Path))
-				continue
-			}
-			d.SetIncludes(append(d.Includes(), inc))
-			if inc != f {
-				if l.included == nil {
-					l.included = map[*parser.File]bool{}
-				}
-				l.included[inc] = true
-			}
-			l.expand(inc)
 		}
-	})
-	l.state[f] = 2
+		what := untrusted.Clip(l.display(outside[0])) + " is a link"
+		if len(outside) > 1 {
+			what = fmt.Sprintf("%d of the files it matches (%s, ...) are links", len(outside), untrusted.Clip(l.display(outside[0])))
+		}
+		l.diag(d, IncludeOutsideTree, finding.Info, "include %q: %s to files outside the linted tree (in %s); not read: they name the server's files, which nginx reads there, and findings that depend on them are missing (\"# nginxtune:disable include-outside-tree -- the server's files\" above the include says so once)",
+			untrusted.Clip(d.Arg(0)), what, untrusted.Clip(strings.Join(list, ", ")))
+	}()
+	for _, p := range paths {
+		inc, err := l.file(p)
+		switch {
+		case errors.Is(err, ErrOutside):
+			outside = append(outside, p)
+			continue
+		case err != nil:
+			l.diag(d, IncludeMissing, finding.Error, "include %q: cannot read %s: %v", untrusted.Clip(d.Arg(0)), untrusted.Clip(l.display(p)), unwrapPathErr(err))
+			l.tree.Unreadable = append(l.tree.Unreadable, p)
+			continue
+		}
+		if l.state[inc] == 1 && l.throughInferred(d.Arg(0)) {
+			continue // a guessed map, not the configuration, leads back: the guess is wrong here
+		}
+		if l.state[inc] == 1 {
+			l.diag(d, IncludeCycle, finding.Error, "include %q leads back to %s, which is already being read: nginx would include it again and again", untrusted.Clip(d.Arg(0)), l.display(inc.Path))
+			continue
+		}
+		d.SetIncludes(append(d.Includes(), inc))
+		if inc != f {
+			if l.included == nil {
+				l.included = map[*parser.File]bool{}
+			}
+			l.included[inc] = true
+		}
+		l.expand(inc)
+	}
 }
 
 func (l *loader) diag(d *parser.Directive, kind string, sev finding.Severity, format string, args ...any) {
@@ -838,9 +824,9 @@ func (l *loader) boundVisits() {
 		memo[f] = MaxDirectiveVisits + 1 // a path back here is a cycle already cut; count it as too much
 		sh := l.shape(f)
 		added := 0 // by the includes so far
-		for _, inc := range sh.includes {
-			n := inc.at + added
-			for _, f := range inc.d.Includes() {
+		for _, inc := range sh.Includes {
+			n := inc.At + added
+			for _, f := range inc.D.Includes() {
 				if n <= MaxDirectiveVisits {
 					c := cost(f, depth+1)
 					n += c
@@ -848,7 +834,7 @@ func (l *loader) boundVisits() {
 				}
 			}
 		}
-		memo[f] = min(sh.directives+added, MaxDirectiveVisits+1)
+		memo[f] = min(sh.Directives+added, MaxDirectiveVisits+1)
 		return memo[f]
 	}
 	// file instances: a file counted once per place that includes it
@@ -862,8 +848,8 @@ func (l *loader) boundVisits() {
 		}
 		inst[f] = MaxFileInstances + 1
 		n := 1
-		for _, inc := range l.shape(f).includes {
-			for _, f := range inc.d.Includes() {
+		for _, inc := range l.shape(f).Includes {
+			for _, f := range inc.D.Includes() {
 				if n <= MaxFileInstances {
 					n += instances(f)
 				}
@@ -879,7 +865,7 @@ func (l *loader) boundVisits() {
 	}
 	l.tree.statements, l.tree.counted = 0, true
 	for _, f := range l.tree.Files {
-		l.tree.statements += l.shape(f).directives
+		l.tree.statements += l.shape(f).Directives
 	}
 	if total <= MaxDirectiveVisits && files <= MaxFileInstances {
 		l.tree.visits = total
@@ -888,7 +874,7 @@ func (l *loader) boundVisits() {
 	// every include is cut below: a walk meets the roots' own directives
 	l.tree.visits = 0
 	for _, r := range l.tree.Roots {
-		l.tree.visits += l.shape(r).directives
+		l.tree.visits += l.shape(r).Directives
 	}
 	if total <= MaxDirectiveVisits {
 		memo = inst // name the include that multiplies files most
@@ -924,19 +910,25 @@ func (l *loader) boundVisits() {
 	}
 }
 
-// shape is what expanding f saw of it; for a file that was not expanded
-// (a file of an nginx -T dump that nothing includes), a walk of it.
-func (l *loader) shape(f *parser.File) *fileShape {
+// shape is what a walk of f meets: what the scanner noted (parser.Walked),
+// or for a file with a syntax error, a walk of what it holds.
+func (l *loader) shape(f *parser.File) *parser.Walked {
+	if w := f.Walked(); w != nil {
+		return w
+	}
 	if sh := l.shapes[f]; sh != nil {
 		return sh
 	}
-	sh := &fileShape{}
+	sh := &parser.Walked{}
 	parser.WalkFile(f.Directives, func(d *parser.Directive) {
-		sh.directives++
+		sh.Directives++
 		if d.Name == "include" {
-			sh.includes = append(sh.includes, includeAt{d, sh.directives})
+			sh.Includes = append(sh.Includes, parser.Include{D: d, At: sh.Directives})
 		}
 	})
+	if l.shapes == nil {
+		l.shapes = map[*parser.File]*parser.Walked{}
+	}
 	l.shapes[f] = sh
 	return sh
 }

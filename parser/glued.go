@@ -118,6 +118,18 @@ func FileFindings(f *File, known func(string) bool) []finding.Diagnostic {
 	// one walk for both kinds; the glued statements come first, in the
 	// order of the walk, then the blocks inside data
 	var glued, blocks []finding.Diagnostic
+	if w := f.walked; w != nil {
+		// the scanner noted the statements that may be either
+		for _, d := range w.multiLine {
+			if g := gluedStatements(f, d, known); g != nil {
+				glued = append(glued, *g)
+			}
+		}
+		for _, d := range w.data {
+			blocks = blocksInData(f, d, blocks)
+		}
+		return append(glued, blocks...)
+	}
 	WalkFile(f.Directives, func(d *Directive) {
 		if g := gluedStatements(f, d, known); g != nil {
 			glued = append(glued, *g)

@@ -60,6 +60,12 @@ type scanner struct {
 	dirs  slab[Directive]
 	args  slab[Arg]
 	ptrs  slab[*Directive]
+
+	// what a walk of the file (WalkFile) would meet, noted on the way
+	// (File.Walked); hidden counts the data blocks the scanner is in,
+	// whose entries a walk does not meet
+	walked Walked
+	hidden int
 }
 
 // slab hands out pieces of larger arrays, each new array twice the last
@@ -111,9 +117,11 @@ func parseFile(f *File) *finding.Diagnostic {
 	dirs, err := s.block(nil, 0)
 	f.Directives = dirs
 	if err != nil {
-		f.Broken = true
+		f.Broken = true // a statement cut short is not in the tree: walk it
 		return &err.d
 	}
+	w := s.walked
+	f.walked = &w
 	return nil
 }
 
@@ -385,6 +393,12 @@ func (s *scanner) block(parent *Directive, depth int) ([]*Directive, *syntaxErro
 		d := &s.dirs.take(1)[0]
 		d.Name, d.File, d.Parent = t.arg.Value, s.f, parent
 		d.Line, d.Col, d.Start, d.BlockOpen = int32(t.line), t.arg.Col, int32(t.off), -1
+		if s.hidden == 0 {
+			s.walked.Directives++
+			if d.Name == "include" {
+				s.walked.Includes = append(s.walked.Includes, Include{d, s.walked.Directives})
+			}
+		}
 		if err := s.statement(d, depth); err != nil {
 			if d.Block != nil {
 				s.stack = append(s.stack, d) // keep the partial block for callers that look
@@ -401,6 +415,7 @@ func (s *scanner) lineAt(off int, d *Directive) int {
 }
 
 func (s *scanner) statement(d *Directive, depth int) *syntaxError {
+	prevLine := d.Line // of the word before
 	for {
 		t, err := s.next()
 		if err != nil {
@@ -408,6 +423,10 @@ func (s *scanner) statement(d *Directive, depth int) *syntaxError {
 		}
 		switch t.kind {
 		case tWord:
+			if ml := s.walked.multiLine; t.arg.Line > prevLine && s.hidden == 0 && (len(ml) == 0 || ml[len(ml)-1] != d) {
+				s.walked.multiLine = append(ml, d) // a glued statement, maybe (FileFindings)
+			}
+			prevLine = t.arg.Line
 			d.Args = s.args.push(d.Args, t.arg)
 		case tSemi:
 			d.End, d.EndLine = int32(t.off+1), int32(t.line)
@@ -427,7 +446,17 @@ func (s *scanner) statement(d *Directive, depth int) *syntaxError {
 			if depth+1 >= maxDepth {
 				return s.errAt(t.off, t.line, "blocks nested more than %d deep", maxDepth)
 			}
+			hide := s.hidden > 0 || dataBlock(d.Name)
+			if hide {
+				if s.hidden == 0 {
+					s.walked.data = append(s.walked.data, d)
+				}
+				s.hidden++
+			}
 			body, err := s.block(d, depth+1)
+			if hide {
+				s.hidden--
+			}
 			d.Block = body
 			if err != nil {
 				d.End, d.EndLine = int32(len(s.src)), int32(s.line)
