@@ -30,3 +30,41 @@ func TestColumnOfCountsCharacters(t *testing.T) {
 		}
 	}
 }
+
+// unescape returns a value without an escape as it is (a regular
+// expression's "\." allocates nothing) and otherwise what applying the
+// escapes byte by byte gives: every string of up to five bytes over the
+// characters that matter.
+func TestUnescapeMatchesByteByByte(t *testing.T) {
+	ref := func(s string) string {
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			if s[i] == '\\' && i+1 < len(s) {
+				if r, ok := map[byte]byte{'"': '"', '\'': '\'', '\\': '\\', 't': '\t', 'r': '\r', 'n': '\n'}[s[i+1]]; ok {
+					b.WriteByte(r)
+					i++
+					continue
+				}
+			}
+			b.WriteByte(s[i])
+		}
+		return b.String()
+	}
+	const alphabet = "\\\"'trn.a"
+	var gen func(prefix string)
+	gen = func(prefix string) {
+		if got, want := unescape(prefix), ref(prefix); got != want {
+			t.Fatalf("unescape(%q) = %q, want %q", prefix, got, want)
+		}
+		if len(prefix) == 5 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			gen(prefix + alphabet[i:i+1])
+		}
+	}
+	gen("")
+	if n := testing.AllocsPerRun(10, func() { unescape(`^/a\.(css|js)\d+$`) }); n != 0 {
+		t.Errorf("a regular expression's value: %.0f allocations, want none", n)
+	}
+}

@@ -316,11 +316,27 @@ func (s *scanner) word() (token, *syntaxError) {
 // \\ lose their backslash, \t \r \n become control characters, and any other
 // backslash stays as written.
 func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
+	// the first backslash that escapes anything; a regular expression's
+	// "\." and "\d" stay as written, and so does the whole value
+	first := -1
+	for i := strings.IndexByte(s, '\\'); i >= 0 && i+1 < len(s); {
+		if c := s[i+1]; c == '"' || c == '\'' || c == '\\' || c == 't' || c == 'r' || c == 'n' {
+			first = i
+			break
+		}
+		j := strings.IndexByte(s[i+2:], '\\')
+		if j < 0 {
+			break
+		}
+		i += 2 + j
+	}
+	if first < 0 {
 		return s
 	}
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
+	b.Grow(len(s) - 1)
+	b.WriteString(s[:first])
+	for i := first; i < len(s); i++ {
 		if s[i] == '\\' && i+1 < len(s) {
 			switch s[i+1] {
 			case '"', '\'', '\\':
