@@ -56,6 +56,7 @@ type scanner struct {
 	// written straight into their slab (nothing else is read between
 	// them); a block's statements are gathered on stack, since the blocks
 	// inside it are read in between, and copied out when it closes.
+	tok   token // the last token read (next)
 	stack []*Directive
 	dirs  slab[Directive]
 	args  slab[Arg]
@@ -93,14 +94,14 @@ func (s *slab[T]) take(n int) []T {
 
 // push extends run, the last piece taken (or nil), by v in place, moving
 // it to a new array when this one is full, and returns it.
-func (s *slab[T]) push(run []T, v T) []T {
+func (s *slab[T]) push(run []T, v *T) []T {
 	if s.used == len(s.arr) {
 		old := run
 		s.grow(2*len(old) + 1)
 		s.used = copy(s.arr, old)
 	}
 	start := s.used - len(run)
-	s.arr[s.used] = v
+	s.arr[s.used] = *v
 	s.used++
 	return s.arr[start:s.used:s.used]
 }
@@ -151,8 +152,10 @@ func (s *scanner) colAt(off int) int32 {
 	return int32(s.col + 1)
 }
 
-// next returns the next token, recording comments on the way.
-func (s *scanner) next() (token, *syntaxError) {
+// next reads the next token into s.tok, recording comments on the way.
+// (A field, not a result: a token returned by value was copied two or
+// three times on its way into a statement's arguments.)
+func (s *scanner) next() *syntaxError {
 	for {
 		for s.pos < len(s.src) && isSpace(s.src[s.pos]) {
 			if s.src[s.pos] == '\n' {
@@ -161,7 +164,8 @@ func (s *scanner) next() (token, *syntaxError) {
 			s.pos++
 		}
 		if s.pos >= len(s.src) {
-			return token{kind: tEOF, off: s.pos, line: s.line}, nil
+			s.tok.kind, s.tok.off, s.tok.line = tEOF, s.pos, s.line
+			return nil
 		}
 		c := s.src[s.pos]
 		start, line := s.pos, s.line
@@ -169,15 +173,18 @@ func (s *scanner) next() (token, *syntaxError) {
 		case ';':
 			s.pos++
 			s.lastTokLine = line
-			return token{kind: tSemi, off: start, line: line}, nil
+			s.tok.kind, s.tok.off, s.tok.line = tSemi, start, line
+			return nil
 		case '{':
 			s.pos++
 			s.lastTokLine = line
-			return token{kind: tOpen, off: start, line: line}, nil
+			s.tok.kind, s.tok.off, s.tok.line = tOpen, start, line
+			return nil
 		case '}':
 			s.pos++
 			s.lastTokLine = line
-			return token{kind: tClose, off: start, line: line}, nil
+			s.tok.kind, s.tok.off, s.tok.line = tClose, start, line
+			return nil
 		case '#':
 			end := start
 			for end < len(s.src) && s.src[end] != '\n' {
@@ -197,7 +204,7 @@ func (s *scanner) next() (token, *syntaxError) {
 	}
 }
 
-func (s *scanner) quoted(q byte) (token, *syntaxError) {
+func (s *scanner) quoted(q byte) *syntaxError {
 	start, line := s.pos, s.line
 	col := s.colAt(start)
 	i := s.pos + 1
@@ -207,7 +214,7 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 			s.pos = i
 			e := s.errAt(start, line, "unexpected end of file, expecting %q or \"}\": the quote opened here is never closed", ";")
 			e.d.EndLine = s.line
-			return token{}, e
+			return e
 		}
 		c := s.src[i]
 		if c == '\n' {
@@ -229,7 +236,7 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 	if i-start-1 >= maxToken {
 		e := s.errAt(start, line, "too long parameter, probably missing terminating '%c' character", q)
 		e.d.EndLine = s.line
-		return token{}, e
+		return e
 	}
 	s.pos = i + 1
 	raw := srcString(s.src[start:s.pos])
@@ -237,7 +244,7 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 	if s.pos < len(s.src) {
 		c := s.src[s.pos]
 		if !isSpace(c) && c != ';' && c != '{' && c != ')' {
-			return token{}, s.errAt(s.pos, s.line, "unexpected %q after the quoted string %s", string(c), untrusted.Clip(raw))
+			return s.errAt(s.pos, s.line, "unexpected %q after the quoted string %s", string(c), untrusted.Clip(raw))
 		}
 	}
 	s.lastTokLine = s.line
@@ -245,9 +252,9 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 	if escaped {
 		value = unescape(value)
 	}
-	return token{kind: tWord, off: start, line: line, arg: Arg{
-		Raw: raw, Value: value, Quote: q, Line: int32(line), Col: col, Offset: int32(start),
-	}}, nil
+	s.tok.kind, s.tok.off, s.tok.line = tWord, start, line
+	s.tok.arg = Arg{Raw: raw, Value: value, Quote: q, Line: int32(line), Col: col, Offset: int32(start)}
+	return nil
 }
 
 // wordByte marks the bytes a word's loop has nothing to decide on: not
@@ -262,7 +269,7 @@ var wordByte = func() (t [256]bool) {
 	return t
 }()
 
-func (s *scanner) word() (token, *syntaxError) {
+func (s *scanner) word() *syntaxError {
 	start, line := s.pos, s.line
 	col := s.colAt(start)
 	i := s.pos
@@ -298,7 +305,7 @@ func (s *scanner) word() (token, *syntaxError) {
 	if i-start >= maxToken {
 		e := s.errAt(start, line, "too long parameter %q... started", string(s.src[start:start+10]))
 		e.d.EndLine = s.line
-		return token{}, e
+		return e
 	}
 	s.pos = i
 	raw := srcString(s.src[start:i])
@@ -307,9 +314,9 @@ func (s *scanner) word() (token, *syntaxError) {
 	if escaped {
 		value = unescape(raw)
 	}
-	return token{kind: tWord, off: start, line: line, arg: Arg{
-		Raw: raw, Value: value, Line: int32(line), Col: col, Offset: int32(start),
-	}}, nil
+	s.tok.kind, s.tok.off, s.tok.line = tWord, start, line
+	s.tok.arg = Arg{Raw: raw, Value: value, Line: int32(line), Col: col, Offset: int32(start)}
+	return nil
 }
 
 // unescape applies the escapes nginx applies to every parameter: \" \' and
@@ -377,10 +384,10 @@ func (s *scanner) block(parent *Directive, depth int) ([]*Directive, *syntaxErro
 		return out
 	}
 	for {
-		t, err := s.next()
-		if err != nil {
+		if err := s.next(); err != nil {
 			return dirs(), err
 		}
+		t := &s.tok
 		switch t.kind {
 		case tEOF:
 			if parent != nil {
@@ -433,17 +440,17 @@ func (s *scanner) lineAt(off int, d *Directive) int {
 func (s *scanner) statement(d *Directive, depth int) *syntaxError {
 	prevLine := d.Line // of the word before
 	for {
-		t, err := s.next()
-		if err != nil {
+		if err := s.next(); err != nil {
 			return err
 		}
+		t := &s.tok
 		switch t.kind {
 		case tWord:
 			if ml := s.walked.multiLine; t.arg.Line > prevLine && s.hidden == 0 && (len(ml) == 0 || ml[len(ml)-1] != d) {
 				s.walked.multiLine = append(ml, d) // a glued statement, maybe (FileFindings)
 			}
 			prevLine = t.arg.Line
-			d.Args = s.args.push(d.Args, t.arg)
+			d.Args = s.args.push(d.Args, &t.arg)
 		case tSemi:
 			d.End, d.EndLine = int32(t.off+1), int32(t.line)
 			return nil
