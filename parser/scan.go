@@ -252,8 +252,7 @@ func (s *scanner) quoted(q byte) *syntaxError {
 	if escaped {
 		value = unescape(value)
 	}
-	s.tok.kind, s.tok.off, s.tok.line = tWord, start, line
-	s.tok.arg = Arg{Raw: raw, Value: value, Quote: q, Line: int32(line), Col: col, Offset: int32(start)}
+	s.setWord(start, line, col, raw, value, q)
 	return nil
 }
 
@@ -314,9 +313,18 @@ func (s *scanner) word() *syntaxError {
 	if escaped {
 		value = unescape(raw)
 	}
-	s.tok.kind, s.tok.off, s.tok.line = tWord, start, line
-	s.tok.arg = Arg{Raw: raw, Value: value, Line: int32(line), Col: col, Offset: int32(start)}
+	s.setWord(start, line, col, raw, value, 0)
 	return nil
+}
+
+// setWord makes s.tok the word read, field by field (an Arg literal was
+// built on the stack and copied in 16-byte moves that waited on its
+// 8-byte stores).
+func (s *scanner) setWord(start, line int, col int32, raw, value string, q byte) {
+	t := &s.tok
+	t.kind, t.off, t.line = tWord, start, line
+	t.arg.Raw, t.arg.Value, t.arg.Quote = raw, value, q
+	t.arg.Line, t.arg.Col, t.arg.Offset = int32(line), col, int32(start)
 }
 
 // unescape applies the escapes nginx applies to every parameter: \" \' and
