@@ -46,8 +46,11 @@ type scanner struct {
 	lastTokLine int // line of the last token, to tell trailing comments
 	// the column of the last token asked for (colAt): tokens come in
 	// order, so the next one's column counts on from there, or from the
-	// last line break between them
+	// start of its line when a line break came between them (lineStart,
+	// kept wherever the scanner counts a line, so that no token's column
+	// searches for one)
 	colOff, col int
+	lineStart   int
 
 	// Statements, their arguments and the lists of a block's statements
 	// live in slabs shared by the file: a large file then costs a few
@@ -142,11 +145,10 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\
 // which is past every offset asked before: what File.Position gives,
 // without its binary search of the line starts for every token.
 func (s *scanner) colAt(off int) int32 {
-	seg := s.src[s.colOff:off]
-	if i := bytes.LastIndexByte(seg, '\n'); i >= 0 {
-		s.col = columnOf(seg[i+1:])
+	if s.lineStart > s.colOff { // a line break since
+		s.col = columnOf(s.src[s.lineStart:off])
 	} else {
-		s.col += columnOf(seg)
+		s.col += columnOf(s.src[s.colOff:off])
 	}
 	s.colOff = off
 	return int32(s.col + 1)
@@ -160,6 +162,7 @@ func (s *scanner) next() *syntaxError {
 		for s.pos < len(s.src) && isSpace(s.src[s.pos]) {
 			if s.src[s.pos] == '\n' {
 				s.line++
+				s.lineStart = s.pos + 1
 			}
 			s.pos++
 		}
@@ -219,10 +222,12 @@ func (s *scanner) quoted(q byte) *syntaxError {
 		c := s.src[i]
 		if c == '\n' {
 			s.line++
+			s.lineStart = i + 1
 		}
 		if c == '\\' && i+1 < len(s.src) {
 			if s.src[i+1] == '\n' {
 				s.line++
+				s.lineStart = i + 2
 			}
 			i += 2
 			escaped = true
@@ -284,6 +289,7 @@ func (s *scanner) word() *syntaxError {
 		if c == '\\' && i+1 < len(s.src) {
 			if s.src[i+1] == '\n' {
 				s.line++
+				s.lineStart = i + 2
 			}
 			i += 2
 			variable, escaped = false, true
@@ -503,6 +509,9 @@ func (s *scanner) luaBody(d *Directive) *syntaxError {
 	src := s.src
 	if i := luaScan(src, s.pos, nil); i >= 0 {
 		s.line += bytes.Count(src[s.pos:i], []byte{'\n'})
+		if k := bytes.LastIndexByte(src[s.pos:i], '\n'); k >= 0 {
+			s.lineStart = s.pos + k + 1
+		}
 		d.rareParts().rawBody = string(src[s.pos:i])
 		d.End, d.EndLine = int32(i+1), int32(s.line)
 		s.pos = i + 1
