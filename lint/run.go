@@ -144,11 +144,17 @@ var (
 func (s *Settings) load(p string, opt loader.Options) (*loader.Tree, error) {
 	t, err := loader.Load(p, opt)
 	if s.gcOff {
-		gcAfterTree()
+		gcAfterTree(t)
 		s.gcOff = false
 	}
 	return t, err
 }
+
+// gcLargeTree is the size of a tree's files from which gcAfterTree bounds
+// the first collection by the heap: below it, GCPercent from the start
+// costs nothing (the heap is a few MB), and reading the heap's size would
+// cost a hook run a stop of the world.
+const gcLargeTree = 1 << 20
 
 // gcAfterTree turns the collector on once the first tree is loaded, with
 // its first collection when the heap is three times what loading left
@@ -157,12 +163,18 @@ func (s *Settings) load(p string, opt loader.Options) (*loader.Tree, error) {
 // the tree, and so started a collection as loading ended that marked the
 // whole tree (100 MB on a 20,000-site tree, 50 ms of CPU) to free next to
 // nothing. Until that first collection a memory limit holds the heap (the
-// tree's three times, and 64 MiB for a small one); from it on GCPercent
-// decides, as before, from what it found live. A lint that never grows
-// that far makes no collection at all. GOMEMLIMIT in the environment
-// leaves the limit alone: the collector then counts from the start.
-func gcAfterTree() {
-	if os.Getenv("GOMEMLIMIT") != "" {
+// tree's three times, and 64 MiB more); from it on GCPercent decides, as
+// before, from what it found live. A lint that never grows that far makes
+// no collection at all. A tree under gcLargeTree, or GOMEMLIMIT in the
+// environment (the limit is the user's), has GCPercent from the start.
+func gcAfterTree(t *loader.Tree) {
+	size := 0
+	if t != nil {
+		for _, f := range t.Files {
+			size += len(f.Src)
+		}
+	}
+	if size < gcLargeTree || os.Getenv("GOMEMLIMIT") != "" {
 		debug.SetGCPercent(GCPercent)
 		return
 	}

@@ -16,7 +16,7 @@ import (
 // its first collection waits for the heap to reach three times what
 // loading left (a memory limit, bounded), and from that collection on
 // GOGC 200 decides; the process's settings are what they were once the
-// run gives them back. Linting a 2,000-server tree makes no collection:
+// run gives them back. Linting a 4,000-server tree makes no collection:
 // GOGC 200 set as loading ended started one at once, marking the tree it
 // could not free.
 func TestTuneGCRestored(t *testing.T) {
@@ -24,7 +24,10 @@ func TestTuneGCRestored(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	before := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(before)
-	conf, _ := gentree.Write(t, t.TempDir(), 2000, 10)
+	conf, size := gentree.Write(t, t.TempDir(), 4000, 10)
+	if size < gcLargeTree {
+		t.Fatalf("a tree of %d bytes is small", size)
+	}
 	s, err := Resolve(Options{NoHost: true, NoConfig: true, NginxVersion: "1.22.1"}, conf)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +77,7 @@ func TestTuneGCRestoredBeforeCollection(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	before := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(before)
-	conf := filepath.Join("..", "fixtures/mission/static-tuned.conf")
+	conf, _ := gentree.Write(t, t.TempDir(), 4000, 10)
 	s, err := Resolve(Options{NoHost: true, NoConfig: true, NginxVersion: "1.22.1"}, conf)
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +85,9 @@ func TestTuneGCRestoredBeforeCollection(t *testing.T) {
 	restore := s.TuneGC()
 	if _, err := s.Lint([]string{conf}); err != nil {
 		t.Fatal(err)
+	}
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		t.Fatal("no limit set for the first collection")
 	}
 	restore()
 	runtime.GC()
