@@ -51,6 +51,7 @@ type scanner struct {
 	// searches for one)
 	colOff, col int
 	lineStart   int
+	tok         token // the last token read (next)
 
 	// Statements, their arguments and the lists of a block's statements
 	// live in slabs shared by the file: a large file then costs a few
@@ -59,7 +60,6 @@ type scanner struct {
 	// written straight into their slab (nothing else is read between
 	// them); a block's statements are gathered on stack, since the blocks
 	// inside it are read in between, and copied out when it closes.
-	tok   token // the last token read (next)
 	stack []*Directive
 	dirs  slab[Directive]
 	args  slab[Arg]
