@@ -52,3 +52,34 @@ func BenchmarkGonginx(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLoadShapes loads the shapes of make bench-lint's trees that
+// reading costs most on: 20,000 finding-heavy sites in 200 files
+// (gentree -sites), and 20,000 servers in one 10 MB file, parsed on one
+// core.
+func BenchmarkLoadShapes(b *testing.B) {
+	for _, sh := range []struct {
+		name  string
+		shape gentree.Shape
+	}{
+		{"sites=20000", gentree.Shape{Servers: 20000, Files: 200, Sites: true}},
+		{"onefile=20000", gentree.Shape{Servers: 20000, Files: 1}},
+	} {
+		b.Run(sh.name, func(b *testing.B) {
+			dir := b.TempDir()
+			sh.shape.LogDir = dir
+			main, size, err := gentree.WriteShape(dir, sh.shape)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				tr, err := Load(main, Options{})
+				if err != nil || len(tr.Diagnostics) > 0 {
+					b.Fatal(err, tr.Diagnostics)
+				}
+			}
+		})
+	}
+}

@@ -129,17 +129,7 @@ var nameRe = regexp.MustCompile(`(id_rsa|missing)_S[A-Z]*(\.\.\.)?`)
 // million files. The loader refuses it at the include that multiplies
 // most, and expands the pattern once.
 func TestIncludeFanOutRefused(t *testing.T) {
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "conf.d"), 0o755)
-	var b strings.Builder
-	b.WriteString("events {}\nhttp {\n")
-	// 400 includes of 400 files: 160,000 file instances, past the bound
-	for i := 0; i < 400; i++ {
-		b.WriteString("    include conf.d/*.conf;\n")
-		os.WriteFile(filepath.Join(dir, "conf.d", fmt.Sprintf("%04d.conf", i)), []byte("gzip on;\n"), 0o644)
-	}
-	b.WriteString("}\n")
-	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(b.String()), 0o644)
+	dir := fanOutTree(t, "gzip on;\n")
 	tr := mustLoad(t, dir, Options{})
 	if len(tr.Unreadable) == 0 || !strings.Contains(messages(tr), "more than 100000 files") {
 		t.Errorf("fan-out not refused:\n%s", parserCut(messages(tr)))
@@ -147,6 +137,22 @@ func TestIncludeFanOutRefused(t *testing.T) {
 	if len(tr.Files) != 401 {
 		t.Errorf("%d files read, want each once (401)", len(tr.Files))
 	}
+}
+
+// fanOutTree writes a tree of 400 includes of 400 files, each holding
+// body: 160,000 file instances, past MaxFileInstances.
+func fanOutTree(t *testing.T, body string) string {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "conf.d"), 0o755)
+	var b strings.Builder
+	b.WriteString("events {}\nhttp {\n")
+	for i := 0; i < 400; i++ {
+		b.WriteString("    include conf.d/*.conf;\n")
+		os.WriteFile(filepath.Join(dir, "conf.d", fmt.Sprintf("%04d.conf", i)), []byte(body), 0o644)
+	}
+	b.WriteString("}\n")
+	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(b.String()), 0o644)
+	return dir
 }
 
 func parserCut(s string) string { return untrusted.CutAt(s, 2000) }

@@ -112,6 +112,10 @@ type Tree struct {
 	byPath map[string]*parser.File
 	// notRead holds the includes that left something unread
 	notRead map[*parser.Directive]bool
+	// what Statements and Visits return, counted while loading (counted
+	// is unset for a Tree made otherwise)
+	statements, visits int
+	counted            bool
 }
 
 // NotRead reports whether an include left something unread: a file outside
@@ -279,6 +283,10 @@ type loader struct {
 	// their context is settled), and the syntax error each parse found
 	roots  map[string]bool
 	syntax map[*parser.File]*finding.Diagnostic
+	// what a walk of a file with a syntax error meets (shape), and the
+	// files an include of another file read
+	shapes   map[*parser.File]*parser.Walked
+	included map[*parser.File]bool
 }
 
 // prefetched is a file read and parsed ahead of its turn.
@@ -604,27 +612,20 @@ func (l *loader) reusable(f *parser.File, p, real string, id fileID) bool {
 }
 
 // finish expands includes from every root, settles root contexts, and runs
-// the checks that need the whole tree.
+// the checks that need the whole tree. None of it walks the files' statements:
+// the scanner noted what a walk meets (its size, its include directives:
+// parser.Walked), which is all the include expansion, the bounds and the
+// counts need.
 func (l *loader) finish(roots []string) {
-	included := map[*parser.File]bool{}
 	for _, r := range roots {
 		f := l.tree.byPath[r]
 		l.expand(f)
-	}
-	for _, f := range l.tree.Files {
-		parser.WalkFile(f.Directives, func(d *parser.Directive) {
-			for _, inc := range d.Includes() {
-				if inc != f {
-					included[inc] = true
-				}
-			}
-		})
 	}
 	for _, r := range roots {
 		f := l.tree.byPath[r]
 		// In a directory without nginx.conf, a file that another one
 		// includes is linted through that one, not on its own.
-		if len(roots) > 1 && included[f] {
+		if len(roots) > 1 && l.included[f] {
 			continue
 		}
 		parser.SettleContext(f)
@@ -658,57 +659,66 @@ func (l *loader) expand(f *parser.File) {
 		return
 	}
 	l.state[f] = 1
-	parser.WalkFile(f.Directives, func(d *parser.Directive) {
-		if d.Name != "include" {
+	for _, inc := range l.shape(f).Includes {
+		l.expandInclude(f, inc.D)
+	}
+	l.state[f] = 2
+}
+
+// expandInclude resolves the include directive d of f and expands the
+// files it reads.
+func (l *loader) expandInclude(f *parser.File, d *parser.Directive) {
+	paths := l.resolve(d)
+	l.prefetch(paths)
+	// files the pattern matched inside the tree that are links to files
+	// outside it: one finding for the include, naming where they point
+	var outside []string
+	defer func() {
+		if len(outside) == 0 {
 			return
 		}
-		paths := l.resolve(d)
-		l.prefetch(paths)
-		// files the pattern matched inside the tree that are links to files
-		// outside it: one finding for the include, naming where they point
-		var outside []string
-		defer func() {
-			if len(outside) == 0 {
-				return
+		dirs := map[string]bool{}
+		var list []string
+		for _, p := range outside {
+			if dir := filepath.Dir(l.realPath(p)); !dirs[dir] {
+				dirs[dir] = true
+				list = append(list, dir)
 			}
-			dirs := map[string]bool{}
-			var list []string
-			for _, p := range outside {
-				if dir := filepath.Dir(l.realPath(p)); !dirs[dir] {
-					dirs[dir] = true
-					list = append(list, dir)
-				}
-			}
-			what := untrusted.Clip(l.display(outside[0])) + " is a link"
-			if len(outside) > 1 {
-				what = fmt.Sprintf("%d of the files it matches (%s, ...) are links", len(outside), untrusted.Clip(l.display(outside[0])))
-			}
-			l.diag(d, IncludeOutsideTree, finding.Info, "include %q: %s to files outside the linted tree (in %s); not read: they name the server's files, which nginx reads there, and findings that depend on them are missing (\"# nginxtune:disable include-outside-tree -- the server's files\" above the include says so once)",
-				untrusted.Clip(d.Arg(0)), what, untrusted.Clip(strings.Join(list, ", ")))
-		}()
-		for _, p := range paths {
-			inc, err := l.file(p)
-			switch {
-			case errors.Is(err, ErrOutside):
-				outside = append(outside, p)
-				continue
-			case err != nil:
-				l.diag(d, IncludeMissing, finding.Error, "include %q: cannot read %s: %v", untrusted.Clip(d.Arg(0)), untrusted.Clip(l.display(p)), unwrapPathErr(err))
-				l.tree.Unreadable = append(l.tree.Unreadable, p)
-				continue
-			}
-			if l.state[inc] == 1 && l.throughInferred(d.Arg(0)) {
-				continue // a guessed map, not the configuration, leads back: the guess is wrong here
-			}
-			if l.state[inc] == 1 {
-				l.diag(d, IncludeCycle, finding.Error, "include %q leads back to %s, which is already being read: nginx would include it again and again", untrusted.Clip(d.Arg(0)), l.display(inc.Path))
-				continue
-			}
-			d.SetIncludes(append(d.Includes(), inc))
-			l.expand(inc)
 		}
-	})
-	l.state[f] = 2
+		what := untrusted.Clip(l.display(outside[0])) + " is a link"
+		if len(outside) > 1 {
+			what = fmt.Sprintf("%d of the files it matches (%s, ...) are links", len(outside), untrusted.Clip(l.display(outside[0])))
+		}
+		l.diag(d, IncludeOutsideTree, finding.Info, "include %q: %s to files outside the linted tree (in %s); not read: they name the server's files, which nginx reads there, and findings that depend on them are missing (\"# nginxtune:disable include-outside-tree -- the server's files\" above the include says so once)",
+			untrusted.Clip(d.Arg(0)), what, untrusted.Clip(strings.Join(list, ", ")))
+	}()
+	for _, p := range paths {
+		inc, err := l.file(p)
+		switch {
+		case errors.Is(err, ErrOutside):
+			outside = append(outside, p)
+			continue
+		case err != nil:
+			l.diag(d, IncludeMissing, finding.Error, "include %q: cannot read %s: %v", untrusted.Clip(d.Arg(0)), untrusted.Clip(l.display(p)), unwrapPathErr(err))
+			l.tree.Unreadable = append(l.tree.Unreadable, p)
+			continue
+		}
+		if l.state[inc] == 1 && l.throughInferred(d.Arg(0)) {
+			continue // a guessed map, not the configuration, leads back: the guess is wrong here
+		}
+		if l.state[inc] == 1 {
+			l.diag(d, IncludeCycle, finding.Error, "include %q leads back to %s, which is already being read: nginx would include it again and again", untrusted.Clip(d.Arg(0)), l.display(inc.Path))
+			continue
+		}
+		d.SetIncludes(append(d.Includes(), inc))
+		if inc != f {
+			if l.included == nil {
+				l.included = map[*parser.File]bool{}
+			}
+			l.included[inc] = true
+		}
+		l.expand(inc)
+	}
 }
 
 func (l *loader) diag(d *parser.Directive, kind string, sev finding.Severity, format string, args ...any) {
@@ -803,6 +813,8 @@ func NoEvents(d finding.Diagnostic) bool { return d.Rule == parser.Syntax && d.M
 // reports the include that amplifies most and cuts every include, so that
 // no rule walks an exponential tree: the tree was not read whole (exit 2).
 func (l *loader) boundVisits() {
+	// from each file's shape, in the order and with the cut-offs of a walk
+	// of its directives (WalkFile), without walking them again
 	memo := map[*parser.File]int{}
 	var cost func(f *parser.File, depth int) int
 	cost = func(f *parser.File, depth int) int {
@@ -810,16 +822,19 @@ func (l *loader) boundVisits() {
 			return n
 		}
 		memo[f] = MaxDirectiveVisits + 1 // a path back here is a cycle already cut; count it as too much
-		n := 0
-		parser.WalkFile(f.Directives, func(d *parser.Directive) {
-			n++
-			for _, inc := range d.Includes() {
+		sh := l.shape(f)
+		added := 0 // by the includes so far
+		for _, inc := range sh.Includes {
+			n := inc.At + added
+			for _, f := range inc.D.Includes() {
 				if n <= MaxDirectiveVisits {
-					n += cost(inc, depth+1)
+					c := cost(f, depth+1)
+					n += c
+					added += c
 				}
 			}
-		})
-		memo[f] = min(n, MaxDirectiveVisits+1)
+		}
+		memo[f] = min(sh.Directives+added, MaxDirectiveVisits+1)
 		return memo[f]
 	}
 	// file instances: a file counted once per place that includes it
@@ -833,13 +848,13 @@ func (l *loader) boundVisits() {
 		}
 		inst[f] = MaxFileInstances + 1
 		n := 1
-		parser.WalkFile(f.Directives, func(d *parser.Directive) {
-			for _, inc := range d.Includes() {
+		for _, inc := range l.shape(f).Includes {
+			for _, f := range inc.D.Includes() {
 				if n <= MaxFileInstances {
-					n += instances(inc)
+					n += instances(f)
 				}
 			}
-		})
+		}
 		inst[f] = min(n, MaxFileInstances+1)
 		return inst[f]
 	}
@@ -848,8 +863,18 @@ func (l *loader) boundVisits() {
 		total += cost(r, 0)
 		files += instances(r)
 	}
+	l.tree.statements, l.tree.counted = 0, true
+	for _, f := range l.tree.Files {
+		l.tree.statements += l.shape(f).Directives
+	}
 	if total <= MaxDirectiveVisits && files <= MaxFileInstances {
+		l.tree.visits = total
 		return
+	}
+	// every include is cut below: a walk meets the roots' own directives
+	l.tree.visits = 0
+	for _, r := range l.tree.Roots {
+		l.tree.visits += l.shape(r).Directives
 	}
 	if total <= MaxDirectiveVisits {
 		memo = inst // name the include that multiplies files most
@@ -883,6 +908,29 @@ func (l *loader) boundVisits() {
 		l.diag(worst, IncludeMissing, finding.Error, "include %q: the tree expands to more than %d directives when every file is counted once per place that includes it; nginxtune stops here (includes not followed)", untrusted.Clip(worst.Arg(0)), MaxDirectiveVisits)
 		l.tree.Unreadable = append(l.tree.Unreadable, worst.File.Path)
 	}
+}
+
+// shape is what a walk of f meets: what the scanner noted (parser.Walked),
+// or for a file with a syntax error, a walk of what it holds.
+func (l *loader) shape(f *parser.File) *parser.Walked {
+	if w := f.Walked(); w != nil {
+		return w
+	}
+	if sh := l.shapes[f]; sh != nil {
+		return sh
+	}
+	sh := &parser.Walked{}
+	parser.WalkFile(f.Directives, func(d *parser.Directive) {
+		sh.Directives++
+		if d.Name == "include" {
+			sh.Includes = append(sh.Includes, parser.Include{D: d, At: sh.Directives})
+		}
+	})
+	if l.shapes == nil {
+		l.shapes = map[*parser.File]*parser.Walked{}
+	}
+	l.shapes[f] = sh
+	return sh
 }
 
 // prefetch reads and parses, in parallel, the files an include pattern

@@ -622,3 +622,55 @@ func TestLoadFSAgreesWithLoad(t *testing.T) {
 		}
 	}
 }
+
+// Statements and Visits are counted while the tree loads (finish keeps what
+// expanding each file saw of it): the counts are those of walking the
+// loaded tree, on every fixture tree, a dump with a file nothing includes,
+// and trees cut at the directive and file-instance bounds.
+func TestCountsMatchWalk(t *testing.T) {
+	var paths []string
+	for _, pat := range []string{"trees/*", "parser/valid/*.conf", "parser/syntax/*.conf"} {
+		m, _ := filepath.Glob(filepath.Join(fixtures, pat))
+		paths = append(paths, m...)
+	}
+	// each file includes the next twice: 2^24 places, past MaxDirectiveVisits
+	amp := t.TempDir()
+	os.WriteFile(filepath.Join(amp, "nginx.conf"), []byte("events {}\nhttp {\n    include f0.conf;\n}\n"), 0o644)
+	for i := 0; i < 24; i++ {
+		os.WriteFile(filepath.Join(amp, fmt.Sprintf("f%d.conf", i)), fmt.Appendf(nil, "gzip on;\ninclude f%d.conf;\nserver { include f%d.conf; }\n", i+1, i+1), 0o644)
+	}
+	os.WriteFile(filepath.Join(amp, "f24.conf"), []byte("gzip on;\n"), 0o644)
+	fan := fanOutTree(t, "gzip on;\nserver { listen 80; }\n") // past MaxFileInstances
+	// a dump whose second file nothing includes
+	dump := filepath.Join(t.TempDir(), "dump.txt")
+	os.WriteFile(dump, []byte("# configuration file /etc/nginx/nginx.conf:\nevents {}\nhttp { include /etc/nginx/a.conf; }\n\n"+
+		"# configuration file /etc/nginx/a.conf:\nserver { listen 80; location / { } }\n\n"+
+		"# configuration file /etc/nginx/b.conf:\nserver { listen 81; types { text/html html; } }\n"), 0o644)
+	paths = append(paths, amp, fan, dump)
+	for _, p := range paths {
+		tr, err := Load(p, Options{})
+		if err != nil {
+			continue // not a configuration (a fixture's data file)
+		}
+		if !tr.counted {
+			t.Fatalf("%s: not counted while loading", p)
+		}
+		if (p == amp || p == fan) && len(tr.Unreadable) == 0 {
+			t.Fatalf("%s: not cut at a bound", p)
+		}
+		walked := *tr
+		walked.counted = false
+		if tr.Statements() != walked.Statements() || tr.Visits() != walked.Visits() {
+			t.Errorf("%s: counted %d statements, %d visits; a walk gives %d, %d", p,
+				tr.Statements(), tr.Visits(), walked.Statements(), walked.Visits())
+		}
+		visits := 0
+		tr.Walk(func(*parser.Directive, *parser.Context) bool { visits++; return true })
+		if visits != tr.Visits() {
+			t.Errorf("%s: Walk meets %d directives, Visits says %d", p, visits, tr.Visits())
+		}
+	}
+	if len(paths) < 20 {
+		t.Fatalf("only %d trees", len(paths))
+	}
+}

@@ -10,8 +10,12 @@ func (t *Tree) Walk(fn func(d *parser.Directive, c *parser.Context) bool) {
 
 // Statements returns how many directives the tree's files hold, each file
 // counted once however often it is included (the entries of data blocks,
-// map and types, are not counted): what a run read, for its summary.
+// map and types, are not counted): what a run read, for its summary. A
+// loaded tree was counted as it loaded; one made otherwise is walked.
 func (t *Tree) Statements() int {
+	if t.counted {
+		return t.statements
+	}
 	n := 0
 	for _, f := range t.Files {
 		n += countDirectives(f.Directives, false)
@@ -20,8 +24,12 @@ func (t *Tree) Statements() int {
 }
 
 // Visits returns how many directives Walk meets (a file included from
-// several places counted once per place), without building contexts.
+// several places counted once per place), without building contexts: as
+// counted while loading, or by a walk for a tree made otherwise.
 func (t *Tree) Visits() int {
+	if t.counted {
+		return t.visits
+	}
 	n := 0
 	for _, r := range t.Roots {
 		n += countDirectives(r.Directives, true)

@@ -3,6 +3,8 @@ package parser
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,6 +25,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("a{b{c \"d\\\"\" 'e' ${f}g;}}"))
 	f.Add([]byte("x_by_lua_block { --[[ } ]] '}' [==[}]==] }"))
 	f.Add([]byte("\xEF\xBB\xBFa b; # é\nc \"d\ne\" f\\\ng;"))
+	// glued statements and blocks inside data, in and out of data blocks
+	f.Add([]byte("http { server_name a\n  index b;\n map $a $b { x { y\n gzip; } }\n types { t { } }\n if ($x)\n { return\n 404; } }\ninclude a\n b;"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file := &File{Path: "fuzz.conf", Src: src}
 		diag := parseFile(file)
@@ -48,6 +52,11 @@ func FuzzParse(f *testing.F) {
 					if line, col := file.Position(int(a.Offset)); line != int(a.Line) || col != int(a.Col) {
 						t.Fatalf("arg %q: recorded %d:%d, offset gives %d:%d", a.Raw, a.Line, a.Col, line, col)
 					}
+					// the scanner unescapes only what holds a backslash
+					if inner := a.Raw; a.Quote == 0 && a.Value != unescape(inner) ||
+						a.Quote != 0 && a.Value != unescape(inner[1:len(inner)-1]) {
+						t.Fatalf("arg %q: value %q", a.Raw, a.Value)
+					}
 				}
 				if !strings.HasPrefix(string(src[d.Start:]), firstRaw(src, d)) {
 					t.Fatalf("%q does not start at its offset", d.Name)
@@ -61,8 +70,39 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("comment %q: recorded %d:%d, offset gives %d:%d", c.Text, c.Line, c.Col, line, col)
 			}
 		}
-		gluedStatements(file, knowledge.IsDirective)
+		checkWalked(t, file)
 	})
+}
+
+// checkWalked holds what the scanner noted of a file (Walked) to a walk of
+// it, and the syntax findings worked out from the notes to those of a walk.
+func checkWalked(t *testing.T, file *File) {
+	w := file.Walked()
+	if w == nil {
+		if !file.Broken {
+			t.Fatal("a file read to its end has no notes")
+		}
+		FileFindings(file, knowledge.IsDirective)
+		return
+	}
+	n := 0
+	var includes []Include
+	WalkFile(file.Directives, func(d *Directive) {
+		n++
+		if d.Name == "include" {
+			includes = append(includes, Include{d, n})
+		}
+	})
+	if n != w.Directives || !slices.Equal(includes, w.Includes) {
+		t.Fatalf("noted %d directives, includes %v; a walk meets %d, %v", w.Directives, w.Includes, n, includes)
+	}
+	noted := FileFindings(file, knowledge.IsDirective)
+	file.walked = nil
+	walked := FileFindings(file, knowledge.IsDirective)
+	file.walked = w
+	if !reflect.DeepEqual(noted, walked) {
+		t.Fatalf("findings from the notes %v, from a walk %v", noted, walked)
+	}
 }
 
 func firstRaw(src []byte, d *Directive) string {

@@ -46,8 +46,12 @@ type scanner struct {
 	lastTokLine int // line of the last token, to tell trailing comments
 	// the column of the last token asked for (colAt): tokens come in
 	// order, so the next one's column counts on from there, or from the
-	// last line break between them
+	// start of its line when a line break came between them (lineStart,
+	// kept wherever the scanner counts a line, so that no token's column
+	// searches for one)
 	colOff, col int
+	lineStart   int
+	tok         token // the last token read (next)
 
 	// Statements, their arguments and the lists of a block's statements
 	// live in slabs shared by the file: a large file then costs a few
@@ -60,6 +64,12 @@ type scanner struct {
 	dirs  slab[Directive]
 	args  slab[Arg]
 	ptrs  slab[*Directive]
+
+	// what a walk of the file (WalkFile) would meet, noted on the way
+	// (File.Walked); hidden counts the data blocks the scanner is in,
+	// whose entries a walk does not meet
+	walked Walked
+	hidden int
 }
 
 // slab hands out pieces of larger arrays, each new array twice the last
@@ -87,14 +97,14 @@ func (s *slab[T]) take(n int) []T {
 
 // push extends run, the last piece taken (or nil), by v in place, moving
 // it to a new array when this one is full, and returns it.
-func (s *slab[T]) push(run []T, v T) []T {
+func (s *slab[T]) push(run []T, v *T) []T {
 	if s.used == len(s.arr) {
 		old := run
 		s.grow(2*len(old) + 1)
 		s.used = copy(s.arr, old)
 	}
 	start := s.used - len(run)
-	s.arr[s.used] = v
+	s.arr[s.used] = *v
 	s.used++
 	return s.arr[start:s.used:s.used]
 }
@@ -111,9 +121,11 @@ func parseFile(f *File) *finding.Diagnostic {
 	dirs, err := s.block(nil, 0)
 	f.Directives = dirs
 	if err != nil {
-		f.Broken = true
+		f.Broken = true // a statement cut short is not in the tree: walk it
 		return &err.d
 	}
+	w := s.walked
+	f.walked = &w
 	return nil
 }
 
@@ -133,27 +145,30 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\
 // which is past every offset asked before: what File.Position gives,
 // without its binary search of the line starts for every token.
 func (s *scanner) colAt(off int) int32 {
-	seg := s.src[s.colOff:off]
-	if i := bytes.LastIndexByte(seg, '\n'); i >= 0 {
-		s.col = columnOf(seg[i+1:])
+	if s.lineStart > s.colOff { // a line break since
+		s.col = columnOf(s.src[s.lineStart:off])
 	} else {
-		s.col += columnOf(seg)
+		s.col += columnOf(s.src[s.colOff:off])
 	}
 	s.colOff = off
 	return int32(s.col + 1)
 }
 
-// next returns the next token, recording comments on the way.
-func (s *scanner) next() (token, *syntaxError) {
+// next reads the next token into s.tok, recording comments on the way.
+// (A field, not a result: a token returned by value was copied two or
+// three times on its way into a statement's arguments.)
+func (s *scanner) next() *syntaxError {
 	for {
 		for s.pos < len(s.src) && isSpace(s.src[s.pos]) {
 			if s.src[s.pos] == '\n' {
 				s.line++
+				s.lineStart = s.pos + 1
 			}
 			s.pos++
 		}
 		if s.pos >= len(s.src) {
-			return token{kind: tEOF, off: s.pos, line: s.line}, nil
+			s.tok.kind, s.tok.off, s.tok.line = tEOF, s.pos, s.line
+			return nil
 		}
 		c := s.src[s.pos]
 		start, line := s.pos, s.line
@@ -161,15 +176,18 @@ func (s *scanner) next() (token, *syntaxError) {
 		case ';':
 			s.pos++
 			s.lastTokLine = line
-			return token{kind: tSemi, off: start, line: line}, nil
+			s.tok.kind, s.tok.off, s.tok.line = tSemi, start, line
+			return nil
 		case '{':
 			s.pos++
 			s.lastTokLine = line
-			return token{kind: tOpen, off: start, line: line}, nil
+			s.tok.kind, s.tok.off, s.tok.line = tOpen, start, line
+			return nil
 		case '}':
 			s.pos++
 			s.lastTokLine = line
-			return token{kind: tClose, off: start, line: line}, nil
+			s.tok.kind, s.tok.off, s.tok.line = tClose, start, line
+			return nil
 		case '#':
 			end := start
 			for end < len(s.src) && s.src[end] != '\n' {
@@ -189,26 +207,30 @@ func (s *scanner) next() (token, *syntaxError) {
 	}
 }
 
-func (s *scanner) quoted(q byte) (token, *syntaxError) {
+func (s *scanner) quoted(q byte) *syntaxError {
 	start, line := s.pos, s.line
 	col := s.colAt(start)
 	i := s.pos + 1
+	escaped := false // a backslash: the value is unescaped, else it is the text
 	for {
 		if i >= len(s.src) {
 			s.pos = i
 			e := s.errAt(start, line, "unexpected end of file, expecting %q or \"}\": the quote opened here is never closed", ";")
 			e.d.EndLine = s.line
-			return token{}, e
+			return e
 		}
 		c := s.src[i]
 		if c == '\n' {
 			s.line++
+			s.lineStart = i + 1
 		}
 		if c == '\\' && i+1 < len(s.src) {
 			if s.src[i+1] == '\n' {
 				s.line++
+				s.lineStart = i + 2
 			}
 			i += 2
+			escaped = true
 			continue
 		}
 		if c == q {
@@ -219,7 +241,7 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 	if i-start-1 >= maxToken {
 		e := s.errAt(start, line, "too long parameter, probably missing terminating '%c' character", q)
 		e.d.EndLine = s.line
-		return token{}, e
+		return e
 	}
 	s.pos = i + 1
 	raw := srcString(s.src[start:s.pos])
@@ -227,28 +249,50 @@ func (s *scanner) quoted(q byte) (token, *syntaxError) {
 	if s.pos < len(s.src) {
 		c := s.src[s.pos]
 		if !isSpace(c) && c != ';' && c != '{' && c != ')' {
-			return token{}, s.errAt(s.pos, s.line, "unexpected %q after the quoted string %s", string(c), untrusted.Clip(raw))
+			return s.errAt(s.pos, s.line, "unexpected %q after the quoted string %s", string(c), untrusted.Clip(raw))
 		}
 	}
 	s.lastTokLine = s.line
-	return token{kind: tWord, off: start, line: line, arg: Arg{
-		Raw: raw, Value: unescape(raw[1 : len(raw)-1]), Quote: q, Line: int32(line), Col: col, Offset: int32(start),
-	}}, nil
+	value := raw[1 : len(raw)-1]
+	if escaped {
+		value = unescape(value)
+	}
+	s.setWord(start, line, col, raw, value, q)
+	return nil
 }
 
-func (s *scanner) word() (token, *syntaxError) {
+// wordByte marks the bytes a word's loop has nothing to decide on: not
+// white space, ";", "{", "\\" or "$" (after which "{" stays in the word).
+var wordByte = func() (t [256]bool) {
+	for i := range t {
+		t[i] = true
+	}
+	for _, c := range " \t\r\n;{\\$" {
+		t[c] = false
+	}
+	return t
+}()
+
+func (s *scanner) word() *syntaxError {
 	start, line := s.pos, s.line
 	col := s.colAt(start)
 	i := s.pos
 	variable := false
+	escaped := false // a backslash: the value is unescaped, else it is the text
 	for i < len(s.src) {
 		c := s.src[i]
+		if wordByte[c] {
+			variable = false
+			i++
+			continue
+		}
 		if c == '\\' && i+1 < len(s.src) {
 			if s.src[i+1] == '\n' {
 				s.line++
+				s.lineStart = i + 2
 			}
 			i += 2
-			variable = false
+			variable, escaped = false, true
 			continue
 		}
 		if c == '{' && variable { // "${name}" keeps its brace
@@ -260,30 +304,60 @@ func (s *scanner) word() (token, *syntaxError) {
 			break
 		}
 		variable = c == '$'
+		escaped = escaped || c == '\\'
 		i++
 	}
 	if i-start >= maxToken {
 		e := s.errAt(start, line, "too long parameter %q... started", string(s.src[start:start+10]))
 		e.d.EndLine = s.line
-		return token{}, e
+		return e
 	}
 	s.pos = i
 	raw := srcString(s.src[start:i])
 	s.lastTokLine = s.line
-	return token{kind: tWord, off: start, line: line, arg: Arg{
-		Raw: raw, Value: unescape(raw), Line: int32(line), Col: col, Offset: int32(start),
-	}}, nil
+	value := raw
+	if escaped {
+		value = unescape(raw)
+	}
+	s.setWord(start, line, col, raw, value, 0)
+	return nil
+}
+
+// setWord makes s.tok the word read, field by field (an Arg literal was
+// built on the stack and copied in 16-byte moves that waited on its
+// 8-byte stores).
+func (s *scanner) setWord(start, line int, col int32, raw, value string, q byte) {
+	t := &s.tok
+	t.kind, t.off, t.line = tWord, start, line
+	t.arg.Raw, t.arg.Value, t.arg.Quote = raw, value, q
+	t.arg.Line, t.arg.Col, t.arg.Offset = int32(line), col, int32(start)
 }
 
 // unescape applies the escapes nginx applies to every parameter: \" \' and
 // \\ lose their backslash, \t \r \n become control characters, and any other
 // backslash stays as written.
 func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
+	// the first backslash that escapes anything; a regular expression's
+	// "\." and "\d" stay as written, and so does the whole value
+	first := -1
+	for i := strings.IndexByte(s, '\\'); i >= 0 && i+1 < len(s); {
+		if c := s[i+1]; c == '"' || c == '\'' || c == '\\' || c == 't' || c == 'r' || c == 'n' {
+			first = i
+			break
+		}
+		j := strings.IndexByte(s[i+2:], '\\')
+		if j < 0 {
+			break
+		}
+		i += 2 + j
+	}
+	if first < 0 {
 		return s
 	}
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
+	b.Grow(len(s) - 1)
+	b.WriteString(s[:first])
+	for i := first; i < len(s); i++ {
 		if s[i] == '\\' && i+1 < len(s) {
 			switch s[i+1] {
 			case '"', '\'', '\\':
@@ -324,10 +398,10 @@ func (s *scanner) block(parent *Directive, depth int) ([]*Directive, *syntaxErro
 		return out
 	}
 	for {
-		t, err := s.next()
-		if err != nil {
+		if err := s.next(); err != nil {
 			return dirs(), err
 		}
+		t := &s.tok
 		switch t.kind {
 		case tEOF:
 			if parent != nil {
@@ -356,6 +430,12 @@ func (s *scanner) block(parent *Directive, depth int) ([]*Directive, *syntaxErro
 		d := &s.dirs.take(1)[0]
 		d.Name, d.File, d.Parent = t.arg.Value, s.f, parent
 		d.Line, d.Col, d.Start, d.BlockOpen = int32(t.line), t.arg.Col, int32(t.off), -1
+		if s.hidden == 0 {
+			s.walked.Directives++
+			if d.Name == "include" {
+				s.walked.Includes = append(s.walked.Includes, Include{d, s.walked.Directives})
+			}
+		}
 		if err := s.statement(d, depth); err != nil {
 			if d.Block != nil {
 				s.stack = append(s.stack, d) // keep the partial block for callers that look
@@ -372,14 +452,19 @@ func (s *scanner) lineAt(off int, d *Directive) int {
 }
 
 func (s *scanner) statement(d *Directive, depth int) *syntaxError {
+	prevLine := d.Line // of the word before
 	for {
-		t, err := s.next()
-		if err != nil {
+		if err := s.next(); err != nil {
 			return err
 		}
+		t := &s.tok
 		switch t.kind {
 		case tWord:
-			d.Args = s.args.push(d.Args, t.arg)
+			if ml := s.walked.multiLine; t.arg.Line > prevLine && s.hidden == 0 && (len(ml) == 0 || ml[len(ml)-1] != d) {
+				s.walked.multiLine = append(ml, d) // a glued statement, maybe (FileFindings)
+			}
+			prevLine = t.arg.Line
+			d.Args = s.args.push(d.Args, &t.arg)
 		case tSemi:
 			d.End, d.EndLine = int32(t.off+1), int32(t.line)
 			return nil
@@ -398,7 +483,17 @@ func (s *scanner) statement(d *Directive, depth int) *syntaxError {
 			if depth+1 >= maxDepth {
 				return s.errAt(t.off, t.line, "blocks nested more than %d deep", maxDepth)
 			}
+			hide := s.hidden > 0 || dataBlock(d.Name)
+			if hide {
+				if s.hidden == 0 {
+					s.walked.data = append(s.walked.data, d)
+				}
+				s.hidden++
+			}
 			body, err := s.block(d, depth+1)
+			if hide {
+				s.hidden--
+			}
 			d.Block = body
 			if err != nil {
 				d.End, d.EndLine = int32(len(s.src)), int32(s.line)
@@ -414,6 +509,9 @@ func (s *scanner) luaBody(d *Directive) *syntaxError {
 	src := s.src
 	if i := luaScan(src, s.pos, nil); i >= 0 {
 		s.line += bytes.Count(src[s.pos:i], []byte{'\n'})
+		if k := bytes.LastIndexByte(src[s.pos:i], '\n'); k >= 0 {
+			s.lineStart = s.pos + k + 1
+		}
 		d.rareParts().rawBody = string(src[s.pos:i])
 		d.End, d.EndLine = int32(i+1), int32(s.line)
 		s.pos = i + 1

@@ -17,6 +17,7 @@ package parser
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sort"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -172,9 +173,37 @@ type File struct {
 
 	lineStarts []int32
 	newline    string
+	// what the scanner noted of the statements a walk meets, when it read
+	// the file to its end (nil for a file built otherwise)
+	walked *Walked
 	// the last Position answered, to count columns on from it
 	posLine, posOff, posCol int
 }
+
+// Walked is what the scanner noted, reading a file, of the statements
+// WalkFile meets in it (those outside the bodies of data blocks), so that
+// a loader learns it without walking them: how many there are, and the
+// include directives among them.
+type Walked struct {
+	Directives int
+	Includes   []Include // in the order of the walk
+	// statements with an argument on a later line than the word before
+	// it (glued statements are among them), and the data blocks, in the
+	// order of the walk
+	multiLine, data []*Directive
+}
+
+// Include is an include directive and its place in a walk of its file (1
+// for the first directive met).
+type Include struct {
+	D  *Directive
+	At int
+}
+
+// Walked returns what the scanner noted of the statements of a file it
+// read to its end; nil for a file with a syntax error, or built otherwise
+// than by Parse (walk it).
+func (f *File) Walked() *Walked { return f.walked }
 
 // Newline returns the line ending the file uses: "\r\n" when it has one,
 // else "\n". The parser records it; for a file built otherwise it is
@@ -248,6 +277,11 @@ func lineStarts(src []byte) []int32 {
 // columnOf counts characters, so a multi-byte UTF-8 sequence is one column.
 func columnOf(b []byte) int {
 	n := 0
+	// eight bytes at a time while they are ASCII (one column each)
+	for len(b) >= 8 && binary.LittleEndian.Uint64(b)&0x8080808080808080 == 0 {
+		n += 8
+		b = b[8:]
+	}
 	for _, c := range b {
 		if c&0xC0 != 0x80 {
 			n++

@@ -53,18 +53,33 @@ func (c *Context) Enclosing(name string) *Directive {
 // linear memory, not quadratic; a block with no block inside gets slices of
 // its size.
 func Walk(roots []*File, fn func(d *Directive, c *Context) bool) {
+	var m walkMem
 	for _, r := range roots {
-		walk(r.Directives, &Context{Names: append([]string(nil), r.Context...), Root: r}, fn)
+		c := m.context()
+		c.Names, c.Root = append([]string(nil), r.Context...), r
+		m.walk(r.Directives, c, fn)
 	}
 }
 
-func walk(dirs []*Directive, c *Context, fn func(*Directive, *Context) bool) {
+// walkMem hands out a walk's contexts and their slices from slabs (a
+// large tree's walk then makes a few hundred allocations, not three for
+// every block). A piece has the capacity asked for, no more, so that
+// extending a context's slices in place never reaches the next piece.
+type walkMem struct {
+	ctxs   slab[Context]
+	blocks slab[*Directive]
+	names  slab[string]
+}
+
+func (m *walkMem) context() *Context { return &m.ctxs.take(1)[0] }
+
+func (m *walkMem) walk(dirs []*Directive, c *Context, fn func(*Directive, *Context) bool) {
 	for _, d := range dirs {
 		if !fn(d, c) {
 			continue
 		}
 		for _, inc := range d.Includes() {
-			walk(inc.Directives, c, fn)
+			m.walk(inc.Directives, c, fn)
 		}
 		if d.Block == nil || IsDataBlock(d.Name) {
 			continue
@@ -75,14 +90,16 @@ func walk(dirs []*Directive, c *Context, fn func(*Directive, *Context) bool) {
 			c.claimed = true
 			blocks, names = append(c.Blocks, d), append(c.Names, d.Name)
 		} else {
-			n, m := len(c.Blocks)+1, len(c.Names)+1
+			n, k := len(c.Blocks)+1, len(c.Names)+1
 			if holdsBlocks(d) {
-				n, m = 2*n, 2*m
+				n, k = 2*n, 2*k
 			}
-			blocks = append(append(make([]*Directive, 0, n), c.Blocks...), d)
-			names = append(append(make([]string, 0, m), c.Names...), d.Name)
+			blocks = append(append(m.blocks.take(n)[:0], c.Blocks...), d)
+			names = append(append(m.names.take(k)[:0], c.Names...), d.Name)
 		}
-		walk(d.Block, &Context{Blocks: blocks, Names: names, Root: c.Root}, fn)
+		in := m.context()
+		in.Blocks, in.Names, in.Root = blocks, names, c.Root
+		m.walk(d.Block, in, fn)
 	}
 }
 
