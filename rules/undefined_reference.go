@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"math"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -167,35 +168,37 @@ func unknownVariables(p *Pass) {
 	thirdParty := false
 	defined := map[string]bool{}
 	// per name, whether only a third-party module (which may define
-	// variables) or no module of the table has it; brotli and
-	// headers-more define none. Asked once per name: knowledge.Lookup
-	// takes a lock, and p.info's cache is the language pass's, unlocked.
-	type kind struct{ known, foreign bool }
-	kinds := map[string]kind{}
-	kindOf := func(name string) kind {
-		k, ok := kinds[name]
-		if !ok {
+	// variables) or no module of the table has it (brotli and
+	// headers-more define none), and whether it may define a variable.
+	// Asked once per name and kept by the name's number
+	// (Pass.VisitNames): knowledge.Lookup takes a lock, and the walk then
+	// reads a directive only for the few names that need it.
+	type kind struct{ done, known, foreign, definer bool }
+	ids, names := p.VisitNames()
+	kinds := make([]kind, len(names))
+	for i, v := range p.Visits() {
+		k := &kinds[ids[i]]
+		if !k.done {
+			name := names[ids[i]]
 			ds := knowledge.Lookup(name)
-			k = kind{known: len(ds) > 0, foreign: true}
+			*k = kind{done: true, known: len(ds) > 0, foreign: true}
 			for _, x := range ds {
 				k.foreign = k.foreign && !(x.Extra == "" || strings.HasPrefix(x.Extra, "http-brotli") || strings.HasPrefix(x.Extra, "http-headers-more"))
 			}
-			kinds[name] = k
+			_, k.definer = knowledge.DefinesVariable(name, math.MaxInt32)
 		}
-		return k
-	}
-	p.EachDirective(func(d *parser.Directive, c *parser.Context) {
-		if !thirdParty && d.Name != "" {
+		if !thirdParty && names[ids[i]] != "" {
 			// a third-party-only name; or a name the table does not have,
 			// outside the entries of a map or geo
-			k := kindOf(d.Name)
-			thirdParty = k.known && k.foreign || !k.known && !parser.IsDataBlock(dParent(d))
+			thirdParty = k.known && k.foreign || !k.known && !parser.IsDataBlock(dParent(v.D))
 		}
 		// what the tree defines
-		if i, ok := knowledge.DefinesVariable(d.Name, len(d.Args)); ok {
-			defined[strings.TrimPrefix(d.Arg(i), "$")] = true
+		if k.definer {
+			if i, ok := knowledge.DefinesVariable(v.D.Name, len(v.D.Args)); ok {
+				defined[strings.TrimPrefix(v.D.Arg(i), "$")] = true
+			}
 		}
-	})
+	}
 	for n := range p.namedGroups() {
 		defined[n] = true // a named capture, of a map's regex key too
 	}
@@ -217,7 +220,8 @@ func unknownVariables(p *Pass) {
 			return
 		}
 		for i, a := range d.Args {
-			if regexArg(d, i, c) || a.Quote == '\'' && d.Name == "log_format" && false {
+			// an argument without "$" refers to nothing (most of them)
+			if strings.IndexByte(a.Value, '$') < 0 || regexArg(d, i, c) {
 				continue
 			}
 			for _, r := range knowledge.VarRefs(a.Value) {

@@ -17,20 +17,21 @@ import (
 // flag a third argument of add_header or *_param must be, and error_page's
 // codes. Each is reported as directive-args.
 
-// valuesAt checks d's argument values against rows, the table's rows for
-// its version and context; called once the number of arguments is right.
-// certain is false where the context is a guess (a fragment read alone):
-// rows are then every row of the name, and only the checks that judge the
-// same in every context run.
-func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.Directive, certain bool) {
+// valuesWith checks d's argument values against what the table's rows for
+// its version and context give (ctxRows: the slot every row has, else the
+// words they list); called once the number of arguments is right. certain
+// is false where the context is a guess (a fragment read alone): the rows
+// are then every row of the name, and only the checks that judge the same
+// in every context run.
+func valuesWith(p *Pass, d *parser.Directive, c *parser.Context, slot string, values []string, bitmask, certain bool) {
 	if len(d.Args) == 0 || templated(d.Args[0].Raw) {
 		return
 	}
-	if slot := rowsSlot(rows); slot != "" {
+	if slot != "" {
 		slotAt(p, d, slot)
 		return
 	}
-	if values, bitmask := rowsValues(rows); len(values) > 0 {
+	if len(values) > 0 {
 		wordsAt(p, d, values, bitmask)
 		return
 	}
