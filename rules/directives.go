@@ -664,14 +664,16 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 	if lc.key == "" && c.In() != parser.CtxMain || d.RawBody() != "" || len(in.ds) == 0 {
 		return rows
 	}
-	if n := len(d.Args); n > 0 && mayBeTemplated(d.File.Src, int(d.Args[0].Offset), int(d.Args[n-1].Offset)+len(d.Args[n-1].Raw)) &&
-		templated(d.File.SrcText(int(d.Args[0].Offset), int(d.Args[n-1].Offset)+len(d.Args[n-1].Raw))) {
-		return rows // a template's placeholder ("<http or https>") splits into words
+	maybe := false // whether an argument may hold a template's placeholder
+	if n := len(d.Args); n > 0 {
+		maybe = mayBeTemplated(d.File.Src, int(d.Args[0].Offset), int(d.Args[n-1].Offset)+len(d.Args[n-1].Raw))
+		if maybe && templated(d.File.SrcText(int(d.Args[0].Offset), int(d.Args[n-1].Offset)+len(d.Args[n-1].Raw))) {
+			return rows // a template's placeholder ("<http or https>") splits into words
+		}
 	}
-	certain := lc.certain
 	n := len(d.Args)
 	isFlagValue := n == 1 && in.anyFlag && (strings.EqualFold(d.Arg(0), "on") || strings.EqualFold(d.Arg(0), "off"))
-	cr := in.rowsIn(lc)
+	cr := in.rowsIn(lc, d.Name)
 	if len(cr.rows) == 0 {
 		return rows
 	}
@@ -702,7 +704,7 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 	case !flagOK:
 		p.ReportArgf(d, 0, "invalid value %q in %q: it must be \"on\" or \"off\"", d.Arg(0), d.Name)
 	default:
-		valuesWith(p, d, c, cr.slot, cr.values, cr.bitmask, certain)
+		valuesWith(p, d, c, cr, maybe)
 	}
 	return rows
 }
@@ -719,10 +721,13 @@ type ctxRows struct {
 	slot    string
 	values  []string
 	bitmask bool
+	// the name's check beyond the table (valueChecks), when it has one
+	check    valueCheck
+	hasCheck bool
 }
 
-// rowsIn returns the name's rows for the context of lc.
-func (in *nameInfo) rowsIn(lc langCtx) *ctxRows {
+// rowsIn returns the rows of in's name for the context of lc.
+func (in *nameInfo) rowsIn(lc langCtx, name string) *ctxRows {
 	bit := lc.bit
 	if !lc.certain {
 		bit = 0
@@ -743,6 +748,9 @@ func (in *nameInfo) rowsIn(lc langCtx) *ctxRows {
 		if cr.slot = rowsSlot(cr.rows); cr.slot == "" {
 			cr.values, cr.bitmask = rowsValues(cr.rows)
 		}
+	}
+	if len(cr.rows) > 0 {
+		cr.check, cr.hasCheck = valueChecks[name]
 	}
 	in.byCtx = append(in.byCtx, cr)
 	return cr

@@ -19,23 +19,25 @@ import (
 
 // valuesWith checks d's argument values against what the table's rows for
 // its version and context give (ctxRows: the slot every row has, else the
-// words they list); called once the number of arguments is right. certain
-// is false where the context is a guess (a fragment read alone): the rows
-// are then every row of the name, and only the checks that judge the same
-// in every context run.
-func valuesWith(p *Pass, d *parser.Directive, c *parser.Context, slot string, values []string, bitmask, certain bool) {
-	if len(d.Args) == 0 || templated(d.Args[0].Raw) {
+// words they list, else the name's own check); called once the number of
+// arguments is right. Where the context is a guess (a fragment read alone,
+// cr.certain false), the rows are every row of the name, and only the
+// checks that judge the same in every context run. maybeTemplated is false
+// when no argument holds a byte a template's placeholder needs
+// (mayBeTemplated).
+func valuesWith(p *Pass, d *parser.Directive, c *parser.Context, cr *ctxRows, maybeTemplated bool) {
+	if len(d.Args) == 0 || maybeTemplated && templated(d.Args[0].Raw) {
 		return
 	}
-	if slot != "" {
-		slotAt(p, d, slot)
+	if cr.slot != "" {
+		slotAt(p, d, cr.slot)
 		return
 	}
-	if len(values) > 0 {
-		wordsAt(p, d, values, bitmask)
+	if len(cr.values) > 0 {
+		wordsAt(p, d, cr.values, cr.bitmask)
 		return
 	}
-	check, ok := valueChecks[d.Name]
+	check, ok, certain := cr.check, cr.hasCheck, cr.certain
 	if !certain {
 		// a *_pass only http has, or a proxy_pass with a scheme, is
 		// http's wherever the fragment is included
