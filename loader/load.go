@@ -112,6 +112,9 @@ type Tree struct {
 	byPath map[string]*parser.File
 	// notRead holds the includes that left something unread
 	notRead map[*parser.Directive]bool
+	// counted is Visits as loading counted it (boundVisits), 0 when it
+	// did not
+	counted int
 }
 
 // NotRead reports whether an include left something unread: a file outside
@@ -849,6 +852,7 @@ func (l *loader) boundVisits() {
 		files += instances(r)
 	}
 	if total <= MaxDirectiveVisits && files <= MaxFileInstances {
+		l.tree.counted = total
 		return
 	}
 	if total <= MaxDirectiveVisits {

@@ -22,6 +22,9 @@ func (t *Tree) Statements() int {
 // Visits returns how many directives Walk meets (a file included from
 // several places counted once per place), without building contexts.
 func (t *Tree) Visits() int {
+	if t.counted > 0 {
+		return t.counted // loading counted them to bound them
+	}
 	n := 0
 	for _, r := range t.Roots {
 		n += countDirectives(r.Directives, true)
