@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"math"
 	"strings"
 
@@ -219,8 +220,10 @@ func unknownVariables(p *Pass) {
 		if strings.HasPrefix(d.Name, "perl") || strings.HasPrefix(d.Name, "js_") || strings.Contains(d.Name, "lua") {
 			return
 		}
+		if !textHolds(d, '$') {
+			return // no argument refers to a variable (most directives)
+		}
 		for i, a := range d.Args {
-			// an argument without "$" refers to nothing (most of them)
 			if strings.IndexByte(a.Value, '$') < 0 || regexArg(d, i, c) {
 				continue
 			}
@@ -242,4 +245,20 @@ func dParent(d *parser.Directive) string {
 		return ""
 	}
 	return d.Parent.Name
+}
+
+// textHolds reports whether the text of d's name and arguments, as the
+// file holds it, has the byte b, for a byte no escape writes ("$", "("):
+// an argument's value holds it only where that text does. Reading the
+// file's text, which lies in order, spares the arguments of the many
+// directives without it; true where the statement's extent is not known.
+func textHolds(d *parser.Directive, b byte) bool {
+	end := int(d.End)
+	if d.BlockOpen >= 0 {
+		end = int(d.BlockOpen)
+	}
+	if d.File == nil || d.Start < 0 || end < int(d.Start) || end > len(d.File.Src) {
+		return true
+	}
+	return bytes.IndexByte(d.File.Src[d.Start:end], b) >= 0
 }
