@@ -149,6 +149,9 @@ func checkUpstreamKeepalive(p *Pass) {
 			}
 			why := ""
 			if closes := closesConnection(connectionHeader(p.Effective(c.Blocks, c.Root, "proxy_set_header").Dirs), cmaps); closes != "" {
+				if closing[host] != "" {
+					return // said of an earlier proxy_pass to it (the text is made once)
+				}
 				why = "; but every proxy_pass to it sends \"Connection: close\" (" + closes + "), so keepalive alone would change nothing: clear that header too"
 			} else if h := p.keepaliveHeaders(d, c, cmaps); len(h.problems) > 0 && !h.complete {
 				why = fmt.Sprintf("; but no proxy_pass to it could use the pool after a fix (at %s: %s), so keepalive alone would change nothing", where(d), h.problems[0])
