@@ -3,8 +3,8 @@ package lint
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync/atomic"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -156,13 +156,12 @@ func (s *Settings) load(p string, opt loader.Options) (*loader.Tree, error) {
 	return t, err
 }
 
-// heapBytes is the size of the heap's objects, read without stopping the
-// program (runtime.ReadMemStats does).
+// heapBytes is the size of the heap's objects (runtime/metrics reads it
+// without stopping the program, but its package's initialisation costs
+// every run, a hook's too, more than stopping a program that waits for
+// nothing else).
 func heapBytes() int64 {
-	m := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(m)
-	if m[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return int64(m[0].Value.Uint64())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }
