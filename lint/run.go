@@ -137,21 +137,25 @@ func (s *Settings) TuneGC() (restore func()) {
 	return func() {
 		debug.SetGCPercent(prev)
 		debug.SetMemoryLimit(prevLimit)
+		s.gcOff, s.gcLimit = false, 0
 		gcTuned.Store(false)
 	}
 }
 
 var gcTuned atomic.Bool
 
-// load is loader.Load for lint: once the first tree is read, the garbage
-// collector, off while it was (see TuneGC), stays off under a memory limit
-// of GCPercent more than the heap the tree left.
+// load is loader.Load for lint: with the garbage collector off (see
+// TuneGC), each tree read raises the memory limit that bounds the run to
+// GCPercent more than the heap it left (at least gcHeadroom more), so that
+// a large tree linted after a small one is not held to the small one's.
 func (s *Settings) load(p string, opt loader.Options) (*loader.Tree, error) {
 	t, err := loader.Load(p, opt)
 	if s.gcOff {
 		heap := heapBytes()
-		debug.SetMemoryLimit(max(heap*(100+GCPercent)/100, heap+gcHeadroom))
-		s.gcOff = false
+		if limit := max(heap*(100+GCPercent)/100, heap+gcHeadroom); limit > s.gcLimit {
+			s.gcLimit = limit
+			debug.SetMemoryLimit(limit)
+		}
 	}
 	return t, err
 }

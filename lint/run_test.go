@@ -80,6 +80,41 @@ func TestNoCollectionAfterLoading(t *testing.T) {
 	runtime.KeepAlive(res)
 }
 
+// A lint of several trees is bounded by the largest: each tree loaded
+// raises the memory limit to what its heap calls for, so a large tree
+// linted after a small one is not collected over and over under the small
+// one's limit.
+func TestMemoryLimitFollowsTheLargestTree(t *testing.T) {
+	t.Setenv("GOGC", "")
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+	small := filepath.Join("..", "fixtures/mission/static-tuned.conf")
+	dir := t.TempDir()
+	big, _, err := gentree.WriteShape(dir, gentree.Shape{Servers: 4000, Files: 40, Sites: true, LogDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limitAfter := func(paths ...string) int64 {
+		t.Helper()
+		runtime.GC()
+		s, err := Resolve(Options{NoHost: true, NoConfig: true, NginxVersion: "1.22.1"}, paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		restore := s.TuneGC()
+		defer restore()
+		if _, err := s.Lint(paths); err != nil {
+			t.Fatal(err)
+		}
+		return debug.SetMemoryLimit(-1)
+	}
+	alone := limitAfter(small)
+	both := limitAfter(small, big)
+	if both < alone+8<<20 {
+		t.Errorf("memory limit %d after a small tree and 4,000 sites, %d after the small tree alone", both, alone)
+	}
+}
+
 // TestVersionAskedInTurnWhenCached: the installed nginx's version comes
 // from a goroutine while the tree is read only when nginx -V must run; with
 // its answer in the cache it is settled in turn (no goroutine: a hook's

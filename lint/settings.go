@@ -80,9 +80,11 @@ type Settings struct {
 	// nginx is the installed nginx, asked once for the version and the
 	// host facts both
 	nginx *nginxcheck.Installed
-	// gcOff is set while the garbage collector is off, until the first
-	// tree is loaded (see load)
-	gcOff bool
+	// gcOff is set while lint keeps the garbage collector off (TuneGC),
+	// and gcLimit is the memory limit the trees loaded so far set instead
+	// (see load)
+	gcOff   bool
+	gcLimit int64
 	// notShown counts the findings past engine.MaxFindings: a bound passed
 	notShown int
 	// versionFrom says where the nginx version came from, for the summary
