@@ -236,3 +236,20 @@ func TestTextHoldsWhatArgumentsHold(t *testing.T) {
 		t.Errorf("only %d arguments with a variable met", held)
 	}
 }
+
+// The unknown-variable check remembers the values whose variables are all
+// known, by family: a value fine in stream is judged again in http, where
+// the variable may be unknown.
+func TestFineValuesByFamily(t *testing.T) {
+	src := "events {}\nstream {\n    server {\n        listen 12345;\n        return $ssl_preread_server_name;\n    }\n}\n" +
+		"http {\n    server {\n        return 200 $ssl_preread_server_name;\n    }\n}\n"
+	var lines []int
+	for _, d := range lintText(t, src, engine.Config{}) {
+		if d.Rule == "undefined-reference" {
+			lines = append(lines, d.Line)
+		}
+	}
+	if fmt.Sprint(lines) != "[10]" {
+		t.Errorf("undefined-reference at lines %v, want [10] (http's return only)", lines)
+	}
+}

@@ -212,6 +212,14 @@ func unknownVariables(p *Pass) {
 			return
 		}
 	}
+	// the values met whose every variable is known or set, by family
+	// (http or stream): a tree writes the same few ("$host",
+	// "$http_upgrade") thousands of times; kept up to a bound
+	type valueIn struct {
+		v      string
+		stream bool
+	}
+	fine := map[valueIn]bool{}
 	p.EachDirective(func(d *parser.Directive, c *parser.Context) {
 		if d.Parent != nil && parser.IsDataBlock(d.Parent.Name) && d.Parent.Name != "map" {
 			return
@@ -227,17 +235,27 @@ func unknownVariables(p *Pass) {
 			if strings.IndexByte(a.Value, '$') < 0 || regexArg(d, i, c) {
 				continue
 			}
+			k := valueIn{a.Value, engine.InStream(c)}
+			if fine[k] {
+				continue
+			}
 			for _, r := range knowledge.VarRefs(a.Value) {
 				n := r.Name
-				if r.Kind == knowledge.Capture || defined[n] || knowledge.VariableKnown(n, engine.InStream(c)) {
+				if r.Kind == knowledge.Capture || defined[n] || knowledge.VariableKnown(n, k.stream) {
 					continue
 				}
 				p.ReportArgf(d, i, "$%s is not a variable nginx or a module knows, and nothing in this tree sets it: nginx -t fails with 'unknown \"%s\" variable'", engine.Clip(n), engine.Clip(n))
 				return
 			}
+			if len(fine) < maxFineValues {
+				fine[k] = true
+			}
 		}
 	})
 }
+
+// maxFineValues bounds the values unknownVariables remembers as fine.
+const maxFineValues = 4096
 
 // dParent is the name of the block d stands in, "" at a file's top.
 func dParent(d *parser.Directive) string {
