@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -175,5 +176,27 @@ func TestReuseKeepsBoundary(t *testing.T) {
 	}
 	if !strings.Contains(messages(got), IncludeOutsideTree) {
 		t.Errorf("the link outside is not reported:\n%s", messages(got))
+	}
+}
+
+// Visits is what loading counted to bound the walk (no second walk of the
+// tree to count it again), and what Walk meets: a file included from two
+// places counted twice, a map's entries not at all.
+func TestVisitsAsCounted(t *testing.T) {
+	fsys := fstest.MapFS{
+		"nginx.conf":  {Data: []byte("events {}\nhttp {\n    map $a $b { default 1; x 2; }\n    server { include common.conf; }\n    server { include common.conf; listen 81; }\n}\n")},
+		"common.conf": {Data: []byte("root /srv;\nlocation / { index i; }\n")},
+	}
+	tree, err := LoadFS(fsys, "nginx.conf", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	walked := 0
+	tree.Walk(func(*parser.Directive, *parser.Context) bool { walked++; return true })
+	counted := tree.visits
+	tree.counted = false
+	recount := tree.Visits()
+	if counted != walked || recount != walked || walked != 14 {
+		t.Errorf("loading counted %d visits, a count of the tree %d, the walk met %d; want 14", counted, recount, walked)
 	}
 }

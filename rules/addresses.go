@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune/parser"
+	"github.com/nginxtune/nginxtune/rules/engine"
 )
 
 // Helpers of several rules about addresses: how nginx compares listen
@@ -58,6 +59,49 @@ func hasArg(d *parser.Directive, v string) int {
 		}
 	}
 	return -1
+}
+
+// httpServer is a server block of the http context with what the rules
+// that go through every server ask of it, worked out once per run.
+type httpServer struct {
+	s     *parser.Directive
+	c     *parser.Context
+	files bool // engine.ServesFiles
+	tls   bool // isTLSServer
+	// tlsListens: the server has listens, and each terminates TLS or is
+	// QUIC
+	tlsListens bool
+}
+
+// httpServersKey keys the run's httpServers (Pass.Shared).
+type httpServersKey struct{}
+
+// httpServers are the http server blocks in walk order (Pass.HTTPServers),
+// each with its facts: the rules about static files and TLS each asked them
+// of every server.
+func (p *Pass) httpServers() []httpServer {
+	return p.Shared(httpServersKey{}, func() any {
+		var out []httpServer
+		p.HTTPServers(func(s *parser.Directive, c *parser.Context) {
+			hs := httpServer{s: s, c: c, files: engine.ServesFiles(s)}
+			listens := 0
+			hs.tlsListens = true
+			for _, d := range parser.Level(s.Block) {
+				switch {
+				case d.Name == "listen":
+					listens++
+					tls := hasArg(d, "ssl") >= 0 || hasArg(d, "quic") >= 0
+					hs.tls = hs.tls || tls
+					hs.tlsListens = hs.tlsListens && tls
+				case d.Name == "ssl" && d.Arg(0) == "on":
+					hs.tls = true
+				}
+			}
+			hs.tlsListens = hs.tlsListens && listens > 0
+			out = append(out, hs)
+		})
+		return out
+	}).([]httpServer)
 }
 
 // isTLSServer reports whether a server block terminates TLS.

@@ -58,6 +58,8 @@ type nameInfo struct {
 	// has and lack name the versions of the table with and without the
 	// name, when no version is given and they differ
 	has, lack string
+	// byCtx are its rows by context, as directive-args reads them
+	byCtx []*ctxRows
 }
 
 func (p *Pass) info(name string) *nameInfo {
@@ -276,27 +278,32 @@ func runLanguage(p *Pass) {
 		return
 	}
 	unknown, context, args, dup := p.For("unknown-directive"), p.For("directive-context"), p.For("directive-args"), p.For("directive-duplicate")
-	type blockKey struct {
-		c  *parser.Context
-		in *nameInfo
-	}
-	firsts := map[blockKey]*parser.Directive{}
+	var firsts blockFirsts
 	zoneFirsts := map[zoneKey]*parser.Directive{}
 	var lastC *parser.Context
 	var lc langCtx
 	var rows []knowledge.Directive // argsAt's rows, one array for every directive
-	for _, v := range p.Visits() {
+	// the table's answers by the name's number (Pass.VisitNames), not
+	// looked up by name for every directive
+	ids, names := p.VisitNames()
+	infos := make([]*nameInfo, len(names))
+	for vi, v := range p.Visits() {
 		d, c := v.D, v.C
 		if c != lastC {
 			lastC = c
 			lc.key = engine.ContextKey(c)
 			lc.bit = knowledge.ContextBit(lc.key)
 			lc.certain = certainContext(c)
+			firsts.enter(c)
 		}
 		if p.Extra[d.Name] {
 			continue
 		}
-		in := p.info(d.Name)
+		in := infos[ids[vi]]
+		if in == nil {
+			in = p.info(d.Name)
+			infos[ids[vi]] = in
+		}
 		if unknown != nil {
 			unknownAt(unknown, d, c, lc, in)
 		}
@@ -307,14 +314,12 @@ func runLanguage(p *Pass) {
 			rows = argsAt(args, d, c, lc, in, rows[:0])
 		}
 		if dup != nil && d.Name != "include" && lc.key != "" && in.once(lc.bit, lc.certain) {
-			k := blockKey{c, in}
-			if f, ok := firsts[k]; ok {
+			if f := firsts.first(in, d); f != nil {
 				diag := dup.Diag(d, "%q is duplicate: nginx -t fails; the first is at %s", d.Name, where(f))
 				diag.Related = []finding.Related{engine.RelatedTo(f, "the first "+d.Name)}
 				dup.Report(diag)
 				continue
 			}
-			firsts[k] = d
 		}
 		if dup != nil && (d.Name == "limit_req" || d.Name == "limit_conn") && lc.key != "" {
 			// one zone once per block, each zone may be named in a line
@@ -332,6 +337,80 @@ func runLanguage(p *Pass) {
 			}
 		}
 	}
+}
+
+// blockFirsts holds, for each block of the walk still open (the blocks
+// around the directive the walk is at), the first directive of each name
+// the block may hold once: a walk meets a block's directives with its
+// context, and a nested block's between them; once the walk is past a
+// block, it never meets it again. One map per run keyed by block and name
+// held an entry for each such directive of the tree.
+type blockFirsts struct {
+	open []blockFrame
+	used int // open[:used] are the open blocks, outermost first
+}
+
+// blockFrame is one open block: its context and the firsts of its names,
+// in a list while short, then in a map.
+type blockFrame struct {
+	c     *parser.Context
+	names []*nameInfo
+	dirs  []*parser.Directive
+	m     map[*nameInfo]*parser.Directive
+}
+
+// blockListMax is the number of names a block's list holds before a map
+// takes over (a long http level or map of names).
+const blockListMax = 16
+
+// enter is called when the walk meets a directive of c after one of
+// another context: c is an open block the walk returns to, or a new block.
+func (b *blockFirsts) enter(c *parser.Context) {
+	depth := len(c.Blocks)
+	for b.used > 0 {
+		top := &b.open[b.used-1]
+		if top.c == c {
+			return
+		}
+		if len(top.c.Blocks) < depth {
+			break
+		}
+		b.used-- // a block the walk is past
+	}
+	if b.used == len(b.open) {
+		b.open = append(b.open, blockFrame{})
+	}
+	f := &b.open[b.used]
+	b.used++
+	f.c, f.names, f.dirs, f.m = c, f.names[:0], f.dirs[:0], nil
+}
+
+// first returns the first directive of in's name in the block the walk is
+// in, or nil and d becomes it.
+func (b *blockFirsts) first(in *nameInfo, d *parser.Directive) *parser.Directive {
+	f := &b.open[b.used-1]
+	if f.m != nil {
+		if x, ok := f.m[in]; ok {
+			return x
+		}
+		f.m[in] = d
+		return nil
+	}
+	for i, n := range f.names {
+		if n == in {
+			return f.dirs[i]
+		}
+	}
+	if len(f.names) == blockListMax {
+		f.m = make(map[*nameInfo]*parser.Directive, 2*blockListMax)
+		for i, n := range f.names {
+			f.m[n] = f.dirs[i]
+		}
+		f.m[in] = d
+		return nil
+	}
+	f.names, f.dirs = append(f.names, in), append(f.dirs, d)
+	return nil
 }
 
 // zoneKey is a limit_req or limit_conn of one zone in one block.
@@ -585,31 +664,26 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 	if lc.key == "" && c.In() != parser.CtxMain || d.RawBody() != "" || len(in.ds) == 0 {
 		return rows
 	}
-	if n := len(d.Args); n > 0 && mayBeTemplated(d.File.Src, int(d.Args[0].Offset), int(d.Args[n-1].Offset)+len(d.Args[n-1].Raw)) &&
-		templated(d.File.SrcText(int(d.Args[0].Offset), int(d.Args[n-1].Offset)+len(d.Args[n-1].Raw))) {
-		return rows // a template's placeholder ("<http or https>") splits into words
+	maybe := false // whether an argument may hold a template's placeholder
+	if n := len(d.Args); n > 0 {
+		maybe = mayBeTemplated(d.File.Src, int(d.Args[0].Offset), int(d.Args[n-1].Offset)+len(d.Args[n-1].Raw))
+		if maybe && templated(d.File.SrcText(int(d.Args[0].Offset), int(d.Args[n-1].Offset)+len(d.Args[n-1].Raw))) {
+			return rows // a template's placeholder ("<http or https>") splits into words
+		}
 	}
-	certain := lc.certain
 	n := len(d.Args)
 	isFlagValue := n == 1 && in.anyFlag && (strings.EqualFold(d.Arg(0), "on") || strings.EqualFold(d.Arg(0), "off"))
-	var first knowledge.Directive
-	any, argsOK, blockOK, flagOK := false, false, false, false
-	for _, r := range in.ds {
-		if certain && r.Mask&(lc.bit|1<<31) == 0 {
-			continue
-		}
-		if in.valued {
-			rows = append(rows, r)
-		}
-		if !any {
-			first, any = r, true
-		}
+	cr := in.rowsIn(lc, d.Name)
+	if len(cr.rows) == 0 {
+		return rows
+	}
+	first := &cr.rows[0]
+	argsOK, blockOK, flagOK := false, false, false
+	for i := range cr.rows {
+		r := &cr.rows[i]
 		argsOK = argsOK || r.Args.Accepts(n)
 		blockOK = blockOK || r.Args.Block == (d.Block != nil)
 		flagOK = flagOK || !r.Flag || n != 1 || isFlagValue
-	}
-	if !any {
-		return rows
 	}
 	// a ";" missing: the next line's directive became arguments, and the
 	// parser's syntax finding says so, once
@@ -630,11 +704,54 @@ func argsAt(p *Pass, d *parser.Directive, c *parser.Context, lc langCtx, in *nam
 	case !flagOK:
 		p.ReportArgf(d, 0, "invalid value %q in %q: it must be \"on\" or \"off\"", d.Arg(0), d.Name)
 	default:
-		if len(rows) == 0 {
-			valuesAt(p, d, c, nil, certain) // as before the array was shared
-		} else {
-			valuesAt(p, d, c, rows, certain)
-		}
+		valuesWith(p, d, c, cr, maybe)
 	}
 	return rows
+}
+
+// ctxRows are a name's rows of the table for one context (all of them
+// where the context is a guess), and what directive-args reads of them:
+// the same for every directive of the name there, so worked out once.
+type ctxRows struct {
+	bit     uint32 // the context's bit; 0 where it is a guess
+	certain bool
+	rows    []knowledge.Directive
+	// for valuesWith, where the rows list values (nameInfo.valued): the
+	// slot every row has (rowsSlot), else the words (rowsValues)
+	slot    string
+	values  []string
+	bitmask bool
+	// the name's check beyond the table (valueChecks), when it has one
+	check    valueCheck
+	hasCheck bool
+}
+
+// rowsIn returns the rows of in's name for the context of lc.
+func (in *nameInfo) rowsIn(lc langCtx, name string) *ctxRows {
+	bit := lc.bit
+	if !lc.certain {
+		bit = 0
+	}
+	for _, cr := range in.byCtx {
+		if cr.bit == bit && cr.certain == lc.certain {
+			return cr
+		}
+	}
+	cr := &ctxRows{bit: bit, certain: lc.certain}
+	for _, r := range in.ds {
+		if lc.certain && r.Mask&(bit|1<<31) == 0 {
+			continue
+		}
+		cr.rows = append(cr.rows, r)
+	}
+	if in.valued && len(cr.rows) > 0 {
+		if cr.slot = rowsSlot(cr.rows); cr.slot == "" {
+			cr.values, cr.bitmask = rowsValues(cr.rows)
+		}
+	}
+	if len(cr.rows) > 0 {
+		cr.check, cr.hasCheck = valueChecks[name]
+	}
+	in.byCtx = append(in.byCtx, cr)
+	return cr
 }

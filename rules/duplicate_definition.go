@@ -62,6 +62,18 @@ type definitions struct {
 	whole                     bool
 	defaults, firsts, options map[string]*parser.Directive
 	reported                  map[*parser.Directive]bool
+	// the last scope's key, written once for the run of directives of
+	// one http block instead of for each
+	lastScope any
+	lastKey   string
+}
+
+// scopeOf is the key prefix of an http block or a snippet's root file.
+func (s *definitions) scopeOf(scope any) string {
+	if scope != s.lastScope {
+		s.lastScope, s.lastKey = scope, fmt.Sprintf("%p\x00", scope)
+	}
+	return s.lastKey
 }
 
 // at judges one directive of the names checkDuplicateDefinition walks.
@@ -76,9 +88,9 @@ func (s *definitions) at(d *parser.Directive, c *parser.Context) {
 	// http level
 	var scope string
 	if http := c.Enclosing(parser.CtxHTTP); http != nil {
-		scope = fmt.Sprintf("%p\x00", http)
+		scope = s.scopeOf(http)
 	} else if c.Root != nil && len(c.Root.Context) > 1 && c.Root.Context[1] == parser.CtxHTTP {
-		scope = fmt.Sprintf("%p\x00", c.Root)
+		scope = s.scopeOf(c.Root)
 	} else {
 		return
 	}

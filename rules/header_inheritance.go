@@ -61,7 +61,10 @@ func checkHeaderInheritance(p *Pass) {
 	// when the walk first meets one of its directives of a family (a block
 	// met again after a nested one reports the same finding, which Run
 	// drops as a duplicate)
-	last := map[string]*parser.Context{}
+	// (by the name's number, Pass.VisitNames: a map by name was looked
+	// up for each of the families' directives)
+	ids, _ := p.VisitNames()
+	var last []*parser.Context
 	names := make([]string, len(arrayFamilies))
 	handler := map[string]string{}
 	// the names a block sets and the inherited ones already listed, kept
@@ -71,16 +74,20 @@ func checkHeaderInheritance(p *Pass) {
 		names[i] = f.Name
 		handler[f.Name] = f.Handler
 	}
-	p.Each(func(d *parser.Directive, c *parser.Context) {
+	p.EachAt(func(vi int, d *parser.Directive, c *parser.Context) {
 		n := len(c.Blocks)
 		if n == 0 || engine.InStream(c) {
 			return
 		}
 		b := c.Blocks[n-1]
-		if last[d.Name] == c {
+		id := int(ids[vi])
+		if id >= len(last) {
+			last = append(last, make([]*parser.Context, id+1-len(last))...)
+		}
+		if last[id] == c {
 			return
 		}
-		last[d.Name] = c
+		last[id] = c
 		switch b.Name {
 		case "server", "location", "limit_except":
 		case "if":
@@ -146,6 +153,7 @@ func checkHeaderInheritance(p *Pass) {
 		// header is missing), then where each lost one is set
 		// (messages joined, not formatted: a tree of thousands of such
 		// blocks makes this rule the longest of a lint)
+		diag.Related = make([]finding.Related, 0, min(11, 1+len(outer.Dirs)))
 		diag.Related = append(diag.Related, engine.RelatedTo(b, "the "+b.Name+" that loses "+engine.Clip(list)))
 		lost := ", and not inherited by the " + b.Name + " at " + where(b)
 		for _, x := range outer.Dirs {

@@ -44,7 +44,11 @@ func checkHeaderInjection(p *Pass) {
 			return
 		}
 		if d.Name == protoHTTP {
-			// the URI part of proxy_pass goes into the request line
+			// the URI part of proxy_pass goes into the request line (a
+			// value without "$" carries nothing of the request)
+			if strings.IndexByte(d.Arg(0), '$') < 0 {
+				return
+			}
 			switch t := p.taintOf(strings.TrimPrefix(d.Arg(0), backendPart(d)), d, c); {
 			case t.newline:
 				p.ReportArgf(d, 0, "proxy_pass sends %s, which holds the decoded path and can carry %%0d%%0a, in the request line to the backend (request splitting); use $request_uri, or a capture that excludes line breaks", t.via)

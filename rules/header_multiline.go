@@ -36,10 +36,15 @@ func checkHeaderMultiline(p *Pass) {
 			if more && i > 0 && (d.Arg(i-1) == "-s" || d.Arg(i-1) == "-t") || more && strings.HasPrefix(a.Value, "-") {
 				continue
 			}
-			if i > 0 && strings.ContainsAny(a.Value, "\r\n") || more && strings.ContainsAny(a.Value, "\r\n") {
+			if (i > 0 || more) && lineBreak(a.Value) {
 				p.ReportArgf(d, i, "the value of %s holds a line break, which splits the header in two or breaks the message; write it on one line", d.Name)
 				return
 			}
 		}
 	}, headerSetters...)
+}
+
+// lineBreak reports whether v holds a carriage return or a line feed.
+func lineBreak(v string) bool {
+	return strings.IndexByte(v, '\n') >= 0 || strings.IndexByte(v, '\r') >= 0
 }

@@ -116,20 +116,45 @@ func moduleNotLoaded(p *Pass) {
 		return
 	}
 	loaded := p.loadedModules()
-	need := needOf()
 	said := map[string]bool{}
-	p.EachDirective(func(d *parser.Directive, c *parser.Context) {
-		n, ok := need(d.Name, c)
+	// knowledge.NeedOf per name and family (stream, mail), kept by the
+	// name's number (Pass.VisitNames): asked for every directive of the
+	// tree, and knowledge.Lookup takes a lock each time
+	type answer struct {
+		n        knowledge.Need
+		ok, done bool
+	}
+	ids, names := p.VisitNames()
+	memo := make([]answer, 4*len(names))
+	var lastC *parser.Context
+	family := 0
+	for i, v := range p.Visits() {
+		d, c := v.D, v.C
+		if c != lastC {
+			lastC, family = c, 0
+			if c.Has("stream") {
+				family |= 1
+			}
+			if c.Has("mail") {
+				family |= 2
+			}
+		}
+		a := &memo[4*int(ids[i])+family]
+		if !a.done {
+			a.n, a.ok = knowledge.NeedOf(names[ids[i]], family&1 != 0, family&2 != 0)
+			a.done = true
+		}
+		n, ok := a.n, a.ok
 		if !ok || n.SO == "" && n.Source == "" || said[n.SO] {
-			return
+			continue
 		}
 		// the dynamic modules of nginx's own source, and third-party ones;
 		// --with-X modules that cannot be dynamic are the build's business
 		if n.Source == "" && !dynamicModule[n.SO] {
-			return
+			continue
 		}
 		if loads(loaded, n) {
-			return
+			continue
 		}
 		said[n.SO] = true
 		what := n.Module
@@ -137,7 +162,7 @@ func moduleNotLoaded(p *Pass) {
 			what = "the third-party " + n.Source + " module (" + n.Module + ")"
 		}
 		p.ReportSeverityf(finding.Warning, d, "%s comes from %s, which no load_module here loads. Unless this build has it (OpenResty, a custom build), nginx -t fails with \"unknown directive\"; load %s.so (Debian: its libnginx-mod-* package)", d.Name, what, n.SO)
-	})
+	}
 }
 
 // dynamicModule are the modules of nginx's own source that both nginx.org's

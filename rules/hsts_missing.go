@@ -46,9 +46,10 @@ func (p *Pass) hstsSet(blocks []*parser.Directive, root *parser.File) bool {
 }
 
 func checkHstsMissing(p *Pass) {
-	p.HTTPServers(func(s *parser.Directive, c *parser.Context) {
-		if !isTLSServer(s) {
-			return
+	for _, hs := range p.httpServers() {
+		s, c := hs.s, hs.c
+		if !hs.tls {
+			continue
 		}
 		// one walk of the server: what answers, and what may already say HSTS
 		var fastcgi, rejects, unread, found bool
@@ -65,14 +66,14 @@ func checkHstsMissing(p *Pass) {
 				found = found || strings.Contains(strings.ToLower(x.Arg(0)+x.Arg(1)), "strict-transport-security")
 			}
 		})
-		if rejects || unread || found || !engine.ServesFiles(s) && !fastcgi {
-			return // a proxy (the backend may send it), a server that only redirects or rejects
+		if rejects || unread || found || !hs.files && !fastcgi {
+			continue // a proxy (the backend may send it), a server that only redirects or rejects
 		}
 		if p.hstsSet(append(append([]*parser.Directive(nil), c.Blocks...), s), c.Root) {
-			return
+			continue
 		}
 		p.Reportf(s, "this TLS server (%s) sends no Strict-Transport-Security: a visitor's first http:// request can be intercepted before the redirect; add \"add_header Strict-Transport-Security \"max-age=63072000\" always;\"", engine.Clip(serverName(s)))
-	})
+	}
 }
 
 // walkLevels calls fn for every statement below dirs, reading included

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"bytes"
+
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/rules/engine"
@@ -65,16 +67,34 @@ func (p *Pass) namedGroups() map[string]bool {
 				named[n] = true
 			}
 		}
+		// a group's "(?" is in the file's text as written (no escape makes
+		// either byte), so only the arguments of files that hold one are
+		// read: most files have none, and reading every argument of a
+		// large tree was the cost
+		holds := map[*parser.File]bool{}
+		var last *parser.File
+		lastHolds := false
 		for _, v := range p.Visits() {
+			if f := v.D.File; f != last {
+				h, ok := holds[f]
+				if !ok {
+					h = f == nil || bytes.Contains(f.Src, []byte("(?"))
+					holds[f] = h
+				}
+				last, lastHolds = f, h
+			}
+			if !lastHolds {
+				continue
+			}
 			for _, a := range v.D.Args {
 				add(a.Value)
 			}
-			if v.D.Name == "map" {
-				for _, e := range v.D.Block {
-					add(e.Name)
-				}
-			}
 		}
+		p.Each(func(d *parser.Directive, _ *parser.Context) {
+			for _, e := range d.Block {
+				add(e.Name)
+			}
+		}, "map")
 		return named
 	}).(map[string]bool)
 	return p.named

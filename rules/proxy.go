@@ -404,6 +404,11 @@ func (p *Pass) connectionMaps() map[string]closeMap {
 			}
 		}
 	}
+	// said once per map, not for each proxy_pass that sends it
+	for v, m := range out {
+		m.said = m.describe(v)
+		out[v] = m
+	}
 	return out
 }
 
@@ -417,7 +422,7 @@ func closesConnection(conn *parser.Directive, cmaps map[string]closeMap) string 
 		return "Connection is set to close at " + where(conn)
 	}
 	if m, ok := cmaps[conn.Arg(1)]; ok {
-		return m.describe(conn.Arg(1))
+		return m.said
 	}
 	return ""
 }
@@ -428,6 +433,7 @@ func closesConnection(conn *parser.Directive, cmaps map[string]closeMap) string 
 type closeMap struct {
 	first, last *parser.Directive
 	via         []string
+	said        string // describe of the map's variable
 }
 
 // describe says when the variable is "close".

@@ -39,7 +39,9 @@ func checkProxyPassNoResolver(p *Pass) {
 		upstreams[d.Arg(0)] = true
 	}, "upstream")
 	p.Each(func(d *parser.Directive, c *parser.Context) {
-		if engine.InStream(c) {
+		// a variable in the backend part, the start of the argument, is
+		// what needs a resolver: without a "$" there is none
+		if engine.InStream(c) || strings.IndexByte(d.Arg(0), '$') < 0 {
 			return
 		}
 		part := backendPart(d)

@@ -32,17 +32,11 @@ with OpenSSL 3), so servers that only listen with ssl or quic are left out.`,
 
 // tlsOnly reports whether every listen of a server terminates TLS (or is
 // QUIC): there nginx does not use sendfile unless kernel TLS is on.
-func tlsOnly(p *Pass, s *parser.Directive, c *parser.Context) bool {
-	listens := engine.FindIn(s.Block, "listen")
-	if len(listens) == 0 {
+func tlsOnly(p *Pass, hs httpServer) bool {
+	if !hs.tlsListens {
 		return false
 	}
-	for _, l := range listens {
-		if hasArg(l, "ssl") < 0 && hasArg(l, "quic") < 0 {
-			return false
-		}
-	}
-	for _, d := range p.EffectiveIn(c, s, "ssl_conf_command").Dirs {
+	for _, d := range p.EffectiveIn(hs.c, hs.s, "ssl_conf_command").Dirs {
 		if strings.EqualFold(d.Arg(0), "Options") && strings.Contains(strings.ToLower(d.Arg(1)), "ktls") {
 			return false
 		}
@@ -94,7 +88,7 @@ var (
 
 func checkSendfileOff(p *Pass) {
 	isOff := func(d *parser.Directive) bool { return d.Arg(0) != "on" }
-	reportStaticSetting(p, "sendfile", isOff, func(s *parser.Directive, c *parser.Context) bool { return tlsOnly(p, s, c) },
+	reportStaticSetting(p, "sendfile", isOff, func(hs httpServer) bool { return tlsOnly(p, hs) },
 		func(at, first *parser.Directive, n int) finding.Diagnostic {
 			d := p.Diag(at, "files are served without sendfile (%s); it is off by default, so each file is copied through nginx's buffers; write \"sendfile on;\"", serversNote(first, n))
 			if at.Name == parser.CtxHTTP {

@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -101,5 +103,153 @@ func TestMayBeTemplatedBeforeTemplated(t *testing.T) {
 	}
 	if mayBeTemplated([]byte("a%b"), 2, 1) || mayBeTemplated([]byte("%"), 0, 5) != true {
 		t.Error("out-of-order or out-of-range bounds")
+	}
+}
+
+// directive-args works out the words a name takes in a context once per
+// run, not for each directive: checking a directive whose rows list words
+// (gzip_proxied's bitmask) allocates nothing (the words were gathered
+// into a new list for each, 2 MB on a tree of 20,000 sites).
+func TestArgsWordsOncePerContext(t *testing.T) {
+	tree, err := loader.LoadFS(fstest.MapFS{"nginx.conf": {Data: []byte("events {}\nhttp {\n    gzip_proxied expired no-cache;\n    gzip_proxied bogus;\n}\n")}}, "nginx.conf", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocs := -1.0
+	all := []*engine.Rule{
+		{Doc: engine.Doc{ID: "probe", Severity: finding.Warning, Category: engine.CategoryCorrectness}, Check: check(func(p *Pass) {
+			p.Each(func(d *parser.Directive, c *parser.Context) {
+				if d.Arg(0) != "expired" {
+					return
+				}
+				key := engine.ContextKey(c)
+				lc := langCtx{key: key, bit: knowledge.ContextBit(key), certain: certainContext(c)}
+				in := p.info(d.Name)
+				rows := argsAt(p, d, c, lc, in, nil)
+				allocs = testing.AllocsPerRun(1000, func() { rows = argsAt(p, d, c, lc, in, rows[:0]) })
+			}, "gzip_proxied")
+		})},
+	}
+	engine.Run(tree, all, engine.Config{})
+	if allocs != 0 {
+		t.Errorf("checking a directive whose rows list words allocated %.1f times", allocs)
+	}
+	got := lintText(t, "events {}\nhttp {\n    gzip_proxied expired no-cache;\n    gzip_proxied bogus;\n}\n", engine.Config{})
+	found := false
+	for _, d := range got {
+		found = found || d.Rule == "directive-args" && d.Line == 4 && strings.Contains(d.Message, `invalid value "bogus"`)
+	}
+	if !found {
+		t.Errorf("no directive-args finding at the bogus word: %v", got)
+	}
+}
+
+// directive-duplicate keeps, for the blocks the walk is in, the first
+// directive of each name nginx takes once: a block's directives after a
+// nested block still meet those before it, a sibling block starts anew, an
+// included file's directives stand in the block that includes them. One map
+// per run held an entry for every such directive of the tree (1.6 MB for
+// 5,000 servers); the blocks open at once are a handful.
+func TestDuplicateFirstsOfOpenBlocks(t *testing.T) {
+	files := fstest.MapFS{
+		"nginx.conf": {Data: []byte("events {}\nhttp {\n" +
+			"    server {\n        root /a;\n        location / {\n            root /b;\n            location /x {\n                root /c;\n            }\n            root /d;\n        }\n        root /e;\n        include more.conf;\n    }\n" +
+			"    server {\n        root /g;\n    }\n}\n")},
+		"more.conf": {Data: []byte("root /f;\n")},
+	}
+	tree, err := loader.LoadFS(files, "nginx.conf", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range Run(tree, engine.Config{}) {
+		if d.Rule == "directive-duplicate" {
+			got = append(got, fmt.Sprintf("%s:%d %s", strings.TrimPrefix(d.File, "/"), d.Line, d.Message[strings.LastIndex(d.Message, " ")+1:]))
+		}
+	}
+	want := []string{"more.conf:1 nginx.conf:4", "nginx.conf:10 nginx.conf:6", "nginx.conf:12 nginx.conf:4"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("duplicates: %q, want %q", got, want)
+	}
+
+	var src strings.Builder
+	src.WriteString("events {}\nhttp {\n")
+	for i := range 5000 {
+		fmt.Fprintf(&src, "    server {\n        listen 80;\n        server_name s%d;\n        root /s;\n        index i;\n        location / {\n            root /l;\n        }\n    }\n", i)
+	}
+	src.WriteString("}\n")
+	big, err := loader.LoadFS(fstest.MapFS{"nginx.conf": {Data: []byte(src.String())}}, "nginx.conf", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var allocated uint64
+	all := []*engine.Rule{
+		{Doc: engine.Doc{ID: "probe", Severity: finding.Warning, Category: engine.CategoryCorrectness}, Check: check(func(p *Pass) {
+			p.Visits() // the run's walk, made before the count
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			runLanguage(p)
+			runtime.ReadMemStats(&after)
+			allocated = after.TotalAlloc - before.TotalAlloc
+		})},
+		ByID("directive-duplicate"),
+	}
+	engine.Run(big, all, engine.Config{ParallelFrom: 1 << 30})
+	if allocated > 256<<10 {
+		t.Errorf("directive-duplicate over 5,000 servers allocated %d bytes", allocated)
+	}
+}
+
+// textHolds, which spares unknown-variable checks the arguments of
+// directives without "$", never says no where an argument's value holds the
+// byte: over every directive of every fixture, and statements with quotes,
+// escapes, blocks, line breaks and one cut short by the end of the file.
+func TestTextHoldsWhatArgumentsHold(t *testing.T) {
+	held := 0
+	check := func(name string, tr *loader.Tree) {
+		tr.Walk(func(d *parser.Directive, _ *parser.Context) bool {
+			for _, a := range d.Args {
+				if strings.IndexByte(a.Value, '$') >= 0 {
+					held++
+				}
+				for _, b := range []byte{'$', '('} {
+					if strings.IndexByte(a.Value, b) >= 0 && !textHolds(d, b) {
+						t.Errorf("%s:%d: %q holds %q, textHolds says no", name, d.Line, a.Value, b)
+					}
+				}
+			}
+			return true
+		})
+	}
+	for _, p := range fixturePaths(t) {
+		if tr, err := loader.Load(p, loader.Options{}); err == nil {
+			check(p, tr)
+		}
+	}
+	src := "events {}\nhttp {\n    map \"$a\" $b { default 1; }\n    server {\n        set $x 'a\\$b';\n        return 200 \"x\n$y (z)\";\n        if ($uri ~ \"^/(a)\") { return 404; }\n        location ~ ^/(?<n>x) { add_header X \\$v; }\n        add_header Y $z"
+	tr, err := loader.LoadFS(fstest.MapFS{"nginx.conf": {Data: []byte(src)}}, "nginx.conf", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("snippet", tr)
+	if held < 300 {
+		t.Errorf("only %d arguments with a variable met", held)
+	}
+}
+
+// The unknown-variable check remembers the values whose variables are all
+// known, by family: a value fine in stream is judged again in http, where
+// the variable may be unknown.
+func TestFineValuesByFamily(t *testing.T) {
+	src := "events {}\nstream {\n    server {\n        listen 12345;\n        return $ssl_preread_server_name;\n    }\n}\n" +
+		"http {\n    server {\n        return 200 $ssl_preread_server_name;\n    }\n}\n"
+	var lines []int
+	for _, d := range lintText(t, src, engine.Config{}) {
+		if d.Rule == "undefined-reference" {
+			lines = append(lines, d.Line)
+		}
+	}
+	if fmt.Sprint(lines) != "[10]" {
+		t.Errorf("undefined-reference at lines %v, want [10] (http's return only)", lines)
 	}
 }

@@ -47,44 +47,49 @@ func checkSslSessionCache(p *Pass) {
 			}
 		}
 	}, "ssl_session_cache")
-	p.HTTPServers(func(s *parser.Directive, c *parser.Context) {
-		if !isTLSServer(s) {
+	for _, hs := range p.httpServers() {
+		if hs.tls {
+			checkSessionCache(p, hs.s, hs.c, zone)
+		}
+	}
+}
+
+// checkSessionCache judges the session cache of one TLS server: zone is
+// the shared zone the tree already declares, or a new one.
+func checkSessionCache(p *Pass, s *parser.Directive, c *parser.Context, zone string) {
+	if rj := p.EffectiveIn(c, s, "ssl_reject_handshake"); rj.Found() && rj.Last().Arg(0) == "on" {
+		return // a catch-all that refuses every handshake
+	}
+	tickets := p.EffectiveIn(c, s, "ssl_session_tickets")
+	ticketsOff := tickets.Found() && tickets.Last().Arg(0) == "off"
+	sev, cost := finding.Info, "returning clients resume with session tickets (on by default), but a reload changes their keys and clients without tickets pay a full handshake"
+	if ticketsOff {
+		sev, cost = finding.Warning, fmt.Sprintf("with ssl_session_tickets off (%s) every returning client pays a full handshake", where(tickets.Last()))
+	}
+	set := p.EffectiveIn(c, s, "ssl_session_cache")
+	if !set.Found() {
+		if !set.Complete {
 			return
 		}
-		if rj := p.EffectiveIn(c, s, "ssl_reject_handshake"); rj.Found() && rj.Last().Arg(0) == "on" {
-			return // a catch-all that refuses every handshake
+		diag := p.DiagSev(sev, s, "this TLS server has no ssl_session_cache; %s; write \"ssl_session_cache %s;\"", cost, engine.Clip(zone))
+		if http := c.Enclosing(parser.CtxHTTP); http != nil {
+			diag.Fix = &finding.Fix{Description: "add a shared session cache to the http block (" + engine.Clip(zone) + ", the zone the tree already declares where it does)",
+				Edits: []finding.Edit{engine.InsertFirst(http, "ssl_session_cache "+zone+";")}}
 		}
-		tickets := p.EffectiveIn(c, s, "ssl_session_tickets")
-		ticketsOff := tickets.Found() && tickets.Last().Arg(0) == "off"
-		sev, cost := finding.Info, "returning clients resume with session tickets (on by default), but a reload changes their keys and clients without tickets pay a full handshake"
-		if ticketsOff {
-			sev, cost = finding.Warning, fmt.Sprintf("with ssl_session_tickets off (%s) every returning client pays a full handshake", where(tickets.Last()))
+		p.Report(diag)
+		return
+	}
+	d := set.Last()
+	shared, none := false, false
+	for _, a := range d.Args {
+		if strings.HasPrefix(a.Value, "shared:") {
+			shared = true
 		}
-		set := p.EffectiveIn(c, s, "ssl_session_cache")
-		if !set.Found() {
-			if !set.Complete {
-				return
-			}
-			diag := p.DiagSev(sev, s, "this TLS server has no ssl_session_cache; %s; write \"ssl_session_cache %s;\"", cost, engine.Clip(zone))
-			if http := c.Enclosing(parser.CtxHTTP); http != nil {
-				diag.Fix = &finding.Fix{Description: "add a shared session cache to the http block (" + engine.Clip(zone) + ", the zone the tree already declares where it does)",
-					Edits: []finding.Edit{engine.InsertFirst(http, "ssl_session_cache "+zone+";")}}
-			}
-			p.Report(diag)
-			return
+		if a.Value == "none" || a.Value == "off" {
+			none = true
 		}
-		d := set.Last()
-		shared, none := false, false
-		for _, a := range d.Args {
-			if strings.HasPrefix(a.Value, "shared:") {
-				shared = true
-			}
-			if a.Value == "none" || a.Value == "off" {
-				none = true
-			}
-		}
-		if !shared && !(none && !ticketsOff) {
-			p.ReportSeverityf(sev, d, "ssl_session_cache %s keeps no cache shared by the workers; %s; use \"shared:SSL:10m\"", strings.Join(d.ArgValues(), " "), cost)
-		}
-	})
+	}
+	if !shared && !(none && !ticketsOff) {
+		p.ReportSeverityf(sev, d, "ssl_session_cache %s keeps no cache shared by the workers; %s; use \"shared:SSL:10m\"", strings.Join(d.ArgValues(), " "), cost)
+	}
 }

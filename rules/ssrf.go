@@ -55,7 +55,9 @@ func pathCapture(part string, d *parser.Directive, c *parser.Context) string {
 
 func checkSsrf(p *Pass) {
 	p.Each(func(d *parser.Directive, c *parser.Context) {
-		if engine.InStream(c) || len(d.Args) == 0 {
+		// the backend part is the start of the argument: without a "$" in
+		// it, it takes nothing from the request (most *_pass)
+		if engine.InStream(c) || len(d.Args) == 0 || strings.IndexByte(d.Arg(0), '$') < 0 {
 			return
 		}
 		part := pathCapture(backendPart(d), d, c)

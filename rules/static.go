@@ -16,7 +16,7 @@ import (
 // servers that serve files: once per http block when the whole http level
 // lacks it, naming the first such server, or at the directive that turns it
 // off. skip leaves out servers where the setting does not matter.
-func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) bool, skip func(s *parser.Directive, c *parser.Context) bool,
+func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) bool, skip func(hs httpServer) bool,
 	missing func(at *parser.Directive, first *parser.Directive, n int) finding.Diagnostic, off func(d *parser.Directive) finding.Diagnostic) {
 	type group struct {
 		at, first *parser.Directive
@@ -24,9 +24,10 @@ func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) boo
 	}
 	var order []*group
 	byAt := map[*parser.Directive]*group{}
-	p.HTTPServers(func(s *parser.Directive, c *parser.Context) {
-		if !engine.ServesFiles(s) || (skip != nil && skip(s, c)) {
-			return
+	for _, hs := range p.httpServers() {
+		s, c := hs.s, hs.c
+		if !hs.files || (skip != nil && skip(hs)) {
+			continue
 		}
 		set := p.EffectiveIn(c, s, name)
 		switch {
@@ -45,7 +46,7 @@ func reportStaticSetting(p *Pass, name string, bad func(d *parser.Directive) boo
 			}
 			g.n++
 		}
-	})
+	}
 	for _, g := range order {
 		p.Report(missing(g.at, g.first, g.n))
 	}

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"bytes"
+	"math"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -167,35 +169,37 @@ func unknownVariables(p *Pass) {
 	thirdParty := false
 	defined := map[string]bool{}
 	// per name, whether only a third-party module (which may define
-	// variables) or no module of the table has it; brotli and
-	// headers-more define none. Asked once per name: knowledge.Lookup
-	// takes a lock, and p.info's cache is the language pass's, unlocked.
-	type kind struct{ known, foreign bool }
-	kinds := map[string]kind{}
-	kindOf := func(name string) kind {
-		k, ok := kinds[name]
-		if !ok {
+	// variables) or no module of the table has it (brotli and
+	// headers-more define none), and whether it may define a variable.
+	// Asked once per name and kept by the name's number
+	// (Pass.VisitNames): knowledge.Lookup takes a lock, and the walk then
+	// reads a directive only for the few names that need it.
+	type kind struct{ done, known, foreign, definer bool }
+	ids, names := p.VisitNames()
+	kinds := make([]kind, len(names))
+	for i, v := range p.Visits() {
+		k := &kinds[ids[i]]
+		if !k.done {
+			name := names[ids[i]]
 			ds := knowledge.Lookup(name)
-			k = kind{known: len(ds) > 0, foreign: true}
+			*k = kind{done: true, known: len(ds) > 0, foreign: true}
 			for _, x := range ds {
 				k.foreign = k.foreign && !(x.Extra == "" || strings.HasPrefix(x.Extra, "http-brotli") || strings.HasPrefix(x.Extra, "http-headers-more"))
 			}
-			kinds[name] = k
+			_, k.definer = knowledge.DefinesVariable(name, math.MaxInt32)
 		}
-		return k
-	}
-	p.EachDirective(func(d *parser.Directive, c *parser.Context) {
-		if !thirdParty && d.Name != "" {
+		if !thirdParty && names[ids[i]] != "" {
 			// a third-party-only name; or a name the table does not have,
 			// outside the entries of a map or geo
-			k := kindOf(d.Name)
-			thirdParty = k.known && k.foreign || !k.known && !parser.IsDataBlock(dParent(d))
+			thirdParty = k.known && k.foreign || !k.known && !parser.IsDataBlock(dParent(v.D))
 		}
 		// what the tree defines
-		if i, ok := knowledge.DefinesVariable(d.Name, len(d.Args)); ok {
-			defined[strings.TrimPrefix(d.Arg(i), "$")] = true
+		if k.definer {
+			if i, ok := knowledge.DefinesVariable(v.D.Name, len(v.D.Args)); ok {
+				defined[strings.TrimPrefix(v.D.Arg(i), "$")] = true
+			}
 		}
-	})
+	}
 	for n := range p.namedGroups() {
 		defined[n] = true // a named capture, of a map's regex key too
 	}
@@ -208,6 +212,14 @@ func unknownVariables(p *Pass) {
 			return
 		}
 	}
+	// the values met whose every variable is known or set, by family
+	// (http or stream): a tree writes the same few ("$host",
+	// "$http_upgrade") thousands of times; kept up to a bound
+	type valueIn struct {
+		v      string
+		stream bool
+	}
+	fine := map[valueIn]bool{}
 	p.EachDirective(func(d *parser.Directive, c *parser.Context) {
 		if d.Parent != nil && parser.IsDataBlock(d.Parent.Name) && d.Parent.Name != "map" {
 			return
@@ -216,21 +228,34 @@ func unknownVariables(p *Pass) {
 		if strings.HasPrefix(d.Name, "perl") || strings.HasPrefix(d.Name, "js_") || strings.Contains(d.Name, "lua") {
 			return
 		}
+		if !textHolds(d, '$') {
+			return // no argument refers to a variable (most directives)
+		}
 		for i, a := range d.Args {
-			if regexArg(d, i, c) || a.Quote == '\'' && d.Name == "log_format" && false {
+			if strings.IndexByte(a.Value, '$') < 0 || regexArg(d, i, c) {
+				continue
+			}
+			k := valueIn{a.Value, engine.InStream(c)}
+			if fine[k] {
 				continue
 			}
 			for _, r := range knowledge.VarRefs(a.Value) {
 				n := r.Name
-				if r.Kind == knowledge.Capture || defined[n] || knowledge.VariableKnown(n, engine.InStream(c)) {
+				if r.Kind == knowledge.Capture || defined[n] || knowledge.VariableKnown(n, k.stream) {
 					continue
 				}
 				p.ReportArgf(d, i, "$%s is not a variable nginx or a module knows, and nothing in this tree sets it: nginx -t fails with 'unknown \"%s\" variable'", engine.Clip(n), engine.Clip(n))
 				return
 			}
+			if len(fine) < maxFineValues {
+				fine[k] = true
+			}
 		}
 	})
 }
+
+// maxFineValues bounds the values unknownVariables remembers as fine.
+const maxFineValues = 4096
 
 // dParent is the name of the block d stands in, "" at a file's top.
 func dParent(d *parser.Directive) string {
@@ -238,4 +263,20 @@ func dParent(d *parser.Directive) string {
 		return ""
 	}
 	return d.Parent.Name
+}
+
+// textHolds reports whether the text of d's name and arguments, as the
+// file holds it, has the byte b, for a byte no escape writes ("$", "("):
+// an argument's value holds it only where that text does. Reading the
+// file's text, which lies in order, spares the arguments of the many
+// directives without it; true where the statement's extent is not known.
+func textHolds(d *parser.Directive, b byte) bool {
+	end := int(d.End)
+	if d.BlockOpen >= 0 {
+		end = int(d.BlockOpen)
+	}
+	if d.File == nil || d.Start < 0 || end < int(d.Start) || end > len(d.File.Src) {
+		return true
+	}
+	return bytes.IndexByte(d.File.Src[d.Start:end], b) >= 0
 }

@@ -83,25 +83,6 @@ http {
 // upstreamUse is how the tree's *_pass directives use an upstream block.
 type upstreamUse map[string]bool
 
-// upstreamUses maps upstream names to the directives that pass to them.
-func (p *Pass) upstreamUses(ups map[string]*parser.Directive) map[string]upstreamUse {
-	out := map[string]upstreamUse{}
-	p.Each(func(d *parser.Directive, c *parser.Context) {
-		if engine.InStream(c) {
-			return
-		}
-		if _, host, _, ok := passTarget(d); ok {
-			if _, isUp := ups[host]; isUp {
-				if out[host] == nil {
-					out[host] = upstreamUse{}
-				}
-				out[host][d.Name] = true
-			}
-		}
-	}, passNames...)
-	return out
-}
-
 // keepsConnections reports whether a protocol can reuse backend connections
 // at all: SCGI and uwsgi mark the end of a response by closing the
 // connection, so nginx never keeps them.
@@ -124,7 +105,6 @@ func literalLooksLikeUpstream(p *Pass, host string, c *parser.Context) bool {
 
 func checkUpstreamKeepalive(p *Pass) {
 	ups := p.httpUpstreams()
-	uses := p.upstreamUses(ups)
 	// one finding per backend and tree, at its first *_pass, the others as
 	// related places: a site proxying to one backend from four locations
 	// (or four files) has one problem, not four
@@ -133,36 +113,57 @@ func checkUpstreamKeepalive(p *Pass) {
 	variable := map[string][]*parser.Directive{}
 	var variableOrder []string
 	grouped := map[*parser.Directive]bool{} // a file read again through another include or root
-	// per upstream, why no proxy_pass to it could use a pool once the
-	// follow-up fix (proxy-keepalive-headers) has run: each one sends
-	// "Connection: close" (set so, or through a map), or needs what no
-	// edit can be sure of; adding keepalive to the upstream alone would
-	// then change nothing nginx sends, so that fix is not offered
+	// per upstream, the directives that pass to it (by name), and why no
+	// proxy_pass to it could use a pool once the follow-up fix
+	// (proxy-keepalive-headers) has run: each one sends "Connection:
+	// close" (set so, or through a map), or needs what no edit can be sure
+	// of; adding keepalive to the upstream alone would then change nothing
+	// nginx sends, so that fix is not offered. Both in one walk of the
+	// *_pass directives, before the upstream blocks are judged.
+	uses := map[string]upstreamUse{}
 	closing := map[string]string{}
-	if p.Before(vUpstreamKeepalive) {
-		cmaps := p.connectionMaps()
-		open := map[string]bool{}
-		p.Each(func(d *parser.Directive, c *parser.Context) {
-			_, host, _, ok := proxyTarget(d.Arg(0))
-			if _, isUp := ups[host]; !ok || !isUp || engine.InStream(c) || open[host] {
-				return
-			}
-			why := ""
-			if closes := closesConnection(connectionHeader(p.Effective(c.Blocks, c.Root, "proxy_set_header").Dirs), cmaps); closes != "" {
-				why = "; but every proxy_pass to it sends \"Connection: close\" (" + closes + "), so keepalive alone would change nothing: clear that header too"
-			} else if h := p.keepaliveHeaders(d, c, cmaps); len(h.problems) > 0 && !h.complete {
-				why = fmt.Sprintf("; but no proxy_pass to it could use the pool after a fix (at %s: %s), so keepalive alone would change nothing", where(d), h.problems[0])
-			} else if len(h.unknown) > 0 {
-				why = fmt.Sprintf("; whether the proxy_pass at %s could use it depends on %s, which only a file nginxtune did not read may set (an include left unread, or what includes this file; HTTP/1.1 and an empty Connection header are needed), so no fix is offered", where(d), strings.Join(h.unknown, " and "))
-			}
-			if why == "" {
-				open[host] = true
-				delete(closing, host)
-			} else if closing[host] == "" {
-				closing[host] = why
-			}
-		}, "proxy_pass")
+	before := p.Before(vUpstreamKeepalive)
+	var cmaps map[string]closeMap
+	if before {
+		cmaps = p.connectionMaps()
 	}
+	open := map[string]bool{}
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		if engine.InStream(c) {
+			return
+		}
+		_, host, _, ok := passTarget(d)
+		if !ok {
+			return
+		}
+		if _, isUp := ups[host]; !isUp {
+			return
+		}
+		if uses[host] == nil {
+			uses[host] = upstreamUse{}
+		}
+		uses[host][d.Name] = true
+		if !before || d.Name != protoHTTP || open[host] {
+			return
+		}
+		why := ""
+		if closes := closesConnection(connectionHeader(p.Effective(c.Blocks, c.Root, "proxy_set_header").Dirs), cmaps); closes != "" {
+			if closing[host] != "" {
+				return // said of an earlier proxy_pass to it (the text is made once)
+			}
+			why = "; but every proxy_pass to it sends \"Connection: close\" (" + closes + "), so keepalive alone would change nothing: clear that header too"
+		} else if h := p.keepaliveHeaders(d, c, cmaps); len(h.problems) > 0 && !h.complete {
+			why = fmt.Sprintf("; but no proxy_pass to it could use the pool after a fix (at %s: %s), so keepalive alone would change nothing", where(d), h.problems[0])
+		} else if len(h.unknown) > 0 {
+			why = fmt.Sprintf("; whether the proxy_pass at %s could use it depends on %s, which only a file nginxtune did not read may set (an include left unread, or what includes this file; HTTP/1.1 and an empty Connection header are needed), so no fix is offered", where(d), strings.Join(h.unknown, " and "))
+		}
+		if why == "" {
+			open[host] = true
+			delete(closing, host)
+		} else if closing[host] == "" {
+			closing[host] = why
+		}
+	}, passNames...)
 	p.Each(func(d *parser.Directive, c *parser.Context) {
 		if engine.InStream(c) {
 			return

@@ -17,24 +17,27 @@ import (
 // flag a third argument of add_header or *_param must be, and error_page's
 // codes. Each is reported as directive-args.
 
-// valuesAt checks d's argument values against rows, the table's rows for
-// its version and context; called once the number of arguments is right.
-// certain is false where the context is a guess (a fragment read alone):
-// rows are then every row of the name, and only the checks that judge the
-// same in every context run.
-func valuesAt(p *Pass, d *parser.Directive, c *parser.Context, rows []knowledge.Directive, certain bool) {
-	if len(d.Args) == 0 || templated(d.Args[0].Raw) {
+// valuesWith checks d's argument values against what the table's rows for
+// its version and context give (ctxRows: the slot every row has, else the
+// words they list, else the name's own check); called once the number of
+// arguments is right. Where the context is a guess (a fragment read alone,
+// cr.certain false), the rows are every row of the name, and only the
+// checks that judge the same in every context run. maybeTemplated is false
+// when no argument holds a byte a template's placeholder needs
+// (mayBeTemplated).
+func valuesWith(p *Pass, d *parser.Directive, c *parser.Context, cr *ctxRows, maybeTemplated bool) {
+	if len(d.Args) == 0 || maybeTemplated && templated(d.Args[0].Raw) {
 		return
 	}
-	if slot := rowsSlot(rows); slot != "" {
-		slotAt(p, d, slot)
+	if cr.slot != "" {
+		slotAt(p, d, cr.slot)
 		return
 	}
-	if values, bitmask := rowsValues(rows); len(values) > 0 {
-		wordsAt(p, d, values, bitmask)
+	if len(cr.values) > 0 {
+		wordsAt(p, d, cr.values, cr.bitmask)
 		return
 	}
-	check, ok := valueChecks[d.Name]
+	check, ok, certain := cr.check, cr.hasCheck, cr.certain
 	if !certain {
 		// a *_pass only http has, or a proxy_pass with a scheme, is
 		// http's wherever the fragment is included

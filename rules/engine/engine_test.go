@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"fmt"
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -17,5 +20,35 @@ func TestReportKeepsAtMostMaxFindings(t *testing.T) {
 	}
 	if len(diags) != MaxFindings || dropped != 10 {
 		t.Errorf("kept %d, counted %d past the bound; want %d and 10", len(diags), dropped, MaxFindings)
+	}
+}
+
+// sortDiags orders findings as a stable sort by file, line, column and rule
+// does, moving each once.
+func TestSortDiagsStable(t *testing.T) {
+	var in []finding.Diagnostic
+	for i := range 500 {
+		in = append(in, finding.Diagnostic{File: []string{"b", "a", "c"}[i%3], Line: i % 7, Col: i % 2, Rule: []string{"y", "x"}[i%5%2], Message: fmt.Sprint(i)})
+	}
+	want := slices.Clone(in)
+	sort.SliceStable(want, func(i, j int) bool {
+		a, b := want[i], want[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Col != b.Col {
+			return a.Col < b.Col
+		}
+		return a.Rule < b.Rule
+	})
+	got := slices.Clone(in)
+	sortDiags(got)
+	for i := range want {
+		if got[i].Message != want[i].Message {
+			t.Fatalf("at %d: finding %s, want %s", i, got[i].Message, want[i].Message)
+		}
 	}
 }

@@ -63,14 +63,31 @@ func (p *Pass) Find(dirs []*parser.Directive, name string) []*parser.Directive {
 // findFlat returns the directives named name at a level, and false when
 // the level has an include that read files (the caller then expands it).
 func findFlat(dirs []*parser.Directive, name string) ([]*parser.Directive, bool) {
+	// the matches as a piece of dirs while they stand together (one, or
+	// a run of lines: most levels), copied only when another statement
+	// stands between two of them; callers read it and never write to it
 	var out []*parser.Directive
-	for _, d := range dirs {
+	from, to := -1, -1
+	for i, d := range dirs {
 		if parser.ReadsFiles(d) {
 			return nil, false
 		}
-		if d.Name == name {
-			out = append(out, d)
+		if d.Name != name {
+			continue
 		}
+		switch {
+		case out != nil:
+			out = append(out, d)
+		case from < 0:
+			from, to = i, i+1
+		case to == i:
+			to++
+		default:
+			out = append(append(make([]*parser.Directive, 0, to-from+2), dirs[from:to]...), d)
+		}
+	}
+	if out == nil && from >= 0 {
+		return dirs[from:to:to], true
 	}
 	return out, true
 }
@@ -112,19 +129,36 @@ func (s Setting) Last() *parser.Directive {
 // Effective returns the setting of name that applies inside the innermost
 // block of blocks (which may be empty: the top of the root file).
 func (p *Pass) Effective(blocks []*parser.Directive, root *parser.File, name string) Setting {
-	// the levels: the top of the root file (when there is one), then blocks
+	return p.effective(blocks, nil, root, name)
+}
+
+// effective is Effective inside last (when not nil) within blocks: the
+// chain is not copied to add last to it.
+func (p *Pass) effective(blocks []*parser.Directive, last *parser.Directive, root *parser.File, name string) Setting {
+	// the levels: the top of the root file (when there is one), then
+	// blocks, then last
 	top := 0
 	if root != nil {
 		top = 1
 	}
-	ds, i := parser.InEffect(top+len(blocks), name, func(i int) []*parser.Directive {
+	n := top + len(blocks)
+	if last != nil {
+		n++
+	}
+	level := func(i int) *parser.Directive {
+		if i -= top; i < len(blocks) {
+			return blocks[i]
+		}
+		return last
+	}
+	ds, i := parser.InEffect(n, name, func(i int) []*parser.Directive {
 		if i < top {
 			return p.index.find(root.Directives, name)
 		}
-		return p.index.find(blocks[i-top].Block, name)
+		return p.index.find(level(i).Block, name)
 	})
 	if i >= top {
-		return Setting{Dirs: ds, Level: blocks[i-top], Complete: true}
+		return Setting{Dirs: ds, Level: level(i), Complete: true}
 	} else if i >= 0 {
 		return Setting{Dirs: ds, Complete: true}
 	}
@@ -133,6 +167,9 @@ func (p *Pass) Effective(blocks []*parser.Directive, root *parser.File, name str
 	// copy) at any level in scope may set it, where it may stand: no claim
 	// that it is unset
 	if complete && p.Tree != nil && p.Tree.HasUnread() {
+		if last != nil {
+			blocks = append(append([]*parser.Directive(nil), blocks...), last)
+		}
 		names := LevelNames(root, blocks)
 		for i := len(blocks) - 1; i >= 0 && complete; i-- {
 			complete = !p.UnreadMayHold(blocks[i].Block, names[:len(names)-len(blocks)+i+1], name)
@@ -213,11 +250,10 @@ func (p *Pass) UnreadMayHold(dirs []*parser.Directive, names []string, directive
 // EffectiveIn is Effective for a context captured during a walk, including
 // the block of d itself when d is a block directive.
 func (p *Pass) EffectiveIn(c *parser.Context, d *parser.Directive, name string) Setting {
-	blocks := c.Blocks
 	if d != nil && d.Block != nil {
-		blocks = append(append([]*parser.Directive(nil), c.Blocks...), d)
+		return p.effective(c.Blocks, d, c.Root, name)
 	}
-	return p.Effective(blocks, c.Root, name)
+	return p.effective(c.Blocks, nil, c.Root, name)
 }
 
 // locations returns the location blocks of a server, nested ones included,
@@ -281,11 +317,26 @@ func hasLocation(dirs []*parser.Directive) bool {
 
 // HTTPServers calls fn for every server block of the http context.
 func (p *Pass) HTTPServers(fn func(s *parser.Directive, c *parser.Context)) {
-	p.Each(func(d *parser.Directive, c *parser.Context) {
-		if d.Block != nil && c.In() == parser.CtxHTTP {
-			fn(d, c)
-		}
-	}, "server")
+	for _, v := range p.httpServers() {
+		fn(v.D, v.C)
+	}
+}
+
+// httpServersKey keys the run's list of http server blocks (Shared).
+type httpServersKey struct{}
+
+// httpServers are the server blocks of the http context, in walk order:
+// made once per run for the rules that go through them.
+func (p *Pass) httpServers() []Visit {
+	return p.Shared(httpServersKey{}, func() any {
+		var out []Visit
+		p.Each(func(d *parser.Directive, c *parser.Context) {
+			if d.Block != nil && c.In() == parser.CtxHTTP {
+				out = append(out, Visit{d, c})
+			}
+		}, "server")
+		return out
+	}).([]Visit)
 }
 
 // InStream reports whether the walk is inside a stream block.

@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -20,7 +20,11 @@ type Visit struct {
 // tree again. A file included from several places is visited once per place.
 type visits struct {
 	all    []Visit
-	byName map[string][]int
+	byName map[string][]int32 // visits by name, numbers into all
+	// names are the tree's distinct names, numbered as the walk first
+	// meets them, and nameID the number of each visit's name
+	names  []string
+	nameID []int32
 	places map[*parser.Directive]int // how many places a directive is met in
 	// rules run in parallel: what is computed on demand is computed once
 	placesOnce sync.Once
@@ -66,6 +70,18 @@ func (p *Pass) Visits() []Visit {
 	return p.visits.all
 }
 
+// VisitNames numbers the tree's directive names: names holds each distinct
+// name once, and ids[i] is the number of the name of Visits()[i]. A rule
+// that asks something of every directive's name keeps its answers in a
+// slice indexed by number instead of a map looked up per directive.
+// Shared, not to be modified.
+func (p *Pass) VisitNames() (ids []int32, names []string) {
+	if p.visits == nil {
+		p.visits = collect(p.Tree)
+	}
+	return p.visits.nameID, p.visits.names
+}
+
 // Places reports in how many places of the tree the walk meets d: more than
 // one when its file is included from several places.
 func (p *Pass) Places(d *parser.Directive) int {
@@ -105,43 +121,58 @@ func collect(t *loader.Tree) *visits {
 	})
 	// each name's list cut from one array at its exact length (appending
 	// name by name grew and copied them)
-	lists := make([][]int, len(count))
-	backing := make([]int, len(v.all))
+	lists := make([][]int32, len(count))
+	backing := make([]int32, len(v.all))
 	at := 0
 	for id, c := range count {
 		lists[id] = backing[at : at : at+c]
 		at += c
 	}
 	for i, id := range nameID {
-		lists[id] = append(lists[id], i)
+		lists[id] = append(lists[id], int32(i))
 	}
-	v.byName = make(map[string][]int, len(ids))
+	v.byName = make(map[string][]int32, len(ids))
+	v.names = make([]string, len(ids))
 	for name, id := range ids {
 		v.byName[name] = lists[id]
+		v.names[id] = name
 	}
+	v.nameID = nameID
 	return v
 }
 
 // Each calls fn for every directive with one of the names, in the order a
 // walk of the tree meets them.
 func (p *Pass) Each(fn func(d *parser.Directive, c *parser.Context), names ...string) {
+	for _, i := range p.visitsOf(names) {
+		fn(p.visits.all[i].D, p.visits.all[i].C)
+	}
+}
+
+// EachAt is Each with the number of each visit in Visits(), by which a
+// rule finds the visit's name number (VisitNames).
+func (p *Pass) EachAt(fn func(i int, d *parser.Directive, c *parser.Context), names ...string) {
+	for _, i := range p.visitsOf(names) {
+		fn(int(i), p.visits.all[i].D, p.visits.all[i].C)
+	}
+}
+
+// visitsOf returns the numbers of the visits of the names, in walk order.
+func (p *Pass) visitsOf(names []string) []int32 {
 	if p.visits == nil {
 		p.visits = collect(p.Tree)
 	}
-	if len(names) == 0 {
-		return
+	switch len(names) {
+	case 0:
+		return nil
+	case 1:
+		// one name: its list as it is (no copy)
+		return p.visits.byName[names[0]]
 	}
-	// one name: its list as it is (no copy); several: their lists in one
-	// slice of the right size, in walk order, made once per run for every
-	// rule that asks for the same names (several rules walk the *_pass
-	// directives, or the header families)
-	idx := p.visits.byName[names[0]]
-	if len(names) > 1 {
-		idx = p.mergedOf(names)
-	}
-	for _, i := range idx {
-		fn(p.visits.all[i].D, p.visits.all[i].C)
-	}
+	// several: their lists in one slice of the right size, in walk order,
+	// made once per run for every rule that asks for the same names
+	// (several rules walk the *_pass directives, or the header families)
+	return p.mergedOf(names)
 }
 
 // mergedKey is the key in Shared of the visits of several names (joined
@@ -149,19 +180,41 @@ func (p *Pass) Each(fn func(d *parser.Directive, c *parser.Context), names ...st
 type mergedKey string
 
 // mergedOf returns the visits of the names, in walk order.
-func (p *Pass) mergedOf(names []string) []int {
+func (p *Pass) mergedOf(names []string) []int32 {
 	return p.Shared(mergedKey(strings.Join(names, "\x00")), func() any {
+		v := p.visits
 		n := 0
 		for _, name := range names {
-			n += len(p.visits.byName[name])
+			n += len(v.byName[name])
 		}
-		idx := make([]int, 0, n)
+		idx := make([]int32, 0, n)
+		if n > len(v.all)/32 {
+			// many: picked out of the walk's name numbers in one pass,
+			// already in order (sorting them cost more); a name asked
+			// twice is listed twice, as below
+			want := make([]uint8, len(v.names))
+			twice := false
+			for _, name := range names {
+				if l := v.byName[name]; len(l) > 0 {
+					want[v.nameID[l[0]]]++
+					twice = twice || want[v.nameID[l[0]]] > 1
+				}
+			}
+			if !twice {
+				for i, id := range v.nameID {
+					if want[id] != 0 {
+						idx = append(idx, int32(i))
+					}
+				}
+				return idx
+			}
+		}
 		for _, name := range names {
-			idx = append(idx, p.visits.byName[name]...)
+			idx = append(idx, v.byName[name]...)
 		}
-		sort.Ints(idx)
+		slices.Sort(idx)
 		return idx
-	}).([]int)
+	}).([]int32)
 }
 
 // EachDirective calls fn for every directive of the tree.
