@@ -110,6 +110,7 @@ var (
 	rows         string // the table's rows, sorted by name (the generator sorts them)
 	coreVersions []string
 	coreParsed   []Version // coreVersions parsed, in the same order
+	allCore      string    // a row's "from" of every core version, oldest first
 	modules      []string
 	loadOnce     sync.Once
 
@@ -159,6 +160,7 @@ func readHeader() {
 	for i, v := range coreVersions {
 		coreParsed[i] = MustVersion(v)
 	}
+	allCore = "nginx-" + strings.Join(coreVersions, ",nginx-")
 }
 
 // rowsOf returns the rows of one directive, as one string of lines.
@@ -312,6 +314,12 @@ func parseRow(line string) (d Directive, from string, ok bool) {
 				d.Args.Take[n] = true
 			}
 		}
+	}
+	if f[6] == allCore && f[6] != "" {
+		// most rows are of every version of the table, written as the
+		// header names them: no need to cut them apart
+		d.Core = append([]string(nil), coreVersions...)
+		return d, f[6], true
 	}
 	if f[6] != "" {
 		d.Core = make([]string, 0, strings.Count(f[6], ",")+1) // one allocation, not one per doubling

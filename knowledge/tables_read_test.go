@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -209,4 +210,38 @@ func TestTablesFirstUseConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Every row's versions and third-party module are its "from" column cut
+// at its commas, whether the row is of every core version (read without
+// cutting) or not.
+func TestCoreOfEveryRow(t *testing.T) {
+	load()
+	all := 0
+	eachRow(rows, func(l string) {
+		d, from, ok := parseRow(l)
+		if !ok {
+			t.Fatalf("row %q not read", l)
+		}
+		var core []string
+		extra := ""
+		for rest := from; rest != ""; {
+			var x string
+			x, rest, _ = strings.Cut(rest, ",")
+			if v, ok := strings.CutPrefix(x, "nginx-"); ok {
+				core = append(core, v)
+			} else {
+				extra = x
+			}
+		}
+		if !slices.Equal(d.Core, core) || (d.Core == nil) != (core == nil) || d.Extra != extra {
+			t.Fatalf("%s: Core %q Extra %q, want %q %q", d.Name, d.Core, d.Extra, core, extra)
+		}
+		if from == allCore {
+			all++
+		}
+	})
+	if all < 500 {
+		t.Errorf("only %d rows of every version", all)
+	}
 }
