@@ -1,6 +1,10 @@
 package knowledge
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -244,4 +248,37 @@ func TestCoreOfEveryRow(t *testing.T) {
 	if all < 500 {
 		t.Errorf("only %d rows of every version", all)
 	}
+}
+
+// The first look-ups of a run read the rows they ask for, not a whole
+// table into a map: in a process that has read none of the tables yet, two
+// directives (their defaults too) and two variables cost a few dozen
+// allocations, where indexing defaults.tsv and variables.tsv first made it
+// 236 (a pre-commit hook asks of a few dozen names).
+func TestFirstLookupsReadNoWholeTable(t *testing.T) {
+	if os.Getenv("KNOWLEDGE_FIRST_LOOKUPS") != "" {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		Lookup("root")
+		Lookup("worker_connections")
+		VariableKnown("host", false)
+		VariableKnown("http_x_api_key", false)
+		runtime.ReadMemStats(&after)
+		fmt.Println("allocations:", after.Mallocs-before.Mallocs)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFirstLookupsReadNoWholeTable$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "KNOWLEDGE_FIRST_LOOKUPS=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var n int
+	if _, err := fmt.Sscanf(strings.TrimSpace(strings.SplitN(string(out), "allocations: ", 2)[1]), "%d", &n); err != nil {
+		t.Fatalf("no count in %q", out)
+	}
+	if n > 100 {
+		t.Errorf("the first look-ups allocated %d times: a table was read whole", n)
+	}
+	t.Logf("%d allocations", n)
 }
