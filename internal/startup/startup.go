@@ -1,9 +1,8 @@
 // Package startup sets the runtime up for a command, first of the
-// program's initialisation. Only the command imports it (a blank import);
-// it imports only the runtime, so it is initialised right after it, before
-// any package it does not depend on and whose path sorts after it: the
-// standard library's but a few, go.yaml.in's, nginxtune's
-// (TestHookStartupRunsFirst).
+// program's initialisation. Only the command imports it;
+// it imports only the runtime, and the linker orders its initialisation
+// right after the runtime's, before the rest of the standard library's,
+// go.yaml.in's and nginxtune's (TestHookStartupRunsFirst holds it there).
 //
 // What it saves is the runtime's own work at start, which is most of a
 // pre-commit hook's run (docs/lint-speed.md, round 4): the main goroutine
@@ -23,7 +22,7 @@ func init() {
 // copying every frame on it and moving the pointers into it (each frame's
 // stack map looked up): a lint of Debian's tree doubled it four times, in
 // the initialisation of internal/godebug and of yaml (while it compiles its
-// expressions) and deep in the loader and the rules, 0.27 million of the
+// expressions) and twice deep in the parser, 0.27 million of the
 // pre-commit hook's 4.2 million instructions (callgrind); and the 4, 8 and
 // 16 KB stacks came from pools that write into every stack of a fresh 32 KB
 // span, a dozen page faults. Grown here, with only the runtime's frames
