@@ -20,12 +20,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/loader"
 	"github.com/nginxtune/nginxtune/parser"
 	"github.com/nginxtune/nginxtune/route"
@@ -386,8 +386,10 @@ var hypotheses = []struct {
 	{"assuming every file and directory the configuration names exists", func(string, bool) bool { return true }},
 }
 
-// placeRE finds the places route writes into an answer ("at FILE:LINE").
-var placeRE = regexp.MustCompile(`\bat ([^\s]+):[0-9]+`)
+// placeRE finds the places route writes into an answer ("at FILE:LINE");
+// compiled on first use, as logVar: compiled at start, the two cost every
+// command 40,000 instructions, the pre-commit hook's too.
+var placeRE = lazyre.New(`\bat ([^\s]+):[0-9]+`)
 
 func (t *Tree) answer(res *route.Result) Answer {
 	a := Answer{Status: res.Status, Closed: res.Closed, Text: t.local(res.Answer)}
@@ -403,7 +405,7 @@ func (t *Tree) answer(res *route.Result) Answer {
 	if res.If != nil {
 		a.If, a.IfAt = route.Condition(res.If), t.place(res.If)
 	}
-	norm := placeRE.ReplaceAllString(a.Text, "at $1")
+	norm := placeRE().ReplaceAllString(a.Text, "at $1")
 	// a proxy_pass to an upstream is compared by the upstream's servers
 	for i := len(res.Steps) - 1; i >= 0; i-- {
 		d := res.Steps[i].Dir

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nginxtune/nginxtune/internal/lazyre"
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 	"github.com/nginxtune/nginxtune/route"
 )
@@ -30,14 +31,15 @@ type logFormat struct {
 	vars []string
 }
 
-var logVar = regexp.MustCompile(`\$(\{[A-Za-z0-9_]+\}|[A-Za-z0-9_]+)`)
+// logVar finds the variables of a log format (compiled on first use).
+var logVar = lazyre.New(`\$(\{[A-Za-z0-9_]+\}|[A-Za-z0-9_]+)`)
 
 func compileLogFormat(name, format string) (*logFormat, bool) {
 	lf := &logFormat{name: name}
 	var b strings.Builder
 	b.WriteString("^")
 	last := 0
-	for _, m := range logVar.FindAllStringIndex(format, -1) {
+	for _, m := range logVar().FindAllStringIndex(format, -1) {
 		b.WriteString(regexp.QuoteMeta(format[last:m[0]]))
 		v := strings.Trim(format[m[0]+1:m[1]], "{}")
 		lf.vars = append(lf.vars, strings.ToLower(v))

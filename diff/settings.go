@@ -17,20 +17,29 @@ type blockPair struct {
 	oldTree, newTree *Tree
 }
 
-// answered are directives whose effect is the answer itself, compared
-// request by request: a change in them shows there.
-var answered = map[string]bool{
-	"rewrite": true, "return": true, "set": true, "break": true, "try_files": true, "internal": true,
-	"listen": true, "server_name": true, "proxy_pass": true, "fastcgi_pass": true, "uwsgi_pass": true,
-	"scgi_pass": true, "grpc_pass": true, "memcached_pass": true, "error_page": true,
+// answered reports the directives whose effect is the answer itself,
+// compared request by request: a change in them shows there. (Switches,
+// not map literals, so that no command builds them when it starts.)
+func answered(name string) bool {
+	switch name {
+	case "rewrite", "return", "set", "break", "try_files", "internal",
+		"listen", "server_name", "proxy_pass", "fastcgi_pass", "uwsgi_pass",
+		"scgi_pass", "grpc_pass", "memcached_pass", "error_page":
+		return true
+	}
+	return false
 }
 
-// replacedAsList are directives of which an inner level's occurrences
-// replace every occurrence of the levels above.
-var replacedAsList = map[string]bool{
-	"add_header": true, "proxy_set_header": true, "fastcgi_param": true, "uwsgi_param": true,
-	"scgi_param": true, "grpc_set_header": true, "proxy_hide_header": true, "fastcgi_hide_header": true,
-	"allow": true, "deny": true, "add_trailer": true, "more_set_headers": true,
+// replacedAsList reports the directives of which an inner level's
+// occurrences replace every occurrence of the levels above.
+func replacedAsList(name string) bool {
+	switch name {
+	case "add_header", "proxy_set_header", "fastcgi_param", "uwsgi_param",
+		"scgi_param", "grpc_set_header", "proxy_hide_header", "fastcgi_hide_header",
+		"allow", "deny", "add_trailer", "more_set_headers":
+		return true
+	}
+	return false
 }
 
 // category sorts a directive into what it changes, worst first.
@@ -113,7 +122,7 @@ func (p *blockPair) compare() []SettingChange {
 	sort.Strings(names)
 	var out []SettingChange
 	for _, n := range names {
-		if answered[n] {
+		if answered(n) {
 			continue
 		}
 		o, nw := olds[n], news[n]
@@ -138,7 +147,7 @@ func (p *blockPair) compare() []SettingChange {
 // silentNote explains an occurrence that no longer applies though it is
 // still written: an inner level's list replaces it as a whole.
 func silentNote(t *Tree, name string, o, n route.Setting) string {
-	if !replacedAsList[name] || len(n.Replaces) == 0 {
+	if !replacedAsList(name) || len(n.Replaces) == 0 {
 		if len(n.Dirs) == 0 && len(o.Dirs) > 0 {
 			return fmt.Sprintf("%s no longer applies here", name)
 		}

@@ -279,6 +279,30 @@ func TestEveryFactCounted(t *testing.T) {
 	}
 }
 
+// each's list is Facts' fields, in order, each under its YAML key with
+// its own Source and Error: what reading the struct by reflection gives,
+// as each did before it was written out.
+func TestEachListsEveryFact(t *testing.T) {
+	var f Facts
+	v := reflect.ValueOf(&f).Elem()
+	i := 0
+	f.each(func(name string, source, err *string) {
+		if i >= v.NumField() {
+			t.Fatalf("each lists %s past Facts' %d fields", name, v.NumField())
+		}
+		field := v.Type().Field(i)
+		key, _, _ := strings.Cut(field.Tag.Get("yaml"), ",")
+		fv := v.Field(i)
+		if name != key || source != fv.FieldByName("Source").Addr().Interface().(*string) || err != fv.FieldByName("Error").Addr().Interface().(*string) {
+			t.Errorf("each's fact %d is %s, want %s (%s) with its own Source and Error", i, name, key, field.Name)
+		}
+		i++
+	})
+	if i != v.NumField() {
+		t.Errorf("each lists %d facts; Facts has %d fields", i, v.NumField())
+	}
+}
+
 func TestFactsFileDuplicateKey(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "facts.yaml")
 	os.WriteFile(p, []byte("cpu_online:\n  value: 4\n  source: nproc\ncpu_online:\n  value: 64\n  source: nproc\n"), 0o644)

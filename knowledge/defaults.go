@@ -15,44 +15,38 @@ import (
 //go:embed defaults.tsv
 var defaultsTSV string
 
-type computedDefault struct {
-	from  string // the "from" entries of the rows it is for, comma-separated; "" for all
-	value string
+// defaultRows is defaults.tsv's rows, sorted by name (TestTablesSorted).
+var defaultRows = sync.OnceValue(func() string { return tableBody(defaultsTSV) })
+
+// defaultComputed is the default defaults.tsv gives a row of the table
+// (its name, module and "from" column), "" for none.
+func defaultComputed(name, module, from string) string {
+	return defaultIn(defaultsOf(name), module, from)
 }
 
-// defaultKey is a directive and its module.
-type defaultKey struct{ name, module string }
+// defaultsOf returns the rows of defaults.tsv for a directive name, found
+// by a binary search of the sorted text (sortedRows), not read into a map
+// first: the pre-commit hook parses a few dozen rows of the directive
+// table, and indexing all of defaults.tsv for them was a twentieth of its
+// run.
+func defaultsOf(name string) string { return sortedRows(defaultRows(), name) }
 
-// computedDefaults maps a directive and its module to its defaults. Read
-// once, on the first row of the table parsed (every lint, the pre-commit
-// hook's too): with the lines cut in place and no key built, this takes a
-// tenth of what splitting each line and joining its key did.
-var computedDefaults = sync.OnceValue(func() map[defaultKey][]computedDefault { return computedDefaultsOf(defaultsTSV) })
-
-func computedDefaultsOf(tsv string) map[defaultKey][]computedDefault {
-	m := make(map[defaultKey][]computedDefault, strings.Count(tsv, "\n"))
-	for rest := tsv; rest != ""; {
+// defaultIn is the default that rows of defaults.tsv (one name's) give a
+// row of the directive table of that name: the first row of the module
+// whose versions are empty or list every entry of from; "" for none.
+func defaultIn(rows, module, from string) string {
+	for rest := rows; rest != ""; {
 		var l string
 		l, rest, _ = strings.Cut(rest, "\n")
-		if l == "" || strings.HasPrefix(l, "#") || strings.Count(l, "\t") != 4 {
+		if strings.Count(l, "\t") != 4 {
 			continue
 		}
 		var f [4]string
 		for i := range f {
 			f[i], l, _ = strings.Cut(l, "\t")
 		}
-		k := defaultKey{f[0], f[1]}
-		m[k] = append(m[k], computedDefault{f[2], f[3]})
-	}
-	return m
-}
-
-// defaultComputed is the default defaults.tsv gives a row of the table
-// (its name, module and "from" column), "" for none.
-func defaultComputed(name, module, from string) string {
-	for _, c := range computedDefaults()[defaultKey{name, module}] {
-		if c.from == "" || listedIn(from, c.from) {
-			return c.value
+		if f[1] == module && (f[2] == "" || listedIn(from, f[2])) {
+			return f[3]
 		}
 	}
 	return ""

@@ -7,7 +7,9 @@
 package knowledge
 
 import (
+	"cmp"
 	_ "embed"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,8 +109,8 @@ func (a Args) String() string {
 var (
 	rows         string // the table's rows, sorted by name (the generator sorts them)
 	coreVersions []string
-	coreParsed   []Version      // coreVersions parsed, in the same order
-	coreRank     map[string]int // a core version's place in coreVersions
+	coreParsed   []Version // coreVersions parsed, in the same order
+	allCore      string    // a row's "from" of every core version, oldest first
 	modules      []string
 	loadOnce     sync.Once
 
@@ -130,7 +132,10 @@ func readHeader() {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")
 		if v, ok := strings.CutPrefix(line, "# sources: "); ok {
-			for _, src := range strings.Split(v, ", ") {
+			modules = make([]string, 0, strings.Count(v, ", ")+1)
+			for v != "" {
+				var src string
+				src, v, _ = strings.Cut(v, ", ")
 				if v, ok := strings.CutPrefix(src, "nginx-"); ok {
 					coreVersions = append(coreVersions, v)
 				} else {
@@ -139,7 +144,12 @@ func readHeader() {
 			}
 		}
 		if v, ok := strings.CutPrefix(line, "# contexts: "); ok {
-			for _, c := range strings.Split(v, ",") {
+			// sized: filling a map that grows as it goes took a third
+			// of reading the header
+			contextBits = make(map[string]uint32, strings.Count(v, ",")+1)
+			for v != "" {
+				var c string
+				c, v, _ = strings.Cut(v, ",")
 				addContext(c)
 			}
 		}
@@ -147,51 +157,92 @@ func readHeader() {
 	rows = rest
 	sort.Slice(coreVersions, func(i, j int) bool { return versionLess(coreVersions[i], coreVersions[j]) })
 	coreParsed = make([]Version, len(coreVersions))
-	coreRank = make(map[string]int, len(coreVersions))
 	for i, v := range coreVersions {
 		coreParsed[i] = MustVersion(v)
-		coreRank[v] = i
 	}
+	allCore = "nginx-" + strings.Join(coreVersions, ",nginx-")
 }
 
-// rowsOf returns the rows of one directive, as one string of lines: a
-// binary search for the first row whose name is not below name, then the
-// run of rows with that name. A probe in the middle of the range moves
-// forward to the next row start (a vectorised byte search), not back to the
-// start of the row it falls in (a byte-at-a-time one).
-func rowsOf(name string) string {
-	lo, hi := 0, len(rows) // row starts (or the end); the answer is in [lo, hi]
+// rowsOf returns the rows of one directive, as one string of lines.
+func rowsOf(name string) string { return sortedRows(rows, name) }
+
+// sortedRows returns the rows of table (lines sorted by their first
+// tab-separated field, the table's header cut off) whose first field is
+// name, as one string of lines: a binary search for the first row whose
+// name is not below name, then the run of rows with that name. A probe in
+// the middle of the range moves forward to the next row start (a
+// vectorised byte search), not back to the start of the row it falls in (a
+// byte-at-a-time one). directives.tsv, defaults.tsv and variables.tsv are
+// read this way: a run asks of a few dozen names, and indexing a table's
+// hundreds of rows in a map cost a pre-commit hook more than all its
+// look-ups.
+func sortedRows(table, name string) string {
+	lo, hi := 0, len(table) // row starts (or the end); the answer is in [lo, hi]
 	for lo < hi {
 		at := lo // the row to compare: the first starting at or after the middle
 		if mid := lo + (hi-lo)/2; mid > lo {
-			at = nextRow(mid - 1)
+			at = nextRow(table, mid-1)
 		}
 		if at >= hi {
 			at = lo // no row starts in the upper half: compare the first one
 		}
-		if end := nextRow(at); rowName(rows[at:end]) < name {
-			lo = end
+		if rowNameCmp(table, at, name) < 0 {
+			lo = nextRow(table, at)
 		} else {
 			hi = at
 		}
 	}
 	end := lo
-	for end < len(rows) {
-		next := nextRow(end)
-		if rowName(rows[end:next]) != name {
-			break
-		}
-		end = next
+	for end < len(table) && rowNameCmp(table, end, name) == 0 {
+		end = nextRow(table, end)
 	}
-	return rows[lo:end]
+	return table[lo:end]
 }
 
-// nextRow returns the start of the row after the one starting at i.
-func nextRow(i int) int {
-	if n := strings.IndexByte(rows[i:], '\n'); n >= 0 {
+// rowNameCmp compares the name of the row of table starting at at
+// (rowName's: up to its first tab, or the whole line with its newline)
+// with name, as strings.Compare does, without cutting the row first (half
+// of what a search cost).
+func rowNameCmp(table string, at int, name string) int {
+	for k := 0; ; k++ {
+		p := at + k
+		if p == len(table) || table[p] == '\t' { // the row's name ends
+			if k == len(name) {
+				return 0
+			}
+			return -1
+		}
+		switch c := table[p]; {
+		case k == len(name):
+			return 1
+		case c != name[k]:
+			if c < name[k] {
+				return -1
+			}
+			return 1
+		case c == '\n': // a row without a tab: its name ends with the newline
+			if k+1 == len(name) {
+				return 0
+			}
+			return -1
+		}
+	}
+}
+
+// nextRow returns the start of the row of table after the one starting at i.
+func nextRow(table string, i int) int {
+	if n := strings.IndexByte(table[i:], '\n'); n >= 0 {
 		return i + n + 1
 	}
-	return len(rows)
+	return len(table)
+}
+
+// tableBody is a table without the comment lines ("#") that head it.
+func tableBody(tsv string) string {
+	for strings.HasPrefix(tsv, "#") {
+		_, tsv, _ = strings.Cut(tsv, "\n")
+	}
+	return tsv
 }
 
 func rowName(line string) string {
@@ -211,25 +262,23 @@ func eachRow(text string, fn func(string)) {
 }
 
 // parseRow reads one line of the table: name, contexts, args, once, flag,
-// module, from, values and default, separated by tabs.
-func parseRow(line string) (Directive, bool) {
+// module, from, values and default, separated by tabs. A default the line
+// leaves empty is defaults.tsv's (defaultIn), given the row's from.
+func parseRow(line string) (d Directive, from string, ok bool) {
 	var f [9]string
 	rest := line
 	for i := range f {
 		var ok bool
 		if f[i], rest, ok = strings.Cut(rest, "\t"); !ok && i < len(f)-2 {
-			return Directive{}, false
+			return Directive{}, "", false
 		} else if !ok {
 			break
 		}
 	}
 	if strings.Contains(f[8], "\t") {
-		return Directive{}, false
+		return Directive{}, "", false
 	}
-	d := Directive{Name: f[0], Once: f[3] == "1", Flag: f[4] == "1", Module: f[5], Default: f[8]}
-	if d.Default == "" {
-		d.Default = defaultComputed(d.Name, d.Module, f[6])
-	}
+	d = Directive{Name: f[0], Once: f[3] == "1", Flag: f[4] == "1", Module: f[5], Default: f[8]}
 	if kind, words, ok := strings.Cut(f[7], ":"); ok && words != "" {
 		if kind == "slot" {
 			d.Slot = words
@@ -266,6 +315,15 @@ func parseRow(line string) (Directive, bool) {
 			}
 		}
 	}
+	if f[6] == allCore && f[6] != "" {
+		// most rows are of every version of the table, written as the
+		// header names them: no need to cut them apart
+		d.Core = append([]string(nil), coreVersions...)
+		return d, f[6], true
+	}
+	if f[6] != "" {
+		d.Core = make([]string, 0, strings.Count(f[6], ",")+1) // one allocation, not one per doubling
+	}
 	for rest := f[6]; rest != ""; {
 		var from string
 		from, rest, _ = strings.Cut(rest, ",")
@@ -275,7 +333,10 @@ func parseRow(line string) (Directive, bool) {
 			d.Extra = from
 		}
 	}
-	return d, true
+	if len(d.Core) == 0 {
+		d.Core = nil // a third-party module's row, as before the list was sized
+	}
+	return d, f[6], true
 }
 
 // contextBits numbers the context keys of the table; filled from the
@@ -320,12 +381,28 @@ func Lookup(name string) []Directive {
 	if ds, ok := parsed[name]; ok {
 		return ds
 	}
+	text := rowsOf(name)
+	// the name's rows of defaults.tsv, searched for once, when a row
+	// leaves its default to them
+	defaults, searched := "", false
 	var ds []Directive
-	eachRow(rowsOf(name), func(l string) {
-		if d, ok := parseRow(l); ok {
+	if n := strings.Count(text, "\n"); n > 0 {
+		ds = make([]Directive, 0, n)
+	}
+	eachRow(text, func(l string) {
+		if d, from, ok := parseRow(l); ok {
+			if d.Default == "" {
+				if !searched {
+					defaults, searched = defaultsOf(name), true
+				}
+				d.Default = defaultIn(defaults, d.Module, from)
+			}
 			ds = append(ds, d)
 		}
 	})
+	if len(ds) == 0 {
+		ds = nil // no row: as before the list was sized
+	}
 	parsed[name] = ds
 	return ds
 }
@@ -385,10 +462,32 @@ func NewestCore() (string, Version) {
 	return coreVersions[n], coreParsed[n]
 }
 
-// SortCore sorts versions of the table (a Directive's Core) oldest first.
+// SortCore sorts versions of the table (a Directive's Core) oldest first
+// (a version not of the table first of all). The lists are a handful of
+// versions: an insertion sort, which is what sorting a list of up to 12
+// does, without a comparison function to call.
 func SortCore(vs []string) {
 	load()
-	sort.Slice(vs, func(i, j int) bool { return coreRank[vs[i]] < coreRank[vs[j]] })
+	if len(vs) > 12 {
+		slices.SortFunc(vs, func(a, b string) int { return cmp.Compare(coreRank(a), coreRank(b)) })
+		return
+	}
+	for i := 1; i < len(vs); i++ {
+		for j := i; j > 0 && coreRank(vs[j]) < coreRank(vs[j-1]); j-- {
+			vs[j], vs[j-1] = vs[j-1], vs[j]
+		}
+	}
+}
+
+// coreRank is a core version's place in coreVersions, 0 for another: the
+// table has a handful, fewer than a map's look-up costs.
+func coreRank(v string) int {
+	for i, c := range coreVersions {
+		if c == v {
+			return i
+		}
+	}
+	return 0
 }
 
 // Modules lists the third-party modules (with their versions) the table

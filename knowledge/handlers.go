@@ -29,7 +29,11 @@ var (
 )
 
 func setOf(lists ...[]string) map[string]bool {
-	m := map[string]bool{}
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	m := make(map[string]bool, n+1) // sized: no growing while it is filled (every start fills three)
 	for _, l := range lists {
 		for _, n := range l {
 			m[n] = true

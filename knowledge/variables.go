@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	_ "embed"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -14,53 +15,66 @@ import (
 //go:embed variables.tsv
 var variablesTSV string
 
-type varSet struct {
-	names    map[varKey]bool
-	prefixes map[string][]string
+// variableRows is variables.tsv's rows, sorted by name (the generator
+// sorts them; TestTablesSorted).
+var variableRows = sync.OnceValue(func() string { return tableBody(variablesTSV) })
+
+// variableRow cuts a row of variables.tsv: name, proto and whether the
+// name is a family's prefix; ok is false for a row of fewer than three
+// fields.
+func variableRow(l string) (name, proto string, prefix, ok bool) {
+	name, l, _ = strings.Cut(l, "\t")
+	proto, l, ok = strings.Cut(l, "\t")
+	p, _, _ := strings.Cut(l, "\t")
+	return name, proto, p == "1", ok
 }
 
-// varKey is a variable of http or stream.
-type varKey struct{ proto, name string }
+// eachVariable calls fn with every row of variables.tsv, in order.
+func eachVariable(fn func(name, proto string, prefix bool)) {
+	eachRow(variableRows(), func(l string) {
+		if name, proto, prefix, ok := variableRow(l); ok {
+			fn(name, proto, prefix)
+		}
+	})
+}
 
-// variableSet is variables.tsv read once, its lines cut in place (the
-// pre-commit hook reads it too, when a file uses a variable).
-var variableSet = sync.OnceValue(func() varSet { return variablesOf(variablesTSV) })
+// variablePrefixes are the family prefixes of http and stream, in the
+// table's order: read once, the first time a name is not found as it is.
+var variablePrefixes = sync.OnceValue(func() map[string][]string {
+	m := map[string][]string{}
+	eachVariable(func(name, proto string, prefix bool) {
+		if prefix {
+			m[proto] = append(m[proto], name)
+		}
+	})
+	return m
+})
 
-func variablesOf(tsv string) varSet {
-	vs := varSet{names: make(map[varKey]bool, strings.Count(tsv, "\n")), prefixes: map[string][]string{}}
-	for rest := tsv; rest != ""; {
-		var l string
-		l, rest, _ = strings.Cut(rest, "\n")
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		name, l, _ := strings.Cut(l, "\t")
-		proto, l, ok := strings.Cut(l, "\t")
-		if !ok {
-			continue // fewer than three fields
-		}
-		if prefix, _, _ := strings.Cut(l, "\t"); prefix == "1" {
-			vs.prefixes[proto] = append(vs.prefixes[proto], name)
-		} else {
-			vs.names[varKey{proto, name}] = true
-		}
+func protoOf(stream bool) string {
+	if stream {
+		return "stream"
 	}
-	return vs
+	return "http"
 }
 
 // VariableKnown reports whether nginx or a module of the table defines the
 // variable (without "$") for http or stream, by name or by a family prefix
-// ($http_*, $arg_*, $cookie_*, ...).
+// ($http_*, $arg_*, $cookie_*, ...). A name is a binary search of the
+// sorted text (sortedRows): a pre-commit hook asks of a few variables, and
+// reading the table's 260 rows into a map for them was a twentieth of its
+// run.
 func VariableKnown(name string, stream bool) bool {
-	proto := "http"
-	if stream {
-		proto = "stream"
-	}
-	vs := variableSet()
-	if vs.names[varKey{proto, name}] {
+	proto := protoOf(stream)
+	found := false
+	eachRow(sortedRows(variableRows(), name), func(l string) {
+		if _, p, prefix, ok := variableRow(l); ok && p == proto && !prefix {
+			found = true
+		}
+	})
+	if found {
 		return true
 	}
-	for _, p := range vs.prefixes[proto] {
+	for _, p := range variablePrefixes()[proto] {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
@@ -72,18 +86,15 @@ func VariableKnown(name string, stream bool) bool {
 // prefixes ($http_*, $arg_*, ...) nginx and the table's modules define for
 // http or stream, sorted.
 func Variables(stream bool) (names, prefixes []string) {
-	proto := "http"
-	if stream {
-		proto = "stream"
-	}
-	vs := variableSet()
-	for k := range vs.names {
-		if k.proto == proto {
-			names = append(names, k.name)
+	proto := protoOf(stream)
+	eachVariable(func(name, p string, prefix bool) {
+		if p == proto && !prefix {
+			names = append(names, name)
 		}
-	}
-	prefixes = append(prefixes, vs.prefixes[proto]...)
+	})
+	prefixes = append(prefixes, variablePrefixes()[proto]...)
 	sort.Strings(names)
+	names = slices.Compact(names) // a name listed twice was one key
 	sort.Strings(prefixes)
 	return names, prefixes
 }

@@ -67,27 +67,27 @@ func (v Version) String() string {
 
 // The versions where nginx changed something nginxtune advises on or
 // writes (docs/tuning-kb sources: nginx CHANGES). rules, templates and the
-// commands read them from here.
+// commands read them from here. Written as values, not parsed at start.
 var (
 	// SessionTicketKeyRotation: from 1.23.2 nginx rotates the session
 	// ticket keys it makes itself; before, "ssl_session_tickets off" is
 	// the safe default of a generated configuration.
-	SessionTicketKeyRotation = MustVersion("1.23.2")
+	SessionTicketKeyRotation = Version{1, 23, 2}
 	// HTTP2Directive: "http2 on;" appears, "listen ... http2" is
 	// deprecated and "ssl on" removed.
-	HTTP2Directive = MustVersion("1.25.1")
+	HTTP2Directive = Version{1, 25, 1}
 	// AddHeaderInherit: add_header_inherit and add_trailer_inherit.
-	AddHeaderInherit = MustVersion("1.29.3")
+	AddHeaderInherit = Version{1, 29, 3}
 	// UpstreamResolve: "server ... resolve" in open-source upstreams.
-	UpstreamResolve = MustVersion("1.27.3")
+	UpstreamResolve = Version{1, 27, 3}
 	// ResolverFix: 1.20.1 (and 1.21.0) fixed the resolver's one-byte
 	// memory overwrite that forged DNS answers could reach (CVE-2021-23017).
-	ResolverFix = MustVersion("1.20.1")
+	ResolverFix = Version{1, 20, 1}
 	// UpstreamKeepaliveDefault: upstream blocks keep 32 idle connections
 	// per worker by default and proxy_http_version defaults to 1.1.
-	UpstreamKeepaliveDefault = MustVersion("1.29.7")
+	UpstreamKeepaliveDefault = Version{1, 29, 7}
 	// PCRE2: nginx links PCRE2 when it finds it and uses PCRE2's JIT for
 	// "pcre_jit on" whether or not it was configured --with-pcre-jit
 	// (src/core/ngx_regex.c, ngx_regex_pcre_jit).
-	PCRE2 = MustVersion("1.21.5")
+	PCRE2 = Version{1, 21, 5}
 )

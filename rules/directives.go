@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -155,15 +156,15 @@ func (p *Pass) knownIn(name string, ds []knowledge.Directive) (known, certain bo
 	if len(ds) == 0 {
 		return false, true, ""
 	}
+	// the versions of the rows, each once: a handful, looked through
+	// rather than put in a map (a third of what this cost)
 	var core []string
-	seen := map[string]bool{}
 	for _, d := range ds {
 		if d.Extra != "" {
 			return true, true, d.Extra
 		}
 		for _, v := range d.Core {
-			if !seen[v] {
-				seen[v] = true
+			if !slices.Contains(core, v) {
 				core = append(core, v)
 			}
 		}
@@ -176,10 +177,10 @@ func (p *Pass) knownIn(name string, ds []knowledge.Directive) (known, certain bo
 	// the table version of the same stable branch decides; between
 	// branches, and past the newest, only an absence everywhere is certain
 	if tv := knowledge.Branch(v); tv != "" {
-		return seen[tv], true, strings.Join(core, ", ")
+		return slices.Contains(core, tv), true, strings.Join(core, ", ")
 	}
 	first, oldest := knowledge.OldestCore()
-	if v.Less(oldest) && !seen[first] {
+	if v.Less(oldest) && !slices.Contains(core, first) {
 		return false, true, strings.Join(core, ", ")
 	}
 	return true, false, strings.Join(core, ", ")

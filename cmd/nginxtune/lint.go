@@ -200,13 +200,17 @@ func writeReports(stdout io.Writer, outputs []output, diags []finding.Diagnostic
 	if wd, err := os.Getwd(); err == nil {
 		show = relPathIn(wd)
 	}
-	m := report.Meta{ToolVersion: versionString(), NginxVersion: s.Config.Version.String(), Path: show}
+	m := report.Meta{NginxVersion: s.Config.Version.String(), Path: show}
 	for _, o := range outputs {
-		if o.format == "sarif" {
+		if o.format == "json" || o.format == "sarif" {
+			// the build information read and formatted: JSON and SARIF
+			// name the tool's version, text and GitHub's commands do not
+			m.ToolVersion = versionString()
+		}
+		if o.format == "sarif" && m.Rules == nil {
 			// every rule's documentation, rendered: SARIF's alone (a fifth
 			// of a pre-commit run's CPU when it was made for every format)
 			m.Rules = reportRules()
-			break
 		}
 	}
 	for _, o := range outputs {

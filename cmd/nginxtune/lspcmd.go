@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nginxtune/nginxtune/host"
+	"github.com/nginxtune/nginxtune/internal/startup"
 	"github.com/nginxtune/nginxtune/knowledge"
 	"github.com/nginxtune/nginxtune/lint"
 	"github.com/nginxtune/nginxtune/lsp"
@@ -40,6 +42,10 @@ VS Code extension passes its nginxtune.nginxVersion and nginxtune.facts
 settings so).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			// a server runs for long: the runtime follows the CPU limits
+			// again, as startup's setting of the processors stopped it
+			_, set := os.LookupEnv("GOMAXPROCS")
+			startup.FollowCPULimits(set)
 			// a bad version or facts file stops the server at its start,
 			// not at every file it lints
 			if f.nginxVersion != "" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/nginxtune/nginxtune"
+	_ "github.com/nginxtune/nginxtune/internal/startup" // the runtime set up for a command, first of the initialisation
 	"github.com/nginxtune/nginxtune/internal/untrusted"
 
 	"github.com/spf13/cobra"

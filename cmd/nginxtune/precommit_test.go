@@ -277,3 +277,44 @@ func TestPreCommitDiffHook(t *testing.T) {
 		t.Fatalf("a change that moves no answer (err %v):\n%s", err, out)
 	}
 }
+
+// internal/startup sets the runtime up before any other package of the
+// command allocates: its initialisation comes right after the runtime's few
+// dependencies, before yaml's (which compiles expressions on a deep stack)
+// and every other package of nginxtune's (GODEBUG=inittrace=1 prints each
+// package's initialisation in the order run).
+func TestHookStartupRunsFirst(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "nginxtune")
+	if out, err := runCmd(t, root, "go", "build", "-o", bin, "./cmd/nginxtune"); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("--version: %v\n%s", err, out)
+	}
+	var order []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "init" {
+			order = append(order, f[1])
+		}
+	}
+	at := -1
+	for i, p := range order {
+		if p == "github.com/nginxtune/nginxtune/internal/startup" {
+			at = i
+		}
+	}
+	if at < 0 {
+		t.Fatalf("internal/startup is not initialised: %v", order)
+	}
+	for _, p := range order[:at] {
+		if strings.HasPrefix(p, "github.com/") || strings.HasPrefix(p, "go.yaml.in/") || strings.HasPrefix(p, "regexp") || strings.HasPrefix(p, "unicode") {
+			t.Errorf("%s is initialised before internal/startup: %v", p, order[:at+1])
+		}
+	}
+	if at > 8 {
+		t.Errorf("internal/startup is initialised %dth, after %v", at+1, order[:at])
+	}
+}

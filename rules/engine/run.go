@@ -50,12 +50,14 @@ func Run(t *loader.Tree, all []*Rule, cfg Config) ([]finding.Diagnostic, int) {
 	for _, s := range slots {
 		n += len(s)
 	}
-	j := newJudge(t, all, cfg, slots, n)
 	out := make([]finding.Diagnostic, 0, n)
-	for _, slot := range slots {
-		for _, d := range slot {
-			if d, ok := j.judge(d); ok {
-				out = append(out, d)
+	if n > 0 { // a clean tree has nothing to judge
+		j := newJudge(t, all, cfg, slots, n)
+		for _, slot := range slots {
+			for _, d := range slot {
+				if d, ok := j.judge(d); ok {
+					out = append(out, d)
+				}
 			}
 		}
 	}
@@ -144,9 +146,11 @@ func runChecks(t *loader.Tree, all []*Rule, cfg Config) ([][]finding.Diagnostic,
 type judge struct {
 	t   *loader.Tree
 	cfg Config
-	// loader: the rules that report what reading the tree found (their
-	// category is input); lineByLine: Rule.LineByLine
-	loader, lineByLine map[string]bool
+	all []*Rule
+	// byID: the rules of all by id, made when a finding's rule is first
+	// asked about (a file cut short, a template or generated file): most
+	// runs never do
+	byID map[string]*Rule
 	// broken: the files read only up to a syntax error, and its line
 	broken map[string]int
 	seen   map[findingKey]bool
@@ -162,12 +166,8 @@ type findingKey struct {
 
 // newJudge prepares the judgement of the n findings in slots.
 func newJudge(t *loader.Tree, all []*Rule, cfg Config, slots [][]finding.Diagnostic, n int) *judge {
-	j := &judge{t: t, cfg: cfg, loader: map[string]bool{}, lineByLine: map[string]bool{}, broken: map[string]int{},
+	j := &judge{t: t, cfg: cfg, all: all, broken: map[string]int{},
 		seen: make(map[findingKey]bool, n), gens: map[string]generator{}}
-	syntax := map[string]bool{}
-	for _, r := range all {
-		j.loader[r.ID], j.lineByLine[r.ID], syntax[r.ID] = r.Category == CategoryInput, r.LineByLine, r.SyntaxErrors
-	}
 	// a broken file's first syntax error: nginx reads the directives
 	// before it one by one and stops at the first it refuses, so those are
 	// judged as nginx judges them
@@ -178,12 +178,35 @@ func newJudge(t *loader.Tree, all []*Rule, cfg Config, slots [][]finding.Diagnos
 	}
 	for _, slot := range slots {
 		for _, d := range slot {
-			if l, ok := j.broken[d.File]; ok && syntax[d.Rule] && d.Severity == finding.Error && (l == 0 || d.Line < l) {
+			if l, ok := j.broken[d.File]; ok && j.rule(d.Rule).SyntaxErrors && d.Severity == finding.Error && (l == 0 || d.Line < l) {
 				j.broken[d.File] = d.Line
 			}
 		}
 	}
 	return j
+}
+
+// noRule answers for an id that no rule of the run has.
+var noRule = &Rule{}
+
+// rule returns the rule of the run with the id.
+func (j *judge) rule(id string) *Rule {
+	if j.byID == nil {
+		j.byID = make(map[string]*Rule, len(j.all))
+		for _, r := range j.all {
+			j.byID[r.ID] = r
+		}
+	}
+	if r, ok := j.byID[id]; ok {
+		return r
+	}
+	return noRule
+}
+
+// input reports whether the finding's rule reports what reading the tree
+// found (its category is input).
+func (j *judge) input(d finding.Diagnostic) bool {
+	return j.rule(d.Rule).Category == CategoryInput
 }
 
 // judge returns the finding as the run reports it, and whether it does.
@@ -223,13 +246,13 @@ func (j *judge) stands(d finding.Diagnostic) bool {
 	// what nginx refuses before it (a directive, its context or arguments,
 	// ended before the error's line); what follows it was never read, and
 	// no other rule judges a file cut short
-	if l, ok := j.broken[d.File]; ok && !j.loader[d.Rule] && !(j.lineByLine[d.Rule] && max(d.EndLine, d.Line) < l) {
+	if l, ok := j.broken[d.File]; ok && !j.input(d) && !(j.rule(d.Rule).LineByLine && max(d.EndLine, d.Line) < l) {
 		return false
 	}
 	// a Docker image template's ${VARIABLES} are values envsubst writes at
 	// start: a finding on a line that holds one judges a value nginxtune
 	// cannot see
-	return !strings.HasSuffix(d.File, loader.TemplateSuffix) || j.loader[d.Rule] || !envLine(j.t, d)
+	return !strings.HasSuffix(d.File, loader.TemplateSuffix) || j.input(d) || !envLine(j.t, d)
 }
 
 // complete says where to change a generated file (and drops the fix), cuts
@@ -244,7 +267,7 @@ func (j *judge) complete(d finding.Diagnostic) finding.Diagnostic {
 		}
 		j.gens[d.File] = g
 	}
-	if say := g.say(); say != "" && !j.loader[d.Rule] {
+	if say := g.say(); say != "" && !j.input(d) {
 		d.Message += " (" + say + ")"
 		d.Fix = nil
 	}

@@ -115,3 +115,30 @@ func TestEachOfSeveralNamesMadeOnce(t *testing.T) {
 		t.Errorf("twenty walks of a second rule allocated %d bytes: the list of visits was made again", allocated)
 	}
 }
+
+// Each over several names of which at most one is in the tree (most of a
+// family, in a small tree) walks that name's visits in walk order and
+// allocates nothing: no merged list is made, shared or looked up.
+func TestEachOfSeveralNamesOneInTree(t *testing.T) {
+	tree, err := loader.LoadFS(fstest.MapFS{"nginx.conf": {Data: []byte("events {}\nhttp {\n    a 1;\n    c 1;\n    a 2;\n}\n")}}, "nginx.conf", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, none []string
+	var allocs float64
+	all := []*engine.Rule{{Doc: engine.Doc{ID: "walk", Severity: finding.Warning, Category: engine.CategoryCorrectness}, Check: func(p *engine.Pass) {
+		p.Each(func(d *parser.Directive, _ *parser.Context) { got = append(got, d.Name+d.Arg(0)) }, "b", "a", "x")
+		p.Each(func(d *parser.Directive, _ *parser.Context) { none = append(none, d.Name) }, "b", "x")
+		allocs = testing.AllocsPerRun(20, func() {
+			p.Each(func(*parser.Directive, *parser.Context) {}, "b", "a", "x")
+			p.Each(func(*parser.Directive, *parser.Context) {}, "y", "z")
+		})
+	}}}
+	engine.Run(tree, all, engine.Config{})
+	if strings.Join(got, " ") != "a1 a2" || len(none) != 0 {
+		t.Errorf("walked %v and %v, want [a1 a2] and nothing", got, none)
+	}
+	if allocs > 0 {
+		t.Errorf("a walk of several names with at most one in the tree allocated %.0f times", allocs)
+	}
+}

@@ -179,8 +179,23 @@ func (p *Pass) visitsOf(names []string) []int32 {
 // by NUL), in walk order.
 type mergedKey string
 
-// mergedOf returns the visits of the names, in walk order.
+// mergedOf returns the visits of the names, in walk order. When at most
+// one of the names is in the tree (a small tree has few of any family) that
+// name's list is the answer as it is: nothing is joined, looked up in
+// Shared or sorted (25 families asked of Debian's tree cost a pre-commit
+// hook 0.1 million instructions when each was merged).
 func (p *Pass) mergedOf(names []string) []int32 {
+	var only []int32
+	lists := 0
+	for _, name := range names {
+		if l := p.visits.byName[name]; len(l) > 0 {
+			only = l
+			lists++
+		}
+	}
+	if lists <= 1 {
+		return only
+	}
 	return p.Shared(mergedKey(strings.Join(names, "\x00")), func() any {
 		v := p.visits
 		n := 0
