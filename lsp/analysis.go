@@ -231,7 +231,8 @@ func fileExists(p string) bool {
 }
 
 // fileContext is the context a file's top level is read in: the root's
-// own, or that of the place that includes it first.
+// own, or that of the place that includes it first (where a walk of the
+// tree first meets one of its top-level directives).
 func fileContext(t *loader.Tree, f *parser.File) []string {
 	if f == nil {
 		return []string{"main"}
@@ -239,19 +240,40 @@ func fileContext(t *loader.Tree, f *parser.File) []string {
 	if f.Context != nil {
 		return f.Context
 	}
-	var ctx []string
-	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
-		if ctx != nil {
-			return false
+	if len(f.Directives) > 0 {
+		for _, r := range t.Roots {
+			// the context names on one stack, pushed and popped: a walk
+			// that builds a context per block allocated on every keystroke
+			names := append([]string(nil), r.Context...)
+			if ctx, ok := includedAt(r.Directives, f, &names); ok {
+				return ctx
+			}
 		}
-		if d.File == f && d.Parent == nil {
-			ctx = append([]string(nil), c.Names...)
-			return false
-		}
-		return true
-	})
-	if ctx == nil {
-		ctx = []string{"main"}
 	}
-	return ctx
+	return []string{"main"}
+}
+
+// includedAt returns the context names of the first place below dirs,
+// in the order nginx reads them, where an include reads f.
+func includedAt(dirs []*parser.Directive, f *parser.File, names *[]string) ([]string, bool) {
+	for _, d := range dirs {
+		for _, inc := range d.Includes() {
+			if inc == f {
+				return append([]string(nil), *names...), true
+			}
+			if ctx, ok := includedAt(inc.Directives, f, names); ok {
+				return ctx, true
+			}
+		}
+		if d.Block == nil || parser.IsDataBlock(d.Name) {
+			continue
+		}
+		*names = append(*names, d.Name)
+		ctx, ok := includedAt(d.Block, f, names)
+		*names = (*names)[:len(*names)-1]
+		if ok {
+			return ctx, true
+		}
+	}
+	return nil, false
 }
