@@ -201,6 +201,12 @@ func replayEdits(t *testing.T, all []*engine.Rule, inputs []scopeInput, edits in
 		slices.Sort(sites)
 		reuse := &loader.Reuse{}
 		var prev *engine.Incremental
+		// every other tree with the rules in parallel (as on a large tree),
+		// which the race detector watches
+		cfg := engine.Config{}
+		if n%2 == 1 {
+			cfg.ParallelFrom = 1
+		}
 		what := "loaded"
 		for e := 0; e <= edits; e++ {
 			if e > 0 {
@@ -226,13 +232,13 @@ func replayEdits(t *testing.T, all []*engine.Rule, inputs []scopeInput, edits in
 			if err != nil {
 				t.Fatalf("%s: %v", in.name, err)
 			}
-			got, gotNot, next := engine.RunIncremental(tr, all, engine.Config{}, prev)
+			got, gotNot, next := engine.RunIncremental(tr, all, cfg, prev)
 			if prev != nil && next.Kept() {
 				st.incremental++
 			}
 			st.runs++
 			prev = next
-			want, wantNot := engine.Run(tr, all, engine.Config{})
+			want, wantNot := engine.Run(tr, all, cfg)
 			if g, w := diagJSON(got), diagJSON(want); g != w || gotNot != wantNot {
 				st.differ++
 				if !lenient {
