@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -20,7 +21,8 @@ import (
 // TestIncrementalSameAsFull is the safety net of the rules' scopes
 // (engine.Rule.Scope): every configuration of fixtures/ and of the corpus
 // that parses is made a tree whose http server blocks stand in site files
-// the main file includes (splitServers), and a seeded series of
+// the main file includes (splitServers; every third tree has each server
+// twice, in twin files), and a seeded series of
 // single-line edits inside a server block of a site file (a line deleted,
 // a line of another configuration or of another server of the tree
 // inserted, a line replaced by one) is replayed; after each, the findings
@@ -110,9 +112,10 @@ func scopeInputs(t *testing.T, dir string) []scopeInput {
 // splitServers moves the server blocks of main's http blocks into site
 // files, two a file (one where there are four or fewer), each block
 // replaced by the include of its file where it is its file's first; every
-// other block includes a snippet the blocks share. It returns the files by name, nginx.conf the main one, or nil
-// when main has no server block.
-func splitServers(main string) map[string]string {
+// other block includes a snippet the blocks share; with twice, every
+// block again, in twin files included after the last. It returns the files
+// by name, nginx.conf the main one, or nil when main has no server block.
+func splitServers(main string, twice bool) map[string]string {
 	f, _ := parser.Parse("nginx.conf", []byte(main))
 	var servers []*parser.Directive
 	for _, d := range f.Directives {
@@ -147,6 +150,19 @@ func splitServers(main string) map[string]string {
 		}
 		files[name] += text + "\n"
 	}
+	if twice {
+		// every server again, after the last, in files of their own: what
+		// one server's edit changes in its twin, a rule that reads other
+		// servers reports there
+		b.WriteString(" include sites/twin*.conf;")
+		twins := map[string]string{}
+		for name, text := range files {
+			if g, ok := strings.CutPrefix(name, "sites/g"); ok {
+				twins["sites/twin"+g] = text
+			}
+		}
+		maps.Copy(files, twins)
+	}
 	b.WriteString(main[at:])
 	files["nginx.conf"] = b.String()
 	return files
@@ -177,7 +193,7 @@ func replayEdits(t *testing.T, all []*engine.Rule, inputs []scopeInput, edits in
 	pool = slices.Compact(pool)
 	dir := t.TempDir()
 	for n, in := range inputs {
-		files := splitServers(in.text)
+		files := splitServers(in.text, n%3 == 0)
 		if files == nil {
 			continue
 		}

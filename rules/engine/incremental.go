@@ -125,7 +125,6 @@ type incRun struct {
 	// changed: the files whose findings of ScopeServer rules are made
 	// again (the rest are kept)
 	changed map[string]bool
-	t       *loader.Tree
 }
 
 // serverRange is a server block's visits, [start, end) of visits.all,
@@ -138,7 +137,6 @@ type serverRange struct {
 // plan decides what reruns, from the tree's visits: it runs before the
 // checks.
 func (r *incRun) plan(t *loader.Tree, vs *visits) {
-	r.t = t
 	next := r.next
 	for _, f := range t.Roots {
 		next.roots = append(next.roots, f.Path)
