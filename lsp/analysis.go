@@ -27,6 +27,10 @@ type analysis struct {
 	// opt are the options the tree was loaded with: its path maps, the
 	// directories allowed outside it, whether it is the live one
 	opt loader.Options
+	// inc is what the rules' run keeps for the next analysis of the
+	// document (engine.RunIncremental): the rules rerun only where the
+	// files that changed can move their findings
+	inc *engine.Incremental
 }
 
 // current returns the analysis of a document's present text, making it
@@ -70,6 +74,10 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 		}
 	}
 	root := s.root
+	var prev *engine.Incremental
+	if old := s.results[uri]; old != nil && full {
+		prev = old.inc
+	}
 	s.mu.Unlock()
 	a := &analysis{gen: gen, text: text, full: full}
 	if path == "" || !fileExists(path) {
@@ -131,7 +139,9 @@ func (s *Server) analyze(uri string, full bool) *analysis {
 	}
 	a.ctx = fileContext(tree, a.file)
 	if full {
-		for _, dg := range s.safeRun(tree, withOnly(cfg, tree, path)) {
+		var diags []finding.Diagnostic
+		diags, a.inc = s.safeRun(tree, withOnly(cfg, tree, path), prev)
+		for _, dg := range diags {
 			if dg.File == path || dg.Via == path {
 				a.diags = append(a.diags, dg)
 			}
@@ -188,16 +198,18 @@ func withOnly(cfg engine.Config, t *loader.Tree, path string) engine.Config {
 	return cfg
 }
 
-// safeRun runs the rules; a rule's panic costs its findings, not the
-// server.
-func (s *Server) safeRun(t *loader.Tree, cfg engine.Config) (out []finding.Diagnostic) {
+// safeRun runs the rules, again only where the tree changed since the
+// run that kept prev (engine.RunIncremental), and returns what the next
+// run keeps; a rule's panic costs its findings, not the server.
+func (s *Server) safeRun(t *loader.Tree, cfg engine.Config, prev *engine.Incremental) (out []finding.Diagnostic, next *engine.Incremental) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("internal error in the rules: %v", r)
-			out = nil
+			out, next = nil, nil
 		}
 	}()
-	return rules.Run(t, cfg)
+	out, _, next = engine.RunIncremental(t, rules.All, cfg, prev)
+	return out, next
 }
 
 // realDir is the directory a file the editor opened as given must lie in,
@@ -219,7 +231,8 @@ func fileExists(p string) bool {
 }
 
 // fileContext is the context a file's top level is read in: the root's
-// own, or that of the place that includes it first.
+// own, or that of the place that includes it first (where a walk of the
+// tree first meets one of its top-level directives).
 func fileContext(t *loader.Tree, f *parser.File) []string {
 	if f == nil {
 		return []string{"main"}
@@ -227,19 +240,40 @@ func fileContext(t *loader.Tree, f *parser.File) []string {
 	if f.Context != nil {
 		return f.Context
 	}
-	var ctx []string
-	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
-		if ctx != nil {
-			return false
+	if len(f.Directives) > 0 {
+		for _, r := range t.Roots {
+			// the context names on one stack, pushed and popped: a walk
+			// that builds a context per block allocated on every keystroke
+			names := append([]string(nil), r.Context...)
+			if ctx, ok := includedAt(r.Directives, f, &names); ok {
+				return ctx
+			}
 		}
-		if d.File == f && d.Parent == nil {
-			ctx = append([]string(nil), c.Names...)
-			return false
-		}
-		return true
-	})
-	if ctx == nil {
-		ctx = []string{"main"}
 	}
-	return ctx
+	return []string{"main"}
+}
+
+// includedAt returns the context names of the first place below dirs,
+// in the order nginx reads them, where an include reads f.
+func includedAt(dirs []*parser.Directive, f *parser.File, names *[]string) ([]string, bool) {
+	for _, d := range dirs {
+		for _, inc := range d.Includes() {
+			if inc == f {
+				return append([]string(nil), *names...), true
+			}
+			if ctx, ok := includedAt(inc.Directives, f, names); ok {
+				return ctx, true
+			}
+		}
+		if d.Block == nil || parser.IsDataBlock(d.Name) {
+			continue
+		}
+		*names = append(*names, d.Name)
+		ctx, ok := includedAt(d.Block, f, names)
+		*names = (*names)[:len(*names)-1]
+		if ok {
+			return ctx, true
+		}
+	}
+	return nil, false
 }

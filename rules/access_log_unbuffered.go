@@ -26,6 +26,7 @@ var accessLogUnbuffered = &engine.Rule{
 		Sources:  []string{"nginx docs: ngx_http_log_module access_log", "docs/measurements.md: buffered access log"},
 	},
 	Check: check(checkAccessLogUnbuffered),
+	Scope: engine.ScopeServer,
 }
 
 func checkAccessLogUnbuffered(p *Pass) {

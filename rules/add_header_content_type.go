@@ -30,6 +30,7 @@ responses should carry it too (without it they then carry no Content-Type).`,
 		Sources:  []string{"nginx docs: ngx_http_headers_module add_header, ngx_http_core_module default_type", "measured with nginx 1.22.1 (docs/security.md)"},
 	},
 	Check: check(checkAddHeaderContentType),
+	Scope: engine.ScopeServer,
 }
 
 // hideHeaderOf names, for each directive that passes a request to a

@@ -29,6 +29,7 @@ the directory.`,
 		Sources:  []string{"nginx docs: ngx_http_core_module alias", "nginx sources 1.22.1: src/http/ngx_http_core_module.c ngx_http_map_uri_to_path (the alias replaces the location's length of the URI); measured with real nginx (rules/nginx_test.go TestAliasSlashAgainstNginx)"},
 	},
 	Check: check(checkAliasSlashMissing),
+	Scope: engine.ScopeServer,
 }
 
 // checkAliasSlashMissing reports an alias without a trailing slash in a

@@ -38,6 +38,7 @@ matches that way.`,
 		Sources:  []string{"nginx docs: ngx_http_core_module alias", "gixy: alias_traversal (the check's idea; written anew here)"},
 	},
 	Check: check(checkAliasTraversal),
+	Scope: engine.ScopeServer,
 }
 
 func checkAliasTraversal(p *Pass) {

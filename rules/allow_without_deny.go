@@ -25,6 +25,7 @@ help: an inner block's own allow/deny list replaces the inherited one.`,
 		Sources:  []string{"nginx docs: ngx_http_access_module"},
 	},
 	Check: check(checkAllowWithoutDeny),
+	Scope: engine.ScopeServer,
 }
 
 func checkAllowWithoutDeny(p *Pass) {

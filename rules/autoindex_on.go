@@ -23,6 +23,7 @@ meant, it is usually meant for some people only.`,
 		Sources:  []string{"nginx docs: ngx_http_autoindex_module"},
 	},
 	Check: check(checkAutoindexOn),
+	Scope: engine.ScopeServer,
 }
 
 func checkAutoindexOn(p *Pass) {

@@ -26,6 +26,7 @@ that closes a kept-alive connection. It is a troubleshooting setting.`,
 		Sources:  []string{"nginx docs: ngx_core_module error_log, debugging log (debugging_log.xml), events debug_connection"},
 	},
 	Check: check(checkErrorLogDebug),
+	Scope: engine.ScopeServer,
 }
 
 func checkErrorLogDebug(p *Pass) {

@@ -23,6 +23,7 @@ looks, and the errors that explain an outage are lost to the people who need the
 		Sources:  []string{"nginx docs: ngx_core_module error_log"},
 	},
 	Check: check(checkErrorLogOff),
+	Scope: engine.ScopeServer,
 }
 
 func checkErrorLogOff(p *Pass) {

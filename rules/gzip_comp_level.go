@@ -26,6 +26,7 @@ gzip is already the most expensive step per request: on our machine a 40 KB resp
 		Sources:  []string{"nginx docs: ngx_http_gzip_module gzip_comp_level", "h5bp/server-configs-nginx: level 5", "docs/measurements.md: gzip CPU cost"},
 	},
 	Check: check(checkGzipCompLevel),
+	Scope: engine.ScopeServer,
 }
 
 func checkGzipCompLevel(p *Pass) {

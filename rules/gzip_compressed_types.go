@@ -27,6 +27,7 @@ uncompressed to 3,291 at level 1 on our machine). "gzip_types *" compresses all 
 		Sources:  []string{"nginx docs: ngx_http_gzip_module gzip_types", "docs/measurements.md: gzip CPU cost"},
 	},
 	Check: check(checkGzipCompressedTypes),
+	Scope: engine.ScopeServer,
 }
 
 func checkGzipCompressedTypes(p *Pass) {

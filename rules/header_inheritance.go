@@ -32,6 +32,7 @@ or, with nginx 1.29.3 or later, "add_header_inherit merge;".`,
 		Sources:  []string{"nginx docs: ngx_http_headers_module add_header, add_header_inherit (1.29.3)", "nginx docs: ngx_http_proxy_module proxy_set_header", "gixy: add_header_redefinition (the check's idea; written anew here)"},
 	},
 	Check: check(checkHeaderInheritance),
+	Scope: engine.ScopeServer,
 	Slow:  5,
 }
 

@@ -25,6 +25,7 @@ from parts of the request becomes header injection.`,
 		Sources:  []string{"RFC 9110 5.5 (field values do not contain CR or LF)", "nginx docs: add_header, proxy_set_header"},
 	},
 	Check: check(checkHeaderMultiline),
+	Scope: engine.ScopeServer,
 }
 
 func checkHeaderMultiline(p *Pass) {

@@ -29,6 +29,7 @@ a link into one to evil.example. X-Forwarded-Host is a header the client writes 
 		Sources:  []string{"nginx docs: ngx_http_core_module $host, $http_name", "docs/security.md", "gixy: host_spoofing (the check's idea; written anew here)"},
 	},
 	Check: check(checkHostSpoofing),
+	Scope: engine.ScopeServer,
 }
 
 // rawHost finds the variables that hold the Host header as the client sent it.

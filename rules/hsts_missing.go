@@ -26,6 +26,7 @@ https:// only, for max-age seconds, before any request leaves it.`,
 		Sources:  []string{"RFC 6797 (HTTP Strict Transport Security)", "Mozilla Server Side TLS guidelines (HSTS)"},
 	},
 	Check: check(checkHstsMissing),
+	Scope: engine.ScopeServer,
 }
 
 // hstsSet reports whether a block level sends Strict-Transport-Security.

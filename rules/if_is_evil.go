@@ -29,6 +29,7 @@ set $a 1; } }" answers /missing?x=1 with 404, /missing with index.html).`,
 		Sources:  []string{"nginx docs: ngx_http_rewrite_module if", "nginx wiki: If is Evil"},
 	},
 	Check: check(checkIfIsEvil),
+	Scope: engine.ScopeServer,
 }
 
 // ifSafe are the directives that behave as written inside "if" in a

@@ -25,6 +25,7 @@ kept-alive HTTPS.`,
 		Sources:  []string{"nginx docs: ngx_http_core_module keepalive_timeout", "docs/measurements.md: TLS handshakes per second"},
 	},
 	Check: check(checkKeepaliveDisabled),
+	Scope: engine.ScopeServer,
 }
 
 func checkKeepaliveDisabled(p *Pass) {

@@ -28,6 +28,7 @@ configuration that still writes 100, the old default, keeps the old cost.`,
 		Sources:  []string{"nginx docs: ngx_http_core_module keepalive_requests, ngx_http_upstream_module keepalive_requests", "docs/measurements.md: TLS handshakes per second"},
 	},
 	Check: check(checkKeepaliveRequestsLow),
+	Scope: engine.ScopeServer,
 }
 
 // lowRequests is the keepalive_requests below which connections are

@@ -23,6 +23,7 @@ a shared address:port applies to every server on it whatever each one says.`,
 		Sources:  []string{"nginx CHANGES 1.25.1: the http2 directive; listen ... http2 deprecated", "nginx docs: ngx_http_v2_module http2"},
 	},
 	Check: check(checkListenHTTP2Deprecated),
+	Scope: engine.ScopeServer,
 }
 
 func checkListenHTTP2Deprecated(p *Pass) {

@@ -34,6 +34,7 @@ public-suffix list). $http_referrer, a header no browser sends, is reported as a
 		Sources:  []string{"nginx docs: ngx_http_rewrite_module if, ngx_http_map_module, ngx_http_referer_module", "Fetch standard: CORS protocol", "gixy: origins (the check's idea; written anew here)"},
 	},
 	Check: check(checkOriginRegex),
+	Scope: engine.ScopeServer,
 }
 
 // domainLit finds a domain name written in a pattern ("example\.com").

@@ -31,6 +31,7 @@ stays on for the rest.`,
 		Sources:  []string{"nginx docs: ngx_http_proxy_module proxy_buffering, X-Accel-Buffering"},
 	},
 	Check: check(checkProxyBufferingOff),
+	Scope: engine.ScopeServer,
 }
 
 // streamingPath are location names that say the responses stream.

@@ -24,6 +24,7 @@ built from it quietly points somewhere else (often the root of the site).`,
 		Sources:  []string{"nginx docs: ngx_http_rewrite_module rewrite", "nginx docs: ngx_http_core_module location"},
 	},
 	Check: check(checkRegexCaptureMissing),
+	Scope: engine.ScopeServer,
 }
 
 // captureGroups counts the capture groups of a PCRE pattern: "(" that is

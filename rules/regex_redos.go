@@ -27,6 +27,7 @@ of that worker waits. The client chooses the input: it is the path, a header or 
 		Sources:  []string{"PCRE2 documentation: pcre2perform (backtracking), match_limit", "OWASP: Regular expression Denial of Service"},
 	},
 	Check: check(checkRegexRedos),
+	Scope: engine.ScopeServer,
 }
 
 // redosGroup reports the first repeated group of a pattern whose body can

@@ -27,6 +27,7 @@ path keyed "~\.php" misclassifies the same way.`,
 		Sources:  []string{"nginx docs: ngx_http_core_module location", "PHP manual: php-fpm security.limit_extensions"},
 	},
 	Check: check(checkRegexUnanchored),
+	Scope: engine.ScopeServer,
 }
 
 // suffixPattern is a location regex that names a file extension: "\.php",

@@ -29,6 +29,7 @@ corruption in the resolver reachable through forged answers (CVE-2021-23017).`,
 		Sources:  []string{"nginx docs: ngx_http_core_module resolver", "nginx security advisories: CVE-2021-23017 (1-byte memory overwrite in resolver, fixed in 1.20.1 and 1.21.0)"},
 	},
 	Check: check(checkResolverPublic),
+	Scope: engine.ScopeServer,
 }
 
 // publicIP reports whether an address (host or host:port) is a literal IP

@@ -27,6 +27,7 @@ Redirects and error codes are usually harmless; a 2xx with content is the guarde
 		Sources:  []string{"nginx docs: Development guide, HTTP phases (rewrite before access)", "nginx docs: ngx_http_rewrite_module return"},
 	},
 	Check: check(checkReturnBypassesAccess),
+	Scope: engine.ScopeServer,
 }
 
 // accessDirectives are checked in nginx's access phase, after rewrite.

@@ -29,6 +29,7 @@ $1 last; }" answers /c with 500; "rewrite ^ $request_uri;" followed by "return 2
 		Sources:  []string{"nginx docs: ngx_http_rewrite_module rewrite (last, break; the 10-cycle limit)", "measured with nginx 1.22.1"},
 	},
 	Check: check(checkRewriteCycle),
+	Scope: engine.ScopeServer,
 }
 
 // matchesAll are patterns that match every URI; sameURI are replacements

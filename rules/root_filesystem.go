@@ -30,6 +30,7 @@ system's; an application's directory below them (/etc/nginx/errors, /run/app/fil
 		Sources:  []string{"nginx docs: ngx_http_core_module root", "gixy: root at / (the check's idea; written anew here)"},
 	},
 	Check: check(checkRootFilesystem),
+	Scope: engine.ScopeServer,
 }
 
 // systemRoots are directories no web server should serve from: each one

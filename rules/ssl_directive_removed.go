@@ -23,6 +23,7 @@ unknown directive "ssl" from then on. TLS is a property of the listening socket:
 		Sources:  []string{"nginx CHANGES 1.25.1: the ssl directive was removed", "nginx docs: ngx_http_ssl_module ssl"},
 	},
 	Check: check(checkSslDirectiveRemoved),
+	Scope: engine.ScopeServer,
 }
 
 func checkSslDirectiveRemoved(p *Pass) {

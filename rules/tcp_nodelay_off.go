@@ -25,6 +25,7 @@ tcp_nopush, nginx already sends full packets; tcp_nodelay on costs nothing there
 		Sources:  []string{"nginx docs: ngx_http_core_module tcp_nodelay", "RFC 1122 4.2.3.2 (delayed acknowledgements), RFC 896 (Nagle)"},
 	},
 	Check: check(checkTcpNodelayOff),
+	Scope: engine.ScopeServer,
 }
 
 func checkTcpNodelayOff(p *Pass) {

@@ -24,6 +24,7 @@ or files that were never meant to be public.`,
 		Sources:  []string{"nginx docs: ngx_http_core_module try_files"},
 	},
 	Check: check(checkTryFilesProxy),
+	Scope: engine.ScopeServer,
 }
 
 func checkTryFilesProxy(p *Pass) {

@@ -26,5 +26,6 @@ in .nginxtune.yaml ("directives: [name, ...]").`,
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: unknown directive)", "docs/directives.md"},
 	},
 	Check:      check(runLanguage),
+	Scope:      engine.ScopeServer,
 	LineByLine: true,
 }

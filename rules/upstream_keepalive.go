@@ -274,6 +274,9 @@ func (g *literalGroup) files() int {
 // changes at all.
 func reportLiteralProxy(p *Pass, ups map[string]*parser.Directive, g *literalGroup) {
 	first := g.uses[0]
+	if !p.Wanted(first.d) {
+		return // a finding the caller drops (Config.Only): its fix is most of the rule's work
+	}
 	d, c, scheme, host := first.d, first.c, first.scheme, g.host
 	sameName := p.nameAfterAddress(host, scheme)
 	name := upstreamNameFor(host)

@@ -24,6 +24,7 @@ a script, curl).`,
 		Sources:  []string{"nginx docs: ngx_http_referer_module valid_referers"},
 	},
 	Check: check(checkValidReferersNone),
+	Scope: engine.ScopeServer,
 }
 
 func checkValidReferersNone(p *Pass) {

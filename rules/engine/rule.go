@@ -115,4 +115,9 @@ type Rule struct {
 	// found; a broken file is judged on the first of its errors and on what
 	// nginx refuses before it.
 	SyntaxErrors bool
+	// Scope is what the rule's findings depend on: ScopeTree (the
+	// default: anything) or ScopeServer (a server block and the levels
+	// above it), which lets a run after an edit rerun the rule only over
+	// the server blocks the edit touched (RunIncremental).
+	Scope Scope
 }

@@ -45,7 +45,12 @@ type Config struct {
 // for). The stages: the checks, the judgement of each finding (newJudge),
 // suppressions, the bound.
 func Run(t *loader.Tree, all []*Rule, cfg Config) ([]finding.Diagnostic, int) {
-	slots, notShown := runChecks(t, all, cfg)
+	return run(t, all, cfg, nil)
+}
+
+// run is Run, incremental when inc is set (RunIncremental).
+func run(t *loader.Tree, all []*Rule, cfg Config, inc *incRun) ([]finding.Diagnostic, int) {
+	slots, notShown := runChecks(t, all, cfg, inc)
 	n := 0
 	for _, s := range slots {
 		n += len(s)
@@ -79,9 +84,13 @@ func Run(t *loader.Tree, all []*Rule, cfg Config) ([]finding.Diagnostic, int) {
 // overrides, which they did not reach). Rules run in parallel on a tree of
 // parallelFrom (Config.ParallelFrom) directives or more, one worker per
 // processor, each with a level index of its own; every rule reports into a
-// slot of its own, so the output does not depend on the schedule.
-func runChecks(t *loader.Tree, all []*Rule, cfg Config) ([][]finding.Diagnostic, int) {
+// slot of its own, so the output does not depend on the schedule. With
+// inc, rules of ScopeServer may rerun over part of the tree (incRun).
+func runChecks(t *loader.Tree, all []*Rule, cfg Config, inc *incRun) ([][]finding.Diagnostic, int) {
 	vs := collect(t)
+	if inc != nil {
+		inc.plan(t, vs)
+	}
 	slots := make([][]finding.Diagnostic, len(all))
 	dropped := make([]int, len(all))
 	check := func(i int, index *levelIndex) {
@@ -89,6 +98,9 @@ func runChecks(t *loader.Tree, all []*Rule, cfg Config) ([][]finding.Diagnostic,
 		p := &Pass{Tree: t, Version: cfg.Version, Host: cfg.Host, Extra: cfg.Extra, rule: r, rules: all, disabled: cfg.Disabled, diags: &slots[i], dropped: &dropped[i], index: index, visits: vs, only: cfg.Only, severity: r.Severity}
 		if s, ok := cfg.Severity[r.ID]; ok {
 			p.severity = s
+		}
+		if inc != nil {
+			inc.pass(i, p)
 		}
 		r.Check(p)
 	}
@@ -137,6 +149,9 @@ func runChecks(t *loader.Tree, all []*Rule, cfg Config) ([][]finding.Diagnostic,
 	notShown := 0
 	for _, n := range dropped {
 		notShown += n
+	}
+	if inc != nil {
+		inc.done(slots, dropped)
 	}
 	return slots, notShown
 }

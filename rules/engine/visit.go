@@ -26,6 +26,9 @@ type visits struct {
 	names  []string
 	nameID []int32
 	places map[*parser.Directive]int // how many places a directive is met in
+	// full: the whole tree's visits, when these are a part of them
+	// (RunIncremental): Places counts over the whole tree
+	full *visits
 	// rules run in parallel: what is computed on demand is computed once
 	placesOnce sync.Once
 	mu         sync.Mutex
@@ -88,13 +91,17 @@ func (p *Pass) Places(d *parser.Directive) int {
 	if p.visits == nil {
 		p.visits = collect(p.Tree)
 	}
-	p.visits.placesOnce.Do(func() {
-		p.visits.places = map[*parser.Directive]int{}
-		for _, v := range p.visits.all {
-			p.visits.places[v.D]++
+	vs := p.visits
+	if vs.full != nil {
+		vs = vs.full
+	}
+	vs.placesOnce.Do(func() {
+		vs.places = map[*parser.Directive]int{}
+		for _, v := range vs.all {
+			vs.places[v.D]++
 		}
 	})
-	return p.visits.places[d]
+	return vs.places[d]
 }
 
 func collect(t *loader.Tree) *visits {
