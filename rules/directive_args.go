@@ -39,7 +39,7 @@ short by a syntax error has the directives before it checked, as nginx reads the
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: invalid number of arguments)", "nginx src/core/ngx_conf_file.c (ngx_conf_set_flag_slot, _enum_slot, _bitmask_slot)", "nginx 1.22.1-1.30.4: ngx_http_core_listen, ngx_stream_core_listen, ngx_http_upstream_server, ngx_http_log_set_log, ngx_http_file_cache_set_slot, ngx_http_rewrite, ngx_http_headers_expires; each refusal measured with nginx -t (fixtures/nginx-t/values-*.conf)"},
 	},
 	Check:      check(runLanguage),
-	Scope:      engine.ScopeServer,
+	Scope:      engine.ScopeTree, // a *_pass to NAME:PORT reads the upstream blocks of every server block too (one walk with the other language rules)
 	Slow:       6,
 	LineByLine: true,
 }

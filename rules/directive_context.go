@@ -25,6 +25,6 @@ fragment is included (limit_req_zone in a server block).`,
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: is not allowed here)", "docs/directives.md"},
 	},
 	Check:      check(runLanguage),
-	Scope:      engine.ScopeServer,
+	Scope:      engine.ScopeTree, // one walk with directive-args and unknown-directive, which read upstreams and load_module lines in every server block
 	LineByLine: true,
 }

@@ -23,6 +23,6 @@ in.`,
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (the ngx_conf_set_*_slot handlers: is duplicate)", "docs/directives.md"},
 	},
 	Check:      check(runLanguage),
-	Scope:      engine.ScopeServer,
+	Scope:      engine.ScopeTree, // one walk with directive-args and unknown-directive, which read upstreams and load_module lines in every server block
 	LineByLine: true,
 }

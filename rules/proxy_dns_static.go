@@ -29,7 +29,7 @@ https://$api;") with a resolver, which re-resolves as the record's TTL (or valid
 		Sources:  []string{"nginx docs: ngx_http_upstream_module server (resolve, 1.27.3)", "nginx docs: ngx_http_proxy_module proxy_pass (names resolved at start-up; variables through resolver)"},
 	},
 	Check: check(checkProxyDNSStatic),
-	Scope: engine.ScopeServer,
+	Scope: engine.ScopeTree, // a *_pass names an upstream block of any server block too
 }
 
 // dnsName reports whether a backend address is a host name (not an IP,

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/testkit/nginxtest"
@@ -341,4 +342,85 @@ func firstDifference(got, want []finding.Diagnostic) string {
 		}
 	}
 	return "the same findings; the counts past the bound differ"
+}
+
+// TestIncrementalServerLocalRulesReadNoOtherServer: rules declared
+// engine.ScopeServer whose findings moved with another server block's
+// directives, each an edit of one site file that changes a finding in
+// another (directives nginx refuses where they stand, as a configuration
+// being typed holds): an upstream block inside a server, which
+// proxy-dns-static and directive-args read as the tree's upstreams, and a
+// load_module inside a server, which unknown-directive reads as the tree's
+// modules. After each, RunIncremental's findings are Run's.
+func TestIncrementalServerLocalRulesReadNoOtherServer(t *testing.T) {
+	main := "events {}\nhttp {\n    include sites/*.conf;\n}\n"
+	for _, tc := range []struct {
+		name           string
+		a, b, bEdited  string
+		rule, contains string // a finding of rule in sites/a.conf, before or after
+	}{
+		{"proxy-dns-static: an upstream of that name in another server",
+			"server {\n    listen 80;\n    location / {\n        proxy_pass http://api.example.com;\n    }\n}\n",
+			"server {\n    listen 81;\n    upstream api.example.com {\n        server 127.0.0.1:8080;\n    }\n}\n",
+			"server {\n    listen 81;\n}\n",
+			"proxy-dns-static", "api.example.com is resolved once"},
+		{"directive-args: a ported name of an upstream in another server",
+			"server {\n    listen 80;\n    location / {\n        proxy_pass http://backend:8080;\n    }\n}\n",
+			"server {\n    listen 81;\n    upstream backend {\n        server 127.0.0.1:8080;\n    }\n}\n",
+			"server {\n    listen 81;\n}\n",
+			"directive-args", "may not have port"},
+		{"unknown-directive: a load_module in another server",
+			"server {\n    listen 80;\n    fastcgi_bufers 8 16k;\n}\n",
+			"server {\n    listen 81;\n    load_module modules/ngx_http_custom_module.so;\n}\n",
+			"server {\n    listen 81;\n}\n",
+			"unknown-directive", "if a module loaded with load_module provides it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := fstest.MapFS{"nginx.conf": {Data: []byte(main)}, "sites/a.conf": {Data: []byte(tc.a)}, "sites/b.conf": {Data: []byte(tc.b)}}
+			load := func() *loader.Tree {
+				tr, err := loader.LoadFS(fs, "nginx.conf", loader.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return tr
+			}
+			in := func(ds []finding.Diagnostic) bool {
+				for _, d := range ds {
+					if d.Rule == tc.rule && strings.HasSuffix(d.File, "a.conf") && strings.Contains(d.Message, tc.contains) {
+						return true
+					}
+				}
+				return false
+			}
+			tr := load()
+			before, _, prev := engine.RunIncremental(tr, All, engine.Config{}, nil)
+			fs["sites/b.conf"] = &fstest.MapFile{Data: []byte(tc.bEdited)}
+			tr = load()
+			got, _, next := engine.RunIncremental(tr, All, engine.Config{}, prev)
+			want, _ := engine.Run(tr, All, engine.Config{})
+			if in(before) == in(want) {
+				t.Fatalf("the edit of b.conf does not move the %s finding in a.conf: the case tests nothing", tc.rule)
+			}
+			if g, w := diagJSON(got), diagJSON(want); g != w {
+				t.Errorf("an edit of another server moved a finding in a.conf, and the incremental run (kept: %v) missed it:\n%s", next.Kept(), firstDifference(got, want))
+			}
+		})
+	}
+}
+
+// TestRulesOfOneWalkShareScope: the language rules are checked in one walk
+// by the first of them to run, which reports for all four (Pass.For) into
+// its own findings: a run after an edit keeps or makes them again together,
+// so they must declare one scope.
+func TestRulesOfOneWalkShareScope(t *testing.T) {
+	ids := []string{"unknown-directive", "directive-context", "directive-args", "directive-duplicate"}
+	scope := map[engine.Scope][]string{}
+	for _, r := range All {
+		if slices.Contains(ids, r.ID) {
+			scope[r.Scope] = append(scope[r.Scope], r.ID)
+		}
+	}
+	if len(scope) != 1 {
+		t.Errorf("the language rules declare different scopes: %v", scope)
+	}
 }

@@ -26,6 +26,6 @@ in .nginxtune.yaml ("directives: [name, ...]").`,
 		Sources:  []string{"nginx src/core/ngx_conf_file.c (ngx_conf_handler: unknown directive)", "docs/directives.md"},
 	},
 	Check:      check(runLanguage),
-	Scope:      engine.ScopeServer,
+	Scope:      engine.ScopeTree, // reads the load_module lines of every server block too (one walk with the other language rules)
 	LineByLine: true,
 }

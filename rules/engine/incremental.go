@@ -101,14 +101,17 @@ func (m fileMark) inServer(offset int) bool {
 // blocks), and keep the findings of the last run everywhere else. A change
 // to anything outside server blocks (a changed file with a directive
 // there, before or after), to what an unchanged file's include reads, to
-// the roots or to the configuration reruns everything. It returns what the
+// the roots or to the configuration reruns everything, and so does a run
+// in which a rule of ScopeServer reported for a rule of ScopeTree
+// (Pass.For), or a rule had findings past MaxFindings. It returns what the
 // next run needs.
 func RunIncremental(t *loader.Tree, all []*Rule, cfg Config, prev *Incremental) ([]finding.Diagnostic, int, *Incremental) {
 	inc := &incRun{prev: prev, next: &Incremental{all: all, cfg: cfg, dir: t.Dir}}
 	out, notShown := run(t, all, cfg, inc)
-	if inc.restricted != nil && inc.next.dropped {
-		// past MaxFindings the findings kept depend on the order reported:
-		// those of a full run
+	if inc.restricted != nil && (inc.next.dropped || inc.forTree) {
+		// past MaxFindings the findings kept depend on the order reported,
+		// and what a rule walking part of the tree reported for a rule of
+		// ScopeTree depends on all of it: those of a full run
 		inc = &incRun{next: &Incremental{all: all, cfg: cfg, dir: t.Dir}}
 		out, notShown = run(t, all, cfg, inc)
 	}
@@ -125,6 +128,9 @@ type incRun struct {
 	// changed: the files whose findings of ScopeServer rules are made
 	// again (the rest are kept)
 	changed map[string]bool
+	// forTree: a rule of ScopeServer reported for a rule of ScopeTree
+	// (Pass.For) over the restricted visits
+	forTree bool
 }
 
 // serverRange is a server block's visits, [start, end) of visits.all,
@@ -410,6 +416,38 @@ func (r *incRun) done(slots [][]finding.Diagnostic, dropped []int) {
 			r.next.dropped = true
 		}
 	}
+	if r.restricted != nil {
+		r.forTree = reportsForTree(r.next.all, slots)
+	}
+}
+
+// reportsForTree reports whether a rule of ScopeServer reported a finding
+// of a rule of ScopeTree (Pass.For: one walk checks for several rules):
+// walking part of the tree, it reported what depends on all of it.
+func reportsForTree(all []*Rule, slots [][]finding.Diagnostic) bool {
+	var tree map[string]bool
+	for i, r := range all {
+		if r.Scope != ScopeServer {
+			continue
+		}
+		for _, d := range slots[i] {
+			if d.Rule == r.ID {
+				continue
+			}
+			if tree == nil {
+				tree = map[string]bool{}
+				for _, o := range all {
+					if o.Scope != ScopeServer {
+						tree[o.ID] = true
+					}
+				}
+			}
+			if tree[d.Rule] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sameConfig reports whether two configurations make the same findings

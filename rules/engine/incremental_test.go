@@ -112,3 +112,45 @@ func TestRunIncrementalKeepsOnlyWhatCannotMove(t *testing.T) {
 		})
 	}
 }
+
+// TestRunIncrementalForAcrossScopes: a check of a ScopeServer rule that
+// reports for a rule of ScopeTree (Pass.For, one walk for several rules)
+// walks only the servers rerun, and what it reports for the other rule
+// depends on the whole tree: RunIncremental runs everything then, and its
+// findings are Run's after an edit of one server.
+func TestRunIncrementalForAcrossScopes(t *testing.T) {
+	all := []*engine.Rule{
+		{Doc: engine.Doc{ID: "walker", Severity: finding.Warning, Category: engine.CategoryCorrectness}, Scope: engine.ScopeServer,
+			Check: func(p *engine.Pass) {
+				n := 0
+				p.HTTPServers(func(*parser.Directive, *parser.Context) { n++ })
+				counter := p.For("counter")
+				p.Each(func(d *parser.Directive, _ *parser.Context) {
+					p.Reportf(d, "x %s", d.Arg(0))
+					counter.Reportf(d, "x %s: %d servers walked", d.Arg(0), n)
+				}, "x")
+			}},
+		// reported by walker's check only
+		{Doc: engine.Doc{ID: "counter", Severity: finding.Warning, Category: engine.CategoryCorrectness}, Scope: engine.ScopeTree},
+	}
+	fs := fstest.MapFS{
+		"nginx.conf":   {Data: []byte("events {}\nhttp {\n    include sites/*.conf;\n}\n")},
+		"sites/a.conf": {Data: []byte("server {\n    x 1;\n}\n")},
+		"sites/b.conf": {Data: []byte("server {\n    x 2;\n}\n")},
+	}
+	load := func() *loader.Tree {
+		tr, err := loader.LoadFS(fs, "nginx.conf", loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	_, _, prev := engine.RunIncremental(load(), all, engine.Config{}, nil)
+	fs["sites/b.conf"] = &fstest.MapFile{Data: []byte("server {\n    x 2;\n    x 3;\n}\n")}
+	tr := load()
+	got, _, _ := engine.RunIncremental(tr, all, engine.Config{}, prev)
+	want, _ := engine.Run(tr, all, engine.Config{})
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the findings differ from a full run's:\n%v\nwant:\n%v", got, want)
+	}
+}
