@@ -40,6 +40,14 @@ const (
 	// host, or what the tree as a whole holds (Tree.HasUnread), is
 	// ScopeTree.
 	ScopeServer
+	// ScopeSummary: as ScopeServer, and besides on a summary of the whole
+	// tree that changes rarely (the variables it sets, the servers that
+	// answer unknown names), which the rule's Summary writes as a key
+	// from a walk of the whole tree in every incremental run: where the
+	// key is the last run's, the rule reruns as a ScopeServer rule, else
+	// in full. The check reads what the summary covers from the whole
+	// tree (Pass.WholeTree), everything else as a ScopeServer rule does.
+	ScopeSummary
 )
 
 // Incremental is what a run keeps for the next run over a new load of the
@@ -60,6 +68,15 @@ type Incremental struct {
 	members [][]string
 	dropped bool // a rule had findings past MaxFindings
 	kept    bool // the run kept findings of the run before
+	// the summaries of the ScopeSummary rules of all (Rule.Summary), by
+	// rule; ok false where a rule had none
+	keys []summaryKey
+}
+
+// summaryKey is a ScopeSummary rule's summary of a tree.
+type summaryKey struct {
+	key string
+	ok  bool
 }
 
 // Kept reports whether the run that made inc kept findings of the run
@@ -138,6 +155,7 @@ type serverRange struct {
 // checks.
 func (r *incRun) plan(t *loader.Tree, vs *visits) {
 	next := r.next
+	next.keys = make([]summaryKey, len(next.all))
 	for _, f := range t.Roots {
 		next.roots = append(next.roots, f.Path)
 	}
@@ -385,11 +403,28 @@ func restrictVisits(vs *visits, ranges []serverRange, rerun []bool) *visits {
 	return out
 }
 
-// pass prepares rule i's pass: a ScopeServer rule of an incremental run
-// walks the server blocks rerun, its slot holding what it found before
-// outside the changed files.
+// pass prepares rule i's pass: a ScopeServer rule of an incremental run,
+// and a ScopeSummary rule whose summary is the last run's, walks the
+// server blocks rerun, its slot holding what it found before outside the
+// changed files.
 func (r *incRun) pass(i int, p *Pass) {
-	if r.restricted == nil || p.rule.Scope != ScopeServer {
+	switch p.rule.Scope {
+	case ScopeServer:
+	case ScopeSummary:
+		if p.rule.Summary == nil {
+			return
+		}
+		// over the whole tree (p walks it yet), what the next run
+		// compares its own with
+		k, ok := p.rule.Summary(p)
+		r.next.keys[i] = summaryKey{k, ok}
+		if !ok || r.restricted == nil || r.prev.keys == nil || r.prev.keys[i] != r.next.keys[i] {
+			return
+		}
+	default:
+		return
+	}
+	if r.restricted == nil {
 		return
 	}
 	p.visits = r.restricted
@@ -400,6 +435,19 @@ func (r *incRun) pass(i int, p *Pass) {
 		}
 	}
 	*p.diags = kept
+}
+
+// WholeTree is the pass over the whole tree's walk: p itself, except in
+// a ScopeSummary rule's run over the server blocks an edit touched, whose
+// check reads there what its Summary covers (the variables the tree sets
+// in all its servers, say) and everything else through p.
+func (p *Pass) WholeTree() *Pass {
+	if p.visits == nil || p.visits.full == nil {
+		return p
+	}
+	q := *p
+	q.visits = p.visits.full
+	return &q
 }
 
 // done records the run's findings for the next run.
