@@ -159,7 +159,7 @@ func (r *incRun) plan(t *loader.Tree, vs *visits) {
 	for _, f := range t.Roots {
 		next.roots = append(next.roots, f.Path)
 	}
-	ranges, outside, snippet := serverRanges(vs.all)
+	ranges, outside, snippet := serverRanges(vs.all, len(vs.byName["server"]))
 	next.files = make(map[string]fileMark, len(t.Files))
 	mixed := false
 	for _, f := range t.Files {
@@ -261,8 +261,15 @@ func (r *incRun) changedFiles() (map[string]bool, bool) {
 // block of http, stream or mail, and everything walked inside it), the
 // files with a directive outside every such block, and the files read
 // inside a block that is not theirs (snippets). One pass over the visits.
-func serverRanges(all []Visit) (ranges []serverRange, outside, snippet map[*parser.File]bool) {
+func serverRanges(all []Visit, servers int) (ranges []serverRange, outside, snippet map[*parser.File]bool) {
 	outside, snippet = map[*parser.File]bool{}, map[*parser.File]bool{}
+	// sized by the server directives met (an upper bound), and every
+	// block's files in one list, cut per block at the end: a large tree's
+	// blocks are tens of thousands, a list each was as many allocations
+	// on every keystroke
+	ranges = make([]serverRange, 0, servers)
+	var files []*parser.File
+	from := make([]int, 0, servers) // each range's first in files
 	var lastOutside, lastIn *parser.File
 	var server *parser.Directive
 	depth := 0
@@ -271,9 +278,8 @@ func serverRanges(all []Visit) (ranges []serverRange, outside, snippet map[*pars
 			if len(v.C.Blocks) > depth && v.C.Blocks[depth] == server {
 				if f := v.D.File; f != lastIn {
 					lastIn = f
-					sr := &ranges[len(ranges)-1]
-					if !slices.Contains(sr.files, f) {
-						sr.files = append(sr.files, f)
+					if !slices.Contains(files[from[len(from)-1]:], f) {
+						files = append(files, f)
 						snippet[f] = true
 					}
 				}
@@ -284,13 +290,22 @@ func serverRanges(all []Visit) (ranges []serverRange, outside, snippet map[*pars
 		}
 		if v.D.Name == "server" && v.D.Block != nil && serverContext(v.C) {
 			server, depth, lastIn = v.D, len(v.C.Blocks), v.D.File
-			ranges = append(ranges, serverRange{start: i, end: len(all), files: []*parser.File{v.D.File}})
+			from = append(from, len(files))
+			files = append(files, v.D.File)
+			ranges = append(ranges, serverRange{start: i, end: len(all)})
 			continue
 		}
 		if v.D.File != lastOutside {
 			lastOutside = v.D.File
 			outside[lastOutside] = true
 		}
+	}
+	for k := range ranges {
+		end := len(files)
+		if k+1 < len(from) {
+			end = from[k+1]
+		}
+		ranges[k].files = files[from[k]:end:end]
 	}
 	return ranges, outside, snippet
 }
