@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/loader"
@@ -71,6 +72,10 @@ type Incremental struct {
 	// the summaries of the ScopeSummary rules of all (Rule.Summary), by
 	// rule; ok false where a rule had none
 	keys []summaryKey
+	// spare: the arrays of the run's visits, which the next run fills
+	// again (taken once: two runs given the same Incremental do not share
+	// them)
+	spare atomic.Pointer[visitArrays]
 }
 
 // summaryKey is a ScopeSummary rule's summary of a tree.
@@ -142,6 +147,18 @@ type incRun struct {
 	// changed: the files whose findings of ScopeServer rules are made
 	// again (the rest are kept)
 	changed map[string]bool
+	vs      *visits // the run's
+}
+
+// collect indexes the tree's visits in the arrays of the last run's,
+// which nothing reads once that run returned.
+func (r *incRun) collect(t *loader.Tree) *visits {
+	var spare *visitArrays
+	if r.prev != nil {
+		spare = r.prev.spare.Swap(nil)
+	}
+	r.vs = collectInto(t, spare)
+	return r.vs
 }
 
 // serverRange is a server block's visits, [start, end) of visits.all,
@@ -468,6 +485,7 @@ func (p *Pass) WholeTree() *Pass {
 // done records the run's findings for the next run.
 func (r *incRun) done(slots [][]finding.Diagnostic, dropped []int) {
 	r.next.slots = slots
+	r.next.spare.Store(&r.vs.arrays)
 	for _, n := range dropped {
 		if n > 0 {
 			r.next.dropped = true
