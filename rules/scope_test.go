@@ -72,13 +72,16 @@ func TestIncrementalCatchesMisdeclaredScope(t *testing.T) {
 // kept).
 func TestIncrementalCatchesStaleSummary(t *testing.T) {
 	main := "events {}\nhttp {\n    include sites/*.conf;\n}\n"
-	a := "server {\n    listen 80;\n    server_name a.example;\n    add_header X-A $foo;\n    return 200 $bar;\n}\n"
+	a := "server {\n    listen 80;\n    server_name a.example;\n    add_header X-A $foo;\n    return 200 $bar;\n" +
+		"    location /r/ {\n        rewrite ^ $foo break;\n        proxy_pass http://127.0.0.1:8080;\n    }\n}\n"
 	for _, tc := range []struct {
 		rule         string
 		before, edit string // sites/b.conf
 	}{
 		{"header-injection", "server {\n    listen 80;\n    server_name b.example;\n    set $foo $request_uri;\n}\n",
 			"server {\n    listen 80;\n    server_name b.example;\n    set $foo $uri;\n}\n"},
+		{"proxy-pass-normalized", "server {\n    listen 80;\n    server_name b.example;\n    set $foo $request_uri;\n}\n",
+			"server {\n    listen 80;\n    server_name b.example;\n    set $foo /b;\n}\n"},
 		{"undefined-reference", "server {\n    listen 80;\n    server_name b.example;\n    set $foo 1;\n    set $bar 1;\n}\n",
 			"server {\n    listen 80;\n    server_name b.example;\n    set $foo 1;\n}\n"},
 	} {
