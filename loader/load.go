@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/internal/boundedread"
@@ -280,9 +281,12 @@ type loader struct {
 	bounds  []string
 	bounded map[string][2]string
 	// with Options.Reuse: the root files as named (never reused, since
-	// their context is settled), and the syntax error each parse found
+	// their context is settled), and the syntax error each parse found;
+	// when the load started, and the files taken unread (Reuse.unchanged)
 	roots  map[string]bool
 	syntax map[*parser.File]*finding.Diagnostic
+	start  time.Time
+	unread map[*parser.File]bool
 	// what a walk of a file with a syntax error meets (shape), and the
 	// files an include of another file read
 	shapes   map[*parser.File]*parser.Walked
@@ -309,6 +313,7 @@ func Load(p string, opt Options) (*Tree, error) {
 		opt.Reuse.mu.Lock()
 		defer opt.Reuse.mu.Unlock()
 		l.roots, l.syntax = map[string]bool{}, map[*parser.File]*finding.Diagnostic{}
+		l.start, l.unread = time.Now(), map[*parser.File]bool{}
 	}
 	var roots []string
 	switch {
@@ -533,6 +538,10 @@ func (l *loader) file(p string) (*parser.File, error) {
 		l.rootSrc = nil
 	} else if pf != nil {
 		b, err = pf.f.Src, pf.err
+	} else if rf, rd := l.unchanged(real, st); rf != nil && l.reusable(rf, p, real, id) {
+		// kept by Options.Reuse and unchanged since: not read again
+		b, pf = rf.Src, &prefetched{f: rf, diag: rd, reused: true}
+		l.unread[rf] = true
 	} else if _, ok := l.src.(osSource); ok && st != nil {
 		b, err = readOS(real, st) // without stat'ing it again
 	} else {
@@ -597,6 +606,19 @@ func (l *loader) take(real string, b []byte) (*parser.File, *finding.Diagnostic)
 		return nil, nil
 	}
 	return l.opt.Reuse.take(real, b)
+}
+
+// unchanged is Options.Reuse's file for the real path when a stat says it
+// is unchanged since the load that read it (Reuse.unchanged), when this
+// load holds the Reuse.
+func (l *loader) unchanged(real string, st os.FileInfo) (*parser.File, *finding.Diagnostic) {
+	if l.roots == nil || st == nil {
+		return nil, nil
+	}
+	if _, ok := l.src.(osSource); !ok {
+		return nil, nil
+	}
+	return l.opt.Reuse.unchanged(real, st)
 }
 
 // reusable reports whether a file Options.Reuse kept (the same real path
@@ -964,6 +986,9 @@ func (l *loader) prefetch(paths []string) {
 		st, err := l.stat(real)
 		if err != nil || !st.Mode().IsRegular() || st.Size() > int64(budget) {
 			continue
+		}
+		if f, _ := l.unchanged(real, st); f != nil {
+			continue // file() takes it, unread
 		}
 		budget -= int(st.Size())
 		todo = append(todo, real)

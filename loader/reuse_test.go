@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/nginxtune/nginxtune/parser"
 )
@@ -66,6 +67,75 @@ func reuseTree(t *testing.T) string {
 // new one, and a root or a file with includes (which loads write to) is
 // never shared.
 func TestReuseParsesOnlyWhatChanged(t *testing.T) {
+	bothWays(t, func(t *testing.T) {
+		dir := reuseTree(t)
+		main := filepath.Join(dir, "nginx.conf")
+		a, b := filepath.Join(dir, "sites/a.conf"), filepath.Join(dir, "sites/b.conf")
+		r := &Reuse{}
+		var last *Tree
+		step := func(what string, overlay map[string][]byte) *Tree {
+			t.Helper()
+			got, err := Load(main, Options{Reuse: r, Overlay: overlay})
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			want, err := Load(main, Options{Overlay: overlay})
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if g, w := render(got), render(want); g != w {
+				t.Fatalf("%s: the tree loaded with Reuse differs:\n%s\nwant:\n%s", what, g, w)
+			}
+			return got
+		}
+		same := func(what string, tr *Tree, p string, want bool) {
+			t.Helper()
+			if got := tr.File(p) == last.File(p); got != want {
+				t.Errorf("%s: %s shared with the last load: %v, want %v", what, filepath.Base(p), got, want)
+			}
+		}
+		last = step("first load", nil)
+		tr := step("nothing changed", nil)
+		same("nothing changed", tr, a, true)
+		same("nothing changed", tr, b, true) // its syntax error comes back with it
+		same("nothing changed", tr, main, false)
+		same("nothing changed", tr, filepath.Join(dir, "snippets/common.conf"), false)
+		same("nothing changed", tr, filepath.Join(dir, "snippets/headers.conf"), true)
+		last = tr
+		tr = step("an overlay", map[string][]byte{a: []byte("server {\n    listen 81;\n}\n")})
+		same("an overlay", tr, a, false)
+		same("an overlay", tr, b, true)
+		last = tr
+		tr = step("the overlay gone", nil)
+		same("the overlay gone", tr, a, false)
+		last = tr
+		os.WriteFile(b, []byte("server {\n    listen 80;\n    server_name b.example;\n}\n"), 0o644)
+		tr = step("b fixed on disk", nil)
+		same("b fixed on disk", tr, b, false)
+		same("b fixed on disk", tr, a, true)
+		last = tr
+		// the same text in another file under the same name (the old
+		// one kept aside, so that its inode is not given again)
+		text, _ := os.ReadFile(a)
+		os.Rename(a, a+".old")
+		os.WriteFile(a, text, 0o644)
+		tr = step("a replaced", nil)
+		same("a replaced", tr, a, false)
+		last = tr
+		tr = step("a replaced, again", nil)
+		same("a replaced, again", tr, a, true)
+		// the site loaded on its own is a root: parsed again, and its
+		// context settled on that parse, not on the shared one
+		alone, err := Load(a, Options{Reuse: r})
+		if err != nil || alone.File(a) == tr.File(a) || tr.File(a).Context != nil {
+			t.Errorf("a site loaded alone shares the parse of the tree's (err %v)", err)
+		}
+	})
+}
+
+// bothWays runs a test of loads with the files read in turn and, with
+// every include's files read ahead in parallel (prefetch), again.
+func bothWays(t *testing.T, test func(t *testing.T)) {
 	for _, parallel := range []bool{false, true} {
 		t.Run(fmt.Sprintf("prefetch=%v", parallel), func(t *testing.T) {
 			if parallel {
@@ -73,68 +143,7 @@ func TestReuseParsesOnlyWhatChanged(t *testing.T) {
 				prefetchMin = 0
 				t.Cleanup(func() { prefetchMin = old })
 			}
-			dir := reuseTree(t)
-			main := filepath.Join(dir, "nginx.conf")
-			a, b := filepath.Join(dir, "sites/a.conf"), filepath.Join(dir, "sites/b.conf")
-			r := &Reuse{}
-			var last *Tree
-			step := func(what string, overlay map[string][]byte) *Tree {
-				t.Helper()
-				got, err := Load(main, Options{Reuse: r, Overlay: overlay})
-				if err != nil {
-					t.Fatalf("%s: %v", what, err)
-				}
-				want, err := Load(main, Options{Overlay: overlay})
-				if err != nil {
-					t.Fatalf("%s: %v", what, err)
-				}
-				if g, w := render(got), render(want); g != w {
-					t.Fatalf("%s: the tree loaded with Reuse differs:\n%s\nwant:\n%s", what, g, w)
-				}
-				return got
-			}
-			same := func(what string, tr *Tree, p string, want bool) {
-				t.Helper()
-				if got := tr.File(p) == last.File(p); got != want {
-					t.Errorf("%s: %s shared with the last load: %v, want %v", what, filepath.Base(p), got, want)
-				}
-			}
-			last = step("first load", nil)
-			tr := step("nothing changed", nil)
-			same("nothing changed", tr, a, true)
-			same("nothing changed", tr, b, true) // its syntax error comes back with it
-			same("nothing changed", tr, main, false)
-			same("nothing changed", tr, filepath.Join(dir, "snippets/common.conf"), false)
-			same("nothing changed", tr, filepath.Join(dir, "snippets/headers.conf"), true)
-			last = tr
-			tr = step("an overlay", map[string][]byte{a: []byte("server {\n    listen 81;\n}\n")})
-			same("an overlay", tr, a, false)
-			same("an overlay", tr, b, true)
-			last = tr
-			tr = step("the overlay gone", nil)
-			same("the overlay gone", tr, a, false)
-			last = tr
-			os.WriteFile(b, []byte("server {\n    listen 80;\n    server_name b.example;\n}\n"), 0o644)
-			tr = step("b fixed on disk", nil)
-			same("b fixed on disk", tr, b, false)
-			same("b fixed on disk", tr, a, true)
-			last = tr
-			// the same text in another file under the same name (the old
-			// one kept aside, so that its inode is not given again)
-			text, _ := os.ReadFile(a)
-			os.Rename(a, a+".old")
-			os.WriteFile(a, text, 0o644)
-			tr = step("a replaced", nil)
-			same("a replaced", tr, a, false)
-			last = tr
-			tr = step("a replaced, again", nil)
-			same("a replaced, again", tr, a, true)
-			// the site loaded on its own is a root: parsed again, and its
-			// context settled on that parse, not on the shared one
-			alone, err := Load(a, Options{Reuse: r})
-			if err != nil || alone.File(a) == tr.File(a) || tr.File(a).Context != nil {
-				t.Errorf("a site loaded alone shares the parse of the tree's (err %v)", err)
-			}
+			test(t)
 		})
 	}
 }
@@ -199,4 +208,68 @@ func TestVisitsAsCounted(t *testing.T) {
 	if counted != walked || recount != walked || walked != 14 {
 		t.Errorf("loading counted %d visits, a count of the tree %d, the walk met %d; want 14", counted, recount, walked)
 	}
+}
+
+// TestReuseReadsAFileThatChanged: a file Options.Reuse kept is taken
+// without reading it only while a stat says it is unchanged since the
+// load that read it; one rewritten with text of the same size, its
+// modification time put back, and one rewritten within racyWindow of
+// that load, are read again, and the tree is what a load without Reuse
+// gives. The attack on a reader that trusts the size and modification
+// time alone: the tree shows the text from before.
+func TestReuseReadsAFileThatChanged(t *testing.T) {
+	old := racyWindow
+	t.Cleanup(func() { racyWindow = old })
+	bothWays(t, func(t *testing.T) {
+		dir := reuseTree(t)
+		main := filepath.Join(dir, "nginx.conf")
+		a := filepath.Join(dir, "sites/a.conf")
+		r := &Reuse{}
+		load := func(what string) *Tree {
+			t.Helper()
+			got, err := Load(main, Options{Reuse: r})
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			want, err := Load(main, Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if g, w := render(got), render(want); g != w {
+				t.Fatalf("%s: the tree loaded with Reuse differs:\n%s\nwant:\n%s", what, g, w)
+			}
+			return got
+		}
+		// the files were written just now: with the window, every load
+		// reads them
+		racyWindow = time.Hour
+		first := load("first load")
+		if tr := load("in the window"); r.files[a].st != nil || tr.File(a) != first.File(a) {
+			t.Errorf("a file changed within the window is taken unread (or not shared)")
+		}
+		racyWindow = 0
+		time.Sleep(10 * time.Millisecond)
+		first = load("read after the window")
+		if r.files[a].st == nil {
+			t.Fatal("a file unchanged for longer than the window is read on every load")
+		}
+		if tr := load("unchanged"); tr.File(a) != first.File(a) {
+			t.Error("an unchanged file is parsed again")
+		}
+		st, err := os.Stat(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, _ := os.ReadFile(a)
+		changed := strings.Replace(string(text), "a.example", "x.example", 1)
+		if err := os.WriteFile(a, []byte(changed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(a, st.ModTime(), st.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+		if tr := load("same size and times"); !strings.Contains(string(tr.File(a).Src), "x.example") {
+			t.Error("a file rewritten with the same size and modification time is taken from before")
+		}
+	})
 }

@@ -36,6 +36,11 @@ a class that excludes line breaks ("[^/\r\n]+", "[^\r\n]*") instead of "[^/]+" o
 	},
 	Check: check(checkHeaderInjection),
 	Slow:  3,
+	// a value's taint takes from the rest of the tree only what the
+	// tree's set and map directives define and which servers answer
+	// unknown names (taintSummary)
+	Scope:   engine.ScopeSummary,
+	Summary: summary((*Pass).taintSummary),
 }
 
 func checkHeaderInjection(p *Pass) {

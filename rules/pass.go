@@ -37,6 +37,23 @@ func check(f func(*Pass)) func(*engine.Pass) {
 	return func(p *engine.Pass) { f(&Pass{Pass: p}) }
 }
 
+// summary is a ScopeSummary rule's Summary as the engine calls it: over
+// a Pass of the rules.
+func summary(f func(*Pass) (string, bool)) func(*engine.Pass) (string, bool) {
+	return func(p *engine.Pass) (string, bool) { return f(&Pass{Pass: p}) }
+}
+
+// whole is p over the whole tree's walk (engine.Pass.WholeTree): p itself
+// except where a ScopeSummary rule walks the server blocks an edit
+// touched, and reads there what its summary covers.
+func (p *Pass) whole() *Pass {
+	w := p.WholeTree()
+	if w == p.Pass {
+		return p
+	}
+	return &Pass{Pass: w}
+}
+
 // For is the pass of another rule of the run that reports with p
 // (engine.Pass.For), sharing p's memos; nil when that rule is disabled.
 func (p *Pass) For(id string) *Pass {
@@ -60,7 +77,10 @@ func (p *Pass) namedGroups() map[string]bool {
 	if p.named != nil {
 		return p.named
 	}
-	p.named = p.Shared(namedGroupsKey{}, func() any {
+	// the whole tree's, also where the rule walks part of it
+	// (engine.ScopeSummary)
+	w := p.whole()
+	p.named = w.Shared(namedGroupsKey{}, func() any {
 		named := map[string]bool{}
 		add := func(s string) {
 			for _, n := range knowledge.NamedCaptures(s) {
@@ -74,7 +94,7 @@ func (p *Pass) namedGroups() map[string]bool {
 		holds := map[*parser.File]bool{}
 		var last *parser.File
 		lastHolds := false
-		for _, v := range p.Visits() {
+		for _, v := range w.Visits() {
 			if f := v.D.File; f != last {
 				h, ok := holds[f]
 				if !ok {
@@ -90,7 +110,7 @@ func (p *Pass) namedGroups() map[string]bool {
 				add(a.Value)
 			}
 		}
-		p.Each(func(d *parser.Directive, _ *parser.Context) {
+		w.Each(func(d *parser.Directive, _ *parser.Context) {
 			for _, e := range d.Block {
 				add(e.Name)
 			}

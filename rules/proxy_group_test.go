@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,15 +40,7 @@ func TestUpstreamKeepaliveOnePerTree(t *testing.T) {
 }
 `,
 	}
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	tr, err := loader.Load(filepath.Join(dir, "nginx.conf"), loader.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -34,6 +34,10 @@ client's encoding.`,
 		Sources:  []string{"nginx docs: ngx_http_proxy_module proxy_pass (a URI part, variables)", "docs/security.md", "gixy-next: proxy_pass_normalized (the check's idea; written anew here)"},
 	},
 	Check: check(checkProxyPassNormalized),
+	// what the URI holds takes from the rest of the tree only what its
+	// variables' set and map directives define (taintSummary)
+	Scope:   engine.ScopeSummary,
+	Summary: summary((*Pass).taintSummary),
 }
 
 func checkProxyPassNormalized(p *Pass) {

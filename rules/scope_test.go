@@ -65,6 +65,70 @@ func TestIncrementalCatchesMisdeclaredScope(t *testing.T) {
 	}
 }
 
+// TestIncrementalCatchesStaleSummary: an edit of one server block that
+// changes what an engine.ScopeSummary rule's summary covers (a variable
+// set there) moves the rule's findings in another server block; the
+// incremental run gives the full run's findings, and fails to with a
+// Summary that writes the same key for every tree (the summary wrongly
+// kept).
+func TestIncrementalCatchesStaleSummary(t *testing.T) {
+	main := "events {}\nhttp {\n    include sites/*.conf;\n}\n"
+	a := "server {\n    listen 80;\n    server_name a.example;\n    add_header X-A $foo;\n    return 200 $bar;\n" +
+		"    location /r/ {\n        rewrite ^ $foo break;\n        proxy_pass http://127.0.0.1:8080;\n    }\n}\n"
+	for _, tc := range []struct {
+		rule         string
+		before, edit string // sites/b.conf
+	}{
+		{"header-injection", "server {\n    listen 80;\n    server_name b.example;\n    set $foo $request_uri;\n}\n",
+			"server {\n    listen 80;\n    server_name b.example;\n    set $foo $uri;\n}\n"},
+		{"proxy-pass-normalized", "server {\n    listen 80;\n    server_name b.example;\n    set $foo $request_uri;\n}\n",
+			"server {\n    listen 80;\n    server_name b.example;\n    set $foo /b;\n}\n"},
+		{"undefined-reference", "server {\n    listen 80;\n    server_name b.example;\n    set $foo 1;\n    set $bar 1;\n}\n",
+			"server {\n    listen 80;\n    server_name b.example;\n    set $foo 1;\n}\n"},
+	} {
+		var rule *engine.Rule
+		for _, r := range All {
+			if r.ID == tc.rule {
+				rule = r
+			}
+		}
+		if rule == nil || rule.Scope != engine.ScopeSummary {
+			t.Fatalf("%s is not a rule of ScopeSummary", tc.rule)
+		}
+		stale := *rule
+		stale.Summary = func(*engine.Pass) (string, bool) { return "the same", true }
+		for _, r := range []*engine.Rule{rule, &stale} {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"nginx.conf": main, "sites/a.conf": a, "sites/b.conf": tc.before})
+			reuse := &loader.Reuse{}
+			load := func() *loader.Tree {
+				tr, err := loader.Load(filepath.Join(dir, "nginx.conf"), loader.Options{Reuse: reuse})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return tr
+			}
+			all := []*engine.Rule{r}
+			_, _, prev := engine.RunIncremental(load(), all, engine.Config{}, nil)
+			if err := os.WriteFile(filepath.Join(dir, "sites/b.conf"), []byte(tc.edit), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tr := load()
+			got, _, next := engine.RunIncremental(tr, all, engine.Config{}, prev)
+			want, _ := engine.Run(tr, all, engine.Config{})
+			same := diagJSON(got) == diagJSON(want)
+			switch {
+			case !next.Kept():
+				t.Errorf("%s: the edit of one server block reran everything", tc.rule)
+			case r == rule && !same:
+				t.Errorf("%s: the incremental findings differ from a full run's:\n%s", tc.rule, firstDifference(got, want))
+			case r != rule && same:
+				t.Errorf("%s with a stale summary: the incremental findings are a full run's (%d findings): the edit does not move a finding in another server", tc.rule, len(want))
+			}
+		}
+	}
+}
+
 // scopeInput is a configuration to replay edits in: its text, read as a
 // whole main file.
 type scopeInput struct {
@@ -200,15 +264,7 @@ func replayEdits(t *testing.T, all []*engine.Rule, inputs []scopeInput, edits in
 		}
 		st.trees++
 		root := filepath.Join(dir, fmt.Sprint(n))
-		for name, text := range files {
-			p := filepath.Join(root, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		writeFiles(t, root, files)
 		var sites []string
 		for name := range files {
 			if strings.HasPrefix(name, "sites/") {
@@ -268,6 +324,20 @@ func replayEdits(t *testing.T, all []*engine.Rule, inputs []scopeInput, edits in
 		}
 	}
 	return st
+}
+
+// writeFiles writes files (by name below dir) and their directories.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // treeLines are the one-line statements of a tree's site files.

@@ -1,7 +1,10 @@
 package rules
 
 import (
+	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -342,7 +345,10 @@ type taintScopeKey struct{}
 
 func (p *Pass) taintScope() *taintScope {
 	if p.taints == nil {
-		p.taints = p.Shared(taintScopeKey{}, func() any { return p.collectTaintScope() }).(*taintScope)
+		// the whole tree's, also where the rule walks part of it
+		// (engine.ScopeSummary)
+		w := p.whole()
+		p.taints = w.Shared(taintScopeKey{}, func() any { return w.collectTaintScope() }).(*taintScope)
 	}
 	return p.taints
 }
@@ -365,16 +371,12 @@ func (p *Pass) collectTaintScope() *taintScope {
 	return ts
 }
 
-// catchAll reports whether a server answers requests for any Host: it is
-// the default server of one of its addresses, or has a wildcard, regex or
-// "_" name. Only then does the client choose $host freely.
-func (p *Pass) catchAll(srv *parser.Directive) bool {
-	if srv == nil {
-		return true
-	}
+// defaultServers are the http servers that answer the names no server
+// has: the default server of each address (listenGroups).
+func (p *Pass) defaultServers() map[*parser.Directive]bool {
 	ts := p.taintScope()
 	ts.defaultsOnce.Do(func() {
-		groups, noListen := p.listenGroups()
+		groups, noListen := p.whole().listenGroups()
 		ts.defaults = map[*parser.Directive]bool{}
 		port80 := false
 		for _, g := range groups {
@@ -385,7 +387,88 @@ func (p *Pass) catchAll(srv *parser.Directive) bool {
 			ts.defaults[noListen[0]] = true // alone on *:80
 		}
 	})
-	if ts.defaults[srv] {
+	return ts.defaults
+}
+
+// taintSummary writes what the taint of a value read in a server block
+// takes from the rest of the tree (engine.ScopeSummary): the taint the
+// set and map directives give each variable they define (a set stands in
+// any server), which http servers answer unknown names ($host), and the
+// names of the named captures. Not ok where a variable's definitions
+// refer to another the tree defines, or a cycle or the depth bound cut
+// the taint short: the taint read deeper may then differ from the one
+// summarised.
+func (p *Pass) taintSummary() (string, bool) {
+	ts := p.taintScope()
+	names := make([]string, 0, len(ts.sets)+len(ts.maps))
+	for n := range ts.sets {
+		names = append(names, n)
+	}
+	for n := range ts.maps {
+		if _, ok := ts.sets[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	defined := func(v string) bool {
+		if strings.IndexByte(v, '$') < 0 {
+			return false
+		}
+		for _, r := range knowledge.VarRefs(v) {
+			if len(ts.sets[r.Name]) > 0 || len(ts.maps[r.Name]) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	var b strings.Builder
+	for _, n := range names {
+		for _, s := range ts.sets[n] {
+			if defined(s.d.Arg(1)) {
+				return "", false
+			}
+		}
+		for _, m := range ts.maps[n] {
+			if defined(m.Arg(0)) {
+				return "", false
+			}
+			for _, e := range m.Block {
+				if defined(e.Name) || slices.ContainsFunc(e.Args, func(a parser.Arg) bool { return defined(a.Value) }) {
+					return "", false
+				}
+			}
+		}
+		t := p.definedTaint(n, 0)
+		if p.taintCut {
+			return "", false
+		}
+		fmt.Fprintf(&b, "%q %v %v %v %v %v %v %q\n", n, t.picks, t.newline, t.cr, t.decoded, t.reserved, t.encoded, t.via)
+	}
+	b.WriteString("defaults ")
+	defaults := p.defaultServers()
+	p.HTTPServers(func(s *parser.Directive, _ *parser.Context) {
+		if defaults[s] {
+			b.WriteByte('1')
+		} else {
+			b.WriteByte('0')
+		}
+	})
+	b.WriteString("\nnamed")
+	named := slices.Sorted(maps.Keys(p.namedGroups()))
+	for _, n := range named {
+		fmt.Fprintf(&b, " %q", n)
+	}
+	return b.String(), true
+}
+
+// catchAll reports whether a server answers requests for any Host: it is
+// the default server of one of its addresses, or has a wildcard, regex or
+// "_" name. Only then does the client choose $host freely.
+func (p *Pass) catchAll(srv *parser.Directive) bool {
+	if srv == nil {
+		return true
+	}
+	if p.defaultServers()[srv] {
 		return true
 	}
 	names := p.Find(srv.Block, "server_name")

@@ -2,7 +2,10 @@ package rules
 
 import (
 	"bytes"
+	"maps"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -40,6 +43,49 @@ directive'. Judged only on a whole tree, read from its nginx.conf with every inc
 	},
 	Check: check(checkUndefinedReference),
 	Slow:  4,
+	// a server's findings take from the rest of the tree only the
+	// variables it defines and whether it is judged at all
+	// (undefinedSummary); the zones and formats are declared in http
+	Scope:   engine.ScopeSummary,
+	Summary: summary(undefinedSummary),
+}
+
+// declarations are the directives that declare the zones and formats
+// undefined-reference looks names up in.
+var declarations = []string{"limit_req_zone", "limit_conn_zone", "proxy_cache_path", "fastcgi_cache_path", "uwsgi_cache_path", "scgi_cache_path", "log_format"}
+
+// undefinedSummary writes what undefined-reference's findings in a server
+// block read of the rest of the tree (engine.ScopeSummary): whether the
+// tree is judged, and the variables it defines. Not ok where a zone or a
+// format is declared inside a server block (nginx refuses it there), whose
+// declaration a finding in another server then reads.
+func undefinedSummary(p *Pass) (string, bool) {
+	if !wholeTree(p) {
+		return "not judged", true
+	}
+	inServer := false
+	p.Each(func(d *parser.Directive, c *parser.Context) {
+		inServer = inServer || c.Enclosing(parser.CtxServer) != nil
+	}, declarations...)
+	if inServer {
+		return "", false
+	}
+	v := p.variablesDefined()
+	if v.skip {
+		return "variables not judged", true
+	}
+	var b strings.Builder
+	for _, n := range slices.Sorted(maps.Keys(v.defined)) {
+		b.WriteString(strconv.Quote(n))
+		b.WriteByte('\n')
+	}
+	return b.String(), true
+}
+
+// wholeTree reports whether the tree is whole, read from its nginx.conf
+// with every include: only a whole tree says that nothing declares a name.
+func wholeTree(p *Pass) bool {
+	return len(mainRoots(p.Tree)) > 0 && !p.Tree.HasUnread() && len(p.Tree.Unreadable) == 0
 }
 
 // cacheZoneOf names the directive that declares the zones each cache
@@ -61,8 +107,7 @@ func zoneArg(d *parser.Directive, prefix string) string {
 }
 
 func checkUndefinedReference(p *Pass) {
-	// only a whole tree says that nothing declares a name
-	if len(mainRoots(p.Tree)) == 0 || p.Tree.HasUnread() || len(p.Tree.Unreadable) > 0 {
+	if !wholeTree(p) {
 		return
 	}
 	// a server that listens with ssl needs a certificate in effect (or
@@ -166,52 +211,11 @@ func regexArg(d *parser.Directive, i int, c *parser.Context) bool {
 // a whole tree nginx builds alone: a tree with a module nginxtune does not
 // know, or a third-party module that may define variables, is left alone.
 func unknownVariables(p *Pass) {
-	thirdParty := false
-	defined := map[string]bool{}
-	// per name, whether only a third-party module (which may define
-	// variables) or no module of the table has it (brotli and
-	// headers-more define none), and whether it may define a variable.
-	// Asked once per name and kept by the name's number
-	// (Pass.VisitNames): knowledge.Lookup takes a lock, and the walk then
-	// reads a directive only for the few names that need it.
-	type kind struct{ done, known, foreign, definer bool }
-	ids, names := p.VisitNames()
-	kinds := make([]kind, len(names))
-	for i, v := range p.Visits() {
-		k := &kinds[ids[i]]
-		if !k.done {
-			name := names[ids[i]]
-			ds := knowledge.Lookup(name)
-			*k = kind{done: true, known: len(ds) > 0, foreign: true}
-			for _, x := range ds {
-				k.foreign = k.foreign && !(x.Extra == "" || strings.HasPrefix(x.Extra, "http-brotli") || strings.HasPrefix(x.Extra, "http-headers-more"))
-			}
-			_, k.definer = knowledge.DefinesVariable(name, math.MaxInt32)
-		}
-		if !thirdParty && names[ids[i]] != "" {
-			// a third-party-only name; or a name the table does not have,
-			// outside the entries of a map or geo
-			thirdParty = k.known && k.foreign || !k.known && !parser.IsDataBlock(dParent(v.D))
-		}
-		// what the tree defines
-		if k.definer {
-			if i, ok := knowledge.DefinesVariable(v.D.Name, len(v.D.Args)); ok {
-				defined[strings.TrimPrefix(v.D.Arg(i), "$")] = true
-			}
-		}
-	}
-	for n := range p.namedGroups() {
-		defined[n] = true // a named capture, of a map's regex key too
-	}
-	if thirdParty || p.loadsUnknownModule() {
+	v := p.variablesDefined()
+	if v.skip {
 		return
 	}
-	// a missing include may hold the map or set that defines a name
-	for _, diag := range p.Tree.Diagnostics {
-		if diag.Rule == loader.IncludeMissing {
-			return
-		}
-	}
+	defined := v.defined
 	// the values met whose every variable is known or set, by family
 	// (http or stream): a tree writes the same few ("$host",
 	// "$http_upgrade") thousands of times; kept up to a bound
@@ -252,6 +256,76 @@ func unknownVariables(p *Pass) {
 			}
 		}
 	})
+}
+
+// variablesDefined are the variables a tree defines (set, map, geo,
+// split_clients, a *_set directive, a named capture), or skip where the
+// tree is not judged: a module nginxtune does not know, or a third-party
+// module, may define variables, and a missing include may hold the map or
+// set that defines one.
+type variablesDefined struct {
+	skip    bool
+	defined map[string]bool
+}
+
+// variablesDefinedKey keys the run's variablesDefined (Pass.Shared).
+type variablesDefinedKey struct{}
+
+// variablesDefined is the whole tree's, also where the rule walks part of
+// it (engine.ScopeSummary).
+func (p *Pass) variablesDefined() *variablesDefined {
+	w := p.whole()
+	return w.Shared(variablesDefinedKey{}, func() any { return w.collectVariablesDefined() }).(*variablesDefined)
+}
+
+func (p *Pass) collectVariablesDefined() *variablesDefined {
+	thirdParty := false
+	defined := map[string]bool{}
+	// per name, whether only a third-party module (which may define
+	// variables) or no module of the table has it (brotli and
+	// headers-more define none), and whether it may define a variable.
+	// Asked once per name and kept by the name's number
+	// (Pass.VisitNames): knowledge.Lookup takes a lock, and the walk then
+	// reads a directive only for the few names that need it.
+	type kind struct{ done, known, foreign, definer bool }
+	ids, names := p.VisitNames()
+	kinds := make([]kind, len(names))
+	for i, v := range p.Visits() {
+		k := &kinds[ids[i]]
+		if !k.done {
+			name := names[ids[i]]
+			ds := knowledge.Lookup(name)
+			*k = kind{done: true, known: len(ds) > 0, foreign: true}
+			for _, x := range ds {
+				k.foreign = k.foreign && !(x.Extra == "" || strings.HasPrefix(x.Extra, "http-brotli") || strings.HasPrefix(x.Extra, "http-headers-more"))
+			}
+			_, k.definer = knowledge.DefinesVariable(name, math.MaxInt32)
+		}
+		if !thirdParty && names[ids[i]] != "" {
+			// a third-party-only name; or a name the table does not have,
+			// outside the entries of a map or geo
+			thirdParty = k.known && k.foreign || !k.known && !parser.IsDataBlock(dParent(v.D))
+		}
+		// what the tree defines
+		if k.definer {
+			if i, ok := knowledge.DefinesVariable(v.D.Name, len(v.D.Args)); ok {
+				defined[strings.TrimPrefix(v.D.Arg(i), "$")] = true
+			}
+		}
+	}
+	for n := range p.namedGroups() {
+		defined[n] = true // a named capture, of a map's regex key too
+	}
+	if thirdParty || p.loadsUnknownModule() {
+		return &variablesDefined{skip: true}
+	}
+	// a missing include may hold the map or set that defines a name
+	for _, diag := range p.Tree.Diagnostics {
+		if diag.Rule == loader.IncludeMissing {
+			return &variablesDefined{skip: true}
+		}
+	}
+	return &variablesDefined{defined: defined}
 }
 
 // maxFineValues bounds the values unknownVariables remembers as fine.

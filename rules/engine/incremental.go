@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/loader"
@@ -40,6 +41,14 @@ const (
 	// host, or what the tree as a whole holds (Tree.HasUnread), is
 	// ScopeTree.
 	ScopeServer
+	// ScopeSummary: as ScopeServer, and besides on a summary of the whole
+	// tree that changes rarely (the variables it sets, the servers that
+	// answer unknown names), which the rule's Summary writes as a key
+	// from a walk of the whole tree in every incremental run: where the
+	// key is the last run's, the rule reruns as a ScopeServer rule, else
+	// in full. The check reads what the summary covers from the whole
+	// tree (Pass.WholeTree), everything else as a ScopeServer rule does.
+	ScopeSummary
 )
 
 // Incremental is what a run keeps for the next run over a new load of the
@@ -60,6 +69,19 @@ type Incremental struct {
 	members [][]string
 	dropped bool // a rule had findings past MaxFindings
 	kept    bool // the run kept findings of the run before
+	// the summaries of the ScopeSummary rules of all (Rule.Summary), by
+	// rule; ok false where a rule had none
+	keys []summaryKey
+	// spare: the arrays of the run's visits, which the next run fills
+	// again (taken once: two runs given the same Incremental do not share
+	// them)
+	spare atomic.Pointer[visitArrays]
+}
+
+// summaryKey is a ScopeSummary rule's summary of a tree.
+type summaryKey struct {
+	key string
+	ok  bool
 }
 
 // Kept reports whether the run that made inc kept findings of the run
@@ -131,6 +153,18 @@ type incRun struct {
 	// forTree: a rule of ScopeServer reported for a rule of ScopeTree
 	// (Pass.For) over the restricted visits
 	forTree bool
+	vs      *visits // the run's
+}
+
+// collect indexes the tree's visits in the arrays of the last run's,
+// which nothing reads once that run returned.
+func (r *incRun) collect(t *loader.Tree) *visits {
+	var spare *visitArrays
+	if r.prev != nil {
+		spare = r.prev.spare.Swap(nil)
+	}
+	r.vs = collectInto(t, spare)
+	return r.vs
 }
 
 // serverRange is a server block's visits, [start, end) of visits.all,
@@ -144,10 +178,11 @@ type serverRange struct {
 // checks.
 func (r *incRun) plan(t *loader.Tree, vs *visits) {
 	next := r.next
+	next.keys = make([]summaryKey, len(next.all))
 	for _, f := range t.Roots {
 		next.roots = append(next.roots, f.Path)
 	}
-	ranges, outside, snippet := serverRanges(vs.all)
+	ranges, outside, snippet := serverRanges(vs.all, len(vs.byName["server"]))
 	next.files = make(map[string]fileMark, len(t.Files))
 	mixed := false
 	for _, f := range t.Files {
@@ -249,8 +284,15 @@ func (r *incRun) changedFiles() (map[string]bool, bool) {
 // block of http, stream or mail, and everything walked inside it), the
 // files with a directive outside every such block, and the files read
 // inside a block that is not theirs (snippets). One pass over the visits.
-func serverRanges(all []Visit) (ranges []serverRange, outside, snippet map[*parser.File]bool) {
+func serverRanges(all []Visit, servers int) (ranges []serverRange, outside, snippet map[*parser.File]bool) {
 	outside, snippet = map[*parser.File]bool{}, map[*parser.File]bool{}
+	// sized by the server directives met (an upper bound), and every
+	// block's files in one list, cut per block at the end: a large tree's
+	// blocks are tens of thousands, a list each was as many allocations
+	// on every keystroke
+	ranges = make([]serverRange, 0, servers)
+	var files []*parser.File
+	from := make([]int, 0, servers) // each range's first in files
 	var lastOutside, lastIn *parser.File
 	var server *parser.Directive
 	depth := 0
@@ -259,9 +301,8 @@ func serverRanges(all []Visit) (ranges []serverRange, outside, snippet map[*pars
 			if len(v.C.Blocks) > depth && v.C.Blocks[depth] == server {
 				if f := v.D.File; f != lastIn {
 					lastIn = f
-					sr := &ranges[len(ranges)-1]
-					if !slices.Contains(sr.files, f) {
-						sr.files = append(sr.files, f)
+					if !slices.Contains(files[from[len(from)-1]:], f) {
+						files = append(files, f)
 						snippet[f] = true
 					}
 				}
@@ -272,13 +313,22 @@ func serverRanges(all []Visit) (ranges []serverRange, outside, snippet map[*pars
 		}
 		if v.D.Name == "server" && v.D.Block != nil && serverContext(v.C) {
 			server, depth, lastIn = v.D, len(v.C.Blocks), v.D.File
-			ranges = append(ranges, serverRange{start: i, end: len(all), files: []*parser.File{v.D.File}})
+			from = append(from, len(files))
+			files = append(files, v.D.File)
+			ranges = append(ranges, serverRange{start: i, end: len(all)})
 			continue
 		}
 		if v.D.File != lastOutside {
 			lastOutside = v.D.File
 			outside[lastOutside] = true
 		}
+	}
+	for k := range ranges {
+		end := len(files)
+		if k+1 < len(from) {
+			end = from[k+1]
+		}
+		ranges[k].files = files[from[k]:end:end]
 	}
 	return ranges, outside, snippet
 }
@@ -391,11 +441,28 @@ func restrictVisits(vs *visits, ranges []serverRange, rerun []bool) *visits {
 	return out
 }
 
-// pass prepares rule i's pass: a ScopeServer rule of an incremental run
-// walks the server blocks rerun, its slot holding what it found before
-// outside the changed files.
+// pass prepares rule i's pass: a ScopeServer rule of an incremental run,
+// and a ScopeSummary rule whose summary is the last run's, walks the
+// server blocks rerun, its slot holding what it found before outside the
+// changed files.
 func (r *incRun) pass(i int, p *Pass) {
-	if r.restricted == nil || p.rule.Scope != ScopeServer {
+	switch p.rule.Scope {
+	case ScopeServer:
+	case ScopeSummary:
+		if p.rule.Summary == nil {
+			return
+		}
+		// over the whole tree (p walks it yet), what the next run
+		// compares its own with
+		k, ok := p.rule.Summary(p)
+		r.next.keys[i] = summaryKey{k, ok}
+		if !ok || r.restricted == nil || r.prev.keys == nil || r.prev.keys[i] != r.next.keys[i] {
+			return
+		}
+	default:
+		return
+	}
+	if r.restricted == nil {
 		return
 	}
 	p.visits = r.restricted
@@ -408,9 +475,23 @@ func (r *incRun) pass(i int, p *Pass) {
 	*p.diags = kept
 }
 
+// WholeTree is the pass over the whole tree's walk: p itself, except in
+// a ScopeSummary rule's run over the server blocks an edit touched, whose
+// check reads there what its Summary covers (the variables the tree sets
+// in all its servers, say) and everything else through p.
+func (p *Pass) WholeTree() *Pass {
+	if p.visits == nil || p.visits.full == nil {
+		return p
+	}
+	q := *p
+	q.visits = p.visits.full
+	return &q
+}
+
 // done records the run's findings for the next run.
 func (r *incRun) done(slots [][]finding.Diagnostic, dropped []int) {
 	r.next.slots = slots
+	r.next.spare.Store(&r.vs.arrays)
 	for _, n := range dropped {
 		if n > 0 {
 			r.next.dropped = true
@@ -421,28 +502,27 @@ func (r *incRun) done(slots [][]finding.Diagnostic, dropped []int) {
 	}
 }
 
-// reportsForTree reports whether a rule of ScopeServer reported a finding
-// of a rule of ScopeTree (Pass.For: one walk checks for several rules):
-// walking part of the tree, it reported what depends on all of it.
+// reportsForTree reports whether a rule that may walk part of the tree
+// (ScopeServer, ScopeSummary) reported a finding of a rule of another
+// scope (Pass.For: one walk checks for several rules): walking part of
+// the tree, it reported what depends on more of it.
 func reportsForTree(all []*Rule, slots [][]finding.Diagnostic) bool {
-	var tree map[string]bool
+	var scope map[string]Scope
 	for i, r := range all {
-		if r.Scope != ScopeServer {
+		if r.Scope == ScopeTree {
 			continue
 		}
 		for _, d := range slots[i] {
 			if d.Rule == r.ID {
 				continue
 			}
-			if tree == nil {
-				tree = map[string]bool{}
+			if scope == nil {
+				scope = make(map[string]Scope, len(all))
 				for _, o := range all {
-					if o.Scope != ScopeServer {
-						tree[o.ID] = true
-					}
+					scope[o.ID] = o.Scope
 				}
 			}
-			if tree[d.Rule] {
+			if s, ok := scope[d.Rule]; ok && s != r.Scope {
 				return true
 			}
 		}

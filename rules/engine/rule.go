@@ -120,4 +120,10 @@ type Rule struct {
 	// above it), which lets a run after an edit rerun the rule only over
 	// the server blocks the edit touched (RunIncremental).
 	Scope Scope
+	// Summary writes, for a rule of ScopeSummary, what its findings read
+	// of the tree outside the server block they stand in and the levels
+	// above it, as a key (ok false: too much to summarise, the rule reruns
+	// in full). It is called with a pass over the whole tree in the
+	// incremental runs only (RunIncremental), and reports nothing.
+	Summary func(*Pass) (key string, ok bool)
 }

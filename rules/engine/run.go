@@ -87,9 +87,12 @@ func run(t *loader.Tree, all []*Rule, cfg Config, inc *incRun) ([]finding.Diagno
 // slot of its own, so the output does not depend on the schedule. With
 // inc, rules of ScopeServer may rerun over part of the tree (incRun).
 func runChecks(t *loader.Tree, all []*Rule, cfg Config, inc *incRun) ([][]finding.Diagnostic, int) {
-	vs := collect(t)
+	var vs *visits
 	if inc != nil {
+		vs = inc.collect(t)
 		inc.plan(t, vs)
+	} else {
+		vs = collect(t)
 	}
 	slots := make([][]finding.Diagnostic, len(all))
 	dropped := make([]int, len(all))

@@ -26,6 +26,8 @@ type visits struct {
 	names  []string
 	nameID []int32
 	places map[*parser.Directive]int // how many places a directive is met in
+	// arrays: those of all, nameID and byName's lists (collectInto)
+	arrays visitArrays
 	// full: the whole tree's visits, when these are a part of them
 	// (RunIncremental): Places counts over the whole tree
 	full *visits
@@ -104,16 +106,23 @@ func (p *Pass) Places(d *parser.Directive) int {
 	return vs.places[d]
 }
 
-func collect(t *loader.Tree) *visits {
+func collect(t *loader.Tree) *visits { return collectInto(t, nil) }
+
+// collectInto is collect into the arrays of spare (a run before's, which
+// nothing reads any more; nil for none) where they are large enough.
+func collectInto(t *loader.Tree, spare *visitArrays) *visits {
 	// sized first: a large tree's list is then one allocation, not a
 	// chain of doublings
 	n := t.Visits()
-	v := &visits{all: make([]Visit, 0, n)}
+	if spare == nil || cap(spare.all) < n || cap(spare.nameID) < n {
+		spare = &visitArrays{all: make([]Visit, 0, n), nameID: make([]int32, 0, n)}
+	}
+	v := &visits{all: spare.all[:0]}
 	// one map look-up a visit: each name gets a number as it is first
 	// met, and the second pass goes by the numbers
 	ids := map[string]int32{}
 	var count []int
-	nameID := make([]int32, 0, n)
+	nameID := spare.nameID[:0]
 	t.Walk(func(d *parser.Directive, c *parser.Context) bool {
 		id, ok := ids[d.Name]
 		if !ok {
@@ -128,8 +137,14 @@ func collect(t *loader.Tree) *visits {
 	})
 	// each name's list cut from one array at its exact length (appending
 	// name by name grew and copied them)
+	// what the walk left of the spare arrays would hold the last tree
+	clear(v.all[len(v.all):cap(v.all)])
 	lists := make([][]int32, len(count))
-	backing := make([]int32, len(v.all))
+	backing := spare.backing
+	if cap(backing) < len(v.all) {
+		backing = make([]int32, len(v.all))
+	}
+	backing = backing[:len(v.all)]
 	at := 0
 	for id, c := range count {
 		lists[id] = backing[at : at : at+c]
@@ -145,7 +160,17 @@ func collect(t *loader.Tree) *visits {
 		v.names[id] = name
 	}
 	v.nameID = nameID
+	v.arrays = visitArrays{v.all, nameID, backing}
 	return v
+}
+
+// visitArrays are the arrays of a run's visits, which an incremental run
+// hands to the next (Incremental): a large tree's are megabytes, made on
+// every keystroke.
+type visitArrays struct {
+	all     []Visit
+	nameID  []int32
+	backing []int32 // byName's lists
 }
 
 // Each calls fn for every directive with one of the names, in the order a
