@@ -237,6 +237,55 @@ func TestTextHoldsWhatArgumentsHold(t *testing.T) {
 	}
 }
 
+// checkOriginRegex reads the names and values of the files whose text
+// holds "http_referrer" only: over every fixture and a snippet of quoted and
+// escaped values, a name or value holding it is in such a file, and the
+// snippet's three uses are all reported.
+func TestReferrerOnlyWhereTextHoldsIt(t *testing.T) {
+	held := 0
+	check := func(name string, tr *loader.Tree) {
+		tr.Walk(func(d *parser.Directive, _ *parser.Context) bool {
+			values := []string{d.Name}
+			for _, a := range d.Args {
+				values = append(values, a.Value)
+			}
+			for _, v := range values {
+				if strings.Contains(v, "http_referrer") {
+					held++
+					if !fileHolds(d.File, "http_referrer") {
+						t.Errorf("%s:%d: %q holds http_referrer, fileHolds says no", name, d.Line, v)
+					}
+				}
+			}
+			return true
+		})
+	}
+	for _, p := range fixturePaths(t) {
+		if tr, err := loader.Load(p, loader.Options{}); err == nil {
+			check(p, tr)
+		}
+	}
+	src := "events {}\nhttp {\n    server {\n        set $a \"x\\\"$http_referrer\";\n        add_header X '${http_referrer}';\n" +
+		"        if ($http_referrer ~ \\.) { return 404; }\n        add_header Y \"$http_refe\\rrer\";\n    }\n}\n"
+	tr, err := loader.LoadFS(fstest.MapFS{"nginx.conf": {Data: []byte(src)}}, "nginx.conf", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("snippet", tr)
+	if held < 3 {
+		t.Errorf("only %d values with http_referrer met", held)
+	}
+	n := 0
+	for _, d := range lintText(t, src, engine.Config{}) {
+		if d.Rule == "origin-regex" && strings.Contains(d.Message, "always empty") {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d findings of $http_referrer, want 3", n)
+	}
+}
+
 // The unknown-variable check remembers the values whose variables are all
 // known, by family: a value fine in stream is judged again in http, where
 // the variable may be unknown.
