@@ -106,7 +106,11 @@ func checkHeaderInheritance(p *Pass) {
 			return
 		}
 		if fam == "add_header" || fam == "add_trailer" {
-			if s := p.Effective(c.Blocks, c.Root, fam+"_inherit"); s.Found() && s.Last().Arg(0) != "on" {
+			inherit := "add_header_inherit" // (a constant: not joined for each block)
+			if fam == "add_trailer" {
+				inherit = "add_trailer_inherit"
+			}
+			if s := p.Effective(c.Blocks, c.Root, inherit); s.Found() && s.Last().Arg(0) != "on" {
 				return // merge adds to the inherited set; off drops it on purpose
 			}
 		}

@@ -30,6 +30,9 @@ type Pass struct {
 	langc  *langCache
 	taints *taintScope
 	named  map[string]bool
+	// catchAll's last answer: the directives of one server ask in a row
+	catchSrv *parser.Directive
+	catchAns bool
 }
 
 // check is a rule's check as the engine runs it: over a Pass of the rules.

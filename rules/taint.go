@@ -367,11 +367,20 @@ func (p *Pass) collectTaintScope() *taintScope {
 
 // catchAll reports whether a server answers requests for any Host: it is
 // the default server of one of its addresses, or has a wildcard, regex or
-// "_" name. Only then does the client choose $host freely.
+// "_" name. Only then does the client choose $host freely. The answer for
+// the server asked last is kept: the uses of $host in a server ask in a row.
 func (p *Pass) catchAll(srv *parser.Directive) bool {
 	if srv == nil {
 		return true
 	}
+	if srv != p.catchSrv {
+		p.catchSrv, p.catchAns = srv, p.catchAllOf(srv)
+	}
+	return p.catchAns
+}
+
+// catchAllOf is catchAll worked out.
+func (p *Pass) catchAllOf(srv *parser.Directive) bool {
 	ts := p.taintScope()
 	ts.defaultsOnce.Do(func() {
 		groups, noListen := p.listenGroups()
