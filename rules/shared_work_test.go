@@ -302,3 +302,20 @@ func TestFineValuesByFamily(t *testing.T) {
 		t.Errorf("undefined-reference at lines %v, want [10] (http's return only)", lines)
 	}
 }
+
+// header-inheritance compares header names in place (sameLower) where it
+// lowered each: the same answer as comparing them lowered, for ASCII names
+// of any case and for the names whose letters lower other than they fold
+// (the Kelvin sign, final sigma, dotted I).
+func TestSameLowerIsLoweredEquality(t *testing.T) {
+	names := []string{"X-Frame-Options", "x-frame-options", "X-FRAME-OPTIONS", "X-Frame-Option", "", "a", "A", "k", "K",
+		"\u212a", "\u03c3", "\u03c2", "\u03a3", "\u0130", "i", "I", "\u0131", "x-\u212aey", "x-key", "X-KEY", "\xff", "\xfe"}
+	for _, a := range names {
+		for _, b := range names {
+			la, lb := strings.ToLower(a), strings.ToLower(b)
+			if got, want := sameLower(a, b), la == lb; got != want {
+				t.Errorf("sameLower(%q, %q) = %v, want %v", a, b, got, want)
+			}
+		}
+	}
+}
