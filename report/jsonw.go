@@ -16,22 +16,42 @@ import (
 // strings).
 
 type jw struct {
-	w     *outbuf.Writer
-	safe  *JSONWriter // under w: what a terminal or CI log would act on, escaped
-	buf   []byte
+	safe *JSONWriter // what a terminal or CI log would act on, escaped
+	// out is the document's text not yet passed to safe: written to
+	// directly (a string quoted, a number formatted in place, not in a
+	// buffer of their own copied on), and passed on in pieces of
+	// outbuf.Size or more between findings (spill)
+	out   []byte
+	err   error
 	shown shownPaths
 }
 
 // newJW starts a document on out.
-func newJW(out io.Writer) *jw {
-	safe := NewJSONWriter(out)
-	return &jw{w: outbuf.New(safe), safe: safe}
+func newJW(out io.Writer) *jw { return &jw{safe: NewJSONWriter(out)} }
+
+// spill passes what is written on to safe once it holds outbuf.Size or
+// more: a report of 20,000 findings is a few hundred writes, and one of a
+// few findings one.
+func (j *jw) spill() {
+	if len(j.out) >= outbuf.Size {
+		j.pass()
+	}
+}
+
+// pass hands what is written to safe; after an error nothing more is
+// written, and flush returns the error.
+func (j *jw) pass() {
+	if j.err == nil && len(j.out) > 0 {
+		_, j.err = j.safe.Write(j.out)
+	}
+	j.out = j.out[:0]
 }
 
 // flush ends the document.
 func (j *jw) flush() error {
-	if err := j.w.Flush(); err != nil {
-		return err
+	j.pass()
+	if j.err != nil {
+		return j.err
 	}
 	return j.safe.Flush()
 }
@@ -54,25 +74,16 @@ func (s *shownPaths) of(p string, show func(string) string) string {
 	return v
 }
 
-func (j *jw) raw(s string) { j.w.WriteString(s) }
+func (j *jw) raw(s string) { j.out = append(j.out, s...) }
 
-func (j *jw) str(s string) {
-	j.buf = appendJSONString(j.buf[:0], s)
-	j.w.Write(j.buf)
-}
+func (j *jw) str(s string) { j.out = appendJSONString(j.out, s) }
 
-func (j *jw) num(n int) {
-	j.buf = strconv.AppendInt(j.buf[:0], int64(n), 10)
-	j.w.Write(j.buf)
-}
+func (j *jw) num(n int) { j.out = strconv.AppendInt(j.out, int64(n), 10) }
 
 // field writes `"name": ` at an indentation. Names are the writers' own
 // constants (letters only), written without escaping.
 func (j *jw) field(indent, name string) {
-	j.raw(indent)
-	j.w.WriteByte('"')
-	j.raw(name)
-	j.raw(`": `)
+	j.out = append(append(append(append(j.out, indent...), '"'), name...), `": `...)
 }
 
 const hexDigits = "0123456789abcdef"
@@ -94,12 +105,34 @@ func asciiEscaped(c byte) bool {
 	return escapedAbove64>>(c-64)&1 != 0
 }
 
+// plainJSON is how many bytes at the start of s appendJSONString copies as
+// they are: ASCII that encoding/json does not escape.
+func plainJSON(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := word64(s, i)
+		// a high bit; a control character (below 0x20); '"' or '&' (each
+		// 0x26 with bit 0x04 set); '<' or '>' (0x3e with 0x02 set); '\\'
+		if x&highBits != 0 || (x-lowBits*0x20)&^x&highBits != 0 ||
+			hasZeroByte((x|lowBits*0x04)^(lowBits*0x26)) || hasZeroByte((x|lowBits*0x02)^(lowBits*0x3e)) ||
+			hasZeroByte(x^(lowBits*'\\')) {
+			break
+		}
+	}
+	for ; i < len(s) && s[i] < utf8.RuneSelf && !asciiEscaped(s[i]); i++ {
+	}
+	return i
+}
+
 // appendJSONString quotes s as encoding/json does: HTML-safe (<, >, & as
 // \u003c ...), invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i += plainJSON(s[i:]); i == len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if !asciiEscaped(c) {
 				i++
@@ -173,6 +206,7 @@ func writeJSON(out io.Writer, diags []finding.Diagnostic, m Meta) error {
 				j.raw(",")
 			}
 			j.raw("\n")
+			j.spill()
 		}
 		j.raw("  ],\n")
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -77,32 +78,58 @@ const (
 
 // Text writes "file:line:col: severity: message [rule]" lines and a summary.
 func Text(w io.Writer, diags []finding.Diagnostic, m Meta, color bool) error {
-	paint := func(code, s string) string {
-		if !color {
-			return s
-		}
-		return code + s + ansiReset
-	}
 	var shown shownPaths
 	escaped := func(p string) string { return untrusted.Escape(m.path(p)) }
+	// each line appended in one buffer and written whole (fmt formatted
+	// the place and then the line, a tenth of a large report's writing)
+	var line []byte
+	paint := func(code, s string) {
+		if color {
+			line = append(line, code...)
+		}
+		line = append(line, s...)
+		if color {
+			line = append(line, ansiReset...)
+		}
+	}
 	for _, d := range diags {
-		path := shown.of(d.File, escaped)
+		line = line[:0]
+		if color {
+			line = append(line, ansiBold...)
+		}
+		line = append(line, shown.of(d.File, escaped)...)
+		line = append(line, ':')
+		line = strconv.AppendInt(line, int64(d.Line), 10)
+		line = append(line, ':')
+		line = strconv.AppendInt(line, int64(d.Col), 10)
+		if color {
+			line = append(line, ansiReset...)
+		}
+		line = append(line, ": "...)
 		sev := d.Severity.String()
 		switch d.Severity {
 		case finding.Error:
-			sev = paint(ansiRed+ansiBold, sev)
+			paint(ansiRed+ansiBold, sev)
 		case finding.Warning:
-			sev = paint(ansiYellow+ansiBold, sev)
+			paint(ansiYellow+ansiBold, sev)
 		default:
-			sev = paint(ansiCyan, sev)
+			paint(ansiCyan, sev)
 		}
-		fix := ""
+		line = append(line, ": "...)
+		line = append(line, untrusted.Escape(d.Message)...)
+		line = append(line, ' ')
+		if color {
+			line = append(line, ansiDim...)
+		}
+		line = append(append(append(line, '['), d.Rule...), ']')
+		if color {
+			line = append(line, ansiReset...)
+		}
 		if d.Fix != nil {
-			fix = paint(ansiDim, " (fixable)")
+			paint(ansiDim, " (fixable)")
 		}
-		if _, err := fmt.Fprintf(w, "%s: %s: %s %s%s\n",
-			paint(ansiBold, fmt.Sprintf("%s:%d:%d", path, d.Line, d.Col)), sev, untrusted.Escape(d.Message),
-			paint(ansiDim, "["+d.Rule+"]"), fix); err != nil {
+		line = append(line, '\n')
+		if _, err := w.Write(line); err != nil {
 			return err
 		}
 	}

@@ -511,3 +511,41 @@ func TestASCIIEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainRunsMatchBytes holds the eight-bytes-at-a-time scans to the
+// byte-by-byte tests they stand for, every byte value at every place of a
+// word and past it: plainJSON to asciiEscaped (and non-ASCII), plainSafe
+// to what appendJSONSafe rewrites or decodes ("#", DEL, non-ASCII).
+func TestPlainRunsMatchBytes(t *testing.T) {
+	wantJSON := func(s string) int {
+		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x80 || asciiEscaped(s[i]) {
+				return i
+			}
+		}
+		return len(s)
+	}
+	wantSafe := func(p []byte) int {
+		for i, c := range p {
+			if c >= 0x7f || c == '#' {
+				return i
+			}
+		}
+		return len(p)
+	}
+	base := []byte("abcdefghijklmnopqrstuvwxyz")
+	for c := 0; c < 256; c++ {
+		for at := 0; at < 20; at++ {
+			for n := at + 1; n <= len(base); n += 3 {
+				b := append([]byte(nil), base[:n]...)
+				b[at] = byte(c)
+				if got, want := plainJSON(string(b)), wantJSON(string(b)); got != want {
+					t.Fatalf("plainJSON(%q) = %d, want %d", b, got, want)
+				}
+				if got, want := plainSafe(b), wantSafe(b); got != want {
+					t.Fatalf("plainSafe(%q) = %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+}

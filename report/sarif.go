@@ -169,7 +169,7 @@ func SARIF(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 	if i < 0 {
 		return errors.New("sarif: no results array in the document")
 	}
-	j.w.Write(doc.Bytes()[:i])
+	j.out = append(j.out, doc.Bytes()[:i]...)
 	j.raw("\n      \"results\": ")
 	if len(diags) == 0 {
 		j.raw("[]")
@@ -181,10 +181,11 @@ func SARIF(w io.Writer, diags []finding.Diagnostic, m Meta) error {
 				j.raw(",")
 			}
 			j.raw("\n")
+			j.spill()
 		}
 		j.raw("      ]")
 	}
-	j.w.Write(doc.Bytes()[i+len(slot)-1:])
+	j.out = append(j.out, doc.Bytes()[i+len(slot)-1:]...)
 	return j.flush()
 }
 

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/nginxtune/nginxtune/finding"
 	"github.com/nginxtune/nginxtune/knowledge"
@@ -55,6 +56,26 @@ func usesHandler(b *parser.Directive, name string) bool {
 	return found
 }
 
+// sameLower reports whether two header names are one: equal lowered (as
+// strings.ToLower lowers them), compared in place when both are ASCII.
+func sameLower(a, b string) bool {
+	if isASCII(a) && isASCII(b) {
+		return strings.EqualFold(a, b)
+	}
+	// not EqualFold: it folds where ToLower does not ("ς" and "σ")
+	la, lb := strings.ToLower(a), strings.ToLower(b)
+	return la == lb
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // checkHeaderInheritance visits the directives of the families, not every
 // block: each block that sets one is judged once per family.
 func checkHeaderInheritance(p *Pass) {
@@ -68,9 +89,6 @@ func checkHeaderInheritance(p *Pass) {
 	var last []*parser.Context
 	names := make([]string, len(arrayFamilies))
 	handler := map[string]string{}
-	// the names a block sets and the inherited ones already listed, kept
-	// between blocks (cleared) instead of made for each
-	have, seen := map[string]bool{}, map[string]bool{}
 	for i, f := range arrayFamilies {
 		names[i] = f.Name
 		handler[f.Name] = f.Handler
@@ -107,24 +125,42 @@ func checkHeaderInheritance(p *Pass) {
 			return
 		}
 		if fam == "add_header" || fam == "add_trailer" {
-			if s := p.Effective(c.Blocks, c.Root, fam+"_inherit"); s.Found() && s.Last().Arg(0) != "on" {
+			inherit := "add_header_inherit" // (a constant: not joined for each block)
+			if fam == "add_trailer" {
+				inherit = "add_trailer_inherit"
+			}
+			if s := p.Effective(c.Blocks, c.Root, inherit); s.Found() && s.Last().Arg(0) != "on" {
 				return // merge adds to the inherited set; off drops it on purpose
 			}
 		}
 		inner := p.Find(b.Block, fam)
-		clear(have)
-		for _, x := range inner {
-			have[strings.ToLower(x.Arg(0))] = true
+		// the names compared without lowering each (a copy of every
+		// header name of every block): a block sets a few
+		have := func(name string) bool {
+			for _, x := range inner {
+				if sameLower(x.Arg(0), name) {
+					return true
+				}
+			}
+			return false
 		}
 		var first, rest []string
-		clear(seen)
+		seen := func(name string) bool {
+			for _, l := range [2][]string{first, rest} {
+				for _, n := range l {
+					if sameLower(n, name) {
+						return true
+					}
+				}
+			}
+			return false
+		}
 		for _, x := range outer.Dirs {
-			name := strings.ToLower(x.Arg(0))
-			if have[name] || seen[name] || x.Arg(1) == "" && fam != "proxy_hide_header" {
+			name := x.Arg(0)
+			if have(name) || seen(name) || x.Arg(1) == "" && fam != "proxy_hide_header" {
 				continue // an empty value sets nothing to lose
 			}
-			seen[name] = true
-			if securityHeaders[name] {
+			if securityHeaders[strings.ToLower(name)] {
 				first = append(first, x.Arg(0))
 			} else {
 				rest = append(rest, x.Arg(0))
@@ -158,7 +194,7 @@ func checkHeaderInheritance(p *Pass) {
 		diag.Related = append(diag.Related, engine.RelatedTo(b, "the "+b.Name+" that loses "+engine.Clip(list)))
 		lost := ", and not inherited by the " + b.Name + " at " + where(b)
 		for _, x := range outer.Dirs {
-			if n := strings.ToLower(x.Arg(0)); !have[n] && len(diag.Related) < 11 {
+			if !have(x.Arg(0)) && len(diag.Related) < 11 {
 				diag.Related = append(diag.Related, engine.RelatedTo(x, x.Name+" "+engine.Clip(x.Arg(0))+" is set here"+lost))
 			}
 		}

@@ -31,9 +31,8 @@ func checkListenHTTP2Deprecated(p *Pass) {
 		return
 	}
 	p.HTTPServers(func(s *parser.Directive, c *parser.Context) {
-		hasDirective := len(engine.FindIn(s.Block, "http2")) > 0
 		first := true
-		for _, l := range engine.FindIn(s.Block, "listen") {
+		for _, l := range p.Find(s.Block, "listen") {
 			i := hasArg(l, "http2")
 			if i < 0 {
 				continue
@@ -48,7 +47,7 @@ func checkListenHTTP2Deprecated(p *Pass) {
 				continue
 			}
 			edits := []finding.Edit{engine.RemoveArg(l, i)}
-			if first && !hasDirective {
+			if first && len(p.Find(s.Block, "http2")) == 0 {
 				edits = append(edits, engine.InsertAfter(l, "http2 on;"))
 			}
 			first = false

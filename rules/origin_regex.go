@@ -150,8 +150,21 @@ func checkOriginRegex(p *Pass) {
 	referrer := func(w string) bool {
 		return strings.Contains(w, "http_referrer") && (strings.Contains(w, "$http_referrer") || strings.Contains(w, "${http_referrer}"))
 	}
+	// a name or value holds "http_referrer" only where its file's text
+	// does (no escape writes a letter or "_"): the directives of the files
+	// without it are passed by unread (most files; their arguments were a
+	// twentieth of a large tree's first reads)
+	var file *parser.File
+	holds := true
 	for _, v := range p.Visits() {
 		d := v.D
+		if d.File != file {
+			file = d.File
+			holds = fileHolds(file, "http_referrer")
+		}
+		if !holds {
+			continue
+		}
 		found := referrer(d.Name)
 		for i := 0; i < len(d.Args) && !found; i++ {
 			found = referrer(d.Args[i].Value)

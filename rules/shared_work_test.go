@@ -237,6 +237,55 @@ func TestTextHoldsWhatArgumentsHold(t *testing.T) {
 	}
 }
 
+// checkOriginRegex reads the names and values of the files whose text
+// holds "http_referrer" only: over every fixture and a snippet of quoted and
+// escaped values, a name or value holding it is in such a file, and the
+// snippet's three uses are all reported.
+func TestReferrerOnlyWhereTextHoldsIt(t *testing.T) {
+	held := 0
+	check := func(name string, tr *loader.Tree) {
+		tr.Walk(func(d *parser.Directive, _ *parser.Context) bool {
+			values := []string{d.Name}
+			for _, a := range d.Args {
+				values = append(values, a.Value)
+			}
+			for _, v := range values {
+				if strings.Contains(v, "http_referrer") {
+					held++
+					if !fileHolds(d.File, "http_referrer") {
+						t.Errorf("%s:%d: %q holds http_referrer, fileHolds says no", name, d.Line, v)
+					}
+				}
+			}
+			return true
+		})
+	}
+	for _, p := range fixturePaths(t) {
+		if tr, err := loader.Load(p, loader.Options{}); err == nil {
+			check(p, tr)
+		}
+	}
+	src := "events {}\nhttp {\n    server {\n        set $a \"x\\\"$http_referrer\";\n        add_header X '${http_referrer}';\n" +
+		"        if ($http_referrer ~ \\.) { return 404; }\n        add_header Y \"$http_refe\\rrer\";\n    }\n}\n"
+	tr, err := loader.LoadFS(fstest.MapFS{"nginx.conf": {Data: []byte(src)}}, "nginx.conf", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("snippet", tr)
+	if held < 3 {
+		t.Errorf("only %d values with http_referrer met", held)
+	}
+	n := 0
+	for _, d := range lintText(t, src, engine.Config{}) {
+		if d.Rule == "origin-regex" && strings.Contains(d.Message, "always empty") {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d findings of $http_referrer, want 3", n)
+	}
+}
+
 // The unknown-variable check remembers the values whose variables are all
 // known, by family: a value fine in stream is judged again in http, where
 // the variable may be unknown.
@@ -251,5 +300,22 @@ func TestFineValuesByFamily(t *testing.T) {
 	}
 	if fmt.Sprint(lines) != "[10]" {
 		t.Errorf("undefined-reference at lines %v, want [10] (http's return only)", lines)
+	}
+}
+
+// header-inheritance compares header names in place (sameLower) where it
+// lowered each: the same answer as comparing them lowered, for ASCII names
+// of any case and for the names whose letters lower other than they fold
+// (the Kelvin sign, final sigma, dotted I).
+func TestSameLowerIsLoweredEquality(t *testing.T) {
+	names := []string{"X-Frame-Options", "x-frame-options", "X-FRAME-OPTIONS", "X-Frame-Option", "", "a", "A", "k", "K",
+		"\u212a", "\u03c3", "\u03c2", "\u03a3", "\u0130", "i", "I", "\u0131", "x-\u212aey", "x-key", "X-KEY", "\xff", "\xfe"}
+	for _, a := range names {
+		for _, b := range names {
+			la, lb := strings.ToLower(a), strings.ToLower(b)
+			if got, want := sameLower(a, b), la == lb; got != want {
+				t.Errorf("sameLower(%q, %q) = %v, want %v", a, b, got, want)
+			}
+		}
 	}
 }
