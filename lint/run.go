@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -121,6 +122,10 @@ func (s *Settings) TuneGC() (restore func()) {
 	gcPrevLimit = debug.SetMemoryLimit(-1) // as it is
 	s.gcOff = true
 	return func() {
+		// the first collection's finalizer sets them too: one after the
+		// other, so that what is restored is what stays
+		gcMu.Lock()
+		defer gcMu.Unlock()
 		gcArmed.Store(false) // a first collection still to come changes nothing now
 		if gcLimit.Load() {
 			debug.SetMemoryLimit(gcPrevLimit)
@@ -137,6 +142,8 @@ var (
 	// come; gcLimit: lint set the memory limit of that bound
 	gcArmed, gcLimit atomic.Bool
 	gcPrevLimit      int64 // the memory limit before TuneGC
+	// gcMu orders the first collection's finalizer and TuneGC's restore
+	gcMu sync.Mutex
 )
 
 // load is loader.Load for lint: once the first tree is read, the garbage
@@ -187,6 +194,8 @@ func gcAfterTree(t *loader.Tree) {
 	// the first collection finds the sentinel unreachable and runs its
 	// finalizer: GCPercent takes over, counting from what it found live
 	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) {
+		gcMu.Lock()
+		defer gcMu.Unlock()
 		if gcArmed.CompareAndSwap(true, false) {
 			debug.SetGCPercent(GCPercent)
 			debug.SetMemoryLimit(gcPrevLimit)

@@ -153,6 +153,9 @@ func (r *Reuse) keep(l *loader, roots []string) {
 // stableStat is what this load's stat said of a file it read, when it
 // tells every later change (stable), else nil.
 func (l *loader) stableStat(f *parser.File) os.FileInfo {
+	if _, ok := l.opt.Overlay[f.Path]; ok {
+		return nil // its bytes are the overlay's, not what the stat describes
+	}
 	if st := l.stats[f.Path]; st != nil && stable(st, l.start) {
 		return st
 	}

@@ -273,3 +273,34 @@ func TestReuseReadsAFileThatChanged(t *testing.T) {
 		}
 	})
 }
+
+// TestReuseUnchangedIgnoresOverlayBytes: a file whose bytes came from an
+// Overlay (an editor's unsaved buffer) is kept with the stat of the file on
+// disk; once the overlay is gone (the buffer closed without saving), a load
+// must read the disk's bytes, not take the overlay's text as "unchanged".
+func TestReuseUnchangedIgnoresOverlayBytes(t *testing.T) {
+	old := racyWindow
+	t.Cleanup(func() { racyWindow = old })
+	racyWindow = 0
+	dir := reuseTree(t)
+	main := filepath.Join(dir, "nginx.conf")
+	a := filepath.Join(dir, "sites/a.conf")
+	time.Sleep(10 * time.Millisecond)
+	disk, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsaved := strings.Replace(string(disk), "a.example", "UNSAVED.example", 1)
+	r := &Reuse{}
+	if _, err := Load(main, Options{Reuse: r, Overlay: map[string][]byte{a: []byte(unsaved)}}); err != nil {
+		t.Fatal(err)
+	}
+	// the buffer closed without saving: no overlay any more
+	tr, err := Load(main, Options{Reuse: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(tr.File(a).Src); got != string(disk) {
+		t.Fatalf("the load without overlay shows the discarded buffer's text:\n%s", got)
+	}
+}
