@@ -503,3 +503,23 @@ func TestRulesOfOneWalkShareScope(t *testing.T) {
 		t.Errorf("the language rules declare different scopes: %v", scope)
 	}
 }
+
+// TestListenFirstsReadEveryListenOfAServer: duplicate-definition's summary
+// takes a server block's listens from the walk's visits, where a server
+// directive nested in the block (nginx refuses it, the walk meets it)
+// stands between them; the listen after it is the block's still, as for
+// the rule's full run.
+func TestListenFirstsReadEveryListenOfAServer(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"nginx.conf": "events {}\nhttp {\n    server {\n        server { }\n        listen 80 default_server;\n    }\n}\n"})
+	tr, err := loader.Load(filepath.Join(dir, "nginx.conf"), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var key string
+	r := &engine.Rule{Doc: engine.Doc{ID: "x"}, Check: func(p *engine.Pass) { key, _ = duplicateSummary(&Pass{Pass: p}) }}
+	engine.Run(tr, []*engine.Rule{r}, engine.Config{})
+	if !strings.Contains(key, "nginx.conf\":5:9") {
+		t.Errorf("the summary misses the default listen after a nested server block: %q", key)
+	}
+}

@@ -36,8 +36,10 @@ func listenFirstsOf(p *Pass) *listenFirsts {
 		var listens []*parser.Directive // the server's, so far
 		p.Each(func(d *parser.Directive, c *parser.Context) {
 			if d.Name == "server" {
-				server, listens = nil, listens[:0]
+				// another server directive (of an upstream, or one nested
+				// in the block) leaves the block's listens to come its own
 				if d.Block != nil && c.In() == parser.CtxHTTP && !engine.InStream(c) {
+					server, listens = nil, listens[:0]
 					if scope = defs.scopeIn(c); scope != "" {
 						server = d
 					}
