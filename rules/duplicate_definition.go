@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/nginxtune/nginxtune/finding"
@@ -32,11 +33,23 @@ and "127.0.0.1:80" are others. Regex and named locations may repeat, and "locati
 	},
 	Check: check(checkDuplicateDefinition),
 	Slow:  2,
+	// a server's findings take from the rest of the tree only the first
+	// default server and socket options of each address (listenFirsts)
+	Scope:   engine.ScopeSummary,
+	Summary: summary(duplicateSummary),
 }
 
 func checkDuplicateDefinition(p *Pass) {
 	defs := &definitions{p: p, whole: len(mainRoots(p.Tree)) > 0, defaults: map[string]*parser.Directive{},
 		firsts: map[string]*parser.Directive{}, options: map[string]*parser.Directive{}, reported: map[*parser.Directive]bool{}}
+	if w := p.whole(); w != p {
+		// over the server blocks an edit touched: the first default server
+		// and socket options of each address are the whole tree's
+		// (engine.ScopeSummary, listenFirsts)
+		f := listenFirstsOf(w)
+		maps.Copy(defs.defaults, f.defaults)
+		maps.Copy(defs.options, f.options)
+	}
 	p.Each(defs.at, "upstream", "server", "log_format", "limit_req_zone", "limit_conn_zone", "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path")
 	// a fragment read as a server's body: its own listens are one server's
 	for _, r := range p.Tree.Roots {
@@ -76,6 +89,17 @@ func (s *definitions) scopeOf(scope any) string {
 	return s.lastKey
 }
 
+// scopeIn is the key prefix of the http block a directive in c is in:
+// the block, or the root file of a snippet read at http level; "" for none.
+func (s *definitions) scopeIn(c *parser.Context) string {
+	if http := c.Enclosing(parser.CtxHTTP); http != nil {
+		return s.scopeOf(http)
+	} else if c.Root != nil && len(c.Root.Context) > 1 && c.Root.Context[1] == parser.CtxHTTP {
+		return s.scopeOf(c.Root)
+	}
+	return ""
+}
+
 // at judges one directive of the names checkDuplicateDefinition walks.
 func (s *definitions) at(d *parser.Directive, c *parser.Context) {
 	if engine.InStream(c) {
@@ -84,14 +108,8 @@ func (s *definitions) at(d *parser.Directive, c *parser.Context) {
 		}
 		return
 	}
-	// one http block: the block, or the root file of a snippet read at
-	// http level
-	var scope string
-	if http := c.Enclosing(parser.CtxHTTP); http != nil {
-		scope = s.scopeOf(http)
-	} else if c.Root != nil && len(c.Root.Context) > 1 && c.Root.Context[1] == parser.CtxHTTP {
-		scope = s.scopeOf(c.Root)
-	} else {
+	scope := s.scopeIn(c)
+	if scope == "" {
 		return
 	}
 	switch d.Name {

@@ -77,15 +77,24 @@ func TestIncrementalCatchesStaleSummary(t *testing.T) {
 		"    location /r/ {\n        rewrite ^ $foo break;\n        proxy_pass http://127.0.0.1:8080;\n    }\n}\n"
 	for _, tc := range []struct {
 		rule         string
-		before, edit string // sites/b.conf
+		before, edit string // sites/b.conf, or site
+		site, a      string // the file edited and sites/a.conf, where not the above
 	}{
 		{"header-injection", "server {\n    listen 80;\n    server_name b.example;\n    set $foo $request_uri;\n}\n",
-			"server {\n    listen 80;\n    server_name b.example;\n    set $foo $uri;\n}\n"},
+			"server {\n    listen 80;\n    server_name b.example;\n    set $foo $uri;\n}\n", "", ""},
 		{"proxy-pass-normalized", "server {\n    listen 80;\n    server_name b.example;\n    set $foo $request_uri;\n}\n",
-			"server {\n    listen 80;\n    server_name b.example;\n    set $foo /b;\n}\n"},
+			"server {\n    listen 80;\n    server_name b.example;\n    set $foo /b;\n}\n", "", ""},
 		{"undefined-reference", "server {\n    listen 80;\n    server_name b.example;\n    set $foo 1;\n    set $bar 1;\n}\n",
-			"server {\n    listen 80;\n    server_name b.example;\n    set $foo 1;\n}\n"},
+			"server {\n    listen 80;\n    server_name b.example;\n    set $foo 1;\n}\n", "", ""},
+		// a's second default server of *:80 is the first once 0.conf's
+		// (read before it) is not
+		{"duplicate-definition", "server {\n    listen 80 default_server;\n    server_name z.example;\n}\n",
+			"server {\n    listen 80;\n    server_name z.example;\n}\n", "sites/0.conf", "server {\n    listen 80 default_server;\n    server_name a.example;\n}\n"},
 	} {
+		site, siteA := tc.site, tc.a
+		if site == "" {
+			site, siteA = "sites/b.conf", a
+		}
 		var rule *engine.Rule
 		for _, r := range All {
 			if r.ID == tc.rule {
@@ -99,7 +108,7 @@ func TestIncrementalCatchesStaleSummary(t *testing.T) {
 		stale.Summary = func(*engine.Pass) (string, bool) { return "the same", true }
 		for _, r := range []*engine.Rule{rule, &stale} {
 			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{"nginx.conf": main, "sites/a.conf": a, "sites/b.conf": tc.before})
+			writeFiles(t, dir, map[string]string{"nginx.conf": main, "sites/a.conf": siteA, site: tc.before})
 			reuse := &loader.Reuse{}
 			load := func() *loader.Tree {
 				tr, err := loader.Load(filepath.Join(dir, "nginx.conf"), loader.Options{Reuse: reuse})
@@ -110,7 +119,7 @@ func TestIncrementalCatchesStaleSummary(t *testing.T) {
 			}
 			all := []*engine.Rule{r}
 			_, _, prev := engine.RunIncremental(load(), all, engine.Config{}, nil)
-			if err := os.WriteFile(filepath.Join(dir, "sites/b.conf"), []byte(tc.edit), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, site), []byte(tc.edit), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			tr := load()
@@ -492,5 +501,25 @@ func TestRulesOfOneWalkShareScope(t *testing.T) {
 	}
 	if len(scope) != 1 {
 		t.Errorf("the language rules declare different scopes: %v", scope)
+	}
+}
+
+// TestListenFirstsReadEveryListenOfAServer: duplicate-definition's summary
+// takes a server block's listens from the walk's visits, where a server
+// directive nested in the block (nginx refuses it, the walk meets it)
+// stands between them; the listen after it is the block's still, as for
+// the rule's full run.
+func TestListenFirstsReadEveryListenOfAServer(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"nginx.conf": "events {}\nhttp {\n    server {\n        server { }\n        listen 80 default_server;\n    }\n}\n"})
+	tr, err := loader.Load(filepath.Join(dir, "nginx.conf"), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var key string
+	r := &engine.Rule{Doc: engine.Doc{ID: "x"}, Check: func(p *engine.Pass) { key, _ = duplicateSummary(&Pass{Pass: p}) }}
+	engine.Run(tr, []*engine.Rule{r}, engine.Config{})
+	if !strings.Contains(key, "nginx.conf\":5:9") {
+		t.Errorf("the summary misses the default listen after a nested server block: %q", key)
 	}
 }
