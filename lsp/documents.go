@@ -27,6 +27,7 @@ func (s *Server) open(params didOpenParams) {
 	s.docs[item.URI] = d
 	s.mu.Unlock()
 	s.schedule(item.URI, 0)
+	s.scheduleOthers(item.URI)
 }
 
 // change applies the editor's edits to a buffer and lints it after a
@@ -53,17 +54,25 @@ func (s *Server) change(p didChangeParams) {
 	d.version = p.TextDocument.Version
 	s.gen++
 	d.gen = s.gen
-	// the other open files of the tree see this buffer too
+	s.mu.Unlock()
+	s.schedule(p.TextDocument.URI, s.opt.Delay)
+	s.scheduleOthers(p.TextDocument.URI)
+}
+
+// scheduleOthers lints the open buffers but uri's after a longer pause:
+// they read uri's buffer in place of its file (or its file again, once it
+// is closed), so what uri holds can change their findings.
+func (s *Server) scheduleOthers(uri string) {
+	s.mu.Lock()
 	var others []string
-	for uri := range s.docs {
-		if uri != p.TextDocument.URI {
-			others = append(others, uri)
+	for o := range s.docs {
+		if o != uri {
+			others = append(others, o)
 		}
 	}
 	s.mu.Unlock()
-	s.schedule(p.TextDocument.URI, s.opt.Delay)
-	for _, uri := range others {
-		s.schedule(uri, s.opt.Delay*4)
+	for _, o := range others {
+		s.schedule(o, s.opt.Delay*4)
 	}
 }
 
@@ -100,6 +109,8 @@ func (s *Server) close(p textDocumentParams) {
 	}
 	s.mu.Unlock()
 	s.conn.Notify("textDocument/publishDiagnostics", protocol.PublishDiagnosticsParams{URI: uri, Diagnostics: []protocol.Diagnostic{}})
+	// an unsaved buffer closed: the others read its file from disk again
+	s.scheduleOthers(uri)
 }
 
 // schedule lints a document after a delay; a newer edit restarts the

@@ -121,8 +121,21 @@ func (c *client) call(method string, params any, result any) *protocol.ResponseE
 // diagnostics waits for diagnostics of uri that satisfy ok.
 func (c *client) diagnostics(uri string, ok func([]protocol.Diagnostic) bool) []protocol.Diagnostic {
 	c.t.Helper()
+	return c.diagnosticsFrom(0, uri, ok)
+}
+
+// noted is how many notifications have arrived: diagnosticsFrom it waits
+// for what the server publishes after them.
+func (c *client) noted() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.notes)
+}
+
+// diagnosticsFrom is diagnostics among the notifications from the seen-th on.
+func (c *client) diagnosticsFrom(seen int, uri string, ok func([]protocol.Diagnostic) bool) []protocol.Diagnostic {
+	c.t.Helper()
 	deadline := time.After(hangGuard)
-	seen := 0
 	var last []protocol.Diagnostic
 	for {
 		c.mu.Lock()
@@ -213,8 +226,9 @@ func TestProtocol(t *testing.T) {
 	}
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": pathToURI(main), "version": 2}, "contentChanges": []any{map[string]any{"text": noUpstream}}})
 	c.diagnostics(appURI, func(ds []protocol.Diagnostic) bool { return hasCode(ds, "upstream-keepalive", 5) })
+	from := c.noted()
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": pathToURI(main), "version": 3}, "contentChanges": []any{map[string]any{"text": string(mainText)}}})
-	c.diagnostics(appURI, func(ds []protocol.Diagnostic) bool { return !hasCode(ds, "upstream-keepalive", -1) })
+	c.diagnosticsFrom(from, appURI, func(ds []protocol.Diagnostic) bool { return !hasCode(ds, "upstream-keepalive", -1) })
 
 	// an incremental change fixes the typo
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": appURI, "version": 2},
@@ -608,4 +622,37 @@ func TestFormattingAlignFromSettings(t *testing.T) {
 	if len(edits) != 1 || edits[0].NewText != "server {\n  listen      80;\n  server_name a;\n}\n" {
 		t.Errorf("formatting: %+v", edits)
 	}
+}
+
+// Closing an unsaved buffer lints the other open buffers again: they read
+// its file from disk from then on, and a finding only the discarded text
+// made must go (it stayed until the other file was edited).
+func TestCloseRelintsOthers(t *testing.T) {
+	dir := copyTree(t)
+	c := start(t, Options{Delay: time.Millisecond})
+	if err := c.call("initialize", map[string]any{"rootUri": pathToURI(dir)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.notify("initialized", map[string]any{})
+	app := filepath.Join(dir, "sites", "app.conf")
+	appURI := pathToURI(app)
+	text, _ := os.ReadFile(app)
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": appURI, "languageId": "nginx", "version": 1, "text": string(text)}})
+	c.diagnostics(appURI, func(ds []protocol.Diagnostic) bool { return hasCode(ds, "tcp-nodelay-off", 3) })
+	main := filepath.Join(dir, "nginx.conf")
+	mainURI := pathToURI(main)
+	mainText, _ := os.ReadFile(main)
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": mainURI, "languageId": "nginx", "version": 1, "text": string(mainText)}})
+	noUpstream := strings.Replace(string(mainText), "    upstream app {\n        server 127.0.0.1:8080;\n        keepalive 16;\n    }\n", "", 1)
+	if noUpstream == string(mainText) {
+		t.Fatal("fixtures/lsp/nginx.conf changed: update this test")
+	}
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": mainURI, "version": 2}, "contentChanges": []any{map[string]any{"text": noUpstream}}})
+	c.diagnostics(appURI, func(ds []protocol.Diagnostic) bool { return hasCode(ds, "upstream-keepalive", 5) })
+	// closed without saving: the upstream is back for every other buffer
+	from := c.noted()
+	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": mainURI}})
+	c.diagnosticsFrom(from, appURI, func(ds []protocol.Diagnostic) bool {
+		return !hasCode(ds, "upstream-keepalive", -1) && hasCode(ds, "tcp-nodelay-off", 3)
+	})
 }
