@@ -494,9 +494,7 @@ func TestWatchedFiles(t *testing.T) {
 	}
 	c.notify("initialized", map[string]any{})
 	app := filepath.Join(dir, "sites", "app.conf")
-	appURI := pathToURI(app)
-	text, _ := os.ReadFile(app)
-	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": appURI, "languageId": "nginx", "version": 1, "text": string(text)}})
+	appURI := c.openFile(app)
 	c.diagnostics(appURI, func(ds []protocol.Diagnostic) bool {
 		return hasCode(ds, "unknown-directive", 15) && !hasCode(ds, "upstream-keepalive", -1)
 	})
@@ -635,14 +633,11 @@ func TestCloseRelintsOthers(t *testing.T) {
 	}
 	c.notify("initialized", map[string]any{})
 	app := filepath.Join(dir, "sites", "app.conf")
-	appURI := pathToURI(app)
-	text, _ := os.ReadFile(app)
-	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": appURI, "languageId": "nginx", "version": 1, "text": string(text)}})
+	appURI := c.openFile(app)
 	c.diagnostics(appURI, func(ds []protocol.Diagnostic) bool { return hasCode(ds, "tcp-nodelay-off", 3) })
 	main := filepath.Join(dir, "nginx.conf")
-	mainURI := pathToURI(main)
+	mainURI := c.openFile(main)
 	mainText, _ := os.ReadFile(main)
-	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": mainURI, "languageId": "nginx", "version": 1, "text": string(mainText)}})
 	noUpstream := strings.Replace(string(mainText), "    upstream app {\n        server 127.0.0.1:8080;\n        keepalive 16;\n    }\n", "", 1)
 	if noUpstream == string(mainText) {
 		t.Fatal("fixtures/lsp/nginx.conf changed: update this test")
@@ -655,4 +650,17 @@ func TestCloseRelintsOthers(t *testing.T) {
 	c.diagnosticsFrom(from, appURI, func(ds []protocol.Diagnostic) bool {
 		return !hasCode(ds, "upstream-keepalive", -1) && hasCode(ds, "tcp-nodelay-off", 3)
 	})
+}
+
+// openFile opens a file of the tree as the editor would, with its text on
+// disk, and returns its URI.
+func (c *client) openFile(path string) string {
+	c.t.Helper()
+	text, err := os.ReadFile(path)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	uri := pathToURI(path)
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "nginx", "version": 1, "text": string(text)}})
+	return uri
 }
