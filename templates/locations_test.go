@@ -28,14 +28,14 @@ import (
 // and /index.html (the home page was tested against every regex location,
 // and its index page against the deny and HTML ones).
 const (
-	denyOne = "    location ~ /\\.(?!well-known/)|(?i:\\.(?:bak|old|orig|save|swp|swo|sql|sqlite3?|dump|log)|~)$ {\n        return 404;\n    }\n"
+	denyOne = "    location ~ /\\.(?!well-known/)|(?i:\\.(?:bak|old|orig|save|swp|swo|sql|sqlite3?|dump|log)|[~#])$ {\n        return 404;\n    }\n"
 	denyTwo = "    location ~ /\\.(?!well-known/) {\n        return 404;\n    }\n" +
-		"    location ~* (?:\\.(?:bak|old|orig|save|swp|swo|sql|sqlite3?|dump|log)|~)$ {\n        return 404;\n    }\n"
+		"    location ~* (?:\\.(?:bak|old|orig|save|swp|swo|sql|sqlite3?|dump|log)|[~#])$ {\n        return 404;\n    }\n"
 )
 
 // The php profiles' deny location, and the four it was.
 var (
-	denyOnePHP = "    location ~ \"/\\.(?!well-known/)|(?i:\\.(?:bak|old|orig|save|swp|swo|sql|sqlite3?|dump|log)|~)$|" +
+	denyOnePHP = "    location ~ \"/\\.(?!well-known/)|(?i:\\.(?:bak|old|orig|save|swp|swo|sql|sqlite3?|dump|log)|[~#])$|" +
 		"(?i:(?:^|/)(?:composer\\.(?:json|lock)|vendor/(?!.*\\.(?:" + assetExts + ")$)|\\.env))|" +
 		"(?i:^/(?:uploads|files|media|wp-content/uploads|sites/default/files)/.*\\.php)\" {\n        return 404;\n    }\n"
 	denyFourPHP = denyTwo +

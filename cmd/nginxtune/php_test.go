@@ -193,7 +193,7 @@ func TestGenSafeByDefault(t *testing.T) {
 			for name, body := range map[string]string{
 				".git/config": "[core]\n", ".env": "SECRET=1\n", "backup.sql": "DROP TABLE x;\n", "site.conf.bak": "x\n",
 				"composer.json": "{}\n", "uploads/x.php": "<?php echo 'ran';\n", "uploads/photo.txt": "photo\n",
-				".well-known/security.txt": "Contact: x\n",
+				".well-known/security.txt": "Contact: x\n", "#wp-config.php#": "SECRET=2\n",
 			} {
 				os.MkdirAll(filepath.Dir(filepath.Join(docroot, name)), 0o755)
 				os.WriteFile(filepath.Join(docroot, name), []byte(body), 0o644)
@@ -216,7 +216,7 @@ func TestGenSafeByDefault(t *testing.T) {
 				b, _ := io.ReadAll(resp.Body)
 				return resp.StatusCode, string(b), nil
 			}
-			for _, path := range []string{"/.git/config", "/.env", "/backup.sql", "/site.conf.bak", "/composer.json", "/uploads/x.php"} {
+			for _, path := range []string{"/.git/config", "/.env", "/backup.sql", "/site.conf.bak", "/composer.json", "/uploads/x.php", "/%23wp-config.php%23"} {
 				if profile == "static" && (path == "/composer.json" || path == "/uploads/x.php") {
 					continue
 				}
