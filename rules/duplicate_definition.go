@@ -50,7 +50,7 @@ func checkDuplicateDefinition(p *Pass) {
 		maps.Copy(defs.defaults, f.defaults)
 		maps.Copy(defs.options, f.options)
 	}
-	p.Each(defs.at, "upstream", "server", "log_format", "limit_req_zone", "limit_conn_zone", "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path")
+	p.Each(defs.at, definedOncePerHTTP...)
 	// a fragment read as a server's body: its own listens are one server's
 	for _, r := range p.Tree.Roots {
 		n := len(r.Context)
@@ -99,6 +99,15 @@ func (s *definitions) scopeIn(c *parser.Context) string {
 	}
 	return ""
 }
+
+// definedOncePerHTTP are the names checkDuplicateDefinition walks: the
+// server blocks, whose listens it compares, and what an http block
+// defines once by name or path (judged across its server blocks).
+var definedOncePerHTTP = append([]string{"server"}, definedAcrossServers...)
+
+// definedAcrossServers are the names of definedOncePerHTTP whose findings
+// compare every definition of the http block, wherever it stands.
+var definedAcrossServers = []string{"upstream", "log_format", "limit_req_zone", "limit_conn_zone", "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path"}
 
 // at judges one directive of the names checkDuplicateDefinition walks.
 func (s *definitions) at(d *parser.Directive, c *parser.Context) {

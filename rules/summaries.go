@@ -84,7 +84,7 @@ func duplicateSummary(p *Pass) (string, bool) {
 	inServer := false
 	p.Each(func(d *parser.Directive, c *parser.Context) {
 		inServer = inServer || c.Enclosing(parser.CtxServer) != nil
-	}, "upstream", "log_format", "limit_req_zone", "limit_conn_zone", "proxy_cache_path", "fastcgi_cache_path", "scgi_cache_path", "uwsgi_cache_path")
+	}, definedAcrossServers...)
 	if inServer {
 		return "", false
 	}
