@@ -126,10 +126,10 @@ func (s *Settings) TuneGC() (restore func()) {
 		// other, so that what is restored is what stays
 		gcMu.Lock()
 		defer gcMu.Unlock()
-		gcArmed.Store(false) // a first collection still to come changes nothing now
-		if gcLimit.Load() {
+		if gcArmed {
+			// a first collection still to come changes nothing now
 			debug.SetMemoryLimit(gcPrevLimit)
-			gcLimit.Store(false)
+			gcArmed = false
 		}
 		debug.SetGCPercent(prev)
 		gcTuned.Store(false)
@@ -137,13 +137,13 @@ func (s *Settings) TuneGC() (restore func()) {
 }
 
 var (
-	gcTuned atomic.Bool
-	// gcArmed: the collection that ends the first tree's bound is yet to
-	// come; gcLimit: lint set the memory limit of that bound
-	gcArmed, gcLimit atomic.Bool
-	gcPrevLimit      int64 // the memory limit before TuneGC
-	// gcMu orders the first collection's finalizer and TuneGC's restore
-	gcMu sync.Mutex
+	gcTuned     atomic.Bool
+	gcPrevLimit int64 // the memory limit before TuneGC
+	// gcMu orders the first collection's finalizer and TuneGC's restore;
+	// gcArmed, under it: the memory limit is the first tree's bound, and
+	// the collection that ends it is yet to come
+	gcMu    sync.Mutex
+	gcArmed bool
 )
 
 // load is loader.Load for lint: once the first tree is read, the garbage
@@ -188,18 +188,19 @@ func gcAfterTree(t *loader.Tree) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m) // a brief stop, whatever the heap's size
 	heap := int64(min(m.HeapAlloc, 1<<40))
-	gcArmed.Store(true)
-	gcLimit.Store(true)
+	gcMu.Lock()
+	gcArmed = true
 	debug.SetMemoryLimit(3*heap + 64<<20)
+	gcMu.Unlock()
 	// the first collection finds the sentinel unreachable and runs its
 	// finalizer: GCPercent takes over, counting from what it found live
 	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) {
 		gcMu.Lock()
 		defer gcMu.Unlock()
-		if gcArmed.CompareAndSwap(true, false) {
+		if gcArmed {
 			debug.SetGCPercent(GCPercent)
 			debug.SetMemoryLimit(gcPrevLimit)
-			gcLimit.Store(false)
+			gcArmed = false
 		}
 	})
 }
