@@ -237,7 +237,7 @@ func (r *incRun) changedFiles() (map[string]bool, bool) {
 	for p, m := range next.files {
 		o, ok := prev.files[p]
 		switch {
-		case !ok || o.via != m.via || o.ctx != m.ctx || !sameBytes(o.src, m.src):
+		case !ok || o.via != m.via || o.ctx != m.ctx || !bytes.Equal(o.src, m.src):
 			changed[p] = true
 		case o.includes != m.includes:
 			// an unchanged file reads other files than before (a file
@@ -536,14 +536,4 @@ func reportsForTree(all []*Rule, slots [][]finding.Diagnostic) bool {
 func sameConfig(a, b Config) bool {
 	return reflect.DeepEqual(a.Disabled, b.Disabled) && reflect.DeepEqual(a.Severity, b.Severity) && a.Version == b.Version &&
 		reflect.DeepEqual(a.Extra, b.Extra) && reflect.DeepEqual(a.Only, b.Only)
-}
-
-func sameBytes(a, b []byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	if len(a) == 0 || &a[0] == &b[0] {
-		return true
-	}
-	return bytes.Equal(a, b)
 }
