@@ -98,7 +98,7 @@ func (p *Pass) namedGroups() map[string]bool {
 			if f := v.D.File; f != last {
 				h, ok := holds[f]
 				if !ok {
-					h = f == nil || bytes.Contains(f.Src, []byte("(?"))
+					h = fileHolds(f, "(?")
 					holds[f] = h
 				}
 				last, lastHolds = f, h
@@ -118,4 +118,11 @@ func (p *Pass) namedGroups() map[string]bool {
 		return named
 	}).(map[string]bool)
 	return p.named
+}
+
+// fileHolds reports whether f's text holds s, for a string no escape
+// writes (letters, digits, "_", a group's "(?"): a name or value holds it
+// only where the text does; true for a file whose text is not kept.
+func fileHolds(f *parser.File, s string) bool {
+	return f == nil || len(f.Src) == 0 || bytes.Contains(f.Src, []byte(s))
 }

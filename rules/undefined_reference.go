@@ -339,13 +339,6 @@ func dParent(d *parser.Directive) string {
 	return d.Parent.Name
 }
 
-// fileHolds reports whether f's text holds s, for a string of letters,
-// digits and "_" (which no escape writes: a name or value holds it only
-// where the text does); true for a file whose text is not kept.
-func fileHolds(f *parser.File, s string) bool {
-	return f == nil || len(f.Src) == 0 || bytes.Contains(f.Src, []byte(s))
-}
-
 // textHolds reports whether the text of d's name and arguments, as the
 // file holds it, has the byte b, for a byte no escape writes ("$", "("):
 // an argument's value holds it only where that text does. Reading the
